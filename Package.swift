@@ -1,0 +1,49 @@
+// swift-tools-version: 6.1
+// slomo — headless high-frame-rate capture and slow motion for Linux.
+// Layers (one direction only; .ci/check-layers enforces what SwiftPM cannot):
+//   slomo (CLI) → SlomoKit (use cases) → SlomoFFmpeg / SlomoV4L2 / SlomoSoundTouch (wrappers) → SlomoCore (pure)
+import PackageDescription
+
+let package = Package(
+    name: "slomo",
+    products: [
+        .executable(name: "slomo", targets: ["slomo"]),
+        .library(name: "SlomoKit", targets: ["SlomoKit"]),
+        .library(name: "SlomoCore", targets: ["SlomoCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+    ],
+    targets: [
+        // C modules: FFmpeg 5.1 (Debian 12) through pkg-config, the V4L2 ioctl shim.
+        .systemLibrary(
+            name: "CFFmpeg", pkgConfig: "libavformat",
+            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
+                              "libswresample-dev", "libswscale-dev", "libavutil-dev"])]),
+        .target(name: "CV4L2"),
+
+        // Pure core: exact time, retime maps, calibration code, format catalogs and selection.
+        .target(name: "SlomoCore"),
+
+        // Wrappers: one per C library; C types stop here.
+        .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "SlomoCore"]),
+        .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
+
+        // Use cases.
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2"]),
+
+        // The command line.
+        .executableTarget(
+            name: "slomo",
+            dependencies: ["SlomoKit", "SlomoCore",
+                           .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
+        .testTarget(
+            name: "SlomoCoreTests",
+            dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+        .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg"]),
+        .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore"]),
+        .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),
+    ]
+)

@@ -1,0 +1,147 @@
+/// One piece of a retime: source time range `source` plays over target time range `target`
+/// (AVFoundation's `CMTimeMapping`). The rate is `source.duration / target.duration`, so a rate
+/// of 1/4 makes the piece four times longer (slow motion).
+public struct TimeMapping: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var source: TimeRange
+    public var target: TimeRange
+
+    public init(source: TimeRange, target: TimeRange) {
+        self.source = source
+        self.target = target
+    }
+
+    /// `source.duration / target.duration`.
+    public var rate: Rational { source.duration / target.duration }
+
+    public var description: String { "\(source) -> \(target) @\(rate)" }
+}
+
+/// An ordered, gap-free list of mappings that covers a source time range and maps it,
+/// piecewise linearly and strictly increasing, onto a target range starting at the same time.
+///
+/// Both directions are exact: `targetTime(forSource:)` and `sourceTime(forTarget:)` are
+/// inverse functions on rationals, so a frame's time survives a round trip unchanged.
+public struct RetimeMap: Hashable, Sendable, Codable {
+    public private(set) var mappings: [TimeMapping]
+
+    /// Validates `mappings`: non-empty, positive durations, contiguous in source and target.
+    public init(mappings: [TimeMapping]) throws(RetimeError) {
+        guard let first = mappings.first else { throw .empty }
+        guard first.source.start == first.target.start else { throw .notContiguous(at: first.source.start) }
+        var previous: TimeMapping?
+        for m in mappings {
+            guard m.source.duration.isPositive, m.target.duration.isPositive else { throw .emptyMapping(m) }
+            if let p = previous {
+                guard p.source.end == m.source.start, p.target.end == m.target.start else {
+                    throw .notContiguous(at: m.source.start)
+                }
+            }
+            previous = m
+        }
+        self.mappings = mappings
+    }
+
+    /// The identity map over `range`.
+    public static func identity(_ range: TimeRange) -> RetimeMap {
+        try! RetimeMap(mappings: [TimeMapping(source: range, target: range)])
+    }
+
+    public var source: TimeRange { TimeRange(start: mappings[0].source.start, end: mappings[mappings.count - 1].source.end) }
+    public var target: TimeRange { TimeRange(start: mappings[0].target.start, end: mappings[mappings.count - 1].target.end) }
+
+    /// True when every mapping has rate 1.
+    public var isIdentity: Bool { mappings.allSatisfy { $0.source.duration == $0.target.duration } }
+
+    /// Index of the mapping whose source range holds `t` (the last one for `t == end`).
+    func mappingIndex(source t: Rational) -> Int {
+        var lo = 0, hi = mappings.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if mappings[mid].source.start <= t { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    func mappingIndex(target t: Rational) -> Int {
+        var lo = 0, hi = mappings.count - 1
+        while lo < hi {
+            let mid = (lo + hi + 1) / 2
+            if mappings[mid].target.start <= t { lo = mid } else { hi = mid - 1 }
+        }
+        return lo
+    }
+
+    /// Where source time `t` lands on the target timeline. Times before the start or after the
+    /// end are extended with the first or last mapping's rate.
+    public func targetTime(forSource t: Rational) -> Rational {
+        let m = mappings[mappingIndex(source: t)]
+        return m.target.start + (t - m.source.start) * m.target.duration / m.source.duration
+    }
+
+    /// Which source time is shown at target time `t` (exact inverse of ``targetTime(forSource:)``).
+    public func sourceTime(forTarget t: Rational) -> Rational {
+        let m = mappings[mappingIndex(target: t)]
+        return m.source.start + (t - m.target.start) * m.source.duration / m.target.duration
+    }
+
+    /// The playback rate at source time `t`.
+    public func rate(atSource t: Rational) -> Rational { mappings[mappingIndex(source: t)].rate }
+
+    /// Merges neighbouring mappings with the same rate (segments that only restate the default).
+    public func coalesced() -> RetimeMap {
+        var out: [TimeMapping] = []
+        for m in mappings {
+            if let last = out.last, last.rate == m.rate {
+                out[out.count - 1] = TimeMapping(
+                    source: TimeRange(start: last.source.start, end: m.source.end),
+                    target: TimeRange(start: last.target.start, end: m.target.end))
+            } else {
+                out.append(m)
+            }
+        }
+        return try! RetimeMap(mappings: out)
+    }
+}
+
+/// Why a retime cannot be built.
+public enum RetimeError: Error, Hashable, Sendable, CustomStringConvertible {
+    case empty
+    case emptyMapping(TimeMapping)
+    case notContiguous(at: Rational)
+    case invalidSegment(String, reason: String)
+    case overlap(String, String)
+    case pastEnd(String, end: Rational, mediaDuration: Rational)
+    case rateOutOfRange(String, Rational)
+
+    public var description: String {
+        switch self {
+        case .empty: return "the retime map has no mappings"
+        case .emptyMapping(let m): return "mapping \(m) has an empty range"
+        case .notContiguous(let t): return "mappings are not contiguous at \(Seconds(t))"
+        case .invalidSegment(let s, let reason): return "segment '\(s)': \(reason)"
+        case .overlap(let a, let b): return "segments '\(a)' and '\(b)' overlap"
+        case .pastEnd(let s, let end, let d):
+            return "segment '\(s)' ends at \(Seconds(end)) s, past the end of the media (\(Seconds(d)) s)"
+        case .rateOutOfRange(let s, let r):
+            return "'\(s)': rate \(r) is outside \(RetimeSpec.minimumRate)...\(RetimeSpec.maximumRate)"
+        }
+    }
+}
+
+/// Display helper: a `Rational` of seconds printed as a short decimal (display only).
+public struct Seconds: CustomStringConvertible {
+    public var value: Rational
+    public init(_ value: Rational) { self.value = value }
+    public var description: String {
+        if value.isInteger { return "\(value.numerator)" }
+        // up to 6 decimals, trailing zeros removed, computed exactly
+        let scaled = (value * Rational(1_000_000)).rounded(.nearest)
+        let negative = scaled < 0
+        let mag = scaled.magnitude
+        var frac = String(mag % 1_000_000)
+        frac = String(repeating: "0", count: 6 - frac.count) + frac
+        while frac.hasSuffix("0") { frac.removeLast() }
+        let whole = "\(negative ? "-" : "")\(mag / 1_000_000)"
+        return frac.isEmpty ? whole : "\(whole).\(frac)"
+    }
+}

@@ -1,0 +1,202 @@
+/// A point on the source timeline as the user wrote it: seconds or a frame number.
+public enum TimePoint: Hashable, Sendable, Codable, CustomStringConvertible {
+    case seconds(Rational)
+    case frame(Int64)
+
+    /// Parses `2.5`, `1/3`, `01:02:03.5`, `02:03.25`, `f600`.
+    public init(parsing text: Substring) throws(RetimeError) {
+        let s = text.trimmingSpaces
+        guard !s.isEmpty else { throw .invalidSegment(String(text), reason: "empty time") }
+        if s.first == "f" || s.first == "F" {
+            let digits = s.dropFirst()
+            guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int64(digits) else {
+                throw .invalidSegment(String(text), reason: "'\(s)' is not a frame number like f600")
+            }
+            self = .frame(n)
+            return
+        }
+        let parts = s.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count <= 3 else { throw .invalidSegment(String(text), reason: "'\(s)' is not a time (use seconds or hh:mm:ss.sss)") }
+        var total = Rational.zero
+        for (i, p) in parts.enumerated() {
+            let v: Rational
+            do { v = try Rational(parsing: p) } catch {
+                throw .invalidSegment(String(text), reason: "'\(s)' is not a time (\(error))")
+            }
+            guard !v.isNegative else { throw .invalidSegment(String(text), reason: "time '\(s)' is negative") }
+            if i < parts.count - 1 {
+                guard v.isInteger else { throw .invalidSegment(String(text), reason: "'\(s)': hours and minutes must be whole numbers") }
+            } else if parts.count > 1 {
+                guard v < Rational(60) else { throw .invalidSegment(String(text), reason: "'\(s)': seconds must be below 60") }
+            }
+            guard v.numerator < 1_000_000_000_000, v.denominator <= 1_000_000_000 else {
+                throw .invalidSegment(String(text), reason: "time '\(s)' is out of range")
+            }
+            total = total * Rational(60) + v
+        }
+        self = .seconds(total)
+    }
+
+    /// The time in seconds from the media start; frame numbers use `frameRate`.
+    public func resolve(frameRate: Rational?) throws(RetimeError) -> Rational {
+        switch self {
+        case .seconds(let s): return s
+        case .frame(let n):
+            guard let frameRate, frameRate.isPositive else {
+                throw .invalidSegment(description, reason: "frame numbers need a known frame rate")
+            }
+            return Rational(n) / frameRate
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .seconds(let s): return Seconds(s).description
+        case .frame(let n): return "f\(n)"
+        }
+    }
+}
+
+/// One `--segment START-END@RATE` (or `--ramp START-END@RATE:RAMP`).
+public struct SegmentSpec: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var start: TimePoint
+    public var end: TimePoint
+    public var rate: Rational
+    /// For ramps: seconds spent easing in and out inside the segment (nil = a hard cut).
+    public var ramp: Rational?
+    /// The text the user wrote (for messages).
+    public var text: String
+
+    public init(start: TimePoint, end: TimePoint, rate: Rational, ramp: Rational? = nil, text: String? = nil) {
+        self.start = start; self.end = end; self.rate = rate; self.ramp = ramp
+        self.text = text ?? "\(start)-\(end)@\(rate)\(ramp.map { ":\(Seconds($0))" } ?? "")"
+    }
+
+    /// Parses `2.5-4@0.25`, `00:01.5-00:03@1/8`, `f600-f960@1/4`; with `allowRamp`, `2-6@1/8:0.5`.
+    public init(parsing text: String, allowRamp: Bool = false) throws(RetimeError) {
+        self.text = text
+        guard let at = text.lastIndex(of: "@") else {
+            throw .invalidSegment(text, reason: "expected START-END@RATE, e.g. 2.5-4@1/4")
+        }
+        var rateText = text[text.index(after: at)...]
+        var rampValue: Rational?
+        if let colon = rateText.firstIndex(of: ":") {
+            guard allowRamp else { throw .invalidSegment(text, reason: "a ':RAMP' part is only allowed with --ramp") }
+            let r = rateText[rateText.index(after: colon)...]
+            do { rampValue = try Rational(parsing: r) } catch {
+                throw .invalidSegment(text, reason: "ramp time '\(r)' is not a number")
+            }
+            guard let rv = rampValue, rv.isPositive else { throw .invalidSegment(text, reason: "ramp time must be > 0") }
+            rateText = rateText[..<colon]
+        }
+        let rangeText = text[..<at]
+        // The separator is the first '-' after the first character (times are never negative).
+        guard let dash = rangeText.dropFirst().firstIndex(of: "-") else {
+            if rangeText.trimmingSpaces.first == "-" { throw .invalidSegment(text, reason: "start time is negative") }
+            throw .invalidSegment(text, reason: "expected START-END before '@'")
+        }
+        if rangeText.trimmingSpaces.first == "-" { throw .invalidSegment(text, reason: "start time is negative") }
+        start = try TimePoint(parsing: rangeText[..<dash])
+        end = try TimePoint(parsing: rangeText[rangeText.index(after: dash)...])
+        rate = try RetimeSpec.parseRate(rateText, context: text)
+        ramp = rampValue
+        if case .seconds(let a) = start, case .seconds(let b) = end, b <= a {
+            throw .invalidSegment(text, reason: "end \(Seconds(b)) is not after start \(Seconds(a))")
+        }
+        if case .frame(let a) = start, case .frame(let b) = end, b <= a {
+            throw .invalidSegment(text, reason: "end f\(b) is not after start f\(a)")
+        }
+    }
+
+    public var description: String { text }
+}
+
+/// Everything a user says about retiming: a rate for the whole clip, segments, ramps.
+/// Resolved against a media's duration and frame rate into a ``RetimeMap``.
+public struct RetimeSpec: Hashable, Sendable, Codable {
+    /// Rates outside this range are refused (a 1000× slow-down already turns 1 s into 16 min).
+    public static let minimumRate = Rational(1, 1000)
+    public static let maximumRate = Rational(1000)
+    /// Steps per ramp side: the stretch factor (1/rate) moves linearly from 1 to 1/RATE in this many equal source-time steps.
+    public static let rampSteps = 8
+
+    public var rate: Rational
+    public var segments: [SegmentSpec]
+
+    public init(rate: Rational = .one, segments: [SegmentSpec] = []) {
+        self.rate = rate
+        self.segments = segments
+    }
+
+    /// Parses a rate: decimal or fraction, > 0, finite, within the allowed range.
+    public static func parseRate(_ text: Substring, context: String) throws(RetimeError) -> Rational {
+        let r: Rational
+        do { r = try Rational(parsing: text) } catch {
+            switch error {
+            case .zeroDenominator, .divisionByZero: throw .invalidSegment(context, reason: "rate '\(text)' has a zero denominator")
+            default: throw .invalidSegment(context, reason: "rate '\(text)' is not a number (use a decimal or a fraction like 1/8)")
+            }
+        }
+        guard r.isPositive else { throw .invalidSegment(context, reason: "rate must be > 0, got \(r)") }
+        guard r >= minimumRate, r <= maximumRate else { throw .rateOutOfRange(context, r) }
+        return r
+    }
+
+    /// Builds the map for a source of `duration` seconds (times relative to the media start).
+    /// `frameRate` resolves frame-number times. Checks: inside the media, no overlaps, ramps fit.
+    public func resolve(duration: Rational, frameRate: Rational?) throws(RetimeError) -> RetimeMap {
+        guard duration.isPositive else { throw .invalidSegment("(media)", reason: "the media has no duration") }
+        struct Piece { var start: Rational; var end: Rational; var spec: SegmentSpec }
+        var pieces: [Piece] = []
+        for s in segments {
+            let a = try s.start.resolve(frameRate: frameRate)
+            let b = try s.end.resolve(frameRate: frameRate)
+            guard b > a else { throw .invalidSegment(s.text, reason: "end \(Seconds(b)) is not after start \(Seconds(a))") }
+            guard b <= duration else { throw .pastEnd(s.text, end: b, mediaDuration: duration) }
+            if let r = s.ramp, r * Rational(2) >= b - a {
+                throw .invalidSegment(s.text, reason: "two ramps of \(Seconds(r)) s do not fit in \(Seconds(b - a)) s")
+            }
+            pieces.append(Piece(start: a, end: b, spec: s))
+        }
+        pieces.sort { $0.start < $1.start }
+        for i in pieces.indices.dropFirst() where pieces[i].start < pieces[i - 1].end {
+            throw .overlap(pieces[i - 1].spec.text, pieces[i].spec.text)
+        }
+        // Source pieces with their rates, gaps filled with the global rate.
+        var steps: [(Rational, Rational, Rational)] = []   // (start, end, rate)
+        var cursor = Rational.zero
+        for p in pieces {
+            if p.start > cursor { steps.append((cursor, p.start, rate)) }
+            if let ramp = p.spec.ramp {
+                steps += RetimeSpec.rampSteps(from: p.start, to: p.start + ramp, fromRate: rate, toRate: p.spec.rate)
+                steps.append((p.start + ramp, p.end - ramp, p.spec.rate))
+                steps += RetimeSpec.rampSteps(from: p.end - ramp, to: p.end, fromRate: p.spec.rate, toRate: rate)
+            } else {
+                steps.append((p.start, p.end, p.spec.rate))
+            }
+            cursor = p.end
+        }
+        if cursor < duration { steps.append((cursor, duration, rate)) }
+        var mappings: [TimeMapping] = []
+        var targetCursor = Rational.zero
+        for (a, b, r) in steps {
+            let source = TimeRange(start: a, end: b)
+            let target = TimeRange(start: targetCursor, duration: source.duration / r)
+            mappings.append(TimeMapping(source: source, target: target))
+            targetCursor = target.end
+        }
+        return try RetimeMap(mappings: mappings).coalesced()
+    }
+
+    /// Equal source-time steps whose stretch (1/rate) moves linearly from 1/fromRate to 1/toRate,
+    /// excluding both end values (they belong to the neighbouring pieces).
+    static func rampSteps(from a: Rational, to b: Rational, fromRate: Rational, toRate: Rational) -> [(Rational, Rational, Rational)] {
+        let n = rampSteps
+        let s0 = Rational.one / fromRate, s1 = Rational.one / toRate
+        let width = (b - a) / Rational(n)
+        return (0..<n).map { k in
+            let stretch = s0 + (s1 - s0) * Rational(Int64(k + 1), Int64(n + 1))
+            return (a + width * Rational(k), a + width * Rational(k + 1), Rational.one / stretch)
+        }
+    }
+}

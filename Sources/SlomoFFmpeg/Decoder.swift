@@ -1,0 +1,62 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// The result of asking a codec for output: EAGAIN and EOF are states, not errors.
+public enum CodecReceive {
+    case got
+    case needsInput
+    case endOfStream
+}
+
+/// An open decoder (`AVCodecContext`); frees it in `deinit`. Confined to one thread.
+public final class Decoder {
+    public let path: String
+    var ctx: UnsafeMutablePointer<AVCodecContext>?
+    public let codecName: String
+
+    init(path: String, parameters: UnsafePointer<AVCodecParameters>, timeBase: AVRational, threads: Int) throws(FFmpegError) {
+        self.path = path
+        guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+            let name = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
+            throw FFmpegError(path: path, operation: "avcodec_find_decoder(\(name))",
+                              message: "no decoder for codec '\(name)' in this FFmpeg build", kind: .unsupported)
+        }
+        codecName = String(cString: codec.pointee.name)
+        ctx = avcodec_alloc_context3(codec)
+        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
+        try ffcall(path, "avcodec_parameters_to_context") { avcodec_parameters_to_context(ctx, parameters) }
+        ctx.pointee.pkt_timebase = timeBase
+        ctx.pointee.thread_count = Int32(threads)
+        try ffcall(path, "avcodec_open2(\(codecName))") { avcodec_open2(ctx, codec, nil) }
+    }
+
+    deinit { avcodec_free_context(&ctx) }
+
+    /// Which frames the decoder may skip decoding (`skip_frame`): `.nonReference` skips frames no other frame needs.
+    public enum Skip { case none, nonReference, nonKey }
+    public var skip: Skip = .none {
+        didSet {
+            ctx!.pointee.skip_frame = skip == .none ? AVDISCARD_DEFAULT : skip == .nonReference ? AVDISCARD_NONREF : AVDISCARD_NONKEY
+        }
+    }
+
+    /// `avcodec_send_packet`; nil sends the end-of-stream flush. Returns false when the decoder
+    /// wants its output drained first (EAGAIN).
+    public func send(_ packet: Packet?) throws(FFmpegError) -> Bool {
+        let rc = avcodec_send_packet(ctx, packet?.raw)
+        if rc == averrorEAGAIN { return false }
+        if rc == averrorEOF { return true }
+        if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_send_packet(\(codecName))", code: rc) }
+        return true
+    }
+
+    /// `avcodec_receive_frame` into `frame`.
+    public func receive(into frame: Frame) throws(FFmpegError) -> CodecReceive {
+        frame.unref()
+        let rc = avcodec_receive_frame(ctx, frame.raw)
+        if rc == averrorEAGAIN { return .needsInput }
+        if rc == averrorEOF { return .endOfStream }
+        if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_receive_frame(\(codecName))", code: rc) }
+        return .got
+    }
+}

@@ -1,0 +1,164 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// What kind of elementary stream.
+public enum MediaKind: String, Sendable, Codable {
+    case video, audio, subtitle, data, attachment, unknown
+}
+
+/// A value snapshot of one stream of an open file. Never points into FFmpeg's memory.
+public struct StreamInfo: Sendable {
+    public var index: Int
+    public var kind: MediaKind
+    public var codecName: String
+    public var codecLongName: String
+    public var timeBase: Rational
+    /// `avg_frame_rate` from the container (may be a guess; nil when unknown).
+    public var averageFrameRate: Rational?
+    /// `r_frame_rate`: the lowest rate that represents all timestamps (nil when unknown).
+    public var realFrameRate: Rational?
+    public var width: Int
+    public var height: Int
+    public var pixelFormat: String?
+    public var sampleRate: Int
+    public var channels: Int
+    public var channelLayout: String?
+    public var sampleFormat: String?
+    /// Declared duration in `timeBase` ticks (nil when the container gives none).
+    public var durationTicks: Int64?
+    public var startTicks: Int64?
+    /// Declared frame count (`nb_frames`; 0 or nil when unknown).
+    public var declaredFrameCount: Int64?
+    public var bitRate: Int64
+    public var metadata: [String: String]
+    /// Display rotation in degrees from the display matrix side data (counter-clockwise), if any.
+    public var rotation: Double?
+}
+
+/// An open input file (`AVFormatContext` from `avformat_open_input`); closes it in `deinit`.
+public final class Demuxer {
+    public let path: String
+    var ctx: UnsafeMutablePointer<AVFormatContext>?
+
+    /// Opens and probes `path` (`avformat_open_input` + `avformat_find_stream_info`).
+    public init(path: String) throws(FFmpegError) {
+        self.path = path
+        var c: UnsafeMutablePointer<AVFormatContext>?
+        // On failure avformat_open_input frees the context and sets it to NULL: nothing to clean up.
+        try ffcall(path, "avformat_open_input") { avformat_open_input(&c, path, nil, nil) }
+        ctx = c
+        try ffcall(path, "avformat_find_stream_info") { avformat_find_stream_info(c, nil) }
+    }
+
+    deinit { avformat_close_input(&ctx) }
+
+    var context: UnsafeMutablePointer<AVFormatContext> { ctx! }
+
+    public var formatName: String { String(cString: context.pointee.iformat.pointee.name) }
+    public var formatLongName: String {
+        context.pointee.iformat.pointee.long_name.map { String(cString: $0) } ?? formatName
+    }
+
+    /// Container duration (`AV_TIME_BASE` units) as exact seconds; nil when unknown.
+    public var duration: Rational? {
+        let d = context.pointee.duration
+        return d == noPTS || d <= 0 ? nil : Rational(d, Int64(AV_TIME_BASE))
+    }
+
+    public var bitRate: Int64 { context.pointee.bit_rate }
+
+    public var metadata: [String: String] { Demuxer.dictionary(context.pointee.metadata) }
+
+    public var streamCount: Int { Int(context.pointee.nb_streams) }
+
+    func stream(_ i: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[i]! }
+
+    /// Snapshots of every stream.
+    public var streams: [StreamInfo] { (0..<streamCount).map(streamInfo) }
+
+    public func streamInfo(_ i: Int) -> StreamInfo {
+        let s = stream(i)
+        let par = s.pointee.codecpar!.pointee
+        let kind: MediaKind
+        switch par.codec_type {
+        case AVMEDIA_TYPE_VIDEO: kind = .video
+        case AVMEDIA_TYPE_AUDIO: kind = .audio
+        case AVMEDIA_TYPE_SUBTITLE: kind = .subtitle
+        case AVMEDIA_TYPE_DATA: kind = .data
+        case AVMEDIA_TYPE_ATTACHMENT: kind = .attachment
+        default: kind = .unknown
+        }
+        let desc = avcodec_descriptor_get(par.codec_id)
+        var layoutName: String?
+        if kind == .audio {
+            var buf = [CChar](repeating: 0, count: 128)
+            var layout = par.ch_layout
+            if av_channel_layout_describe(&layout, &buf, buf.count) > 0 {
+                layoutName = String(decoding: buf.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            }
+        }
+        var rotation: Double?
+        var sideSize: Int = 0
+        if let side = av_stream_get_side_data(s, AV_PKT_DATA_DISPLAYMATRIX, &sideSize), sideSize >= 36 {
+            let r = side.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
+            if r.isFinite { rotation = r }
+        }
+        return StreamInfo(
+            index: i, kind: kind,
+            codecName: desc.map { String(cString: $0.pointee.name) } ?? "unknown",
+            codecLongName: desc.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "unknown",
+            timeBase: Rational(s.pointee.time_base) ?? Rational(1, 90000),
+            averageFrameRate: Rational(s.pointee.avg_frame_rate).flatMap { $0.isZero ? nil : $0 },
+            realFrameRate: Rational(s.pointee.r_frame_rate).flatMap { $0.isZero ? nil : $0 },
+            width: Int(par.width), height: Int(par.height),
+            pixelFormat: kind == .video ? av_get_pix_fmt_name(AVPixelFormat(par.format)).map { String(cString: $0) } : nil,
+            sampleRate: Int(par.sample_rate), channels: Int(par.ch_layout.nb_channels),
+            channelLayout: layoutName,
+            sampleFormat: kind == .audio ? av_get_sample_fmt_name(AVSampleFormat(par.format)).map { String(cString: $0) } : nil,
+            durationTicks: s.pointee.duration == noPTS ? nil : s.pointee.duration,
+            startTicks: s.pointee.start_time == noPTS ? nil : s.pointee.start_time,
+            declaredFrameCount: s.pointee.nb_frames > 0 ? s.pointee.nb_frames : nil,
+            bitRate: par.bit_rate,
+            metadata: Demuxer.dictionary(s.pointee.metadata),
+            rotation: rotation)
+    }
+
+    /// Index of the "best" stream of a kind (`av_find_best_stream`), nil when there is none.
+    public func bestStream(_ kind: MediaKind) -> Int? {
+        let t: AVMediaType = kind == .video ? AVMEDIA_TYPE_VIDEO : kind == .audio ? AVMEDIA_TYPE_AUDIO : AVMEDIA_TYPE_DATA
+        let i = av_find_best_stream(context, t, -1, -1, nil, 0)
+        return i >= 0 ? Int(i) : nil
+    }
+
+    /// Tells the demuxer to drop every packet of the streams not listed (saves I/O parsing work).
+    public func keepOnly(streams keep: Set<Int>) {
+        for i in 0..<streamCount {
+            stream(i).pointee.discard = keep.contains(i) ? AVDISCARD_DEFAULT : AVDISCARD_ALL
+        }
+    }
+
+    /// The next packet (`av_read_frame`), or nil at the end of the file.
+    /// Damaged data after the header is reported as an error with the byte position.
+    public func readPacket(into packet: Packet) throws(FFmpegError) -> Bool {
+        packet.unref()
+        let rc = av_read_frame(context, packet.raw)
+        if rc == averrorEOF { return false }
+        if rc < 0 { throw FFmpegError(path: path, operation: "av_read_frame", code: rc) }
+        return true
+    }
+
+    /// Opens a decoder for stream `i` (`avcodec_find_decoder` + `avcodec_parameters_to_context` + `avcodec_open2`).
+    public func makeDecoder(stream i: Int, threads: Int = 0) throws(FFmpegError) -> Decoder {
+        try Decoder(path: path, parameters: stream(i).pointee.codecpar, timeBase: stream(i).pointee.time_base, threads: threads)
+    }
+
+    static func dictionary(_ d: OpaquePointer?) -> [String: String] {
+        var out: [String: String] = [:]
+        var e: UnsafeMutablePointer<AVDictionaryEntry>? = nil
+        while let entry = av_dict_get(d, "", e, AV_DICT_IGNORE_SUFFIX) {
+            out[String(cString: entry.pointee.key)] = String(cString: entry.pointee.value)
+            e = entry
+        }
+        return out
+    }
+}

@@ -1,0 +1,139 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// Settings for a video encoder.
+public struct VideoEncoderSettings: Sendable {
+    public var codec: String
+    public var width: Int
+    public var height: Int
+    public var pixelFormat: PixelFormat
+    /// Exact frame rate; the encoder's time base is its reciprocal unless `timeBase` is set.
+    public var frameRate: Rational
+    public var timeBase: Rational?
+    public var gopSize: Int?
+    public var maxBFrames: Int?
+    /// Private codec options (`preset`, `crf`, `tune`, `x264-params`...).
+    public var options: [String: String]
+    public var threads: Int
+
+    public init(codec: String, width: Int, height: Int, pixelFormat: PixelFormat, frameRate: Rational,
+                timeBase: Rational? = nil, gopSize: Int? = nil, maxBFrames: Int? = nil,
+                options: [String: String] = [:], threads: Int = 0) {
+        self.codec = codec; self.width = width; self.height = height; self.pixelFormat = pixelFormat
+        self.frameRate = frameRate; self.timeBase = timeBase; self.gopSize = gopSize; self.maxBFrames = maxBFrames
+        self.options = options; self.threads = threads
+    }
+}
+
+/// Settings for an audio encoder.
+public struct AudioEncoderSettings: Sendable {
+    public var codec: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var bitRate: Int
+    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000) {
+        self.codec = codec; self.sampleRate = sampleRate; self.channels = channels; self.bitRate = bitRate
+    }
+}
+
+/// An open encoder (`AVCodecContext`); frees it in `deinit`. Confined to one thread.
+public final class Encoder {
+    public let path: String
+    public let codecName: String
+    var ctx: UnsafeMutablePointer<AVCodecContext>?
+    /// The encoder's time base: frame pts and packet timestamps are in it.
+    public let timeBase: Rational
+
+    /// Opens a video encoder. `globalHeader` must be true for containers that want codec
+    /// headers out of band (MP4, MOV, MKV).
+    public init(path: String, video s: VideoEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
+        self.path = path
+        let codec = try Encoder.find(s.codec, path: path)
+        codecName = s.codec
+        ctx = avcodec_alloc_context3(codec)
+        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
+        let tb = s.timeBase ?? (try? s.frameRate.reciprocal()) ?? Rational(1, 30)
+        guard let avtb = tb.avRational, let avfr = s.frameRate.avRational else {
+            throw FFmpegError(path: path, operation: "encoder \(s.codec)", message: "frame rate \(s.frameRate) does not fit FFmpeg's 32-bit rationals", kind: .unsupported)
+        }
+        timeBase = tb
+        ctx.pointee.width = Int32(s.width)
+        ctx.pointee.height = Int32(s.height)
+        ctx.pointee.pix_fmt = s.pixelFormat.raw
+        ctx.pointee.time_base = avtb
+        ctx.pointee.framerate = avfr
+        ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
+        ctx.pointee.thread_count = Int32(s.threads)
+        if let g = s.gopSize { ctx.pointee.gop_size = Int32(g) }
+        if let b = s.maxBFrames { ctx.pointee.max_b_frames = Int32(b) }
+        if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try open(codec, options: s.options)
+    }
+
+    /// Opens an audio encoder with the codec's first supported sample format (planar float preferred).
+    public init(path: String, audio s: AudioEncoderSettings, globalHeader: Bool) throws(FFmpegError) {
+        self.path = path
+        let codec = try Encoder.find(s.codec, path: path)
+        codecName = s.codec
+        ctx = avcodec_alloc_context3(codec)
+        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
+        var format = AV_SAMPLE_FMT_FLTP
+        if let list = codec.pointee.sample_fmts {
+            var i = 0, found = false
+            while list[i] != AV_SAMPLE_FMT_NONE { if list[i] == AV_SAMPLE_FMT_FLTP { found = true }; i += 1 }
+            if !found { format = list[0] }
+        }
+        ctx.pointee.sample_fmt = format
+        ctx.pointee.sample_rate = Int32(s.sampleRate)
+        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(s.channels))
+        ctx.pointee.bit_rate = Int64(s.bitRate)
+        ctx.pointee.time_base = AVRational(num: 1, den: Int32(s.sampleRate))
+        timeBase = Rational(1, Int64(s.sampleRate))
+        if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
+        try open(codec, options: [:])
+    }
+
+    deinit { avcodec_free_context(&ctx) }
+
+    private static func find(_ name: String, path: String) throws(FFmpegError) -> UnsafePointer<AVCodec> {
+        guard let c = avcodec_find_encoder_by_name(name) else {
+            throw FFmpegError(path: path, operation: "avcodec_find_encoder_by_name(\(name))",
+                              message: "no encoder '\(name)' in this FFmpeg build", kind: .unsupported)
+        }
+        return c
+    }
+
+    private func open(_ codec: UnsafePointer<AVCodec>, options: [String: String]) throws(FFmpegError) {
+        var dict: OpaquePointer? = nil
+        defer { av_dict_free(&dict) }
+        for (k, v) in options.sorted(by: { $0.key < $1.key }) { av_dict_set(&dict, k, v, 0) }
+        try ffcall(path, "avcodec_open2(\(codecName))", kind: .unsupported) { avcodec_open2(ctx, codec, &dict) }
+        if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
+            throw FFmpegError(path: path, operation: "avcodec_open2(\(codecName))",
+                              message: "option '\(String(cString: left.pointee.key))' is not known to \(codecName)", kind: .unsupported)
+        }
+    }
+
+    /// Samples per audio frame the encoder wants (0 = any).
+    public var frameSize: Int { Int(ctx!.pointee.frame_size) }
+    public var sampleFormat: SampleFormat { SampleFormat(raw: ctx!.pointee.sample_fmt) }
+
+    /// `avcodec_send_frame`; nil flushes. Returns false on EAGAIN (drain packets first).
+    public func send(_ frame: Frame?) throws(FFmpegError) -> Bool {
+        let rc = avcodec_send_frame(ctx, frame?.raw)
+        if rc == averrorEAGAIN { return false }
+        if rc == averrorEOF { return true }
+        if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_send_frame(\(codecName))", code: rc) }
+        return true
+    }
+
+    /// `avcodec_receive_packet` into `packet`.
+    public func receive(into packet: Packet) throws(FFmpegError) -> CodecReceive {
+        packet.unref()
+        let rc = avcodec_receive_packet(ctx, packet.raw)
+        if rc == averrorEAGAIN { return .needsInput }
+        if rc == averrorEOF { return .endOfStream }
+        if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_receive_packet(\(codecName))", code: rc) }
+        return .got
+    }
+}

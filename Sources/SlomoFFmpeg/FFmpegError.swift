@@ -1,0 +1,83 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// An FFmpeg call that failed: which file, which function, FFmpeg's code and its text.
+///
+/// Prints as `out/clip.mp4: avcodec_open2(libx264) failed: Invalid argument (AVERROR -22)`.
+public struct FFmpegError: SlomoFailure, Equatable {
+    /// What the failure means for the caller, chosen from the code and the operation.
+    public enum Kind: Sendable, Equatable {
+        case inputMissing, permissionDenied, invalidData, unsupported, outputFailed, io, internalError
+    }
+
+    public var path: String
+    public var operation: String
+    public var code: Int32
+    public var text: String
+    public var kind: Kind
+
+    public init(path: String, operation: String, code: Int32, kind: Kind? = nil) {
+        self.path = path
+        self.operation = operation
+        self.code = code
+        self.text = FFmpegError.describe(code)
+        self.kind = kind ?? FFmpegError.classify(code)
+    }
+
+    /// A failure that is not an FFmpeg return code (no stream, unsupported combination...).
+    public init(path: String, operation: String, message: String, kind: Kind) {
+        self.path = path
+        self.operation = operation
+        self.code = 0
+        self.text = message
+        self.kind = kind
+    }
+
+    public var description: String {
+        code == 0 ? "\(path): \(operation): \(text)"
+                  : "\(path): \(operation) failed: \(text) (AVERROR \(code))"
+    }
+
+    public var exitStatus: ExitStatus {
+        switch kind {
+        case .inputMissing: return .noInput
+        case .permissionDenied: return .permissionDenied
+        case .invalidData, .unsupported: return .dataError
+        case .outputFailed: return .cannotCreate
+        case .io: return .ioError
+        case .internalError: return .software
+        }
+    }
+
+    static func classify(_ code: Int32) -> Kind {
+        switch code {
+        case cffmpeg_averror(ENOENT), cffmpeg_averror(ENOTDIR): return .inputMissing
+        case cffmpeg_averror(EACCES), cffmpeg_averror(EPERM): return .permissionDenied
+        case cffmpeg_averror(ENOSPC), cffmpeg_averror(EIO), cffmpeg_averror(EDQUOT): return .io
+        case cffmpeg_averror_decoder_not_found(), cffmpeg_averror_encoder_not_found(): return .unsupported
+        default: return .invalidData
+        }
+    }
+
+    /// `av_strerror`'s text for a code.
+    static func describe(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        if av_strerror(code, &buffer, buffer.count) < 0 { return "error \(code)" }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// The chokepoint for FFmpeg calls that return a negative AVERROR on failure.
+/// Returns the non-negative result.
+@discardableResult
+func ffcall(_ path: String, _ operation: @autoclosure () -> String, kind: FFmpegError.Kind? = nil,
+            _ body: () -> Int32) throws(FFmpegError) -> Int32 {
+    let rc = body()
+    if rc < 0 { throw FFmpegError(path: path, operation: operation(), code: rc, kind: kind) }
+    return rc
+}
+
+let averrorEOF = cffmpeg_averror_eof()
+let averrorEAGAIN = cffmpeg_averror(EAGAIN)
+/// `AV_NOPTS_VALUE`.
+public let noPTS: Int64 = cffmpeg_nopts()

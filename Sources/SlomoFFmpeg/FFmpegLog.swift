@@ -1,0 +1,17 @@
+internal import CFFmpeg
+
+/// FFmpeg's own log (`av_log_set_level`). slomo reports failures itself, one line each, so
+/// FFmpeg's chatter is off unless asked for (`SLOMO_FFMPEG_LOG=warning|info|debug`).
+public enum FFmpegLog {
+    public static func configure(environment: [String: String]) {
+        let level: Int32
+        switch environment["SLOMO_FFMPEG_LOG"] {
+        case "error": level = AV_LOG_ERROR
+        case "warning": level = AV_LOG_WARNING
+        case "info": level = AV_LOG_INFO
+        case "debug": level = AV_LOG_DEBUG
+        default: level = AV_LOG_QUIET
+        }
+        av_log_set_level(level)
+    }
+}

@@ -1,0 +1,126 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// One decoded picture or block of audio samples; owns its `AVFrame`.
+public final class Frame {
+    let raw: UnsafeMutablePointer<AVFrame>
+
+    public init() {
+        guard let f = av_frame_alloc() else { fatalError("av_frame_alloc: out of memory") }
+        raw = f
+    }
+
+    deinit {
+        var f: UnsafeMutablePointer<AVFrame>? = raw
+        av_frame_free(&f)
+    }
+
+    /// A writable video frame with its own buffers (`av_frame_get_buffer`).
+    public convenience init(width: Int, height: Int, pixelFormat: PixelFormat) throws(FFmpegError) {
+        self.init()
+        raw.pointee.width = Int32(width)
+        raw.pointee.height = Int32(height)
+        raw.pointee.format = pixelFormat.raw.rawValue
+        try ffcall("frame", "av_frame_get_buffer(\(width)x\(height) \(pixelFormat.name))", kind: .internalError) {
+            av_frame_get_buffer(raw, 0)
+        }
+    }
+
+    /// A writable audio frame of `samples` samples (`av_frame_get_buffer`).
+    public convenience init(samples: Int, sampleRate: Int, channels: Int, format: SampleFormat) throws(FFmpegError) {
+        self.init()
+        raw.pointee.nb_samples = Int32(samples)
+        raw.pointee.sample_rate = Int32(sampleRate)
+        raw.pointee.format = format.raw.rawValue
+        av_channel_layout_default(&raw.pointee.ch_layout, Int32(channels))
+        try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
+    }
+
+    public var width: Int { Int(raw.pointee.width) }
+    public var height: Int { Int(raw.pointee.height) }
+    public var pixelFormat: PixelFormat { PixelFormat(raw: AVPixelFormat(raw.pointee.format)) }
+    public var sampleCount: Int { Int(raw.pointee.nb_samples) }
+    public var channelCount: Int { Int(raw.pointee.ch_layout.nb_channels) }
+
+    /// Presentation timestamp in the time base of whoever produced the frame; nil when unknown.
+    public var pts: Int64? {
+        get {
+            let p = raw.pointee.pts != noPTS ? raw.pointee.pts : raw.pointee.best_effort_timestamp
+            return p == noPTS ? nil : p
+        }
+        set { raw.pointee.pts = newValue ?? noPTS }
+    }
+
+    /// The decoder's best guess at the presentation time (`best_effort_timestamp`).
+    public var bestEffortTimestamp: Int64? {
+        raw.pointee.best_effort_timestamp == noPTS ? nil : raw.pointee.best_effort_timestamp
+    }
+
+    public var isKeyframe: Bool { raw.pointee.key_frame != 0 }
+
+    /// Makes the buffers writable (copies if shared with an encoder or decoder).
+    public func makeWritable() throws(FFmpegError) {
+        try ffcall("frame", "av_frame_make_writable", kind: .internalError) { av_frame_make_writable(raw) }
+    }
+
+    /// Plane `i`'s bytes and its line stride, valid only inside `body`.
+    public func withPlane<R>(_ i: Int, _ body: (UnsafeMutablePointer<UInt8>, Int) throws -> R) rethrows -> R {
+        let data: UnsafeMutablePointer<UInt8>? = withUnsafeBytes(of: raw.pointee.data) {
+            $0.load(fromByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
+                    as: UnsafeMutablePointer<UInt8>?.self)
+        }
+        let stride: Int32 = withUnsafeBytes(of: raw.pointee.linesize) {
+            $0.load(fromByteOffset: i * MemoryLayout<Int32>.stride, as: Int32.self)
+        }
+        guard let data else { preconditionFailure("frame plane \(i) is empty") }
+        return try body(data, Int(stride))
+    }
+
+    /// Drops the buffers so the frame can receive the next decoded one.
+    public func unref() { av_frame_unref(raw) }
+}
+
+/// A pixel format (`AVPixelFormat`), named as FFmpeg names it.
+public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
+    let raw: AVPixelFormat
+    init(raw: AVPixelFormat) { self.raw = raw }
+
+    public init?(name: String) {
+        let f = av_get_pix_fmt(name)
+        guard f != AV_PIX_FMT_NONE else { return nil }
+        raw = f
+    }
+
+    public static let yuv420p = PixelFormat(raw: AV_PIX_FMT_YUV420P)
+    public static let yuvj420p = PixelFormat(raw: AV_PIX_FMT_YUVJ420P)
+    public static let gray = PixelFormat(raw: AV_PIX_FMT_GRAY8)
+
+    public var name: String {
+        guard let c = av_get_pix_fmt_name(raw) else { return "none" }
+        return String(cString: c)
+    }
+
+    public var description: String { name }
+
+    /// True for formats whose first plane is 8-bit luma (what the calibration reader samples).
+    public var hasEightBitLumaPlane: Bool {
+        guard let d = av_pix_fmt_desc_get(raw) else { return false }
+        let isRGB = d.pointee.flags & UInt64(AV_PIX_FMT_FLAG_RGB) != 0
+        return !isRGB && d.pointee.comp.0.depth == 8 && d.pointee.comp.0.plane == 0 && d.pointee.comp.0.step == 1
+    }
+}
+
+/// An audio sample format (`AVSampleFormat`).
+public struct SampleFormat: Hashable, Sendable, CustomStringConvertible {
+    let raw: AVSampleFormat
+    init(raw: AVSampleFormat) { self.raw = raw }
+    public static let floatPlanar = SampleFormat(raw: AV_SAMPLE_FMT_FLTP)
+    public static let float = SampleFormat(raw: AV_SAMPLE_FMT_FLT)
+    public static let s16 = SampleFormat(raw: AV_SAMPLE_FMT_S16)
+    public var name: String {
+        guard let c = av_get_sample_fmt_name(raw) else { return "none" }
+        return String(cString: c)
+    }
+    public var description: String { name }
+    public var isPlanar: Bool { av_sample_fmt_is_planar(raw) != 0 }
+}

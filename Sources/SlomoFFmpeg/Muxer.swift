@@ -1,0 +1,88 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// An output file (`AVFormatContext` from `avformat_alloc_output_context2` plus its `AVIOContext`).
+/// `finish()` writes the trailer and closes the file; `deinit` only releases.
+public final class Muxer {
+    public let path: String
+    var ctx: UnsafeMutablePointer<AVFormatContext>?
+    private var headerWritten = false
+    private var finished = false
+
+    /// Creates the muxer; the container comes from `formatName` or the extension of `path`.
+    public init(path: String, formatName: String? = nil) throws(FFmpegError) {
+        self.path = path
+        var c: UnsafeMutablePointer<AVFormatContext>?
+        try ffcall(path, "avformat_alloc_output_context2", kind: .unsupported) {
+            avformat_alloc_output_context2(&c, nil, formatName, path)
+        }
+        ctx = c
+    }
+
+    deinit {
+        if let ctx {
+            if ctx.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 { avio_closep(&ctx.pointee.pb) }
+            avformat_free_context(ctx)
+        }
+    }
+
+    var context: UnsafeMutablePointer<AVFormatContext> { ctx! }
+
+    /// The container's short name (`mp4`, `mov`, `matroska`...).
+    public var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
+
+    /// True when encoders must put codec headers out of band (`AVFMT_GLOBALHEADER`).
+    public var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
+
+    /// Adds a stream fed by `encoder` and returns its index.
+    public func addStream(for encoder: Encoder) throws(FFmpegError) -> Int {
+        guard let s = avformat_new_stream(context, nil) else {
+            throw FFmpegError(path: path, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+        }
+        try ffcall(path, "avcodec_parameters_from_context") { avcodec_parameters_from_context(s.pointee.codecpar, encoder.ctx) }
+        s.pointee.time_base = encoder.ctx!.pointee.time_base
+        if encoder.ctx!.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
+            s.pointee.avg_frame_rate = encoder.ctx!.pointee.framerate
+            s.pointee.r_frame_rate = encoder.ctx!.pointee.framerate
+        }
+        return Int(s.pointee.index)
+    }
+
+    /// Sets a container-level metadata tag.
+    public func setMetadata(_ key: String, _ value: String) {
+        av_dict_set(&context.pointee.metadata, key, value, 0)
+    }
+
+    /// Opens the file and writes the header (`avio_open` + `avformat_write_header`).
+    /// `options` are muxer options such as `movflags`.
+    public func writeHeader(options: [String: String] = [:]) throws(FFmpegError) {
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            try ffcall(path, "avio_open", kind: .outputFailed) { avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE) }
+        }
+        var dict: OpaquePointer? = nil
+        defer { av_dict_free(&dict) }
+        for (k, v) in options.sorted(by: { $0.key < $1.key }) { av_dict_set(&dict, k, v, 0) }
+        try ffcall(path, "avformat_write_header", kind: .outputFailed) { avformat_write_header(context, &dict) }
+        headerWritten = true
+    }
+
+    /// The time base the muxer chose for stream `i` (valid after `writeHeader`).
+    public func timeBase(ofStream i: Int) -> Rational {
+        Rational(context.pointee.streams[i]!.pointee.time_base) ?? Rational(1, 90000)
+    }
+
+    /// Writes a packet whose timestamps are already in the stream's time base (`av_interleaved_write_frame`).
+    public func write(_ packet: Packet) throws(FFmpegError) {
+        try ffcall(path, "av_interleaved_write_frame", kind: .io) { av_interleaved_write_frame(context, packet.raw) }
+    }
+
+    /// Writes the trailer and closes the file (`av_write_trailer` + `avio_closep`).
+    public func finish() throws(FFmpegError) {
+        guard headerWritten, !finished else { return }
+        finished = true
+        try ffcall(path, "av_write_trailer", kind: .io) { av_write_trailer(context) }
+        if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
+            try ffcall(path, "avio_closep", kind: .io) { avio_closep(&context.pointee.pb) }
+        }
+    }
+}

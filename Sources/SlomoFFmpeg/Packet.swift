@@ -1,0 +1,58 @@
+internal import CFFmpeg
+import SlomoCore
+
+/// One compressed packet; owns its `AVPacket` (freed in `deinit`).
+/// Not `Sendable`: a packet belongs to the stage that holds it.
+public final class Packet {
+    let raw: UnsafeMutablePointer<AVPacket>
+
+    public init() {
+        guard let p = av_packet_alloc() else { fatalError("av_packet_alloc: out of memory") }
+        raw = p
+    }
+
+    deinit {
+        var p: UnsafeMutablePointer<AVPacket>? = raw
+        av_packet_free(&p)
+    }
+
+    public var streamIndex: Int {
+        get { Int(raw.pointee.stream_index) }
+        set { raw.pointee.stream_index = Int32(newValue) }
+    }
+
+    /// Presentation timestamp in the stream's time base; nil when unknown.
+    public var pts: Int64? {
+        get { raw.pointee.pts == noPTS ? nil : raw.pointee.pts }
+        set { raw.pointee.pts = newValue ?? noPTS }
+    }
+
+    /// Decoding timestamp in the stream's time base; nil when unknown.
+    public var dts: Int64? {
+        get { raw.pointee.dts == noPTS ? nil : raw.pointee.dts }
+        set { raw.pointee.dts = newValue ?? noPTS }
+    }
+
+    public var duration: Int64 {
+        get { raw.pointee.duration }
+        set { raw.pointee.duration = newValue }
+    }
+
+    public var size: Int { Int(raw.pointee.size) }
+    public var isKeyframe: Bool { raw.pointee.flags & AV_PKT_FLAG_KEY != 0 }
+    public var isCorrupt: Bool { raw.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+
+    /// The payload bytes, valid only inside `body`.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: raw.pointee.data, count: Int(raw.pointee.size)))
+    }
+
+    /// `av_packet_rescale_ts`: converts pts, dts and duration between time bases (nearest, exact ties away).
+    public func rescaleTimestamps(from: Rational, to: Rational) {
+        guard let a = from.avRational, let b = to.avRational else { return }
+        av_packet_rescale_ts(raw, a, b)
+    }
+
+    /// Drops the payload so the packet can be reused.
+    public func unref() { av_packet_unref(raw) }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import SlomoCore
+
+/// An output written under a temporary name next to its final name and renamed into place
+/// only when complete, so a crash, an error or Ctrl-C never leaves a file that looks finished.
+///
+/// While the output is open, SIGINT and SIGTERM remove the temporary file and exit with 130.
+public final class OutputFile {
+    public let finalPath: String
+    public let temporaryPath: String
+    private var done = false
+
+    /// Checks that `path` can be created: parent directory exists and is writable, `path` is not
+    /// a directory, and it does not exist unless `overwrite`.
+    public init(path: String, overwrite: Bool) throws(SimpleFailure) {
+        finalPath = path
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if fm.fileExists(atPath: path, isDirectory: &isDir) {
+            if isDir.boolValue { throw SimpleFailure("\(path): cannot write output: it is a directory", .cannotCreate) }
+            if !overwrite { throw SimpleFailure("\(path): output already exists (use --overwrite to replace it)", .cannotCreate) }
+        }
+        let url = URL(fileURLWithPath: path)
+        let dir = url.deletingLastPathComponent().path
+        if !fm.fileExists(atPath: dir, isDirectory: &isDir) || !isDir.boolValue {
+            throw SimpleFailure("\(path): cannot write output: directory \(dir) does not exist", .cannotCreate)
+        }
+        if access(dir, W_OK) != 0 {
+            throw SimpleFailure("\(path): cannot write output: directory \(dir) is not writable", .cannotCreate)
+        }
+        temporaryPath = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
+        InterruptCleanup.shared.register(temporaryPath)
+    }
+
+    deinit { discard() }
+
+    /// Moves the finished temporary file to the final name (atomic `rename`).
+    public func commit() throws(SimpleFailure) {
+        guard !done else { return }
+        if rename(temporaryPath, finalPath) != 0 {
+            let e = errno
+            discard()
+            throw SimpleFailure("\(finalPath): rename from \(temporaryPath) failed: \(String(cString: strerror(e)))", .ioError)
+        }
+        done = true
+        InterruptCleanup.shared.unregister(temporaryPath)
+    }
+
+    /// Removes the temporary file (called on failure and from `deinit`).
+    public func discard() {
+        guard !done else { return }
+        done = true
+        unlink(temporaryPath)
+        InterruptCleanup.shared.unregister(temporaryPath)
+    }
+}
+
+/// Removes registered temporary files when SIGINT/SIGTERM arrive, then exits with 130.
+/// The handler only calls `unlink` and `_exit` (async-signal-safe) on C strings prepared in advance.
+final class InterruptCleanup: @unchecked Sendable {
+    // Safe: `paths` is only changed under `lock`, and the handler only reads the C array.
+    static let shared = InterruptCleanup()
+    private let lock = NSLock()
+    private var paths: [String] = []
+    private static let capacity = 64
+    // Written only under `lock`; read by the signal handler, which must not take locks.
+    nonisolated(unsafe) private static let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+    private var installed = false
+
+    private init() { InterruptCleanup.table.initialize(repeating: nil, count: InterruptCleanup.capacity) }
+
+    func register(_ path: String) {
+        lock.lock(); defer { lock.unlock() }
+        paths.append(path)
+        publish()
+        if !installed {
+            installed = true
+            let handler: @convention(c) (Int32) -> Void = { _ in
+                var i = 0
+                while i < InterruptCleanup.capacity {
+                    if let p = InterruptCleanup.table[i] { unlink(p) }
+                    i += 1
+                }
+                _exit(130)
+            }
+            signal(SIGINT, handler)
+            signal(SIGTERM, handler)
+        }
+    }
+
+    func unregister(_ path: String) {
+        lock.lock(); defer { lock.unlock() }
+        if let i = paths.firstIndex(of: path) { paths.remove(at: i) }
+        publish()
+    }
+
+    private func publish() {
+        let t = InterruptCleanup.table
+        for i in 0..<InterruptCleanup.capacity {
+            let old = t[i]
+            t[i] = i < paths.count ? strdup(paths[i]) : nil
+            free(old)
+        }
+    }
+}

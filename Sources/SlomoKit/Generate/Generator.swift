@@ -1,0 +1,200 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// What `slomo generate` writes: a calibration clip whose frames carry their own index.
+public struct GenerateRequest: Sendable {
+    public enum VideoCodec: String, Sendable, CaseIterable { case h264, mjpeg, ffv1 }
+
+    public var output: String
+    public var frameRate: Rational
+    public var duration: Rational
+    public var width: Int
+    public var height: Int
+    public var codec: VideoCodec = .h264
+    public var audio = true
+    public var sampleRate = 48_000
+    /// x264 preset and CRF (only for h264).
+    public var preset = "veryfast"
+    public var crf = 18
+    /// Keyframe interval in frames (nil = one second of frames).
+    public var gop: Int?
+    public var overwrite = false
+
+    public init(output: String, frameRate: Rational, duration: Rational, width: Int, height: Int) {
+        self.output = output; self.frameRate = frameRate; self.duration = duration
+        self.width = width; self.height = height
+    }
+
+    public static let maxFrameRate = Rational(1000)
+    public static let maxDuration = Rational(3600)
+    public static let sizeLimits = (minWidth: 96, minHeight: 64, maxWidth: 7680, maxHeight: 4320)
+
+    /// Checks the values before anything is written.
+    public func validate() throws(SimpleFailure) {
+        func bad(_ m: String) -> SimpleFailure { SimpleFailure("\(output): generate: \(m)", .usage) }
+        guard frameRate >= Rational(1), frameRate <= GenerateRequest.maxFrameRate else {
+            throw bad("frame rate \(frameRate) is outside 1...1000 fps")
+        }
+        guard frameRate.denominator <= 1_000_000 else { throw bad("frame rate \(frameRate) has a denominator above 1000000") }
+        guard duration.isPositive, duration <= GenerateRequest.maxDuration else {
+            throw bad("duration \(Seconds(duration)) s is outside (0, 3600] s")
+        }
+        let l = GenerateRequest.sizeLimits
+        guard width >= l.minWidth, height >= l.minHeight, width <= l.maxWidth, height <= l.maxHeight else {
+            throw bad("size \(width)x\(height) is outside \(l.minWidth)x\(l.minHeight)...\(l.maxWidth)x\(l.maxHeight)")
+        }
+        guard width % 2 == 0, height % 2 == 0 else { throw bad("size \(width)x\(height) must be even (4:2:0 video)") }
+        guard (8_000...192_000).contains(sampleRate) else { throw bad("sample rate \(sampleRate) is outside 8000...192000 Hz") }
+        guard (0...51).contains(crf) else { throw bad("crf \(crf) is outside 0...51") }
+        guard frameCount >= 1 else { throw bad("duration \(Seconds(duration)) s holds no frame at \(frameRate) fps") }
+        guard frameCount <= Int64(CalibrationCode.maxIndex) else { throw bad("\(frameCount) frames exceed the calibration code's range") }
+    }
+
+    /// `ceil(duration × fps)` frames: every frame starts inside the duration.
+    public var frameCount: Int64 { (duration * frameRate).ceiling }
+}
+
+/// The result of a generate run.
+public struct GenerateReport: Codable, Sendable {
+    public var output: String
+    public var frames: Int64
+    public var frameRate: Rational
+    public var duration: Rational
+    public var width: Int
+    public var height: Int
+    public var videoCodec: String
+    public var audioCodec: String?
+    public var audioSamples: Int64?
+    public var clickTimes: [Rational]?
+}
+
+/// Writes calibration clips (`slomo generate`).
+public enum Generator {
+    /// Encodes and muxes the clip under a temporary name, then renames it into place.
+    public static func generate(_ r: GenerateRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> GenerateReport {
+        try r.validate()
+        let formatName = try ContainerFormat.forOutput(r.output)
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
+        let gop = r.gop ?? Int(r.frameRate.ceiling)
+        var settings: VideoEncoderSettings
+        switch r.codec {
+        case .h264:
+            settings = VideoEncoderSettings(codec: "libx264", width: r.width, height: r.height, pixelFormat: .yuv420p,
+                                            frameRate: r.frameRate, gopSize: gop,
+                                            options: ["preset": r.preset, "crf": String(r.crf)])
+        case .mjpeg:
+            let bits = Int64(r.width * r.height) * r.frameRate.ceiling   // about 1 bit per pixel
+            settings = VideoEncoderSettings(codec: "mjpeg", width: r.width, height: r.height, pixelFormat: .yuvj420p,
+                                            frameRate: r.frameRate, options: ["b": String(bits)])
+        case .ffv1:
+            settings = VideoEncoderSettings(codec: "ffv1", width: r.width, height: r.height, pixelFormat: .yuv420p,
+                                            frameRate: r.frameRate, gopSize: gop)
+        }
+        let venc = try Encoder(path: r.output, video: settings, globalHeader: muxer.wantsGlobalHeader)
+        let vIndex = try muxer.addStream(for: venc)
+        var aenc: Encoder?
+        var aIndex = -1
+        if r.audio {
+            let a = try Encoder(path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2),
+                                globalHeader: muxer.wantsGlobalHeader)
+            aIndex = try muxer.addStream(for: a)
+            aenc = a
+        }
+        muxer.setMetadata("comment", "slomo calibration clip: frame index code in the top band, 1 kHz tone, click every 250 ms")
+        muxer.setMetadata("encoder", "slomo generate")
+        do {
+            try muxer.writeHeader(options: formatName == "mp4" || formatName == "mov" ? ["movflags": "+faststart"] : [:])
+        } catch {
+            throw FFmpegError(path: r.output, operation: "avformat_write_header",
+                              message: "\(settings.codec) video\(r.audio ? " with AAC audio" : "") cannot be stored in \(formatName) (\(error.text))",
+                              kind: .unsupported)
+        }
+        let vTB = muxer.timeBase(ofStream: vIndex)
+        let aTB = aIndex >= 0 ? muxer.timeBase(ofStream: aIndex) : Rational(1)
+        let packet = Packet()
+
+        func drain(_ enc: Encoder, stream: Int, timeBase: Rational) throws {
+            while case .got = try enc.receive(into: packet) {
+                packet.streamIndex = stream
+                packet.rescaleTimestamps(from: enc.timeBase, to: timeBase)
+                try muxer.write(packet)
+            }
+        }
+
+        let total = r.frameCount
+        let totalSamples = (r.duration * Rational(Int64(r.sampleRate))).floor
+        let tone = CalibrationTone(sampleRate: r.sampleRate)
+        var samplesWritten: Int64 = 0
+        let frame = try Frame(width: r.width, height: r.height, pixelFormat: settings.pixelFormat)
+
+        func writeAudio(upTo sampleLimit: Int64) throws {
+            guard let a = aenc else { return }
+            let chunk = a.frameSize > 0 ? a.frameSize : 1024
+            while samplesWritten < Swift.min(sampleLimit, totalSamples) {
+                let n = Int(Swift.min(Int64(chunk), totalSamples - samplesWritten))
+                let af = try Frame(samples: n, sampleRate: r.sampleRate, channels: 2, format: a.sampleFormat)
+                for ch in 0..<2 {
+                    af.withPlane(ch) { ptr, _ in
+                        ptr.withMemoryRebound(to: Float.self, capacity: n) { p in
+                            for i in 0..<n { p[i] = tone.sample(samplesWritten + Int64(i)) }
+                        }
+                    }
+                }
+                af.pts = samplesWritten
+                samplesWritten += Int64(n)
+                while try !a.send(af) { try drain(a, stream: aIndex, timeBase: aTB) }
+                try drain(a, stream: aIndex, timeBase: aTB)
+            }
+        }
+
+        for i in 0..<total {
+            try frame.makeWritable()
+            frame.withPlane(0) { y, ys in
+                frame.withPlane(1) { u, cs in
+                    frame.withPlane(2) { v, _ in
+                        CalibrationPicture.paint(index: Int(i), fps: r.frameRate, y: y, yStride: ys, u: u, v: v,
+                                                 chromaStride: cs, width: r.width, height: r.height)
+                    }
+                }
+            }
+            frame.pts = i   // encoder time base is 1/fps
+            while try !venc.send(frame) { try drain(venc, stream: vIndex, timeBase: vTB) }
+            try drain(venc, stream: vIndex, timeBase: vTB)
+            // keep audio up to the end of this frame so packets interleave closely
+            let frameEnd = Rational(i + 1) / r.frameRate
+            try writeAudio(upTo: (frameEnd * Rational(Int64(r.sampleRate))).ceiling)
+            progress?(i + 1, total)
+        }
+        try writeAudio(upTo: totalSamples)
+        _ = try venc.send(nil)
+        try drain(venc, stream: vIndex, timeBase: vTB)
+        if let a = aenc {
+            _ = try a.send(nil)
+            try drain(a, stream: aIndex, timeBase: aTB)
+        }
+        try muxer.finish()
+        try out.commit()
+        return GenerateReport(output: r.output, frames: total, frameRate: r.frameRate, duration: r.duration,
+                              width: r.width, height: r.height, videoCodec: settings.codec,
+                              audioCodec: r.audio ? "aac" : nil, audioSamples: r.audio ? samplesWritten : nil,
+                              clickTimes: r.audio ? tone.clickTimes(duration: r.duration) : nil)
+    }
+}
+
+/// Output containers slomo writes, chosen from the file extension.
+public enum ContainerFormat {
+    static let byExtension: [String: String] = [
+        "mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "mka": "matroska", "nut": "nut",
+    ]
+
+    /// FFmpeg's muxer name for `path`'s extension.
+    public static func forOutput(_ path: String) throws(SimpleFailure) -> String {
+        let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
+        guard let f = byExtension[ext] else {
+            throw SimpleFailure("\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv or .nut)", .usage)
+        }
+        return f
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// `slomo plan`'s report: the retime map resolved against a file and its constant-rate schedule.
+public struct PlanReport: Codable, Sendable {
+    public struct Mapping: Codable, Sendable {
+        public var sourceStart: Rational
+        public var sourceEnd: Rational
+        public var targetStart: Rational
+        public var targetEnd: Rational
+        public var rate: Rational
+    }
+    public struct ScheduledFrame: Codable, Sendable {
+        public var outputFrame: Int64
+        public var targetTime: Rational
+        public var sourceTime: Rational
+        public var sourceFrame: Int
+    }
+    public var path: String
+    public var sourceDuration: Rational
+    public var sourceFrameRate: Rational?
+    public var sourceFrames: Int
+    public var targetDuration: Rational
+    public var outputFrameRate: Rational
+    public var outputFrames: Int64
+    public var mappings: [Mapping]
+    public var schedule: [ScheduledFrame]?
+}
+
+/// Resolves a retime spec against a media file (`slomo plan`; export and retime use the same steps).
+public enum Planner {
+    public static func plan(path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool) throws -> PlanReport {
+        let probe = try Prober.probe(path: path)
+        guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
+            throw SimpleFailure("\(path): plan: the file has no video stream", .dataError)
+        }
+        guard let duration = v.duration ?? probe.container.duration, duration.isPositive else {
+            throw SimpleFailure("\(path): plan: the video has no duration", .dataError)
+        }
+        let map: RetimeMap
+        do { map = try spec.resolve(duration: duration, frameRate: v.measuredFrameRate ?? v.nominalFrameRate) } catch {
+            throw SimpleFailure("\(path): \(error)", .usage)
+        }
+        guard outputFrameRate.isPositive, outputFrameRate <= Rational(1000) else {
+            throw SimpleFailure("--fps \(outputFrameRate): output frame rate must be in (0, 1000]", .usage)
+        }
+        let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
+        var frames: [PlanReport.ScheduledFrame]?
+        if listFrames {
+            let times = try sourceFrameTimes(path: path)
+            frames = (0..<schedule.frameCount).map { n in
+                PlanReport.ScheduledFrame(outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
+                                          sourceTime: schedule.sourceTime(ofFrame: n),
+                                          sourceFrame: schedule.sourceFrameIndex(ofFrame: n, sourceTimes: times))
+            }
+        }
+        return PlanReport(
+            path: path, sourceDuration: duration, sourceFrameRate: v.measuredFrameRate, sourceFrames: Int(v.frameCount ?? 0),
+            targetDuration: map.target.duration, outputFrameRate: outputFrameRate, outputFrames: schedule.frameCount,
+            mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
+                                               targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) },
+            schedule: frames)
+    }
+
+    /// Presentation times of the video frames, relative to the first, sorted.
+    static func sourceFrameTimes(path: String) throws -> [Rational] {
+        let d = try Demuxer(path: path)
+        guard let v = d.bestStream(.video) else { return [] }
+        d.keepOnly(streams: [v])
+        let tb = d.streamInfo(v).timeBase
+        var pts: [Int64] = []
+        let p = Packet()
+        while try d.readPacket(into: p) { if p.streamIndex == v, let t = p.pts ?? p.dts { pts.append(t) } }
+        pts.sort()
+        guard let first = pts.first else { return [] }
+        return pts.map { Rational(ticks: $0 - first, timeBase: tb) }
+    }
+}

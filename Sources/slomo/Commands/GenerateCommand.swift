@@ -1,0 +1,47 @@
+import ArgumentParser
+import SlomoCore
+import SlomoKit
+
+struct GenerateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "generate",
+        abstract: "Write a calibration clip whose frames carry their own index.",
+        discussion: """
+        Every frame has a machine-readable code in its top band (read back by `slomo probe --frames`) \
+        and its index as digits. The audio is a 1 kHz tone with a click every 250 ms.
+        Example: slomo generate --fps 240 --duration 2 --size 640x360 -o c.mp4
+        """)
+
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .nut).") var output: String
+    @Option(help: "Frame rate: integer, decimal or fraction (30000/1001), 1...1000.") var fps = "240"
+    @Option(help: "Duration in seconds (decimal or fraction).") var duration = "2"
+    @Option(help: "Frame size WIDTHxHEIGHT (even numbers).") var size = "640x360"
+    @Option(help: "Video codec: h264, mjpeg or ffv1.") var codec = "h264"
+    @Option(help: "x264 preset (h264 only).") var preset = "veryfast"
+    @Option(help: "x264 constant rate factor 0...51 (h264 only).") var crf = 18
+    @Option(help: "Keyframe interval in frames (default: one second).") var gop: Int?
+    @Option(help: "Audio sample rate in Hz.") var sampleRate = 48_000
+    @Flag(help: "Leave out the audio track.") var noAudio = false
+    @Flag(help: "Replace the output if it exists.") var overwrite = false
+    @Flag(help: "Print a JSON summary on stdout.") var json = false
+
+    func run() throws {
+        let (w, h) = try Values.size(size, option: "--size")
+        var r = GenerateRequest(output: output, frameRate: try Values.rational(fps, option: "--fps"),
+                                duration: try Values.rational(duration, option: "--duration"), width: w, height: h)
+        guard let c = GenerateRequest.VideoCodec(rawValue: codec) else {
+            throw SimpleFailure("--codec '\(codec)': expected h264, mjpeg or ffv1", .usage)
+        }
+        r.codec = c
+        r.preset = preset; r.crf = crf; r.gop = gop
+        r.sampleRate = sampleRate; r.audio = !noAudio; r.overwrite = overwrite
+        let progress = Progress(label: "generate")
+        let report = try Generator.generate(r) { done, total in progress.update(done, total) }
+        progress.finish()
+        if json {
+            try JSONOutput.print(report)
+        } else {
+            Console.out("\(report.output): \(report.frames) frames at \(report.frameRate) fps, \(report.width)x\(report.height) \(report.videoCodec)\(report.audioCodec.map { " + \($0)" } ?? "")")
+        }
+    }
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// All output goes through here: stdout is data (tables, JSON), stderr is diagnostics and progress.
+enum Console {
+    static func out(_ line: String) {
+        print(line)
+    }
+
+    static func error(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static var stderrIsTerminal: Bool { isatty(2) != 0 }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A one-line progress bar on stderr, only when stderr is a terminal.
+final class Progress {
+    let label: String
+    let enabled = Console.stderrIsTerminal
+    private var lastDraw = Date.distantPast
+    private let start = Date()
+
+    init(label: String) { self.label = label }
+
+    func update(_ done: Int64, _ total: Int64) {
+        guard enabled, Date().timeIntervalSince(lastDraw) > 0.1 || done == total else { return }
+        lastDraw = Date()
+        let elapsed = Date().timeIntervalSince(start)
+        let rate = elapsed > 0 ? Double(done) / elapsed : 0
+        let eta = rate > 0 ? Double(total - done) / rate : 0
+        let width = 30
+        let filled = total > 0 ? Int(Double(width) * Double(done) / Double(total)) : 0
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %lld/%lld %.0f fps ETA %.0fs ", label, bar, done, total, rate, eta).utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

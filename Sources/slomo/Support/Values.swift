@@ -1,0 +1,52 @@
+import Foundation
+import SlomoCore
+
+/// Parsing of option values that ArgumentParser would only reject with a generic message.
+enum Values {
+    static func rational(_ text: String, option: String) throws(SimpleFailure) -> Rational {
+        do { return try Rational(parsing: text) } catch {
+            throw SimpleFailure("\(option) '\(text)': \(error)", .usage)
+        }
+    }
+
+    /// `WxH`, e.g. `1280x720`.
+    static func size(_ text: String, option: String) throws(SimpleFailure) -> (width: Int, height: Int) {
+        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
+            throw SimpleFailure("\(option) '\(text)': expected WIDTHxHEIGHT, e.g. 1280x720", .usage)
+        }
+        return (w, h)
+    }
+
+    /// Builds a retime spec from `--rate`, `--segment` and `--ramp` values.
+    static func retimeSpec(rate: String?, segments: [String], ramps: [String]) throws(SimpleFailure) -> RetimeSpec {
+        do {
+            var spec = RetimeSpec()
+            if let rate { spec.rate = try RetimeSpec.parseRate(Substring(rate), context: "--rate \(rate)") }
+            spec.segments = try segments.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s) }
+            spec.segments += try ramps.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s, allowRamp: true).withDefaultRamp() }
+            return spec
+        } catch {
+            throw SimpleFailure("\(error)", .usage)
+        }
+    }
+}
+
+extension SegmentSpec {
+    /// A `--ramp` without `:RAMP` eases over half a second on each side.
+    func withDefaultRamp() -> SegmentSpec {
+        var s = self
+        if s.ramp == nil { s.ramp = Rational(1, 2) }
+        return s
+    }
+}
+
+/// JSON on stdout: sorted keys so output is stable across runs.
+enum JSONOutput {
+    static func print<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
+        let data = try encoder.encode(value)
+        Console.out(String(decoding: data, as: UTF8.self))
+    }
+}
