@@ -39,6 +39,10 @@ let package = Package(
             dependencies: ["SlomoKit", "SlomoCore",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
+        // Samples users copy; built in CI with everything else.
+        .executableTarget(name: "calibration-roundtrip", dependencies: ["SlomoKit", "SlomoCore"],
+                          path: "Samples/calibration-roundtrip"),
+
         .testTarget(
             name: "SlomoCoreTests",
             dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")]),

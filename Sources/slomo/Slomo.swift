@@ -25,7 +25,12 @@ struct Slomo: ParsableCommand {
             Console.error("slomo: \(failure.description)")
             exit(withError: ExitCode(failure.exitStatus.rawValue))
         } catch {
-            exit(withError: error)
+            // Help and --version print as usual; any other parse error becomes one line.
+            let code = exitCode(for: error)
+            if code == .success { exit(withError: error) }
+            let text = message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
+            Console.error("slomo: \(text) (see 'slomo help')")
+            exit(withError: code)
         }
     }
 }

@@ -96,8 +96,13 @@ public struct SegmentSpec: Hashable, Sendable, Codable, CustomStringConvertible 
             throw .invalidSegment(text, reason: "expected START-END before '@'")
         }
         if rangeText.trimmingSpaces.first == "-" { throw .invalidSegment(text, reason: "start time is negative") }
-        start = try TimePoint(parsing: rangeText[..<dash])
-        end = try TimePoint(parsing: rangeText[rangeText.index(after: dash)...])
+        do {
+            start = try TimePoint(parsing: rangeText[..<dash])
+            end = try TimePoint(parsing: rangeText[rangeText.index(after: dash)...])
+        } catch {
+            if case .invalidSegment(_, let reason) = error { throw .invalidSegment(text, reason: reason) }
+            throw error
+        }
         rate = try RetimeSpec.parseRate(rateText, context: text)
         ramp = rampValue
         if case .seconds(let a) = start, case .seconds(let b) = end, b <= a {

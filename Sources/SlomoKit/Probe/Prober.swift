@@ -69,6 +69,8 @@ public struct ProbeReport: Codable, Sendable {
     public var frames: [FrameEntry]?
     /// Frames that failed to decode (with `--frames`).
     public var decodeErrors: Int?
+    /// Signs of a damaged or truncated file, one sentence each (empty when none were seen).
+    public var damage: [String]
 }
 
 /// Reads files for `slomo probe`.
@@ -77,7 +79,7 @@ public enum Prober {
     /// decodes the best video stream and reads each frame's calibration code.
     public static func probe(path: String, frames: Bool = false) throws -> ProbeReport {
         try checkInput(path)
-        let demuxer = try Demuxer(path: path)
+        let demuxer = try openInput(path)
         let infos = demuxer.streams
         var ptsLists = Array(repeating: [Int64](), count: infos.count)
         var packetCounts = Array(repeating: Int64(0), count: infos.count)
@@ -106,7 +108,8 @@ public enum Prober {
             container: .init(format: demuxer.formatName, formatLongName: demuxer.formatLongName,
                              duration: demuxer.duration, durationSeconds: demuxer.duration.map(display),
                              bitRate: demuxer.bitRate, metadata: meta),
-            streams: streams, slomo: slomoMeta.isEmpty ? nil : slomoMeta)
+            streams: streams, slomo: slomoMeta.isEmpty ? nil : slomoMeta, damage: [])
+        report.damage = damage(of: report, declared: infos.map(\.declaredFrameCount))
         if frames {
             guard let v = demuxer.bestStream(.video) else {
                 throw SimpleFailure("\(path): probe --frames: the file has no video stream", .dataError)
@@ -114,8 +117,39 @@ public enum Prober {
             let (entries, errors) = try decodeFrames(path: path, stream: v, timeBase: infos[v].timeBase)
             report.frames = entries
             report.decodeErrors = errors
+            if errors > 0 { report.damage.append("\(errors) video packets failed to decode") }
         }
         return report
+    }
+
+    /// Opens `path`, turning FFmpeg's "invalid data" into a sentence a user understands.
+    public static func openInput(_ path: String) throws(FFmpegError) -> Demuxer {
+        let result: Result<Demuxer, FFmpegError>
+        do { result = .success(try Demuxer(path: path)) } catch { result = .failure(error) }
+        switch result {
+        case .success(let d): return d
+        case .failure(let e) where e.kind == .invalidData:
+            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))", kind: .invalidData)
+        case .failure(let e): throw e
+        }
+    }
+
+    /// Truncation and corruption, judged from what was really read against what the headers declare.
+    static func damage(of r: ProbeReport, declared: [Int64?]) -> [String] {
+        var out: [String] = []
+        for s in r.streams {
+            if s.kind == "video", let d = declared[s.index], let n = s.frameCount, n < d {
+                out.append("truncated: the index declares \(d) video frames, only \(n) are present")
+            }
+            if let total = r.container.duration, let d = s.duration, s.kind == "video" || s.kind == "audio" {
+                let missing = total - d
+                if missing > Rational(1, 2) && missing * Rational(10) > total {
+                    out.append("truncated: \(s.kind) data ends at \(Seconds(d)) s of \(Seconds(total)) s")
+                }
+            }
+            if s.corruptPackets > 0 { out.append("\(s.corruptPackets) corrupt \(s.kind) packets") }
+        }
+        return out
     }
 
     /// Clear errors for the usual mistakes before FFmpeg gets a chance to be vague.

@@ -14,7 +14,14 @@ struct ProbeCommand: ParsableCommand {
 
     func run() throws {
         let report = try Prober.probe(path: file, frames: frames)
-        if json { try JSONOutput.print(report); return }
+        if json { try JSONOutput.print(report) } else { printTable(report) }
+        if let first = report.damage.first {
+            let more = report.damage.count > 1 ? " (+\(report.damage.count - 1) more, see --json)" : ""
+            throw SimpleFailure("\(file): \(first)\(more)", .dataError)
+        }
+    }
+
+    func printTable(_ report: ProbeReport) {
         let c = report.container
         Console.out("\(report.path): \(c.formatLongName) (\(c.format)), duration \(c.duration.map { "\(Seconds($0)) s" } ?? "unknown"), \(c.bitRate / 1000) kb/s")
         for s in report.streams {

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Runs the built `slomo` binary, as a user would.
+struct CLI {
+    struct Result { var status: Int32; var stdout: String; var stderr: String }
+
+    /// `SLOMO_BIN`, else the `slomo` next to the test bundle, else `.build/debug/slomo`.
+    static let binary: String = {
+        if let b = ProcessInfo.processInfo.environment["SLOMO_BIN"] { return b }
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("slomo").path,
+            Bundle.main.bundleURL.appendingPathComponent("slomo").path,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent(".build/debug/slomo").path,
+        ]
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }()
+
+    static func run(_ args: [String], cwd: String? = nil) throws -> Result {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: binary)
+        p.arguments = args
+        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        // read both pipes fully before waiting (large JSON would otherwise block the child)
+        let group = DispatchGroup()
+        nonisolated(unsafe) var outData = Data(), errData = Data()
+        group.enter(); DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter(); DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.wait()
+        p.waitUntilExit()
+        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+final class TempDir: Sendable {
+    let path: String
+    init() {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("slomo-cli-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ n: String) -> String { (path as NSString).appendingPathComponent(n) }
+    var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
+}

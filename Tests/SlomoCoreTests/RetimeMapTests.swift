@@ -1,0 +1,168 @@
+import PropertyBased
+import Testing
+@testable import SlomoCore
+
+@Suite struct RetimeMapTests {
+    func spec(_ segments: String..., rate: Rational = .one) throws -> RetimeSpec {
+        RetimeSpec(rate: rate, segments: try segments.map { try SegmentSpec(parsing: $0) })
+    }
+
+    @Test func segmentMapsExactly() throws {
+        // 10 s clip, 2.5-4 at 1/4: the 1.5 s segment lasts 6 s, total 14.5 s
+        let map = try spec("2.5-4@1/4").resolve(duration: Rational(10), frameRate: Rational(240))
+        #expect(map.mappings.count == 3)
+        #expect(map.target.duration == Rational(29, 2))
+        #expect(map.targetTime(forSource: Rational(4)) == Rational(17, 2))     // 2.5 + 6
+        #expect(map.sourceTime(forTarget: Rational(17, 2)) == Rational(4))
+        #expect(map.rate(atSource: Rational(3)) == Rational(1, 4))
+        #expect(map.rate(atSource: Rational(5)) == .one)
+    }
+
+    @Test func globalRateFillsTheGaps() throws {
+        let map = try spec("1-2@1/8", rate: Rational(1, 2)).resolve(duration: Rational(4), frameRate: nil)
+        // 1 s at 1/2 -> 2 s; 1 s at 1/8 -> 8 s; 2 s at 1/2 -> 4 s
+        #expect(map.target.duration == Rational(14))
+        #expect(map.mappings.map(\.rate) == [Rational(1, 2), Rational(1, 8), Rational(1, 2)])
+    }
+
+    @Test func frameNumbersAndClockTimes() throws {
+        let s = try SegmentSpec(parsing: "f600-f960@1/4")
+        #expect(try s.start.resolve(frameRate: Rational(240)) == Rational(5, 2))
+        #expect(try s.end.resolve(frameRate: Rational(240)) == Rational(4))
+        let c = try SegmentSpec(parsing: "00:01:02.5-01:03@1/2")
+        #expect(c.start == .seconds(Rational(125, 2)) && c.end == .seconds(Rational(63)))
+        #expect(throws: RetimeError.self) { try s.start.resolve(frameRate: nil) }
+    }
+
+    @Test(arguments: [
+        ("5-2@0.5", "is not after start"), ("1-2@0", "rate must be > 0"), ("1-2@-1", "rate must be > 0"),
+        ("1-2@nan", "is not a number"), ("1-2@1/0", "zero denominator"), ("1-2", "expected START-END@RATE"),
+        ("-1-2@0.5", "negative"), ("1-2@5000", "outside"), ("a-2@1", "is not a time"), ("1:75-2@1", "below 60"),
+        ("1-2@0.5:0.1", "only allowed with --ramp"), ("1-1@0.5", "is not after start"), ("fx-f2@1", "frame number"),
+    ])
+    func malformedSegmentsAreRefusedWithAReason(text: String, reason: String) {
+        do {
+            _ = try SegmentSpec(parsing: text)
+            Issue.record("'\(text)' was accepted")
+        } catch {
+            #expect(error.description.contains(reason), "\(error.description)")
+            #expect(error.description.contains(text))
+        }
+    }
+
+    @Test func overlapsAndPastEndAreRefused() throws {
+        #expect(throws: RetimeError.overlap("1-3@0.5", "2-4@0.25")) {
+            try spec("2-4@0.25", "1-3@0.5").resolve(duration: Rational(10), frameRate: nil)
+        }
+        #expect(throws: RetimeError.pastEnd("8-12@0.5", end: Rational(12), mediaDuration: Rational(10))) {
+            try spec("8-12@0.5").resolve(duration: Rational(10), frameRate: nil)
+        }
+        // touching segments are fine
+        let m = try spec("1-2@1/2", "2-3@1/4").resolve(duration: Rational(3), frameRate: nil)
+        #expect(m.target.duration == Rational(1 + 2 + 4))
+    }
+
+    @Test func rampEasesInAndOutAndKeepsTotalsExact() throws {
+        let s = try SegmentSpec(parsing: "2-6@1/8:1/2", allowRamp: true)
+        let map = try RetimeSpec(segments: [s]).resolve(duration: Rational(8), frameRate: nil)
+        let rates = map.mappings.map(\.rate)
+        // 1, 8 ramp-in steps, hold at 1/8, 8 ramp-out steps, 1
+        #expect(rates.count == 1 + 8 + 1 + 8 + 1)
+        #expect(rates[9] == Rational(1, 8))
+        // stretch factors rise monotonically into the hold and fall after it
+        let stretches = rates.map { Rational.one / $0 }
+        #expect(zip(stretches[0..<9], stretches[1..<10]).allSatisfy { $0 < $1 })
+        #expect(zip(stretches[9..<18], stretches[10..<19]).allSatisfy { $0 > $1 })
+        // ramp source total is exactly 1/2 s on each side
+        #expect(map.mappings[1].source.start == Rational(2) && map.mappings[9].source.start == Rational(5, 2))
+        // total target: 2 + hold 3*8=24 + 2 + ramps: each side sum of stretches*(1/16)
+        let rampTarget = (1...8).map { k in Rational.one + Rational(7) * Rational(Int64(k), 9) }.reduce(.zero, +) * Rational(1, 16)
+        #expect(map.target.duration == Rational(4) + Rational(24) + rampTarget * Rational(2))
+        #expect(throws: RetimeError.self) {
+            try RetimeSpec(segments: [SegmentSpec(parsing: "2-3@1/8:1/2", allowRamp: true)]).resolve(duration: Rational(8), frameRate: nil)
+        }
+    }
+
+    @Test func invalidMappingsAreRejected() {
+        let r = TimeRange(start: .zero, duration: Rational(1))
+        #expect(throws: RetimeError.self) {
+            try RetimeMap(mappings: [TimeMapping(source: r, target: r),
+                                     TimeMapping(source: TimeRange(start: Rational(2), duration: .one), target: TimeRange(start: .one, duration: .one))])
+        }
+        #expect(throws: RetimeError.empty) { try RetimeMap(mappings: []) }
+    }
+
+    /// Random segment lists: the map is strictly increasing, both directions invert each other
+    /// exactly, and the target duration is the exact sum of segment durations / rates.
+    @Test func propertyRoundTripMonotonicTotals() async {
+        let rates = [Rational(1, 32), Rational(1, 8), Rational(1, 4), Rational(1, 2), Rational(2, 3), Rational(2), Rational(3, 2), Rational(1, 3)]
+        await propertyCheck(count: 200, input: Gen.int(in: 0...4), Gen.int(in: 0...7), Gen.int(in: 1...3), Gen.int(in: 0...7)) { nSeg, r0, gap, r1 in
+            var segments: [SegmentSpec] = []
+            var t = Rational(Int64(gap), 3)
+            for k in 0..<nSeg {
+                let len = Rational(Int64(k + 1), 7)
+                segments.append(SegmentSpec(start: .seconds(t), end: .seconds(t + len), rate: rates[(r1 + k) % rates.count]))
+                t = t + len + Rational(Int64(gap), 5)
+            }
+            let duration = t + Rational(1)
+            let spec = RetimeSpec(rate: rates[r0], segments: segments)
+            let map = try spec.resolve(duration: duration, frameRate: nil)
+            var expected = Rational.zero, covered = Rational.zero
+            for s in segments {
+                if case .seconds(let a) = s.start, case .seconds(let b) = s.end {
+                    expected += (b - a) / s.rate; covered += b - a
+                }
+            }
+            expected += (duration - covered) / rates[r0]
+            #expect(map.target.duration == expected)
+            #expect(map.source == TimeRange(start: .zero, end: duration))
+            var previous: Rational?
+            for i in 0...40 {
+                let s = duration * Rational(Int64(i), 40)
+                let tt = map.targetTime(forSource: s)
+                #expect(map.sourceTime(forTarget: tt) == s)
+                if let p = previous { #expect(tt > p) }
+                previous = tt
+            }
+        }
+    }
+}
+
+@Suite struct CFRScheduleTests {
+    func schedule(rate: Rational, duration: Rational = Rational(2), fps: Rational = Rational(30)) throws -> CFRSchedule {
+        CFRSchedule(map: try RetimeSpec(rate: rate).resolve(duration: duration, frameRate: nil), frameRate: fps)
+    }
+
+    @Test func rateOne240To30TakesEveryEighthFrame() throws {
+        let s = try schedule(rate: .one)
+        #expect(s.frameCount == 60)
+        #expect((0..<s.frameCount).map { s.sourceFrameIndex(ofFrame: $0, sourceFrameRate: Rational(240), sourceFrameCount: 480) }
+                == (0..<60).map { $0 * 8 })
+    }
+
+    @Test func halfAndEighthSpeed() throws {
+        let half = try schedule(rate: Rational(1, 2))
+        #expect(half.frameCount == 120)
+        #expect(half.sourceFrameIndex(ofFrame: 7, sourceFrameRate: Rational(240), sourceFrameCount: 480) == 28)
+        let eighth = try schedule(rate: Rational(1, 8))
+        #expect(eighth.frameCount == 480)
+        #expect((0..<480).allSatisfy { eighth.sourceFrameIndex(ofFrame: $0, sourceFrameRate: Rational(240), sourceFrameCount: 480) == $0 })
+    }
+
+    @Test func tieBreakPicksTheFrameStartingExactlyThere() {
+        let times = [Rational(0), Rational(1, 240), Rational(2, 240), Rational(3, 240)]
+        #expect(CFRSchedule.frameIndex(at: Rational(1, 240), in: times) == 1)        // exactly on a pts: that frame
+        #expect(CFRSchedule.frameIndex(at: Rational(1, 240) - Rational(1, 1_000_000), in: times) == 0)
+        #expect(CFRSchedule.frameIndex(at: Rational(-1), in: times) == 0)           // before the first frame
+        #expect(CFRSchedule.frameIndex(at: Rational(5), in: times) == 3)            // after the last: hold it
+    }
+
+    @Test func ntscSourceAtHalfSpeedTo30() throws {
+        // 30000/1001 source, 1/2 speed, 30 fps out: output frame n shows source floor(n * 1001/2000)
+        let s = try schedule(rate: Rational(1, 2), duration: Rational(1001, 100), fps: Rational(30))
+        for n: Int64 in [0, 1, 2, 3, 599, 600] {
+            let expected = (Rational(n) / Rational(60) * Rational(30000, 1001)).floor
+            #expect(s.sourceFrameIndex(ofFrame: n, sourceFrameRate: Rational(30000, 1001), sourceFrameCount: 300) == expected)
+        }
+    }
+}

@@ -1,0 +1,14 @@
+import Foundation
+
+/// A fresh directory under the system temp dir, removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+    init() {
+        let p = FileManager.default.temporaryDirectory.appendingPathComponent("slomo-test-\(UUID().uuidString)").path
+        try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
+        path = p
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+    func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
+    var entries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] }
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# slomo's developer entry point: install what is missing, build, run the demo or the tests.
+#   scripts/dev.sh deps    install missing Debian packages (apt-get, only when missing)
+#   scripts/dev.sh demo    deps + release build + the main job on its built-in default input
+#   scripts/dev.sh test    deps + layer check + debug build + every test (vivid VM tests included)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
+
+# Build and test dependencies (Debian 12 names). Runtime: FFmpeg 5.1 libraries.
+# Tests: ffmpeg/ffprobe as an independent reader, v4l2-ctl and qemu for the vivid VM.
+PACKAGES=(
+  pkg-config
+  libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
+  ffmpeg v4l-utils qemu-system-x86 kmod
+)
+
+deps() {
+  local missing=() p
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "installing: ${missing[*]}" >&2
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+layers() {
+  # The CLI and the use-case layer never touch C modules (SwiftPM cannot enforce this).
+  if grep -rnE '^\s*(@_exported |public |internal |@preconcurrency )?import C[A-Z]' Sources/slomo Sources/SlomoKit; then
+    echo "layer check: C modules imported above the wrapper layer (see Docs/Architecture.md)" >&2
+    exit 1
+  fi
+  # The pure core imports nothing but the standard library.
+  if grep -rnE '^\s*(@_exported |public |internal )?import ' Sources/SlomoCore; then
+    echo "layer check: SlomoCore must import nothing (stdlib only)" >&2
+    exit 1
+  fi
+  echo "layer check: ok"
+}
+
+demo() {
+  deps
+  swift build -c release --product slomo
+  local bin=.build/release/slomo
+  mkdir -p out
+  "$bin" generate --fps 240 --duration 2 --size 640x360 -o out/demo-240fps.mp4 --overwrite
+  "$bin" probe out/demo-240fps.mp4
+  "$bin" plan out/demo-240fps.mp4 --rate 1/2 --fps 30
+  echo "demo: wrote $(pwd)/out/demo-240fps.mp4"
+}
+
+test() {
+  deps
+  layers
+  swift build --build-tests
+  swift test --skip-build
+}
+
+case "${1:-}" in
+  deps) deps ;;
+  demo) demo ;;
+  test) test ;;
+  layers) layers ;;
+  *) echo "usage: scripts/dev.sh deps|demo|test|layers" >&2; exit 64 ;;
+esac
