@@ -22,6 +22,8 @@ let package = Package(
             providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
                               "libswresample-dev", "libswscale-dev", "libavutil-dev"])]),
         .target(name: "CV4L2"),
+        .systemLibrary(name: "CSoundTouch", pkgConfig: "soundtouch", providers: [.apt(["libsoundtouch-dev"])]),
+        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
 
         // Pure core: exact time, retime maps, calibration code, format catalogs and selection.
         .target(name: "SlomoCore"),
@@ -29,9 +31,11 @@ let package = Package(
         // Wrappers: one per C library; C types stop here.
         .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "SlomoCore"]),
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
+        // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
+        .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"]),
 
         // Use cases.
-        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2"]),
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio"]),
 
         // The command line.
         .executableTarget(
@@ -47,6 +51,7 @@ let package = Package(
             name: "SlomoCoreTests",
             dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")]),
         .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg"]),
+        .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoKit"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),
     ]
