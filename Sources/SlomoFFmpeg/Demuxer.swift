@@ -31,6 +31,10 @@ public struct StreamInfo: Sendable {
     public var declaredFrameCount: Int64?
     public var bitRate: Int64
     public var metadata: [String: String]
+    /// Every frame is a keyframe (`AV_CODEC_PROP_INTRA_ONLY`: MJPEG, FFV1, ProRes…).
+    public var intraOnly: Bool
+    /// Codec extradata (avcC / hvcC…), for bitstream inspection.
+    public var extradata: [UInt8]
     /// Display rotation in degrees from the display matrix side data (counter-clockwise), if any.
     public var rotation: Double?
 }
@@ -120,7 +124,16 @@ public final class Demuxer {
             declaredFrameCount: s.pointee.nb_frames > 0 ? s.pointee.nb_frames : nil,
             bitRate: par.bit_rate,
             metadata: Demuxer.dictionary(s.pointee.metadata),
+            intraOnly: desc.map { $0.pointee.props & AV_CODEC_PROP_INTRA_ONLY != 0 } ?? false,
+            extradata: par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? [],
             rotation: rotation)
+    }
+
+    /// Seeks to the keyframe at or before `seconds` on stream `index` (`av_seek_frame` backward).
+    public func seek(stream index: Int, to seconds: Rational) throws(FFmpegError) {
+        let tb = streamInfo(index).timeBase
+        let ts = (try? seconds.ticks(in: tb, rounding: .down)) ?? 0
+        try ffcall(path, "av_seek_frame") { av_seek_frame(context, Int32(index), ts, AVSEEK_FLAG_BACKWARD) }
     }
 
     /// Index of the "best" stream of a kind (`av_find_best_stream`), nil when there is none.

@@ -76,6 +76,19 @@ public final class Frame {
         return try body(data, Int(stride))
     }
 
+    /// Clears the decoder's picture type so an encoder does not take it as a forced type.
+    public func clearPictureType() {
+        raw.pointee.pict_type = AV_PICTURE_TYPE_NONE
+        raw.pointee.key_frame = 0
+    }
+
+    /// A new reference to the same buffers (`av_frame_ref`).
+    public func reference() throws(FFmpegError) -> Frame {
+        let f = Frame()
+        try ffcall("frame", "av_frame_ref", kind: .internalError) { av_frame_ref(f.raw, raw) }
+        return f
+    }
+
     /// Drops the buffers so the frame can receive the next decoded one.
     public func unref() { av_frame_unref(raw) }
 }

@@ -48,6 +48,42 @@ public final class Muxer {
         return Int(s.pointee.index)
     }
 
+    /// Adds a stream that will receive packets copied from `demuxer`'s stream `index` unchanged
+    /// (`avcodec_parameters_copy`), with its stream side data (display matrix…) and the given time base.
+    public func addStream(copying index: Int, from demuxer: Demuxer, timeBase: Rational, frameRate: Rational?) throws(FFmpegError) -> Int {
+        guard let s = avformat_new_stream(context, nil) else {
+            throw FFmpegError(path: path, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+        }
+        let src = demuxer.stream(index)
+        try ffcall(path, "avcodec_parameters_copy") { avcodec_parameters_copy(s.pointee.codecpar, src.pointee.codecpar) }
+        // The source container's codec tag may not be valid in the output container.
+        s.pointee.codecpar.pointee.codec_tag = 0
+        if let tb = timeBase.avRational { s.pointee.time_base = tb }
+        if let fr = frameRate?.avRational { s.pointee.avg_frame_rate = fr; s.pointee.r_frame_rate = fr }
+        for i in 0..<Int(src.pointee.nb_side_data) {
+            let sd = src.pointee.side_data[i]
+            if let dst = av_stream_new_side_data(s, sd.type, sd.size) { dst.update(from: sd.data, count: sd.size) }
+        }
+        av_dict_copy(&s.pointee.metadata, src.pointee.metadata, 0)
+        return Int(s.pointee.index)
+    }
+
+    /// Copies stream side data (display matrix…) from a demuxer stream to output stream `index`.
+    public func copySideData(from demuxer: Demuxer, stream source: Int, to index: Int) {
+        let src = demuxer.stream(source), dst = context.pointee.streams[index]!
+        for i in 0..<Int(src.pointee.nb_side_data) {
+            let sd = src.pointee.side_data[i]
+            if let p = av_stream_new_side_data(dst, sd.type, sd.size) { p.update(from: sd.data, count: sd.size) }
+        }
+    }
+
+    /// Sets a stream's declared frame rate (what players and ffprobe show as the rate).
+    public func setFrameRate(_ rate: Rational, ofStream index: Int) {
+        guard let r = rate.avRational else { return }
+        context.pointee.streams[index]!.pointee.avg_frame_rate = r
+        context.pointee.streams[index]!.pointee.r_frame_rate = r
+    }
+
     /// Sets a container-level metadata tag.
     public func setMetadata(_ key: String, _ value: String) {
         av_dict_set(&context.pointee.metadata, key, value, 0)

@@ -11,7 +11,7 @@ struct Slomo: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
-            StretchCommand.self,
+            RetimeCommand.self, ExportCommand.self, StretchCommand.self,
             DevicesCommand.self, FormatsCommand.self,
         ])
 

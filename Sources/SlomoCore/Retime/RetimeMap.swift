@@ -145,3 +145,29 @@ public struct Seconds: CustomStringConvertible {
         return frac.isEmpty ? whole : "\(whole).\(frac)"
     }
 }
+
+extension RetimeMap {
+    /// The inverse map: target becomes source (exact; valid because both sides are contiguous).
+    public func inverted() -> RetimeMap {
+        try! RetimeMap(mappings: mappings.map { TimeMapping(source: $0.target, target: $0.source) })
+    }
+
+    /// `self` then `next`: maps source times of `self` through both. `next.source` must be
+    /// `self.target`. Breakpoints of both maps are kept, so the result is exact.
+    public func then(_ next: RetimeMap) throws(RetimeError) -> RetimeMap {
+        guard next.source == target else {
+            throw .invalidSegment("(compose)", reason: "the second map covers \(next.source), the first ends on \(target)")
+        }
+        var cuts = Set(mappings.map(\.source.start))
+        for m in next.mappings { cuts.insert(sourceTime(forTarget: m.source.start)) }
+        let points = cuts.sorted() + [source.end]
+        var out: [TimeMapping] = []
+        for i in 0..<(points.count - 1) where points[i + 1] > points[i] {
+            let a = points[i], b = points[i + 1]
+            let ta = next.targetTime(forSource: targetTime(forSource: a))
+            let tb = next.targetTime(forSource: targetTime(forSource: b))   // maps are continuous
+            out.append(TimeMapping(source: TimeRange(start: a, end: b), target: TimeRange(start: ta, end: tb)))
+        }
+        return try RetimeMap(mappings: out).coalesced()
+    }
+}

@@ -1,0 +1,233 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// `slomo export`: decode, apply the retime map, encode at a constant frame rate.
+public struct ExportRequest: Sendable {
+    public enum FrameBlend: String, Sendable, CaseIterable { case none, blend, motion }
+    public var input: String
+    public var output: String
+    public var spec: RetimeSpec
+    public var frameRate = Rational(30)
+    public var pitch = "spectral"
+    public var audio = true
+    public var codec = "libx264"
+    public var preset: String? = nil
+    public var crf: Int? = nil
+    public var frameBlend = FrameBlend.none
+    public var overwrite = false
+    public var fromOriginal = true
+    /// Skip decoding frames that nothing shows and nothing references.
+    public var skipUnneeded = true
+    public init(input: String, output: String, spec: RetimeSpec) {
+        self.input = input; self.output = output; self.spec = spec
+    }
+}
+
+public struct ExportReport: Codable, Sendable {
+    public var input: String
+    public var output: String
+    public var outputFrames: Int64
+    public var frameRate: Rational
+    public var outputDuration: Rational
+    public var sourceFrames: Int
+    /// Source packets sent to the decoder / left undecoded because no output frame shows them.
+    public var decodedPackets: Int
+    public var skippedPackets: Int
+    /// Output frames that repeat the previous source frame because the source has fewer frames.
+    public var repeatedFrames: Int64
+    /// Output frames whose source frame could not be decoded (the previous one was shown).
+    public var missingFrames: Int64
+    public var audioFrames: Int64?
+    public var elapsedSeconds: Double
+    public var encodeFps: Double
+}
+
+public enum Exporter {
+    /// Progress: (output frames done, total).
+    public static func export(_ r: ExportRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> ExportReport {
+        let started = DispatchTime.now()
+        try Prober.checkInput(r.input)
+        let formatName = try ContainerFormat.forOutput(r.output)
+        guard r.frameRate.isPositive, r.frameRate <= Rational(1000), r.frameRate.denominator <= 1_000_000 else {
+            throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
+        }
+        if r.frameBlend == .motion {
+            throw SimpleFailure("--frame-blend motion: motion interpolation is not available yet (use none or blend)", .usage)
+        }
+        let timeline = try MediaTimeline(path: r.input)
+        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal)
+        let schedule = CFRSchedule(map: map, frameRate: r.frameRate)
+        let total = schedule.frameCount
+        let times = timeline.frameTimes
+        // Which source frame each output frame shows; with blending, also the one after it.
+        let shown = (0..<total).map { schedule.sourceFrameIndex(ofFrame: $0, sourceTimes: times) }
+        var needed = Set(shown)
+        if r.frameBlend == .blend { for k in shown where k + 1 < times.count { needed.insert(k + 1) } }
+        let tb = timeline.info.timeBase
+        let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
+        var indexOfPTS: [Int64: Int] = [:]
+        for (i, t) in times.enumerated() { indexOfPTS[originTicks + (try t.ticks(in: tb, rounding: .nearest))] = i }
+        let disposable = DisposableFrames(codecName: timeline.info.codecName, intraOnly: timeline.info.intraOnly,
+                                          extradata: timeline.info.extradata)
+
+        // Output.
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
+        let width = timeline.info.width & ~1, height = timeline.info.height & ~1
+        var options: [String: String] = [:]
+        if r.codec == "libx264" || r.codec == "libx265" {
+            options["preset"] = r.preset ?? "medium"
+            options["crf"] = String(r.crf ?? (r.codec == "libx265" ? 28 : 23))
+        } else if let crf = r.crf {
+            options["crf"] = String(crf)
+        }
+        let pixelFormat: PixelFormat = r.codec == "mjpeg" ? .yuvj420p : .yuv420p
+        let venc = try Encoder(path: r.output, video: VideoEncoderSettings(
+            codec: r.codec, width: width, height: height, pixelFormat: pixelFormat, frameRate: r.frameRate,
+            options: options), globalHeader: muxer.wantsGlobalHeader)
+        let vOut = try muxer.addStream(for: venc)
+        let probeDemuxer = try Prober.openInput(r.input)
+        muxer.copySideData(from: probeDemuxer, stream: timeline.video, to: vOut)
+        var audioWriter: AudioTrackWriter?
+        if r.audio, let a = timeline.audio, let factory = Retimer.audioFactory,
+           let source = try factory(r.input, a, map, r.pitch, timeline.origin) {
+            audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
+        }
+        muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
+        muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
+        if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
+        muxer.setMetadata("encoder", "slomo export")
+        let mo = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
+        do { try muxer.writeHeader(options: mo) } catch {
+            throw FFmpegError(path: r.output, operation: "avformat_write_header",
+                              message: "\(r.codec) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupported)
+        }
+        audioWriter?.headerWritten()
+        let vTB = muxer.timeBase(ofStream: vOut)
+        let packet = Packet()
+        func drainVideo() throws {
+            while case .got = try venc.receive(into: packet) {
+                packet.streamIndex = vOut
+                packet.rescaleTimestamps(from: venc.timeBase, to: vTB)
+                try muxer.write(packet)
+            }
+        }
+
+        // Emission: output frames in order, each from the held source frame (and the next, for blends).
+        let scaler = Scaler()
+        var next: Int64 = 0
+        var repeated: Int64 = 0, missing: Int64 = 0
+        var lastShownIndex = -1
+        func prepare(_ f: Frame) throws -> Frame {
+            if f.pixelFormat == pixelFormat && f.width == width && f.height == height { return f }
+            return try scaler.convert(f, width: width, height: height, pixelFormat: pixelFormat)
+        }
+        func encode(_ f: Frame, _ n: Int64) throws {
+            f.clearPictureType()
+            f.pts = n
+            while try !venc.send(f) { try drainVideo() }
+            try drainVideo()
+            try audioWriter?.write(upTo: schedule.targetTime(ofFrame: n + 1))
+            progress?(n + 1, total)
+        }
+        /// Emits every output frame that shows source frame `k` or earlier, from `held` (index k).
+        func emit(upTo k: Int, held: Frame, heldIndex: Int, after: (frame: Frame, index: Int)?) throws {
+            var prepared: Frame?
+            while next < total && shown[Int(next)] <= k {
+                if shown[Int(next)] != heldIndex { missing += 1 }
+                if shown[Int(next)] == lastShownIndex { repeated += 1 }
+                lastShownIndex = shown[Int(next)]
+                let base = try prepared ?? prepare(held)
+                prepared = base
+                if r.frameBlend == .blend, let a = after, heldIndex + 1 == a.index {
+                    let s = schedule.sourceTime(ofFrame: next)
+                    let t0 = times[heldIndex], t1 = times[a.index]
+                    let w = Swift.max(.zero, Swift.min(.one, (s - t0) / (t1 - t0)))
+                    if w.isZero { try encode(base, next) } else {
+                        try encode(try FrameBlender.blend(base, try prepare(a.frame), weight: w), next)
+                    }
+                } else {
+                    // a fresh reference per output frame: the encoder may still hold the last one
+                    try encode(try base.reference(), next)
+                }
+                next += 1
+            }
+        }
+
+        let demuxer = try Prober.openInput(r.input)
+        demuxer.keepOnly(streams: [timeline.video])
+        let decoder = try demuxer.makeDecoder(stream: timeline.video)
+        var held: (frame: Frame, index: Int)?
+        var decoded = 0, skipped = 0
+        func receiveAll() throws {
+            while true {
+                let f = Frame()
+                guard case .got = try decoder.receive(into: f) else { return }
+                guard let p = f.bestEffortTimestamp, let k = indexOfPTS[p] ?? nearestIndex(p) else { continue }
+                if let h = held {
+                    if k <= h.index { continue }              // out-of-order duplicate
+                    try emit(upTo: k - 1, held: h.frame, heldIndex: h.index, after: (f, k))
+                }
+                held = (f, k)
+            }
+        }
+        func nearestIndex(_ p: Int64) -> Int? {
+            let t = Rational(ticks: p - originTicks, timeBase: tb)
+            return times.isEmpty ? nil : CFRSchedule.frameIndex(at: t, in: times)
+        }
+        while try demuxer.readPacket(into: packet) {
+            guard packet.streamIndex == timeline.video else { continue }
+            if r.skipUnneeded, let p = packet.pts, let k = indexOfPTS[p], !needed.contains(k),
+               packet.withBytes({ disposable.isDisposable($0) }) {
+                skipped += 1
+                continue
+            }
+            decoded += 1
+            do { while try !decoder.send(packet) { try receiveAll() } } catch let e as FFmpegError where e.kind == .invalidData {
+                continue   // damaged packet: its frame is reported as missing
+            }
+            try receiveAll()
+            if next >= total { break }
+        }
+        _ = try? decoder.send(nil)
+        try receiveAll()
+        if let h = held { try emit(upTo: Int.max, held: h.frame, heldIndex: h.index, after: nil) }
+        guard next == total else {
+            throw SimpleFailure("\(r.input): export: no decodable video frames", .dataError)
+        }
+        _ = try venc.send(nil)
+        try drainVideo()
+        try audioWriter?.finish()
+        try muxer.finish()
+        try out.commit()
+        let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+        return ExportReport(
+            input: r.input, output: r.output, outputFrames: total, frameRate: r.frameRate, outputDuration: map.target.duration,
+            sourceFrames: times.count, decodedPackets: decoded, skippedPackets: skipped, repeatedFrames: repeated,
+            missingFrames: missing, audioFrames: audioWriter?.framesWritten, elapsedSeconds: elapsed,
+            encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
+    }
+}
+
+/// Linear blend of two 8-bit planar frames of the same format and size.
+enum FrameBlender {
+    static func blend(_ a: Frame, _ b: Frame, weight: Rational) throws -> Frame {
+        let out = try Frame(width: a.width, height: a.height, pixelFormat: a.pixelFormat)
+        let w = Int((weight * Rational(256)).rounded(.nearest))
+        let planes = [(a.width, a.height), ((a.width + 1) / 2, (a.height + 1) / 2), ((a.width + 1) / 2, (a.height + 1) / 2)]
+        for (i, (pw, ph)) in planes.enumerated() {
+            a.withPlane(i) { pa, sa in
+                b.withPlane(i) { pb, sb in
+                    out.withPlane(i) { po, so in
+                        for y in 0..<ph {
+                            let ra = pa + y * sa, rb = pb + y * sb, ro = po + y * so
+                            for x in 0..<pw { ro[x] = UInt8((Int(ra[x]) * (256 - w) + Int(rb[x]) * w + 128) >> 8) }
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+}

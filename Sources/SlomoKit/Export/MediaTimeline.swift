@@ -1,0 +1,103 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// What export and retime need to know about an input before touching its packets: the video
+/// stream, its time origin (the first frame's pts), its duration, and any earlier slomo retime.
+struct MediaTimeline {
+    var path: String
+    var video: Int
+    var audio: Int?
+    var info: StreamInfo
+    /// Absolute time of the first video frame: map source time 0.
+    var origin: Rational
+    /// Duration of the current file's video (first frame to end of last).
+    var duration: Rational
+    var frameRate: Rational?
+    /// Sorted presentation times of every video packet, relative to `origin`.
+    var frameTimes: [Rational]
+    /// The map an earlier slomo retime stored (original timing → this file), if any.
+    var previousMap: RetimeMap?
+
+    static let retimeKey = "slomo_retime"
+
+    init(path: String) throws {
+        self.path = path
+        let probe = try Prober.probe(path: path)
+        guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
+            throw SimpleFailure("\(path): no video stream", .dataError)
+        }
+        let d = try Prober.openInput(path)
+        video = d.bestStream(.video) ?? v.index
+        audio = d.bestStream(.audio)
+        info = d.streamInfo(video)
+        d.keepOnly(streams: [video])
+        var pts: [Int64] = []
+        var lastEnd: Int64 = .min
+        let p = Packet()
+        while try d.readPacket(into: p) {
+            guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
+            pts.append(t)
+            lastEnd = Swift.max(lastEnd, t + p.duration)
+        }
+        pts.sort()
+        guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
+        let tb = info.timeBase
+        origin = Rational(ticks: first, timeBase: tb)
+        frameTimes = pts.map { Rational(ticks: $0 - first, timeBase: tb) }
+        frameRate = v.measuredFrameRate ?? v.nominalFrameRate
+        // end of the last frame: its duration, else one nominal frame interval
+        var end = Rational(ticks: lastEnd - first, timeBase: tb)
+        if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
+        duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
+        if let json = d.metadata[MediaTimeline.retimeKey] ?? probe.container.metadata[MediaTimeline.retimeKey],
+           let map = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
+           map.target.duration == duration || abs((map.target.duration - duration).doubleValue) < 0.05 {
+            previousMap = map
+        }
+    }
+
+    /// Resolves the user's spec. With an earlier slomo retime and `fromOriginal`, the spec is read
+    /// on the original timeline and the result maps *this file's* times (previous⁻¹ then new).
+    /// Returns (map for this file's timeline, map from the original timing to store in the output).
+    func resolve(_ spec: RetimeSpec, fromOriginal: Bool) throws(SimpleFailure) -> (current: RetimeMap, stored: RetimeMap) {
+        switch resolveMaps(spec, fromOriginal: fromOriginal) {
+        case .success(let maps): return maps
+        case .failure(let e): throw SimpleFailure("\(path): \(e)", .usage)
+        }
+    }
+
+    private func resolveMaps(_ spec: RetimeSpec, fromOriginal: Bool) -> Result<(current: RetimeMap, stored: RetimeMap), RetimeError> {
+        Result { () throws(RetimeError) in
+            if fromOriginal, let prev = previousMap {
+                let originalRate = frameRate.map { $0 * prev.target.duration / prev.source.duration }
+                let m = try spec.resolve(duration: prev.source.duration, frameRate: originalRate)
+                return (try prev.inverted().then(m), m)
+            }
+            let m = try spec.resolve(duration: duration, frameRate: frameRate)
+            return (m, m)
+        }
+    }
+}
+
+/// Chooses an output time base in which every mapped timestamp is exact when possible.
+enum OutputTimeBase {
+    /// The least common multiple of the denominators (a time base of 1/lcm represents all
+    /// `times` exactly), or nil when it would not fit FFmpeg's 32-bit rationals.
+    static func exact(for times: [Rational], atLeast minimum: Int64 = 1000) -> Rational? {
+        var l: Int64 = 1
+        for t in times {
+            let d = t.denominator
+            let g = gcd(l, d)
+            let (m, o) = (l / g).multipliedReportingOverflow(by: d)
+            guard !o, m <= Int64(Int32.max) else { return nil }
+            l = m
+        }
+        // a coarse exact base (e.g. 1/240) is fine, but give muxers room: scale up to >= minimum
+        var scaled = l
+        while scaled < minimum { scaled *= 2 }
+        return scaled <= Int64(Int32.max) ? Rational(1, scaled) : Rational(1, l)
+    }
+
+    static func gcd(_ a: Int64, _ b: Int64) -> Int64 { b == 0 ? a : gcd(b, a % b) }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// `slomo retime`: video packets copied bit for bit with retimed timestamps (variable frame
+/// rate output), audio through the time-pitch engine, the map stored as slomo metadata.
+public struct RetimeRequest: Sendable {
+    public var input: String
+    public var output: String
+    public var spec: RetimeSpec
+    public var pitch: String = "spectral"
+    public var audio = true
+    public var overwrite = false
+    /// Read segments on the original timing when the input was retimed by slomo before.
+    public var fromOriginal = true
+    public init(input: String, output: String, spec: RetimeSpec) {
+        self.input = input; self.output = output; self.spec = spec
+    }
+}
+
+public struct RetimeReport: Codable, Sendable {
+    public var input: String
+    public var output: String
+    public var videoPackets: Int
+    public var sourceDuration: Rational
+    public var outputDuration: Rational
+    public var outputTimeBase: Rational
+    /// True when some timestamps had to be rounded to the output time base (e.g. Matroska's 1 ms).
+    public var timestampsRounded: Bool
+    public var averageFrameRate: Rational
+    public var audioFrames: Int64?
+    public var mappings: [PlanReport.Mapping]
+}
+
+public enum Retimer {
+    /// Makes the retimed-audio source for a file (set by the time-pitch engine; nil = no audio support yet).
+    nonisolated(unsafe) public static var audioFactory: ((String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)?)?
+
+    public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
+        try Prober.checkInput(r.input)
+        let formatName = try ContainerFormat.forOutput(r.output)
+        let timeline = try MediaTimeline(path: r.input)
+        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal)
+        let tb = timeline.info.timeBase
+
+        // Pass 1 (already done by MediaTimeline for pts): exact output times for every packet.
+        let demuxer = try Prober.openInput(r.input)
+        var keep: Set<Int> = [timeline.video]
+        if r.audio, let a = timeline.audio { keep.insert(a) }
+        demuxer.keepOnly(streams: [timeline.video])
+        let packet = Packet()
+        var outTimes: [(pts: Rational, dts: Rational)] = []
+        let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
+        func mapped(_ ticks: Int64) -> Rational { map.targetTime(forSource: Rational(ticks: ticks - originTicks, timeBase: tb)) }
+        while try demuxer.readPacket(into: packet) {
+            guard packet.streamIndex == timeline.video else { continue }
+            let p = packet.pts ?? packet.dts ?? 0
+            outTimes.append((mapped(p), mapped(packet.dts ?? p)))
+        }
+        let exact = OutputTimeBase.exact(for: outTimes.flatMap { [$0.pts, $0.dts] } + [map.target.end])
+        let chosenTB = exact ?? Rational(1, 90000)
+        let frameCount = timeline.frameTimes.count
+        let averageRate = Rational(Int64(frameCount)) / map.target.duration
+
+        // Pass 2: write.
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
+        let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: chosenTB, frameRate: averageRate)
+        var audioWriter: AudioTrackWriter?
+        if r.audio, let a = timeline.audio, let factory = audioFactory,
+           let source = try factory(r.input, a, map, r.pitch, timeline.origin) {
+            audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
+        }
+        let storedJSON = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
+        muxer.setMetadata(MediaTimeline.retimeKey, storedJSON)
+        muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
+        if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
+        muxer.setMetadata("encoder", "slomo retime")
+        let options = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
+        do { try muxer.writeHeader(options: options) } catch {
+            throw FFmpegError(path: r.output, operation: "avformat_write_header",
+                              message: "\(timeline.info.codecName) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupported)
+        }
+        audioWriter?.headerWritten()
+        let outTB = muxer.timeBase(ofStream: vOut)
+        var rounded = false
+        var lastDTS: Int64 = .min
+        var index = 0
+        let demuxer2 = try Prober.openInput(r.input)
+        demuxer2.keepOnly(streams: [timeline.video])
+        while try demuxer2.readPacket(into: packet) {
+            guard packet.streamIndex == timeline.video else { continue }
+            let (pt, dt) = outTimes[index]
+            index += 1
+            var pts = try pt.ticks(in: outTB, rounding: .nearest)
+            var dts = try dt.ticks(in: outTB, rounding: .nearest)
+            if Rational(ticks: pts, timeBase: outTB) != pt || Rational(ticks: dts, timeBase: outTB) != dt { rounded = true }
+            if dts <= lastDTS { dts = lastDTS + 1; rounded = true }      // keep decode order strictly increasing
+            if pts < dts { pts = dts }
+            lastDTS = dts
+            // duration: until the mapped end of this frame's source interval
+            let p = packet.pts ?? packet.dts ?? 0
+            if packet.duration > 0 {
+                let end = try mapped(p + packet.duration).ticks(in: outTB, rounding: .nearest)
+                packet.duration = Swift.max(1, end - (try pt.ticks(in: outTB, rounding: .nearest)))
+            }
+            packet.pts = pts
+            packet.dts = dts
+            packet.streamIndex = vOut
+            try audioWriter?.write(upTo: dt)
+            try muxer.write(packet)
+        }
+        try audioWriter?.finish()
+        try muxer.finish()
+        try out.commit()
+        return RetimeReport(
+            input: r.input, output: r.output, videoPackets: index, sourceDuration: timeline.duration,
+            outputDuration: map.target.duration, outputTimeBase: outTB, timestampsRounded: rounded,
+            averageFrameRate: averageRate, audioFrames: audioWriter?.framesWritten,
+            mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
+                                               targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
+    }
+}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Foundation
+import SlomoCore
+import SlomoKit
+
+struct ExportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export at a constant frame rate (default 30 fps) with the retime applied and time-pitch audio.",
+        discussion: """
+        Output frame n shows the last source frame whose pts is at or before the mapped time (see README). \
+        Frames no output frame shows and no other frame references are not decoded.
+        Example: slomo export in.mp4 -o out.mp4 --rate 0.5 --pitch spectral
+        """)
+
+    @Argument(help: "Input media file.") var input: String
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).") var output: String
+    @OptionGroup var retime: RetimeOptions
+    @Option(help: "Output frame rate (integer, decimal or fraction).") var fps = "30"
+    @Option(help: "Video encoder: libx264 (default), libx265, libvpx-vp9, libaom-av1, prores_ks, ffv1, mjpeg.") var codec = "libx264"
+    @Option(help: "Encoder preset (x264/x265 meaning; default medium).") var preset: String?
+    @Option(help: "Constant rate factor (x264/x265 meaning; default 23 / 28).") var crf: Int?
+    @Option(help: "When the source has fewer frames than the output needs: none (repeat), blend, motion.") var frameBlend = "none"
+    @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
+    @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
+    @Flag(help: "Replace the output if it exists.") var overwrite = false
+    @Flag(help: "Print a JSON summary on stdout.") var json = false
+
+    func run() throws {
+        var r = ExportRequest(input: input, output: output, spec: try retime.spec())
+        r.frameRate = try Values.rational(fps, option: "--fps")
+        r.pitch = retime.pitch
+        r.audio = !retime.noAudio
+        r.codec = codec; r.preset = preset; r.crf = crf
+        guard let blend = ExportRequest.FrameBlend(rawValue: frameBlend) else {
+            throw SimpleFailure("--frame-blend '\(frameBlend)': expected none, blend or motion", .usage)
+        }
+        r.frameBlend = blend
+        r.overwrite = overwrite
+        r.fromOriginal = try retime.fromOriginal()
+        r.skipUnneeded = !decodeAll
+        let reporter = try ProgressReporter(mode: progress, label: "export")
+        let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
+        reporter.finish()
+        if json { try JSONOutput.print(report); return }
+        Console.out("\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps")
+    }
+}
+
+/// Progress as a terminal bar or NDJSON events on stderr.
+final class ProgressReporter {
+    enum Mode { case bar, json, none }
+    let mode: Mode
+    let bar: Progress
+    private var lastJSON = DispatchTime(uptimeNanoseconds: 0)
+
+    init(mode: String, label: String) throws {
+        bar = Progress(label: label)
+        switch mode {
+        case "auto": self.mode = bar.enabled ? .bar : .none
+        case "json": self.mode = .json
+        case "none": self.mode = .none
+        default: throw SimpleFailure("--progress '\(mode)': expected auto, json or none", .usage)
+        }
+    }
+
+    func update(_ done: Int64, _ total: Int64) {
+        switch mode {
+        case .bar: bar.update(done, total)
+        case .json:
+            let now = DispatchTime.now()
+            guard done == total || now.uptimeNanoseconds - lastJSON.uptimeNanoseconds > 500_000_000 else { return }
+            lastJSON = now
+            Console.error("{\"event\":\"progress\",\"done\":\(done),\"total\":\(total)}")
+        case .none: break
+        }
+    }
+
+    func finish() { if mode == .bar { bar.finish() } }
+}
