@@ -18,6 +18,8 @@ struct MediaTimeline {
     var frameTimes: [Rational]
     /// The map an earlier slomo retime stored (original timing → this file), if any.
     var previousMap: RetimeMap?
+    /// The original recording's constant frame rate, when an earlier slomo retime recorded it.
+    var originalFrameRate: Rational?
 
     static let retimeKey = "slomo_retime"
 
@@ -50,11 +52,24 @@ struct MediaTimeline {
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
         duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
-        if let json = d.metadata[MediaTimeline.retimeKey] ?? probe.container.metadata[MediaTimeline.retimeKey],
+        if let json = probe.slomo?[MediaTimeline.retimeKey],
            let map = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
            map.target.duration == duration || abs((map.target.duration - duration).doubleValue) < 0.05 {
             previousMap = map
+            originalFrameRate = probe.slomo?["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
         }
+    }
+
+    /// The original-timing time of a frame at `t` on this file's timeline. When the original was
+    /// constant-rate, the result snaps to its frame grid: containers with coarse time bases (Matroska's
+    /// 1 ms) rounded the retimed times, and the grid recovers the exact original time.
+    func originalTime(_ t: Rational) -> Rational {
+        guard let prev = previousMap else { return t }
+        let o = prev.sourceTime(forTarget: t)
+        guard let fps = originalFrameRate, fps.isPositive else { return o }
+        let k = (o * fps).rounded(.nearest)
+        let snapped = Rational(k) / fps
+        return abs((snapped - o).doubleValue) * 4 < (Rational.one / fps).doubleValue ? snapped : o
     }
 
     /// Resolves the user's spec. With an earlier slomo retime and `fromOriginal`, the spec is read

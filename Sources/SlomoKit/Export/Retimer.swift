@@ -51,7 +51,13 @@ public enum Retimer {
         let packet = Packet()
         var outTimes: [(pts: Rational, dts: Rational)] = []
         let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
-        func mapped(_ ticks: Int64) -> Rational { map.targetTime(forSource: Rational(ticks: ticks - originTicks, timeBase: tb)) }
+        func mapped(_ ticks: Int64) -> Rational {
+            let t = Rational(ticks: ticks - originTicks, timeBase: tb)
+            if r.fromOriginal, timeline.previousMap != nil {
+                return stored.targetTime(forSource: timeline.originalTime(t))
+            }
+            return map.targetTime(forSource: t)
+        }
         while try demuxer.readPacket(into: packet) {
             guard packet.streamIndex == timeline.video else { continue }
             let p = packet.pts ?? packet.dts ?? 0

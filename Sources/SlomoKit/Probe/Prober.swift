@@ -102,7 +102,9 @@ public enum Prober {
                                     corrupt: corrupt[s.index], end: lastEnd[s.index]))
         }
         let meta = demuxer.metadata
-        let slomoMeta = meta.filter { $0.key.hasPrefix("slomo") }
+        // Matroska upper-cases tag names: slomo's keys are matched and reported in lower case.
+        let slomoMeta = Dictionary(meta.filter { $0.key.lowercased().hasPrefix("slomo") }.map { ($0.key.lowercased(), $0.value) },
+                                   uniquingKeysWith: { a, _ in a })
         var report = ProbeReport(
             path: path,
             container: .init(format: demuxer.formatName, formatLongName: demuxer.formatLongName,

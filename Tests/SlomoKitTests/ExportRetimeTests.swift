@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import SlomoCore
+import SlomoFFmpeg
+@testable import SlomoKit
+
+/// Export and retime proven with calibration clips: every output frame says which source frame it is.
+@Suite struct ExportRetimeTests {
+    static func clip(_ dir: TemporaryDirectory, fps: Int64 = 240, seconds: Rational = Rational(1), name: String = "src.mp4",
+                     codec: GenerateRequest.VideoCodec = .h264) throws -> String {
+        var r = GenerateRequest(output: dir.file(name), frameRate: Rational(fps), duration: seconds, width: 320, height: 180)
+        r.codec = codec
+        r.audio = false
+        _ = try Generator.generate(r)
+        return r.output
+    }
+
+    func indices(_ path: String) throws -> [Int?] {
+        try Prober.probe(path: path, frames: true).frames?.map(\.calibrationIndex) ?? []
+    }
+
+    /// The source frame each output frame must show, straight from the schedule (240 fps source).
+    func expected(_ spec: RetimeSpec, duration: Rational, sourceFPS: Rational, frames: Int64, fps: Rational = Rational(30)) throws -> [Int?] {
+        let s = CFRSchedule(map: try spec.resolve(duration: duration, frameRate: sourceFPS), frameRate: fps)
+        return (0..<s.frameCount).map { Int(s.sourceFrameIndex(ofFrame: $0, sourceFrameRate: sourceFPS, sourceFrameCount: frames)) }
+    }
+
+    @Test(arguments: [Rational(1), Rational(1, 2), Rational(1, 8)])
+    func exportShowsTheScheduledSourceFrames(rate: Rational) throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        let spec = RetimeSpec(rate: rate)
+        let r = try Exporter.export(ExportRequest(input: src, output: dir.file("out.mp4"), spec: spec))
+        let want = try expected(spec, duration: Rational(1), sourceFPS: Rational(240), frames: 240)
+        #expect(r.outputFrames == Int64(want.count))
+        #expect(try indices(r.output) == want)
+        let v = try #require(try Prober.probe(path: r.output).streams.first)
+        #expect(v.measuredFrameRate == Rational(30) && v.variableFrameRate == false)
+        #expect(v.frameCount == Int64(want.count))
+    }
+
+    @Test func mixedSegmentsAndRamps() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir, seconds: Rational(2))
+        let spec = RetimeSpec(rate: .one, segments: [try SegmentSpec(parsing: "0.25-0.5@1/4"),
+                                                     try SegmentSpec(parsing: "1-1.75@1/8:1/8", allowRamp: true)])
+        let r = try Exporter.export(ExportRequest(input: src, output: dir.file("mixed.mkv"), spec: spec))
+        #expect(try indices(r.output) == (try expected(spec, duration: Rational(2), sourceFPS: Rational(240), frames: 480)))
+    }
+
+    @Test func skippingUndecodedFramesChangesNothingButWork() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        var all = ExportRequest(input: src, output: dir.file("all.mp4"), spec: RetimeSpec())
+        all.skipUnneeded = false
+        let a = try Exporter.export(all)
+        let s = try Exporter.export(ExportRequest(input: src, output: dir.file("skip.mp4"), spec: RetimeSpec()))
+        // decoding stops once the last output frame is known (frame 233 proves 232 is the last one shown)
+        #expect(a.skippedPackets == 0 && a.decodedPackets >= 233)
+        #expect(s.skippedPackets > 0 && s.decodedPackets + s.skippedPackets <= 240 && s.decodedPackets < a.decodedPackets)
+        #expect(try indices(a.output) == indices(s.output))
+        // intra-only sources: only the frames shown are decoded (1 in 8 at rate 1)
+        let mj = try Self.clip(dir, name: "mj.mov", codec: .mjpeg)
+        let m = try Exporter.export(ExportRequest(input: mj, output: dir.file("mj-out.mp4"), spec: RetimeSpec()))
+        #expect(m.decodedPackets == 30 && m.skippedPackets == 210)
+        #expect(try indices(m.output) == (0..<30).map { Optional($0 * 8) })
+    }
+
+    @Test func slowerThanTheSourceRepeatsOrBlends() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir, fps: 60, seconds: Rational(1, 2))
+        let spec = RetimeSpec(rate: Rational(1, 4))          // needs 120 fps of source for 30 fps out
+        let plain = try Exporter.export(ExportRequest(input: src, output: dir.file("rep.mp4"), spec: spec))
+        #expect(plain.repeatedFrames == 30)                 // 60 outputs from 30 source frames
+        #expect(try indices(plain.output) == (0..<60).map { Optional($0 / 2) })
+        var b = ExportRequest(input: src, output: dir.file("blend.mp4"), spec: spec)
+        b.frameBlend = .blend
+        _ = try Exporter.export(b)
+        let blended = try indices(b.output)
+        // even output frames sit exactly on source frames; odd ones are 50/50 blends (no readable code)
+        #expect(blended.enumerated().filter { $0.offset % 2 == 0 }.map(\.element) == (0..<30).map { Optional($0) })
+        #expect(blended.enumerated().filter { $0.offset % 2 == 1 && $0.offset < 58 }.allSatisfy { $0.element == nil })
+    }
+
+    @Test func retimeCopiesPacketsBitForBitWithExactTimes() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        let spec = RetimeSpec(segments: [try SegmentSpec(parsing: "0.25-0.5@1/4")])
+        let r = try Retimer.retime(RetimeRequest(input: src, output: dir.file("r.mp4"), spec: spec))
+        #expect(r.videoPackets == 240 && !r.timestampsRounded)
+        #expect(r.outputDuration == Rational(7, 4))
+        let (a, ta) = try packets(src), (b, tb) = try packets(r.output)
+        #expect(a.map(\.hash) == b.map(\.hash))               // payloads identical, same order
+        let map = try spec.resolve(duration: Rational(1), frameRate: Rational(240))
+        #expect(zip(a, b).allSatisfy { x, y in map.targetTime(forSource: Rational(ticks: x.pts, timeBase: ta)) == Rational(ticks: y.pts, timeBase: tb) })
+        // decoded frames: same indices, now at the retimed times
+        #expect(try indices(r.output) == (0..<240).map { Optional($0) })
+        let p = try Prober.probe(path: r.output)
+        #expect(p.streams[0].variableFrameRate == true)
+        #expect(p.streams[0].averageFrameRate == Rational(240) / Rational(7, 4))
+        #expect(p.slomo?["slomo_retime"] != nil)
+    }
+
+    @Test func secondRetimeStartsFromTheOriginalTiming() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        let first = try Retimer.retime(RetimeRequest(input: src, output: dir.file("r1.mkv"),
+                                                     spec: RetimeSpec(segments: [try SegmentSpec(parsing: "0-0.5@1/2")])))
+        #expect(first.outputDuration == Rational(3, 2))
+        let spec2 = RetimeSpec(segments: [try SegmentSpec(parsing: "0.5-1@1/4")])
+        let second = try Retimer.retime(RetimeRequest(input: first.output, output: dir.file("r2.mp4"), spec: spec2))
+        // read on the original timing: 0.5 s at 1 + 0.5 s at 1/4 = 2.5 s (not 1.5 s + ...)
+        #expect(second.outputDuration == Rational(5, 2))
+        let (_, tb) = try packets(second.output)
+        let map2 = try spec2.resolve(duration: Rational(1), frameRate: Rational(240))
+        let times = try packets(second.output).0.map { Rational(ticks: $0.pts, timeBase: tb) }.sorted()
+        // the MKV in the middle rounded times to 1 ms; the original 240 fps grid recovers them exactly
+        let want = (0..<240).map { map2.targetTime(forSource: Rational(Int64($0), 240)) }
+        #expect(times == want)
+    }
+
+    struct PacketSummary { var hash: Int; var pts: Int64 }
+    func packets(_ path: String) throws -> ([PacketSummary], Rational) {
+        let d = try Demuxer(path: path)
+        let v = try #require(d.bestStream(.video))
+        let p = Packet()
+        var out: [PacketSummary] = []
+        while try d.readPacket(into: p) {
+            guard p.streamIndex == v else { continue }
+            out.append(PacketSummary(hash: p.withBytes { Array($0).hashValue }, pts: p.pts ?? 0))
+        }
+        return (out, d.streamInfo(v).timeBase)
+    }
+}
