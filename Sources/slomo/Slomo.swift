@@ -11,7 +11,7 @@ struct Slomo: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
-            RetimeCommand.self, ExportCommand.self, StretchCommand.self,
+            RetimeCommand.self, ExportCommand.self, StretchCommand.self, BatchCommand.self,
             DevicesCommand.self, FormatsCommand.self,
         ])
 
@@ -28,7 +28,7 @@ struct Slomo: ParsableCommand {
         } catch {
             // Help and --version print as usual; any other parse error becomes one line.
             let code = exitCode(for: error)
-            if code == .success { exit(withError: error) }
+            if code == .success || message(for: error).isEmpty { exit(withError: error) }
             let text = message(for: error).split(whereSeparator: \.isNewline).joined(separator: "; ")
             Console.error("slomo: \(text) (see 'slomo help')")
             exit(withError: code)

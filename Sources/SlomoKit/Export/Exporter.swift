@@ -19,6 +19,10 @@ public struct ExportRequest: Sendable {
     public var fromOriginal = true
     /// Skip decoding frames that nothing shows and nothing references.
     public var skipUnneeded = true
+    /// Decoder and encoder threads (0 = FFmpeg's choice: all cores).
+    public var threads = 0
+    /// Stored as `slomo_job` metadata so a batch re-run can tell a finished output from another.
+    public var jobKey: String?
     public init(input: String, output: String, spec: RetimeSpec) {
         self.input = input; self.output = output; self.spec = spec
     }
@@ -85,7 +89,7 @@ public enum Exporter {
         let pixelFormat: PixelFormat = r.codec == "mjpeg" ? .yuvj420p : .yuv420p
         let venc = try Encoder(path: r.output, video: VideoEncoderSettings(
             codec: r.codec, width: width, height: height, pixelFormat: pixelFormat, frameRate: r.frameRate,
-            options: options), globalHeader: muxer.wantsGlobalHeader)
+            options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
         let vOut = try muxer.addStream(for: venc)
         let probeDemuxer = try Prober.openInput(r.input)
         muxer.copySideData(from: probeDemuxer, stream: timeline.video, to: vOut)
@@ -98,6 +102,7 @@ public enum Exporter {
         muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
         if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
         muxer.setMetadata("encoder", "slomo export")
+        if let key = r.jobKey { muxer.setMetadata("slomo_job", key) }
         let mo = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
         do { try muxer.writeHeader(options: mo) } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",
@@ -157,7 +162,7 @@ public enum Exporter {
 
         let demuxer = try Prober.openInput(r.input)
         demuxer.keepOnly(streams: [timeline.video])
-        let decoder = try demuxer.makeDecoder(stream: timeline.video)
+        let decoder = try demuxer.makeDecoder(stream: timeline.video, threads: r.threads)
         var held: (frame: Frame, index: Int)?
         var decoded = 0, skipped = 0
         func receiveAll() throws {

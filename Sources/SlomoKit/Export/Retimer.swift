@@ -13,6 +13,8 @@ public struct RetimeRequest: Sendable {
     public var overwrite = false
     /// Read segments on the original timing when the input was retimed by slomo before.
     public var fromOriginal = true
+    /// Stored as `slomo_job` metadata so a batch re-run can tell a finished output from another.
+    public var jobKey: String?
     public init(input: String, output: String, spec: RetimeSpec) {
         self.input = input; self.output = output; self.spec = spec
     }
@@ -82,6 +84,7 @@ public enum Retimer {
         muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
         if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
         muxer.setMetadata("encoder", "slomo retime")
+        if let key = r.jobKey { muxer.setMetadata("slomo_job", key) }
         let options = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
         do { try muxer.writeHeader(options: options) } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",

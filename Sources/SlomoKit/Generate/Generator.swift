@@ -19,6 +19,9 @@ public struct GenerateRequest: Sendable {
     public var crf = 18
     /// Keyframe interval in frames (nil = one second of frames).
     public var gop: Int?
+    /// h264 only: make only every Nth frame a reference frame (the frames between are
+    /// non-reference B-frames), so a 1/N-rate proxy or export decodes 1 frame in N. 2...17.
+    public var referenceInterval: Int?
     public var overwrite = false
 
     public init(output: String, frameRate: Rational, duration: Rational, width: Int, height: Int) {
@@ -47,6 +50,10 @@ public struct GenerateRequest: Sendable {
         guard width % 2 == 0, height % 2 == 0 else { throw bad("size \(width)x\(height) must be even (4:2:0 video)") }
         guard (8_000...192_000).contains(sampleRate) else { throw bad("sample rate \(sampleRate) is outside 8000...192000 Hz") }
         guard (0...51).contains(crf) else { throw bad("crf \(crf) is outside 0...51") }
+        if let n = referenceInterval {
+            guard (2...17).contains(n) else { throw bad("reference interval \(n) is outside 2...17") }
+            guard codec == .h264 else { throw bad("--reference-interval needs --codec h264") }
+        }
         guard frameCount >= 1 else { throw bad("duration \(Seconds(duration)) s holds no frame at \(frameRate) fps") }
         guard frameCount <= Int64(CalibrationCode.maxIndex) else { throw bad("\(frameCount) frames exceed the calibration code's range") }
     }
@@ -81,9 +88,14 @@ public enum Generator {
         var settings: VideoEncoderSettings
         switch r.codec {
         case .h264:
+            var options = ["preset": r.preset, "crf": String(r.crf)]
+            if let n = r.referenceInterval {
+                // P (reference) every n frames, n-1 non-reference B-frames between, no adaptive placement.
+                let keyint = Swift.max(n, gop / n * n)
+                options["x264-params"] = "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
+            }
             settings = VideoEncoderSettings(codec: "libx264", width: r.width, height: r.height, pixelFormat: .yuv420p,
-                                            frameRate: r.frameRate, gopSize: gop,
-                                            options: ["preset": r.preset, "crf": String(r.crf)])
+                                            frameRate: r.frameRate, gopSize: gop, options: options)
         case .mjpeg:
             let bits = Int64(r.width * r.height) * r.frameRate.ceiling   // about 1 bit per pixel
             settings = VideoEncoderSettings(codec: "mjpeg", width: r.width, height: r.height, pixelFormat: .yuvj420p,

@@ -23,6 +23,8 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "When the source has fewer frames than the output needs: none (repeat), blend, motion.") var frameBlend = "none"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
+    @Option(help: "Decoder/encoder threads (0 = all cores).") var threads = 0
+    @Option(help: .hidden) var jobKey: String?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
@@ -39,6 +41,8 @@ struct ExportCommand: ParsableCommand {
         r.overwrite = overwrite
         r.fromOriginal = try retime.fromOriginal()
         r.skipUnneeded = !decodeAll
+        r.threads = threads
+        r.jobKey = jobKey
         let reporter = try ProgressReporter(mode: progress, label: "export")
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
@@ -48,7 +52,9 @@ struct ExportCommand: ParsableCommand {
 }
 
 /// Progress as a terminal bar or NDJSON events on stderr.
-final class ProgressReporter {
+final class ProgressReporter: @unchecked Sendable {
+    // Safe: `update` and `finish` take `lock`; batch workers call them from several threads.
+    private let lock = NSLock()
     enum Mode { case bar, json, none }
     let mode: Mode
     let bar: Progress
@@ -65,6 +71,7 @@ final class ProgressReporter {
     }
 
     func update(_ done: Int64, _ total: Int64) {
+        lock.lock(); defer { lock.unlock() }
         switch mode {
         case .bar: bar.update(done, total)
         case .json:

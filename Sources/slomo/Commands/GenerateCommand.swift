@@ -20,6 +20,7 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "x264 preset (h264 only).") var preset = "veryfast"
     @Option(help: "x264 constant rate factor 0...51 (h264 only).") var crf = 18
     @Option(help: "Keyframe interval in frames (default: one second).") var gop: Int?
+    @Option(help: "h264: only every Nth frame is a reference frame (2...17), like slomo's capture GOP.") var referenceInterval: Int?
     @Option(help: "Audio sample rate in Hz.") var sampleRate = 48_000
     @Flag(help: "Leave out the audio track.") var noAudio = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false
@@ -33,7 +34,7 @@ struct GenerateCommand: ParsableCommand {
             throw SimpleFailure("--codec '\(codec)': expected h264, mjpeg or ffv1", .usage)
         }
         r.codec = c
-        r.preset = preset; r.crf = crf; r.gop = gop
+        r.preset = preset; r.crf = crf; r.gop = gop; r.referenceInterval = referenceInterval
         r.sampleRate = sampleRate; r.audio = !noAudio; r.overwrite = overwrite
         let progress = Progress(label: "generate")
         let report = try Generator.generate(r) { done, total in progress.update(done, total) }

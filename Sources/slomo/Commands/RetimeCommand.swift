@@ -38,6 +38,8 @@ struct RetimeCommand: ParsableCommand {
     @OptionGroup var retime: RetimeOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
+    @Option(help: "Threads (accepted for batch symmetry; retime decodes no video).") var threads = 0
+    @Option(help: .hidden) var jobKey: String?
 
     func run() throws {
         var r = RetimeRequest(input: input, output: output, spec: try retime.spec())
@@ -45,6 +47,7 @@ struct RetimeCommand: ParsableCommand {
         r.audio = !retime.noAudio
         r.overwrite = overwrite
         r.fromOriginal = try retime.fromOriginal()
+        r.jobKey = jobKey
         let report = try Retimer.retime(r)
         if json { try JSONOutput.print(report); return }
         Console.out("\(report.output): \(report.videoPackets) video packets copied, \(Seconds(report.sourceDuration)) s -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")

@@ -1,0 +1,103 @@
+import Foundation
+import SlomoCore
+
+/// One job of a batch: a slomo command on one input, with its options.
+public struct BatchJob: Codable, Sendable, Equatable {
+    public enum Command: String, Codable, Sendable, CaseIterable { case export, retime, stretch }
+    public var input: String
+    public var output: String
+    public var command: Command = .export
+    public var rate: String?
+    public var segments: [String] = []
+    public var ramps: [String] = []
+    public var pitch: String?
+    public var fps: String?
+    public var codec: String?
+    public var preset: String?
+    public var crf: Int?
+    public var frameBlend: String?
+    public var noAudio = false
+
+    /// Field names a manifest may use (anything else is refused with its name).
+    public static let fields: Set<String> = ["input", "output", "command", "rate", "segments", "segment", "ramps", "ramp",
+                                             "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio"]
+
+    public init(input: String, output: String, command: Command = .export) {
+        self.input = input; self.output = output; self.command = command
+    }
+
+    /// Checks option values the same way the commands do, so a bad job fails before anything runs.
+    public func validate(where place: String) throws(SimpleFailure) {
+        func bad(_ m: String) -> SimpleFailure { SimpleFailure("\(place): \(m)", .usage) }
+        if let rate { do { _ = try RetimeSpec.parseRate(Substring(rate), context: "rate \(rate)") } catch { throw bad("\(error)") } }
+        for s in segments { do { _ = try SegmentSpec(parsing: s) } catch { throw bad("\(error)") } }
+        for s in ramps { do { _ = try SegmentSpec(parsing: s, allowRamp: true) } catch { throw bad("\(error)") } }
+        if let fps { do { let f = try Rational(parsing: fps); guard f.isPositive else { throw bad("fps must be > 0") } } catch { throw bad("fps '\(fps)': \(error)") } }
+        if let pitch, !["spectral", "time-domain", "zero-latency", "varispeed", "mute"].contains(pitch) {
+            throw bad("pitch '\(pitch)': expected spectral, time-domain, zero-latency, varispeed or mute")
+        }
+        if let frameBlend, !["none", "blend", "motion"].contains(frameBlend) { throw bad("frameBlend '\(frameBlend)': expected none, blend or motion") }
+        if command == .stretch, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil {
+            throw bad("fps, codec, preset, crf and frameBlend do not apply to stretch")
+        }
+        if command == .retime, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil {
+            throw bad("fps, codec, preset, crf and frameBlend do not apply to retime (it copies video)")
+        }
+    }
+
+    /// The slomo command line that runs this job.
+    public func arguments(threads: Int, jobKey: String) -> [String] {
+        var a = [command.rawValue, input, "-o", output, "--overwrite"]
+        if let rate { a += ["--rate", rate] }
+        for s in segments { a += ["--segment", s] }
+        for s in ramps { a += ["--ramp", s] }
+        if let pitch { a += ["--pitch", pitch] }
+        if noAudio && command != .stretch { a.append("--no-audio") }
+        if let fps { a += ["--fps", fps] }
+        if let codec { a += ["--codec", codec] }
+        if let preset { a += ["--preset", preset] }
+        if let crf { a += ["--crf", String(crf)] }
+        if let frameBlend { a += ["--frame-blend", frameBlend] }
+        if command != .stretch { a += ["--threads", String(threads), "--job-key", jobKey] }
+        a.append("--json")
+        return a
+    }
+
+    /// A fingerprint of what the output must be: command, options, and the input's identity
+    /// (absolute path, size, modification time). FNV-1a 64, hex.
+    public func key() -> String {
+        let attrs = try? FileManager.default.attributesOfItem(atPath: input)
+        let size = (attrs?[.size] as? Int) ?? -1
+        let mtime = (attrs?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        let canonical = [command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
+                         rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
+                         codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)].joined(separator: "|")
+        var h: UInt64 = 0xcbf29ce484222325
+        for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        return String(h, radix: 16)
+    }
+}
+
+/// `--shard I/N`: job k belongs to shard (k mod N) + 1 — deterministic, every job in exactly one shard.
+public struct ShardSpec: Sendable, Equatable {
+    public var index: Int
+    public var count: Int
+
+    /// Parses `I/N` with 1 ≤ I ≤ N. (Slurm array ids and Kubernetes completion indexes start at 0:
+    /// pass `$((SLURM_ARRAY_TASK_ID + 1))/N` or use `--shard-base 0`.)
+    public init(parsing text: String, base: Int = 1) throws(SimpleFailure) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
+            throw SimpleFailure("--shard '\(text)': expected I/N, e.g. 1/4", .usage)
+        }
+        guard n >= 1 else { throw SimpleFailure("--shard '\(text)': the shard count must be at least 1", .usage) }
+        let lo = base, hi = n - 1 + base
+        guard i >= lo && i <= hi else { throw SimpleFailure("--shard '\(text)': the index must be in \(lo)...\(hi)", .usage) }
+        index = i - base + 1
+        count = n
+    }
+
+    public init(index: Int, count: Int) { self.index = index; self.count = count }
+
+    public func contains(jobNumber k: Int) -> Bool { k % count == index - 1 }
+}

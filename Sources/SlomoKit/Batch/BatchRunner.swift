@@ -1,0 +1,216 @@
+import Foundation
+import SlomoCore
+
+/// One line of `slomo batch`'s JSON Lines output.
+public struct BatchRecord: Codable, Sendable {
+    public var job: Int
+    public var input: String
+    public var output: String
+    public var command: String
+    /// ok, failed, skipped, interrupted.
+    public var status: String
+    public var error: String?
+    public var exitStatus: Int32?
+    public var durationSeconds: Double
+    /// Output frames per second of wall time (export), when known.
+    public var fps: Double?
+}
+
+public struct BatchSummary: Codable, Sendable {
+    public var total: Int
+    public var ok: Int
+    public var failed: Int
+    public var skipped: Int
+    public var interrupted: Int
+    public var elapsedSeconds: Double
+    public var jobs: Int
+    public var threadsPerJob: Int
+    public var shard: String?
+    public init(total: Int, ok: Int, failed: Int, skipped: Int, interrupted: Int, elapsedSeconds: Double,
+                jobs: Int, threadsPerJob: Int, shard: String?) {
+        self.total = total; self.ok = ok; self.failed = failed; self.skipped = skipped; self.interrupted = interrupted
+        self.elapsedSeconds = elapsedSeconds; self.jobs = jobs; self.threadsPerJob = threadsPerJob; self.shard = shard
+    }
+}
+
+/// Runs batch jobs as child `slomo` processes: isolated failures, parallel, resumable, shardable.
+public final class BatchRunner: @unchecked Sendable {
+    // Safe: mutable state is only touched under `lock`; the signal handler uses the C pid table only.
+    public struct Options: Sendable {
+        public var jobs: Int
+        public var threadsPerJob: Int
+        public var force = false
+        public var shard: ShardSpec?
+        public var executable: String
+        public init(jobs: Int, threadsPerJob: Int, executable: String) {
+            self.jobs = jobs; self.threadsPerJob = threadsPerJob; self.executable = executable
+        }
+    }
+
+    /// Default parallelism: one job per core with one codec thread each. Measured on this
+    /// project's 2-core machine (bench/batch): N jobs × 1 thread beats 1 job × N threads,
+    /// because x264's and the decoder's own threads scale worse than independent jobs.
+    public static func defaultParallelism() -> (jobs: Int, threads: Int) {
+        (Swift.max(1, ProcessInfo.processInfo.activeProcessorCount), 1)
+    }
+
+    let options: Options
+    let lock = NSLock()
+    public private(set) var records: [BatchRecord] = []
+    private var nextIndex = 0
+
+    public init(options: Options) { self.options = options }
+
+    /// Checks the whole list before anything runs: duplicate outputs, output directories,
+    /// inputs that are the outputs of other jobs.
+    public static func validate(_ jobs: [BatchJob]) throws(SimpleFailure) {
+        var seen: [String: Int] = [:]
+        for (i, j) in jobs.enumerated() {
+            guard !j.output.isEmpty else { throw SimpleFailure("job \(i) (\(j.input)): no output (give --out-dir or an output field)", .usage) }
+            let key = URL(fileURLWithPath: j.output).standardizedFileURL.path
+            if let other = seen[key] {
+                throw SimpleFailure("jobs \(other) and \(i) both write \(j.output): refusing to run (outputs must be unique)", .usage)
+            }
+            seen[key] = i
+            if URL(fileURLWithPath: j.input).standardizedFileURL.path == key {
+                throw SimpleFailure("job \(i): output \(j.output) is its own input", .usage)
+            }
+        }
+        var checked = Set<String>()
+        for j in jobs {
+            let dir = URL(fileURLWithPath: j.output).deletingLastPathComponent().path
+            guard checked.insert(dir).inserted else { continue }
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
+                throw SimpleFailure("\(dir): output directory does not exist", .cannotCreate)
+            }
+            guard access(dir, W_OK) == 0 else { throw SimpleFailure("\(dir): output directory is not writable", .cannotCreate) }
+        }
+    }
+
+    /// True when `job.output` is a complete output of exactly this job: it opens cleanly and carries
+    /// the job's key (`slomo_job`); stretch outputs (audio formats without tags) only need to open cleanly
+    /// and be newer than the input.
+    public static func isComplete(_ job: BatchJob, key: String) -> Bool {
+        guard FileManager.default.fileExists(atPath: job.output),
+              let probe = try? Prober.probe(path: job.output), probe.damage.isEmpty else { return false }
+        if let stored = probe.slomo?["slomo_job"] { return stored == key }
+        guard job.command == .stretch else { return false }
+        let m = { (p: String) in (try? FileManager.default.attributesOfItem(atPath: p)[.modificationDate] as? Date) ?? nil }
+        if let o = m(job.output), let i = m(job.input) { return o >= i }
+        return false
+    }
+
+    /// Runs `jobs` (already sharded) and calls `emit` for each finished job, in completion order.
+    public func run(_ jobs: [(number: Int, job: BatchJob)], emit: @escaping @Sendable (BatchRecord) -> Void,
+                    started: (@Sendable (Int, BatchJob) -> Void)? = nil) {
+        nextIndex = 0
+        let group = DispatchGroup()
+        for _ in 0..<Swift.max(1, options.jobs) {
+            group.enter()
+            Thread.detachNewThread { [self] in
+                defer { group.leave() }
+                while true {
+                    lock.lock()
+                    guard nextIndex < jobs.count, !BatchInterrupt.requested else { lock.unlock(); return }
+                    let (number, job) = jobs[nextIndex]
+                    nextIndex += 1
+                    lock.unlock()
+                    started?(number, job)
+                    let record = runOne(number, job)
+                    lock.lock(); records.append(record); lock.unlock()
+                    emit(record)
+                }
+            }
+        }
+        group.wait()
+    }
+
+    func runOne(_ number: Int, _ job: BatchJob) -> BatchRecord {
+        let t0 = Date()
+        let key = job.key()
+        var record = BatchRecord(job: number, input: job.input, output: job.output, command: job.command.rawValue,
+                                 status: "ok", durationSeconds: 0)
+        if !options.force && BatchJob.removeStalePartials(of: job.output) >= 0 && BatchRunner.isComplete(job, key: key) {
+            record.status = "skipped"
+            return record
+        }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: options.executable)
+        p.arguments = job.arguments(threads: options.threadsPerJob, jobKey: key)
+        let out = Pipe(), err = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = FileHandle.nullDevice
+        do { try p.run() } catch {
+            record.status = "failed"; record.error = "cannot start \(options.executable): \(error)"
+            return record
+        }
+        BatchInterrupt.track(p.processIdentifier)
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        BatchInterrupt.untrack(p.processIdentifier)
+        record.durationSeconds = (Date().timeIntervalSince(t0) * 1000).rounded() / 1000
+        record.exitStatus = p.terminationStatus
+        if p.terminationStatus == 0 {
+            if let summary = try? JSONSerialization.jsonObject(with: outData) as? [String: Any],
+               let frames = (summary["outputFrames"] ?? summary["videoPackets"]) as? Int, record.durationSeconds > 0 {
+                record.fps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
+            }
+        } else {
+            let line = String(decoding: errData, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            let interrupted = p.terminationStatus == ExitStatus.interrupted.rawValue || p.terminationReason == .uncaughtSignal
+            record.status = interrupted && BatchInterrupt.requested ? "interrupted" : "failed"
+            record.error = line.hasPrefix("slomo: ") ? String(line.dropFirst(7)) : (line.isEmpty ? "exit \(p.terminationStatus)" : line)
+        }
+        return record
+    }
+}
+
+extension BatchJob {
+    /// Removes `.NAME.partial-PID` files an interrupted earlier run left next to `output`
+    /// (their process is gone). Returns how many were removed.
+    @discardableResult
+    static func removeStalePartials(of output: String) -> Int {
+        let url = URL(fileURLWithPath: output)
+        let dir = url.deletingLastPathComponent().path
+        let prefix = ".\(url.lastPathComponent).partial-"
+        var removed = 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
+            if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) == 0 { continue }   // still being written
+            if unlink((dir as NSString).appendingPathComponent(name)) == 0 { removed += 1 }
+        }
+        return removed
+    }
+}
+
+/// SIGINT/SIGTERM for a batch: stop starting jobs and pass the signal to the running children
+/// (which remove their partial outputs). The handler only reads a fixed pid table and calls kill.
+public enum BatchInterrupt {
+    nonisolated(unsafe) static var flag: sig_atomic_t = 0
+    nonisolated(unsafe) static let pids = UnsafeMutablePointer<pid_t>.allocate(capacity: 256)
+    static let lock = NSLock()
+
+    public static var requested: Bool { flag != 0 }
+
+    public static func install() {
+        pids.initialize(repeating: 0, count: 256)
+        let handler: @convention(c) (Int32) -> Void = { sig in
+            BatchInterrupt.flag = 1
+            for i in 0..<256 where BatchInterrupt.pids[i] > 0 { kill(BatchInterrupt.pids[i], SIGINT) }
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+
+    static func track(_ pid: pid_t) {
+        lock.lock(); defer { lock.unlock() }
+        for i in 0..<256 where pids[i] == 0 { pids[i] = pid; return }
+    }
+
+    static func untrack(_ pid: pid_t) {
+        lock.lock(); defer { lock.unlock() }
+        for i in 0..<256 where pids[i] == pid { pids[i] = 0 }
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import SlomoCore
+
+/// Reads batch manifests: JSON (`{"defaults": {...}, "jobs": [...]}` or a bare array) and CSV
+/// (header row of field names; `segments`/`ramps` cells hold several values separated by `;`).
+/// Every error names the file, the line or job, and the field.
+public enum Manifest {
+    public static func load(path: String, defaults: [String: Any] = [:]) throws -> [BatchJob] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
+                throw SimpleFailure("\(path): cannot read manifest\(isDir.boolValue ? ": it is a directory" : "")", .noInput)
+            }
+            throw SimpleFailure("\(path): cannot read manifest: no such file", .noInput)
+        }
+        if path.lowercased().hasSuffix(".csv") { return try csv(data, path: path, defaults: defaults) }
+        return try json(data, path: path, defaults: defaults)
+    }
+
+    static func json(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
+        let root: Any
+        do { root = try JSONSerialization.jsonObject(with: data) } catch {
+            let ns = error as NSError
+            let detail = (ns.userInfo[NSDebugDescriptionErrorKey] as? String) ?? ns.localizedDescription
+            let line = lineOf(data, index: ns.userInfo["NSJSONSerializationErrorIndex"] as? Int)
+            throw SimpleFailure("\(path)\(line.map { ":\($0)" } ?? ""): not valid JSON: \(detail)", .dataError)
+        }
+        var fileDefaults = defaults
+        let items: [Any]
+        if let array = root as? [Any] {
+            items = array
+        } else if let object = root as? [String: Any], let jobs = object["jobs"] as? [Any] {
+            for k in object.keys where k != "jobs" && k != "defaults" {
+                throw SimpleFailure("\(path): unknown top-level field '\(k)' (expected jobs, defaults)", .dataError)
+            }
+            if let d = object["defaults"] {
+                guard let d = d as? [String: Any] else { throw SimpleFailure("\(path): defaults: expected an object", .dataError) }
+                fileDefaults.merge(d) { _, new in new }
+            }
+            items = jobs
+        } else {
+            throw SimpleFailure("\(path): expected a list of jobs or {\"jobs\": [...]}", .dataError)
+        }
+        return try items.enumerated().map { i, item in
+            guard let fields = item as? [String: Any] else { throw SimpleFailure("\(path): jobs[\(i)]: expected an object", .dataError) }
+            return try job(fields.merging(fileDefaults) { own, _ in own }, place: "\(path): jobs[\(i)]")
+        }
+    }
+
+    static func csv(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
+        let text = String(decoding: data, as: UTF8.self)
+        var rows: [(Int, [String])] = []
+        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let l = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+            if l.trimmingCharacters(in: .whitespaces).isEmpty || l.hasPrefix("#") { continue }
+            rows.append((n + 1, try cells(l, place: "\(path):\(n + 1)")))
+        }
+        guard let header = rows.first else { throw SimpleFailure("\(path): empty manifest", .dataError) }
+        for name in header.1 where !BatchJob.fields.contains(name) {
+            throw SimpleFailure("\(path):\(header.0): unknown column '\(name)'", .dataError)
+        }
+        return try rows.dropFirst().map { line, values in
+            guard values.count == header.1.count else {
+                throw SimpleFailure("\(path):\(line): \(values.count) cells, the header has \(header.1.count)", .dataError)
+            }
+            var fields: [String: Any] = defaults
+            for (name, value) in zip(header.1, values) where !value.isEmpty {
+                switch name {
+                case "segments", "segment", "ramps", "ramp": fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
+                case "crf":
+                    guard let v = Int(value) else { throw SimpleFailure("\(path):\(line): crf: '\(value)' is not a whole number", .dataError) }
+                    fields[name] = v
+                case "noAudio": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
+                default: fields[name] = value
+                }
+            }
+            return try job(fields, place: "\(path):\(line)")
+        }
+    }
+
+    /// Splits one CSV line (RFC 4180 quotes).
+    static func cells(_ line: String, place: String) throws -> [String] {
+        var out: [String] = [], cur = "", quoted = false
+        var it = Array(line).makeIterator()
+        var pendingQuote = false
+        while let c = it.next() {
+            if quoted {
+                if c == "\"" { pendingQuote = true; quoted = false } else { cur.append(c) }
+            } else if c == "\"" {
+                if pendingQuote { cur.append("\"") }
+                quoted = true; pendingQuote = false
+            } else if c == "," {
+                out.append(cur.trimmingCharacters(in: .whitespaces)); cur = ""; pendingQuote = false
+            } else {
+                cur.append(c); pendingQuote = false
+            }
+        }
+        guard !quoted else { throw SimpleFailure("\(place): unterminated quote", .dataError) }
+        out.append(cur.trimmingCharacters(in: .whitespaces))
+        return out
+    }
+
+    /// One job from its fields (manifest entry or command-line defaults), validated.
+    public static func job(_ f: [String: Any], place: String) throws -> BatchJob {
+        for k in f.keys where !BatchJob.fields.contains(k) {
+            throw SimpleFailure("\(place): unknown field '\(k)'", .dataError)
+        }
+        func string(_ k: String) throws -> String? {
+            guard let v = f[k] else { return nil }
+            if let s = v as? String { return s }
+            if let n = v as? NSNumber, !(v is Bool) { return n.stringValue }
+            throw SimpleFailure("\(place): \(k): expected a string", .dataError)
+        }
+        func list(_ k: String) throws -> [String] {
+            guard let v = f[k] else { return [] }
+            if let s = v as? String { return [s] }
+            guard let a = v as? [Any], a.allSatisfy({ $0 is String }) else {
+                throw SimpleFailure("\(place): \(k): expected a string or a list of strings", .dataError)
+            }
+            return a as! [String]
+        }
+        guard let input = try string("input") else { throw SimpleFailure("\(place): input: missing", .dataError) }
+        var command = BatchJob.Command.export
+        if let c = try string("command") {
+            guard let parsed = BatchJob.Command(rawValue: c) else {
+                throw SimpleFailure("\(place): command: unknown command '\(c)' (expected export, retime or stretch)", .dataError)
+            }
+            command = parsed
+        }
+        var job = BatchJob(input: input, output: try string("output") ?? "", command: command)
+        job.rate = try string("rate")
+        job.segments = try list("segments") + list("segment")
+        job.ramps = try list("ramps") + list("ramp")
+        job.pitch = try string("pitch")
+        job.fps = try string("fps")
+        job.codec = try string("codec")
+        job.preset = try string("preset")
+        if let v = f["crf"] {
+            guard let n = v as? Int, !(v is Bool) else { throw SimpleFailure("\(place): crf: expected a whole number", .dataError) }
+            job.crf = n
+        }
+        job.frameBlend = try string("frameBlend")
+        if let v = f["noAudio"] {
+            guard let b = v as? Bool else { throw SimpleFailure("\(place): noAudio: expected true or false", .dataError) }
+            job.noAudio = b
+        }
+        try job.validate(where: place)
+        return job
+    }
+
+    static func lineOf(_ data: Data, index: Int?) -> Int? {
+        guard let index, index <= data.count else { return nil }
+        return data.prefix(index).reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
+    }
+}

@@ -1,0 +1,176 @@
+import ArgumentParser
+import Foundation
+import SlomoCore
+import SlomoKit
+
+struct BatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch",
+        abstract: "Run export/retime/stretch over many files: parallel, resumable, shardable, JSON Lines on stdout.",
+        discussion: """
+        Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json or .csv; see README). \
+        Every job ends with one JSON line on stdout; the last line is {"summary": ...}. A re-run skips jobs \
+        whose output is complete (opens cleanly and carries the job's fingerprint) and redoes the rest; \
+        --force redoes all. --shard I/N runs jobs k with k mod N == I-1 (GNU parallel, Slurm arrays, \
+        Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/73 before any job ran, 130 interrupted.
+        """)
+
+    @Argument(help: "Input files, quoted globs, or one manifest (.json/.csv).") var inputs: [String] = []
+    @Option(help: "Manifest file (.json or .csv).") var manifest: String?
+    @Option(help: "Directory for outputs of jobs that do not name one.") var outDir: String?
+    @Option(help: "Command for every job without one: export, retime, stretch.") var command = "export"
+    @Option(help: "Rate for every job (0.5 = half speed).") var rate: String?
+    @Option(name: .customLong("segment"), help: "START-END@RATE for every job, repeatable.") var segments: [String] = []
+    @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] for every job, repeatable.") var ramps: [String] = []
+    @Option(help: "Audio time-pitch algorithm.") var pitch: String?
+    @Option(help: "Export frame rate.") var fps: String?
+    @Option(help: "Export video encoder.") var codec: String?
+    @Option(help: "Export encoder preset.") var preset: String?
+    @Option(help: "Export constant rate factor.") var crf: Int?
+    @Option(help: "Export frame blending: none, blend.") var frameBlend: String?
+    @Flag(help: "Leave the audio out.") var noAudio = false
+    @Option(help: "Jobs at once (default: one per core).") var jobs: Int?
+    @Option(help: "Codec threads per job (default: cores / jobs).") var threads: Int?
+    @Option(help: "Run only shard I of N (I from 1, or from --shard-base).") var shard: String?
+    @Option(help: "Numbering of --shard's I: 1 (default) or 0 (Slurm array ids, Kubernetes completion indexes).") var shardBase = 1
+    @Flag(help: "Redo every job, even those with a complete output.") var force = false
+    @Flag(help: "List the jobs this shard would run, run nothing.") var dryRun = false
+    @Option(help: "Progress on stderr: auto, json, none.") var progress = "auto"
+
+    func run() throws {
+        let jobs = try planJobs()
+        try BatchRunner.validate(jobs)
+        let shardSpec = try shard.map { s throws(SimpleFailure) in try ShardSpec(parsing: s, base: shardBase) }
+        let selected = jobs.enumerated().filter { shardSpec?.contains(jobNumber: $0.offset) ?? true }.map { (number: $0.offset, job: $0.element) }
+        let defaults = BatchRunner.defaultParallelism()
+        let nJobs = jobs.isEmpty ? 1 : (self.jobs ?? defaults.jobs)
+        guard nJobs >= 1, nJobs <= 256 else { throw SimpleFailure("--jobs \(nJobs): expected 1...256", .usage) }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let nThreads = threads ?? Swift.max(1, cores / nJobs)
+        guard nThreads >= 0 else { throw SimpleFailure("--threads \(nThreads): expected 0 or more", .usage) }
+        let reporter = try ProgressReporter(mode: progress, label: "batch")
+        if dryRun {
+            for s in selected { try printLine(["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue, "status": "planned"]) }
+            return
+        }
+        BatchInterrupt.install()
+        var options = BatchRunner.Options(jobs: nJobs, threadsPerJob: nThreads, executable: Self.executablePath())
+        options.force = force
+        options.shard = shardSpec
+        let runner = BatchRunner(options: options)
+        let t0 = Date()
+        let total = Int64(selected.count)
+        let counter = Counter()
+        runner.run(selected, emit: { record in
+            let done = counter.increment()
+            Self.emit(record)
+            reporter.update(done, total)
+        })
+        reporter.finish()
+        let r = runner.records
+        let summary = BatchSummary(
+            total: selected.count, ok: r.filter { $0.status == "ok" }.count, failed: r.filter { $0.status == "failed" }.count,
+            skipped: r.filter { $0.status == "skipped" }.count, interrupted: r.filter { $0.status == "interrupted" }.count,
+            elapsedSeconds: (Date().timeIntervalSince(t0) * 100).rounded() / 100, jobs: nJobs, threadsPerJob: nThreads,
+            shard: shardSpec.map { "\($0.index)/\($0.count)" })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        Console.out("{\"summary\":" + String(decoding: try encoder.encode(summary), as: UTF8.self) + "}")
+        Console.error("batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s")
+        if BatchInterrupt.requested { throw SimpleFailure("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
+        if summary.failed > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
+    }
+
+    static func emit(_ record: BatchRecord) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        if let data = try? encoder.encode(record) { Console.out(String(decoding: data, as: UTF8.self)) }
+    }
+
+    func printLine(_ object: [String: Any]) throws {
+        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        Console.out(String(decoding: data, as: UTF8.self))
+    }
+
+    /// The jobs from the manifest or the inputs, with the command-line options as defaults.
+    func planJobs() throws -> [BatchJob] {
+        guard let cmd = BatchJob.Command(rawValue: command) else {
+            throw SimpleFailure("--command '\(command)': expected export, retime or stretch", .usage)
+        }
+        var manifestPath = manifest
+        var files = inputs
+        if manifestPath == nil, files.count == 1, ["json", "csv"].contains(URL(fileURLWithPath: files[0]).pathExtension.lowercased()) {
+            manifestPath = files[0]; files = []
+        }
+        if let out = outDir {
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: out, isDirectory: &isDir), isDir.boolValue else {
+                throw SimpleFailure("\(out): --out-dir does not exist or is not a directory", .cannotCreate)
+            }
+            guard access(out, W_OK) == 0 else { throw SimpleFailure("\(out): --out-dir is not writable", .cannotCreate) }
+        }
+        var defaults: [String: Any] = ["command": cmd.rawValue]
+        if let rate { defaults["rate"] = rate }
+        if !segments.isEmpty { defaults["segments"] = segments }
+        if !ramps.isEmpty { defaults["ramps"] = ramps }
+        if let pitch { defaults["pitch"] = pitch }
+        if let fps { defaults["fps"] = fps }
+        if let codec { defaults["codec"] = codec }
+        if let preset { defaults["preset"] = preset }
+        if let crf { defaults["crf"] = crf }
+        if let frameBlend { defaults["frameBlend"] = frameBlend }
+        if noAudio { defaults["noAudio"] = true }
+        var jobs: [BatchJob]
+        if let m = manifestPath {
+            guard files.isEmpty else { throw SimpleFailure("give either a manifest or input files, not both", .usage) }
+            jobs = try Manifest.load(path: m, defaults: defaults)
+        } else {
+            guard !files.isEmpty else { throw SimpleFailure("batch: no inputs (give files, quoted globs or a manifest)", .usage) }
+            var expanded: [String] = []
+            for f in files {
+                let matches = Self.glob(f)
+                guard !matches.isEmpty else { throw SimpleFailure("\(f): no such file (and no file matches it as a pattern)", .noInput) }
+                expanded += matches
+            }
+            jobs = try expanded.enumerated().map { i, path in
+                var fields = defaults
+                fields["input"] = path
+                return try Manifest.job(fields, place: "input \(i) (\(path))")
+            }
+        }
+        for i in jobs.indices where jobs[i].output.isEmpty {
+            guard let out = outDir else { continue }
+            jobs[i].output = (out as NSString).appendingPathComponent(Self.outputName(for: jobs[i]))
+        }
+        return jobs
+    }
+
+    static func outputName(for job: BatchJob) -> String {
+        let url = URL(fileURLWithPath: job.input)
+        let ext = url.pathExtension.lowercased()
+        let base = url.deletingPathExtension().lastPathComponent
+        switch job.command {
+        case .export: return base + "." + (["mov", "mkv", "mp4"].contains(ext) ? ext : "mp4")
+        case .retime, .stretch: return base + "." + (ext.isEmpty ? "mp4" : ext)
+        }
+    }
+
+    static func glob(_ pattern: String) -> [String] {
+        if FileManager.default.fileExists(atPath: pattern) { return [pattern] }
+        var g = glob_t()
+        defer { globfree(&g) }
+        guard Glibc.glob(pattern, 0, nil, &g) == 0 else { return [] }
+        return (0..<Int(g.gl_pathc)).compactMap { g.gl_pathv[$0].map { String(cString: $0) } }
+    }
+
+    static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    // Safe: `value` is only read and written under `lock`.
+    private let lock = NSLock()
+    private var value: Int64 = 0
+    func increment() -> Int64 { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+}
