@@ -43,7 +43,7 @@ public enum Manifest {
         }
         return try items.enumerated().map { i, item in
             guard let fields = item as? [String: Any] else { throw SimpleFailure("\(path): jobs[\(i)]: expected an object", .dataError) }
-            return try job(fields.merging(fileDefaults) { own, _ in own }, place: "\(path): jobs[\(i)]")
+            return try job(merge(fields, defaults: fileDefaults), place: "\(path): jobs[\(i)]")
         }
     }
 
@@ -63,7 +63,7 @@ public enum Manifest {
             guard values.count == header.1.count else {
                 throw SimpleFailure("\(path):\(line): \(values.count) cells, the header has \(header.1.count)", .dataError)
             }
-            var fields: [String: Any] = defaults
+            var fields: [String: Any] = [:]
             for (name, value) in zip(header.1, values) where !value.isEmpty {
                 switch name {
                 case "segments", "segment", "ramps", "ramp": fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
@@ -74,8 +74,20 @@ public enum Manifest {
                 default: fields[name] = value
                 }
             }
-            return try job(fields, place: "\(path):\(line)")
+            return try job(merge(fields, defaults: defaults), place: "\(path):\(line)")
         }
+    }
+
+    /// A job's own fields over the defaults; export-only defaults (fps, codec…) are not given
+    /// to retime and stretch jobs, where they would not apply.
+    static func merge(_ own: [String: Any], defaults: [String: Any]) -> [String: Any] {
+        let command = (own["command"] ?? defaults["command"]) as? String ?? "export"
+        var out = own
+        for (k, v) in defaults where out[k] == nil {
+            if command != "export" && ["fps", "codec", "preset", "crf", "frameBlend"].contains(k) { continue }
+            out[k] = v
+        }
+        return out
     }
 
     /// Splits one CSV line (RFC 4180 quotes).
