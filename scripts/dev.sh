@@ -13,7 +13,7 @@ command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
-  ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq
+  ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc
   rubberband-cli soundstretch espeak-ng sox
 )
 

@@ -112,6 +112,11 @@ public final class Muxer {
         try ffcall(path, "av_interleaved_write_frame", kind: .io) { av_interleaved_write_frame(context, packet.raw) }
     }
 
+    /// Pushes buffered bytes to the file, pipe or socket now (`avio_flush`), for live output.
+    public func flush() {
+        if let pb = context.pointee.pb { avio_flush(pb) }
+    }
+
     /// Writes the trailer and closes the file (`av_write_trailer` + `avio_closep`).
     public func finish() throws(FFmpegError) {
         guard headerWritten, !finished else { return }

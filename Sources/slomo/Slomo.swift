@@ -11,7 +11,7 @@ struct Slomo: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
-            RetimeCommand.self, ExportCommand.self, StretchCommand.self, BatchCommand.self,
+            RetimeCommand.self, ExportCommand.self, PlaySubcommand.self, StretchCommand.self, BatchCommand.self,
             DevicesCommand.self, FormatsCommand.self,
         ])
 

@@ -13,7 +13,7 @@ public protocol RetimedAudio: AnyObject {
 /// Encodes a `RetimedAudio` into one output stream (AAC by default), interleaving with video:
 /// callers ask it to catch up to a time, and it writes every audio packet that starts before.
 final class AudioTrackWriter {
-    let source: any RetimedAudio
+    private(set) var source: any RetimedAudio
     let encoder: Encoder
     let muxer: Muxer
     let streamIndex: Int
@@ -36,9 +36,25 @@ final class AudioTrackWriter {
     /// Call after `writeHeader`: the muxer may have changed the stream's time base.
     func headerWritten() { streamTimeBase = muxer.timeBase(ofStream: streamIndex) }
 
+    /// Output-timeline sample where the current source's first sample goes.
+    private var sourceStart: Int64 = 0
+
+    /// Continues the track from `next` (same rate and channel count) at the current end of the
+    /// output: used by live playback when the rate, algorithm or position changes.
+    func switchSource(to next: any RetimedAudio) {
+        precondition(next.sampleRate == source.sampleRate && next.channels == source.channels)
+        source = next
+        sourceStart = framesWritten
+        pending = Array(repeating: [], count: next.channels)
+        sourceDone = false
+    }
+
+    /// Output time reached so far (seconds).
+    var endTime: Rational { Rational(framesWritten, Int64(source.sampleRate)) }
+
     /// Encodes audio until its output reaches `time` (seconds on the output timeline).
     func write(upTo time: Rational) throws {
-        let limit = Swift.min((time * Rational(Int64(source.sampleRate))).ceiling, source.totalFrames)
+        let limit = Swift.min((time * Rational(Int64(source.sampleRate))).ceiling, sourceStart + source.totalFrames)
         let chunk = encoder.frameSize > 0 ? encoder.frameSize : 1024
         while framesWritten < limit {
             while pending[0].count < chunk && !sourceDone {
@@ -51,14 +67,7 @@ final class AudioTrackWriter {
             let n = Swift.min(chunk, pending[0].count)
             if n == 0 { return }
             let frame = try Frame(samples: n, sampleRate: source.sampleRate, channels: source.channels, format: encoder.sampleFormat)
-            for c in 0..<source.channels {
-                frame.withPlane(c) { p, _ in
-                    p.withMemoryRebound(to: Float.self, capacity: n) { f in
-                        pending[c].withUnsafeBufferPointer { f.update(from: $0.baseAddress!, count: n) }
-                    }
-                }
-                pending[c].removeFirst(n)
-            }
+            fill(frame, count: n)
             frame.pts = framesWritten
             framesWritten += Int64(n)
             while try !encoder.send(frame) { try drain() }
@@ -66,9 +75,30 @@ final class AudioTrackWriter {
         }
     }
 
+    /// Moves `n` pending samples per channel into `frame`: planar or interleaved float.
+    private func fill(_ frame: Frame, count n: Int) {
+        let channels = source.channels
+        if encoder.sampleFormat.isPlanar {
+            for c in 0..<channels {
+                frame.withPlane(c) { p, _ in
+                    p.withMemoryRebound(to: Float.self, capacity: n) { f in
+                        pending[c].withUnsafeBufferPointer { f.update(from: $0.baseAddress!, count: n) }
+                    }
+                }
+            }
+        } else {
+            frame.withPlane(0) { p, _ in
+                p.withMemoryRebound(to: Float.self, capacity: n * channels) { f in
+                    for c in 0..<channels { for i in 0..<n { f[i * channels + c] = pending[c][i] } }
+                }
+            }
+        }
+        for c in 0..<channels { pending[c].removeFirst(n) }
+    }
+
     /// Flushes the encoder after the last samples.
     func finish() throws {
-        try write(upTo: Rational(source.totalFrames + 1, Int64(source.sampleRate)))
+        try write(upTo: Rational(sourceStart + source.totalFrames + 1, Int64(source.sampleRate)))
         _ = try encoder.send(nil)
         try drain()
     }

@@ -1,0 +1,235 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// `slomo play`: paced, real-time playback at a rate for a headless machine. Video packets are
+/// copied (no re-encode) with timestamps on a live output timeline; audio goes through the
+/// time-pitch engine and is sent as 32-bit float PCM. Output: a stream to stdout (`-`, NUT by
+/// default), a file, or any URL FFmpeg writes (udp://127.0.0.1:1234?pkt_size=1316 …).
+public struct PlayRequest: Sendable {
+    public var input: String
+    public var output: String
+    public var format: String?
+    public var rate = Rational.one
+    public var pitch = "zero-latency"
+    public var audio = true
+    public var start = Rational.zero
+    /// Packets are written this far ahead of the wall clock (seconds).
+    public var lead = Rational(1, 50)
+    public init(input: String, output: String) { self.input = input; self.output = output }
+}
+
+/// What happened during playback, one JSON line each on stderr.
+public struct PlayEvent: Codable, Sendable {
+    public var event: String
+    public var rate: Rational?
+    public var pitch: String?
+    public var position: Double?
+    /// For rate/pitch/seek: wall-clock milliseconds from the command to the first packet written with it.
+    public var latencyMs: Double?
+    public var message: String?
+    public init(event: String) { self.event = event }
+}
+
+public enum PlayCommand: Equatable, Sendable {
+    case rate(Rational), pitch(String), seek(Rational), pause, resume, quit
+
+    /// Parses `rate 0.25`, `pitch time-domain`, `seek 12.5`, `pause`, `resume`/`play`, `quit`.
+    public init(parsing line: String) throws(SimpleFailure) {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let verb = words.first else { throw SimpleFailure("empty command", .usage) }
+        func value() throws(SimpleFailure) -> Rational {
+            guard words.count == 2 else { throw SimpleFailure("'\(line)': expected '\(verb) VALUE'", .usage) }
+            do { return try Rational(parsing: words[1]) } catch { throw SimpleFailure("'\(line)': \(error)", .usage) }
+        }
+        switch verb {
+        case "rate":
+            let r = try value()
+            guard r.isPositive, r <= Rational(32), r >= Rational(1, 32) else { throw SimpleFailure("'\(line)': rate must be in 1/32...32", .usage) }
+            self = .rate(r)
+        case "pitch":
+            guard words.count == 2 else { throw SimpleFailure("'\(line)': expected 'pitch ALGORITHM'", .usage) }
+            self = .pitch(String(words[1]))
+        case "seek":
+            let t = try value()
+            guard !t.isNegative else { throw SimpleFailure("'\(line)': position must be >= 0", .usage) }
+            self = .seek(t)
+        case "pause": self = .pause
+        case "resume", "play": self = .resume
+        case "quit", "q": self = .quit
+        default: throw SimpleFailure("'\(line)': unknown command (rate, pitch, seek, pause, resume, quit)", .usage)
+        }
+    }
+}
+
+/// Thread-safe queue of commands fed by a reader thread.
+public final class PlayCommandQueue: @unchecked Sendable {
+    // Safe: `items` is only touched under `lock`.
+    private let lock = NSLock()
+    private var items: [(PlayCommand, DispatchTime)] = []
+    public init() {}
+    public func push(_ c: PlayCommand) { lock.lock(); items.append((c, .now())); lock.unlock() }
+    func pop() -> (PlayCommand, DispatchTime)? {
+        lock.lock(); defer { lock.unlock() }
+        return items.isEmpty ? nil : items.removeFirst()
+    }
+}
+
+public final class Player {
+    let r: PlayRequest
+    let events: (PlayEvent) -> Void
+    public init(_ request: PlayRequest, events: @escaping (PlayEvent) -> Void) {
+        r = request
+        self.events = events
+    }
+
+    /// Plays until the end of the input or `quit`. Returns the output duration in seconds.
+    @discardableResult
+    public func run(commands: PlayCommandQueue) throws -> Rational {
+        try Prober.checkInput(r.input)
+        let timeline = try MediaTimeline(path: r.input)
+        let tb = timeline.info.timeBase
+        let isPipe = r.output == "-"
+        let path = isPipe ? "pipe:1" : r.output
+        let format: String
+        if let f = r.format { format = f } else if isPipe || r.output.contains("://") { format = "nut" } else {
+            format = try ContainerFormat.forOutput(r.output)
+        }
+        let muxer = try Muxer(path: path, formatName: format)
+        let demuxer = try Prober.openInput(r.input)
+        demuxer.keepOnly(streams: [timeline.video])
+        let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: Rational(1, 90000), frameRate: nil)
+        var rate = r.rate, pitch = r.pitch
+        var audio: AudioTrackWriter?
+        func audioSource(from s: Rational) throws -> (any RetimedAudio)? {
+            guard r.audio, let a = timeline.audio, let factory = Retimer.audioFactory, s < timeline.duration else { return nil }
+            let spec = RetimeSpec(rate: rate)
+            let map = try spec.resolve(duration: timeline.duration - s, frameRate: nil)
+            return try factory(r.input, a, map, pitch, timeline.origin + s)
+        }
+        if let first = try audioSource(from: r.start) {
+            audio = try AudioTrackWriter(source: first, muxer: muxer, codec: "pcm_f32le", bitRate: 0, path: r.output)
+        }
+        try muxer.writeHeader()
+        audio?.headerWritten()
+        let outTB = muxer.timeBase(ofStream: vOut)
+
+        // Live timeline: a growing piecewise-linear map. Each rate change starts a piece at a source
+        // time past every frame already written, so frames keep their order and spacing.
+        var pieces: [(s: Rational, t: Rational, rate: Rational)] = [(r.start, .zero, rate)]
+        var t0: Rational { pieces[pieces.count - 1].t }
+        var s0: Rational { pieces[pieces.count - 1].s }
+        func outTime(_ s: Rational) -> Rational {
+            let p = pieces.last { $0.s <= s } ?? pieces[0]
+            return p.t + (s - p.s) / p.rate
+        }
+        var maxSourceWritten = r.start
+        var shift = Rational.zero     // added to every output time so the first dts is not negative
+        var wallStart = DispatchTime.now().uptimeNanoseconds
+        var pausedAt: UInt64?
+        var lastDTS: Int64 = -1
+        var lastOut = Rational.zero
+        var pendingLatency: (String, DispatchTime)?
+        if r.start.isPositive { try demuxer.seek(stream: timeline.video, to: timeline.origin + r.start) }
+
+        func nowOut() -> Rational {
+            let ns = (pausedAt ?? DispatchTime.now().uptimeNanoseconds) - wallStart
+            return Rational(Int64(ns), 1_000_000_000)
+        }
+        func handle(_ c: PlayCommand, at when: DispatchTime) throws -> Bool {
+            var e = PlayEvent(event: "")
+            switch c {
+            case .quit: return false
+            case .pause:
+                if pausedAt == nil { pausedAt = DispatchTime.now().uptimeNanoseconds }
+                e.event = "pause"
+            case .resume:
+                if let p = pausedAt { wallStart += DispatchTime.now().uptimeNanoseconds - p; pausedAt = nil }
+                e.event = "resume"
+            case .rate(let new):
+                // the new piece starts at the later of "now" and every frame already written
+                let sNow = s0 + (Rational.max(nowOut() - shift, lastOut - shift) - t0) * rate
+                let sStart = Rational.max(sNow, maxSourceWritten)
+                pieces.append((sStart, outTime(sStart), new))
+                rate = new
+                e.event = "rate"; e.rate = new
+                pendingLatency = ("rate", when)
+            case .pitch(let p):
+                pitch = p
+                e.event = "pitch"; e.pitch = p
+                pendingLatency = ("pitch", when)
+            case .seek(let s):
+                let target = Swift.min(s, timeline.duration)
+                try demuxer.seek(stream: timeline.video, to: timeline.origin + target)
+                pieces = [(target, Rational.max(nowOut(), lastOut) - shift, rate)]
+                maxSourceWritten = target
+                seeking = true
+                e.event = "seek"; e.position = target.doubleValue
+                pendingLatency = ("seek", when)
+            }
+            if case .rate = c { try restartAudio() } else if case .pitch = c { try restartAudio() } else if case .seek = c { try restartAudio() }
+            events(e)
+            return true
+        }
+        var seeking = false
+        func restartAudio() throws {
+            guard let a = audio else { return }
+            // audio continues from where it has been written: its source position on the new timeline
+            let from = Rational.max(a.endTime - shift, t0)
+            let s = s0 + (from - t0) * rate
+            if let next = try audioSource(from: s) { a.switchSource(to: next) }
+        }
+
+        let packet = Packet()
+        var running = true
+        while running, try demuxer.readPacket(into: packet) {
+            guard packet.streamIndex == timeline.video, let dtsIn = packet.dts ?? packet.pts else { continue }
+            let s = Rational(ticks: dtsIn, timeBase: tb) - timeline.origin
+            let ptsIn = packet.pts ?? dtsIn
+            let sp = Rational(ticks: ptsIn, timeBase: tb) - timeline.origin
+            if seeking {
+                // resume from the keyframe at or before the requested position
+                guard packet.isKeyframe else { continue }
+                pieces = [(sp, pieces[0].t, rate)]
+                seeking = false
+            }
+            if lastDTS < 0 && outTime(s) < .zero { shift = -outTime(s) }
+            let t = Rational.max(outTime(s) + shift, lastOut)
+            // wait until the packet is due (wall clock + lead), handling commands meanwhile
+            while true {
+                while let (c, when) = commands.pop() {
+                    if try !handle(c, at: when) { running = false; break }
+                }
+                if !running { break }
+                if pausedAt == nil && nowOut() + r.lead >= t { break }
+                usleep(2_000)
+            }
+            if !running { break }
+            let tt = Rational.max(outTime(s) + shift, lastOut)
+            var dts = try tt.ticks(in: outTB, rounding: .nearest)
+            if dts <= lastDTS { dts = lastDTS + 1 }
+            let ptOut = outTime(sp) + shift
+            let pts = Swift.max(dts, try ptOut.ticks(in: outTB, rounding: .nearest))
+            maxSourceWritten = Rational.max(maxSourceWritten, sp)
+            packet.dts = dts; packet.pts = pts; packet.duration = 0
+            packet.streamIndex = vOut
+            lastDTS = dts; lastOut = tt
+            try audio?.write(upTo: tt + r.lead)
+            try muxer.write(packet)
+            muxer.flush()
+            if let (what, when) = pendingLatency {
+                var e = PlayEvent(event: "applied")
+                e.message = what
+                e.latencyMs = Double(DispatchTime.now().uptimeNanoseconds - when.uptimeNanoseconds) / 1e6
+                events(e)
+                pendingLatency = nil
+            }
+        }
+        try audio?.write(upTo: lastOut + r.lead)
+        try muxer.finish()
+        var end = PlayEvent(event: "end")
+        end.position = lastOut.doubleValue
+        events(end)
+        return lastOut
+    }
+}

@@ -1,0 +1,51 @@
+import ArgumentParser
+import Foundation
+import SlomoCore
+import SlomoKit
+
+struct PlaySubcommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Paced real-time playback at a rate, to stdout, a file or a URL, with commands on stdin.",
+        discussion: """
+        Video packets are copied (no re-encode) and written on time by the wall clock; audio goes through \
+        the time-pitch engine as float PCM. Default output: NUT on stdout, e.g.
+          slomo play clip.mp4 --rate 1/4 | mpv -
+          slomo play clip.mp4 -o udp://127.0.0.1:1234?pkt_size=1316
+        Commands on stdin, one per line: rate 0.25 | pitch time-domain | seek 12.5 | pause | resume | quit. \
+        Events (and each command's latency) are JSON lines on stderr.
+        """)
+
+    @Argument(help: "Input media file.") var input: String
+    @Option(name: .shortAndLong, help: "'-' (stdout), a file, or a URL FFmpeg can write.") var output = "-"
+    @Option(help: "Container for stdout/URLs (nut, matroska…).") var format: String?
+    @Option(help: "Playback rate (0.25 = quarter speed), 1/32...32.") var rate = "1"
+    @Option(help: "Audio time-pitch algorithm (zero-latency reacts fastest).") var pitch = "zero-latency"
+    @Option(help: "Start position in seconds.") var start = "0"
+    @Flag(help: "Leave the audio out.") var noAudio = false
+
+    func run() throws {
+        var r = PlayRequest(input: input, output: output)
+        r.format = format
+        r.rate = try Values.rational(rate, option: "--rate")
+        guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw SimpleFailure("--rate \(rate): must be in 1/32...32", .usage) }
+        r.pitch = pitch
+        r.start = try Values.rational(start, option: "--start")
+        r.audio = !noAudio
+        let queue = PlayCommandQueue()
+        Thread.detachNewThread {
+            while let line = readLine() {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                if text.isEmpty { continue }
+                do { queue.push(try PlayCommand(parsing: text)) } catch {
+                    Console.error("{\"event\":\"error\",\"message\":\"\(String(describing: error).replacingOccurrences(of: "\"", with: "'"))\"}")
+                }
+            }
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        try Player(r) { e in
+            if let d = try? encoder.encode(e) { Console.error(String(decoding: d, as: UTF8.self)) }
+        }.run(commands: queue)
+    }
+}
