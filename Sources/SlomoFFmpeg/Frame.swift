@@ -36,6 +36,28 @@ public final class Frame {
         try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
     }
 
+    /// A frame that points into `bytes` (not copied, not owned): valid while `bytes` lives.
+    /// For converting a camera buffer with `Scaler` without a copy (`av_image_fill_arrays`).
+    public convenience init(borrowing bytes: UnsafeRawPointer, width: Int, height: Int, pixelFormat: PixelFormat) throws(FFmpegError) {
+        self.init()
+        raw.pointee.width = Int32(width)
+        raw.pointee.height = Int32(height)
+        raw.pointee.format = pixelFormat.raw.rawValue
+        let rc = withUnsafeMutablePointer(to: &raw.pointee.data) { d in
+            withUnsafeMutablePointer(to: &raw.pointee.linesize) { l in
+                av_image_fill_arrays(UnsafeMutableRawPointer(d).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                     UnsafeMutableRawPointer(l).assumingMemoryBound(to: Int32.self),
+                                     bytes.assumingMemoryBound(to: UInt8.self), pixelFormat.raw, Int32(width), Int32(height), 1)
+            }
+        }
+        if rc < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_arrays", code: rc) }
+    }
+
+    /// Bytes one picture of this size and format takes, packed (`av_image_get_buffer_size`, align 1).
+    public static func bufferSize(width: Int, height: Int, pixelFormat: PixelFormat) -> Int {
+        Int(av_image_get_buffer_size(pixelFormat.raw, Int32(width), Int32(height), 1))
+    }
+
     public var width: Int { Int(raw.pointee.width) }
     public var height: Int { Int(raw.pointee.height) }
     public var pixelFormat: PixelFormat { PixelFormat(raw: AVPixelFormat(raw.pointee.format)) }
@@ -107,6 +129,19 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let yuv420p = PixelFormat(raw: AV_PIX_FMT_YUV420P)
     public static let yuvj420p = PixelFormat(raw: AV_PIX_FMT_YUVJ420P)
     public static let gray = PixelFormat(raw: AV_PIX_FMT_GRAY8)
+
+    /// The FFmpeg format of a raw V4L2 fourcc (`YUYV` → yuyv422…); nil for compressed or unknown ones.
+    public init?(v4l2FourCC: String) {
+        let table: [String: AVPixelFormat] = [
+            "YUYV": AV_PIX_FMT_YUYV422, "UYVY": AV_PIX_FMT_UYVY422, "YVYU": AV_PIX_FMT_YVYU422,
+            "NV12": AV_PIX_FMT_NV12, "NV21": AV_PIX_FMT_NV21, "NV16": AV_PIX_FMT_NV16, "YU12": AV_PIX_FMT_YUV420P,
+            "422P": AV_PIX_FMT_YUV422P, "GREY": AV_PIX_FMT_GRAY8, "Y16 ": AV_PIX_FMT_GRAY16LE, "RGB3": AV_PIX_FMT_RGB24,
+            "BGR3": AV_PIX_FMT_BGR24, "XR24": AV_PIX_FMT_BGR0, "AR24": AV_PIX_FMT_BGRA, "RGBP": AV_PIX_FMT_RGB565LE,
+            "BA81": AV_PIX_FMT_BAYER_BGGR8, "GBRG": AV_PIX_FMT_BAYER_GBRG8, "GRBG": AV_PIX_FMT_BAYER_GRBG8, "RGGB": AV_PIX_FMT_BAYER_RGGB8,
+        ]
+        guard let f = table[v4l2FourCC] else { return nil }
+        raw = f
+    }
 
     public var name: String {
         guard let c = av_get_pix_fmt_name(raw) else { return "none" }

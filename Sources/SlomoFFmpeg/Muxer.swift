@@ -68,6 +68,31 @@ public final class Muxer {
         return Int(s.pointee.index)
     }
 
+    /// Adds a video stream for packets that are already encoded (a camera's MJPEG or H.264),
+    /// described by codec name and size (`avcodec_parameters` filled by hand).
+    public func addStream(encodedVideo codec: String, width: Int, height: Int, timeBase: Rational, extradata: [UInt8] = []) throws(FFmpegError) -> Int {
+        guard let desc = avcodec_descriptor_get_by_name(codec) else {
+            throw FFmpegError(path: path, operation: "addStream", message: "unknown codec '\(codec)'", kind: .unsupported)
+        }
+        guard let s = avformat_new_stream(context, nil) else {
+            throw FFmpegError(path: path, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+        }
+        let par = s.pointee.codecpar!
+        par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
+        par.pointee.codec_id = desc.pointee.id
+        par.pointee.width = Int32(width)
+        par.pointee.height = Int32(height)
+        if codec == "mjpeg" { par.pointee.format = AV_PIX_FMT_YUVJ422P.rawValue }
+        if !extradata.isEmpty {
+            let p = av_mallocz(extradata.count + Int(AV_INPUT_BUFFER_PADDING_SIZE))!.assumingMemoryBound(to: UInt8.self)
+            p.update(from: extradata, count: extradata.count)
+            par.pointee.extradata = p
+            par.pointee.extradata_size = Int32(extradata.count)
+        }
+        if let tb = timeBase.avRational { s.pointee.time_base = tb }
+        return Int(s.pointee.index)
+    }
+
     /// Copies stream side data (display matrix…) from a demuxer stream to output stream `index`.
     public func copySideData(from demuxer: Demuxer, stream source: Int, to index: Int) {
         let src = demuxer.stream(source), dst = context.pointee.streams[index]!

@@ -53,6 +53,17 @@ public final class Packet {
         av_packet_rescale_ts(raw, a, b)
     }
 
+    /// Copies `count` bytes into a new payload (`av_new_packet`).
+    public func setPayload(_ bytes: UnsafeRawPointer, count: Int) throws(FFmpegError) {
+        av_packet_unref(raw)
+        try ffcall("packet", "av_new_packet", kind: .internalError) { av_new_packet(raw, Int32(count)) }
+        raw.pointee.data.update(from: bytes.assumingMemoryBound(to: UInt8.self), count: count)
+    }
+
+    public func markKeyframe(_ key: Bool) {
+        if key { raw.pointee.flags |= AV_PKT_FLAG_KEY } else { raw.pointee.flags &= ~AV_PKT_FLAG_KEY }
+    }
+
     /// Drops the payload so the packet can be reused.
     public func unref() { av_packet_unref(raw) }
 }

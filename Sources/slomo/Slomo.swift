@@ -10,7 +10,7 @@ struct Slomo: ParsableCommand {
         discussion: "Exit statuses: 0 ok, 1 some batch jobs failed, 64 bad usage, 65 bad input data, 66 input missing, 69 device unavailable, 70 internal error, 73 cannot create output, 74 I/O error, 77 permission denied, 130 interrupted.",
         version: "0.1.0",
         subcommands: [
-            GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
+            CaptureCommand.self, GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
             RetimeCommand.self, ExportCommand.self, PlaySubcommand.self, StretchCommand.self, BatchCommand.self,
             DevicesCommand.self, FormatsCommand.self,
         ])

@@ -171,3 +171,19 @@ extension RetimeMap {
         return try RetimeMap(mappings: out).coalesced()
     }
 }
+
+extension RetimeMap {
+    /// The map cut at target time `end` (a capture's map covers more than was recorded).
+    /// Returns nil when `end` is not inside the target range.
+    public func clipped(targetEnd end: Rational) -> RetimeMap? {
+        guard end > target.start, end <= target.end else { return nil }
+        var out: [TimeMapping] = []
+        for m in mappings {
+            if m.target.start >= end { break }
+            if m.target.end <= end { out.append(m); continue }
+            let sEnd = m.source.start + (end - m.target.start) * m.source.duration / m.target.duration
+            out.append(TimeMapping(source: TimeRange(start: m.source.start, end: sEnd), target: TimeRange(start: m.target.start, end: end)))
+        }
+        return try? RetimeMap(mappings: out)
+    }
+}

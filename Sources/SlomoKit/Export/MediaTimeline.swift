@@ -53,10 +53,15 @@ struct MediaTimeline {
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
         duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
         if let json = probe.slomo?[MediaTimeline.retimeKey],
-           let map = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
-           map.target.duration == duration || abs((map.target.duration - duration).doubleValue) < 0.05 {
+           let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
+           // a retime's map ends where the file ends; a capture's runs past the recording: cut it there
+           let map = stored.target.end == duration ? stored : stored.clipped(targetEnd: Swift.min(duration, stored.target.end)),
+           abs((map.target.duration - duration).doubleValue) < 0.05 {
             previousMap = map
-            originalFrameRate = probe.slomo?["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
+            // snapping is only for time bases too coarse to hold the original times (Matroska's 1 ms)
+            if info.timeBase > Rational(1, 10_000) {
+                originalFrameRate = probe.slomo?["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
+            }
         }
     }
 

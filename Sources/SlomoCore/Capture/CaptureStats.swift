@@ -1,0 +1,67 @@
+/// Frame accounting and interval statistics for a capture, computed from exact timestamps.
+public struct CaptureStats: Sendable, Codable {
+    public var framesCaptured: Int64 = 0
+    /// Sequence-number gaps: frames the driver never delivered.
+    public var droppedByDriver: Int64 = 0
+    /// Frames slomo discarded because the writer queue was full.
+    public var droppedBySlomo: Int64 = 0
+    /// Repeated sequence numbers (a driver quirk; the frame is still written).
+    public var repeatedSequence: Int64 = 0
+    public var firstTimestamp: Rational?
+    public var lastTimestamp: Rational?
+    /// Every frame-to-frame interval, in microseconds (for percentiles and the plot).
+    public var intervalsMicros: [Int64] = []
+    private var lastSequence: UInt32?
+
+    public init() {}
+
+    /// Accounts one delivered frame (before any queue drop).
+    public mutating func record(sequence: UInt32, timestamp: Rational) {
+        if let last = lastSequence {
+            let gap = Int64(sequence &- last)          // wraps correctly at 2^32
+            if sequence == last { repeatedSequence += 1 } else if gap > 1 && gap < 1 << 31 { droppedByDriver += gap - 1 }
+        }
+        lastSequence = sequence
+        if let l = lastTimestamp {
+            intervalsMicros.append(((timestamp - l) * Rational(1_000_000)).rounded(.nearest))
+        }
+        if firstTimestamp == nil { firstTimestamp = timestamp }
+        lastTimestamp = timestamp
+        framesCaptured += 1
+    }
+
+    public var duration: Rational {
+        guard let a = firstTimestamp, let b = lastTimestamp else { return .zero }
+        return b - a
+    }
+
+    /// (frames − 1) / (last − first): the rate frames really arrived at.
+    public var achievedFrameRate: Rational? {
+        guard framesCaptured > 1, duration.isPositive else { return nil }
+        return Rational(framesCaptured - 1) / duration
+    }
+
+    /// Interval summary in microseconds: mean, p50, p99, max, and jitter as the standard deviation.
+    public struct Intervals: Sendable, Codable, Equatable {
+        public var meanMicros: Double
+        public var p50Micros: Int64
+        public var p99Micros: Int64
+        public var maxMicros: Int64
+        public var minMicros: Int64
+        public var stddevMicros: Double
+    }
+
+    public var intervals: Intervals? {
+        guard !intervalsMicros.isEmpty else { return nil }
+        let sorted = intervalsMicros.sorted()
+        func pct(_ p: Int) -> Int64 { sorted[Swift.min(sorted.count - 1, (sorted.count - 1) * p / 100)] }
+        let mean = Double(sorted.reduce(0, +)) / Double(sorted.count)
+        let variance = sorted.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(sorted.count)
+        return Intervals(meanMicros: (mean * 10).rounded() / 10, p50Micros: pct(50), p99Micros: pct(99),
+                         maxMicros: sorted.last!, minMicros: sorted.first!, stddevMicros: (variance.squareRoot() * 10).rounded() / 10)
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case framesCaptured, droppedByDriver, droppedBySlomo, repeatedSequence, firstTimestamp, lastTimestamp, intervalsMicros
+    }
+}

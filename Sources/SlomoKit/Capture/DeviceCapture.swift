@@ -1,0 +1,25 @@
+import SlomoCore
+
+/// How `slomo capture DEVICE` picks and opens a camera.
+public struct DeviceCaptureRequest: Sendable {
+    public var device: String
+    /// Constraints for the mode selection (same meaning as `slomo formats`).
+    public var format: String?
+    public var size: String?
+    public var minSize: String?
+    public var fps: String?
+    public var buffers = 8
+    public init(device: String) { self.device = device }
+}
+
+/// Opens V4L2 capture sources. The V4L2 layer installs `opener`; without it, devices are unavailable.
+public enum DeviceCapture {
+    nonisolated(unsafe) public static var opener: ((DeviceCaptureRequest) throws -> CaptureSource)?
+
+    public static func open(_ r: DeviceCaptureRequest) throws -> CaptureSource {
+        guard let opener else {
+            throw SimpleFailure("\(r.device): V4L2 capture is not available in this build", .unavailable)
+        }
+        return try opener(r)
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// A camera stand-in: calibration frames (the generator's picture and code) at a given rate, paced
+/// in real time on CLOCK_MONOTONIC like a V4L2 driver, or as fast as possible (`pace=0`, ideal
+/// timestamps) for benchmarks. `format=mjpeg` behaves like an MJPEG camera (frames JPEG-encoded by the
+/// source), `format=yuv420p`/`yuyv` like a raw one.
+/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg,pace=1,drop-every=0`.
+public final class SyntheticSource: CaptureSource {
+    public let format: CaptureFormat
+    public let name = "synthetic"
+    let fps: Rational
+    let pace: Bool
+    /// Skip a sequence number every N frames (simulates driver drops; 0 = never).
+    let dropEvery: Int
+    private var index: Int64 = 0
+    private var sequence: UInt32 = 0
+    private var startTime: Rational = .zero
+    private let yuv: Frame
+    private let packed: Frame?
+    private var jpeg: Encoder?
+    private let packet = Packet()
+    private let scaler = Scaler()
+    /// Pre-rendered frames (benchmarks): when set, frames are taken round-robin from here.
+    private var preloaded: [CapturedFrame] = []
+
+    public init(spec: String) throws(SimpleFailure) {
+        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0
+        let body = spec.hasPrefix("synthetic:") ? String(spec.dropFirst("synthetic:".count)) : (spec == "synthetic" ? "" : spec)
+        for item in body.split(separator: ",") where !item.isEmpty {
+            let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { throw SimpleFailure("--source \(spec): '\(item)' is not key=value", .usage) }
+            switch kv[0] {
+            case "fps":
+                do { fps = try Rational(parsing: kv[1]) } catch { throw SimpleFailure("--source \(spec): fps '\(kv[1])': \(error)", .usage) }
+                guard fps >= Rational(1), fps <= Rational(2000) else { throw SimpleFailure("--source \(spec): fps must be in 1...2000", .usage) }
+            case "size":
+                let p = kv[1].split(separator: "x").compactMap { Int($0) }
+                guard p.count == 2, p[0] >= 96, p[1] >= 64, p[0] <= 3840, p[1] <= 2160, p[0] % 2 == 0, p[1] % 2 == 0 else {
+                    throw SimpleFailure("--source \(spec): size must be even WIDTHxHEIGHT within 96x64...3840x2160", .usage)
+                }
+                size = (p[0], p[1])
+            case "format":
+                guard ["mjpeg", "yuv420p", "yuyv"].contains(kv[1]) else { throw SimpleFailure("--source \(spec): format must be mjpeg, yuv420p or yuyv", .usage) }
+                fmt = kv[1]
+            case "pace": pace = kv[1] != "0"
+            case "drop-every":
+                guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): drop-every must be a whole number", .usage) }
+                drop = n
+            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, pace, drop-every)", .usage)
+            }
+        }
+        self.fps = fps; self.pace = pace; dropEvery = drop
+        let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "yuyv" ? "YUYV" : "YU12"
+        let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" ? size.0 : 0
+        format = CaptureFormat(fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps)
+        do {
+            yuv = try Frame(width: size.0, height: size.1, pixelFormat: fmt == "mjpeg" ? .yuvj420p : .yuv420p)
+            packed = fmt == "yuyv" ? try Frame(width: size.0, height: size.1, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!) : nil
+            if fmt == "mjpeg" {
+                jpeg = try Encoder(path: "synthetic", video: VideoEncoderSettings(
+                    codec: "mjpeg", width: size.0, height: size.1, pixelFormat: .yuvj420p, frameRate: fps,
+                    options: ["b": String(size.0 * size.1 * 8)]), globalHeader: false)
+            }
+        } catch { throw SimpleFailure("synthetic source: \(error)", .software) }
+    }
+
+    /// Renders `count` frames now, so a benchmark times only dequeue → store.
+    public func preload(_ count: Int) throws {
+        var frames: [CapturedFrame] = []
+        for _ in 0..<count { frames.append(try render(index: Int64(frames.count), timestamp: .zero)) }
+        preloaded = frames
+    }
+
+    public func start() throws { startTime = SyntheticSource.now() }
+
+    public static func now() -> Rational {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)   // µs, like V4L2
+    }
+
+    public func nextFrame() throws -> Result<CapturedFrame, CaptureEnd> {
+        if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 { index += 1; sequence &+= 1 }
+        let due = startTime + Rational(index) / fps
+        var t = due
+        if pace {
+            while true {
+                let now = SyntheticSource.now()
+                if now >= due { t = now; break }
+                let wait = ((due - now) * Rational(1_000_000)).rounded(.up)
+                usleep(UInt32(Swift.min(wait, 100_000)))
+            }
+        }
+        let frame: CapturedFrame
+        if !preloaded.isEmpty {
+            let p = preloaded[Int(index % Int64(preloaded.count))]
+            frame = CapturedFrame(copying: p.bytes.baseAddress!, count: p.count, timestamp: t, sequence: sequence)
+        } else {
+            frame = try render(index: index, timestamp: t)
+        }
+        index += 1
+        sequence &+= 1
+        return .success(frame)
+    }
+
+    public func stop() {}
+
+    private func render(index: Int64, timestamp: Rational) throws -> CapturedFrame {
+        try yuv.makeWritable()
+        yuv.withPlane(0) { y, ys in
+            yuv.withPlane(1) { u, cs in
+                yuv.withPlane(2) { v, _ in
+                    CalibrationPicture.paint(index: Int(index % Int64(CalibrationCode.maxIndex)), fps: fps, y: y, yStride: ys,
+                                             u: u, v: v, chromaStride: cs, width: format.width, height: format.height)
+                }
+            }
+        }
+        if let jpeg {
+            yuv.pts = index
+            _ = try jpeg.send(yuv)
+            guard case .got = try jpeg.receive(into: packet) else { throw SimpleFailure("synthetic: mjpeg encoder gave no frame", .software) }
+            return packet.withBytes { CapturedFrame(copying: $0.baseAddress!, count: $0.count, timestamp: timestamp, sequence: sequence) }
+        }
+        let src: Frame = packed == nil ? yuv : try scaler.convert(yuv, width: format.width, height: format.height, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!)
+        let size = Frame.bufferSize(width: format.width, height: format.height, pixelFormat: src.pixelFormat)
+        return CapturedFrame(count: size, timestamp: timestamp, sequence: sequence) { buf in
+            var offset = 0
+            let planes = packed == nil ? [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
+                                       : [(0, format.width * 2, format.height)]
+            for (i, w, h) in planes {
+                src.withPlane(i) { p, stride in
+                    for row in 0..<h { (buf.baseAddress! + offset + row * w).copyMemory(from: p + row * stride, byteCount: w) }
+                }
+                offset += w * h
+            }
+        }
+    }
+}
