@@ -26,7 +26,7 @@ public final class SyntheticSource: CaptureSource {
     private var preloaded: [CapturedFrame] = []
 
     public init(spec: String) throws(SimpleFailure) {
-        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0
+        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0
         let body = spec.hasPrefix("synthetic:") ? String(spec.dropFirst("synthetic:".count)) : (spec == "synthetic" ? "" : spec)
         for item in body.split(separator: ",") where !item.isEmpty {
             let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -48,7 +48,10 @@ public final class SyntheticSource: CaptureSource {
             case "drop-every":
                 guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): drop-every must be a whole number", .usage) }
                 drop = n
-            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, pace, drop-every)", .usage)
+            case "preload":
+                guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SimpleFailure("--source \(spec): preload must be in 0...10000", .usage) }
+                preload = n
+            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, pace, drop-every, preload)", .usage)
             }
         }
         self.fps = fps; self.pace = pace; dropEvery = drop
@@ -63,6 +66,7 @@ public final class SyntheticSource: CaptureSource {
                     codec: "mjpeg", width: size.0, height: size.1, pixelFormat: .yuvj420p, frameRate: fps,
                     options: ["b": String(size.0 * size.1 * 8)]), globalHeader: false)
             }
+            if preload > 0 { try self.preload(preload) }
         } catch { throw SimpleFailure("synthetic source: \(error)", .software) }
     }
 
