@@ -38,6 +38,14 @@ public enum Retimer {
     /// Makes the retimed-audio source for a file (set by the time-pitch engine; nil = no audio support yet).
     nonisolated(unsafe) public static var audioFactory: ((String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)?)?
 
+    /// The factory, or a clear error: audio is never dropped silently.
+    static func requireAudioFactory(_ input: String) throws -> (String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)? {
+        guard let f = audioFactory else {
+            throw SimpleFailure("\(input): the time-pitch audio engine is not available in this build (use --no-audio)", .unavailable)
+        }
+        return f
+    }
+
     public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
         try Prober.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output)
@@ -75,7 +83,7 @@ public enum Retimer {
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: chosenTB, frameRate: averageRate)
         var audioWriter: AudioTrackWriter?
-        if r.audio, let a = timeline.audio, let factory = audioFactory,
+        if r.audio, let a = timeline.audio, let factory = Optional(try requireAudioFactory(r.input)),
            let source = try factory(r.input, a, map, r.pitch, timeline.origin) {
             audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
         }

@@ -102,7 +102,8 @@ public final class Player {
         var rate = r.rate, pitch = r.pitch
         var audio: AudioTrackWriter?
         func audioSource(from s: Rational) throws -> (any RetimedAudio)? {
-            guard r.audio, let a = timeline.audio, let factory = Retimer.audioFactory, s < timeline.duration else { return nil }
+            guard r.audio, let a = timeline.audio, s < timeline.duration else { return nil }
+            let factory = try Retimer.requireAudioFactory(r.input)
             let spec = RetimeSpec(rate: rate)
             let map = try spec.resolve(duration: timeline.duration - s, frameRate: nil)
             return try factory(r.input, a, map, pitch, timeline.origin + s)
