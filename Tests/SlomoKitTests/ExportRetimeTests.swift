@@ -80,6 +80,16 @@ import SlomoFFmpeg
         // even output frames sit exactly on source frames; odd ones are 50/50 blends (no readable code)
         #expect(blended.enumerated().filter { $0.offset % 2 == 0 }.map(\.element) == (0..<30).map { Optional($0) })
         #expect(blended.enumerated().filter { $0.offset % 2 == 1 && $0.offset < 58 }.allSatisfy { $0.element == nil })
+        // motion interpolation (libavfilter minterpolate): same grid, new in-between pictures
+        var m = ExportRequest(input: src, output: dir.file("motion.mp4"), spec: spec)
+        m.frameBlend = .motion
+        let mr = try Exporter.export(m)
+        #expect(mr.outputFrames == 60)
+        let moved = try indices(m.output)
+        #expect(moved.count == 60)
+        #expect(moved.enumerated().filter { $0.offset % 2 == 0 }.map(\.element) == (0..<30).map { Optional($0) })
+        // (minterpolate ends one source interval early; the last source frame is held there)
+        #expect(moved.enumerated().filter { $0.offset % 2 == 1 && $0.offset < 56 }.allSatisfy { $0.element == nil })
     }
 
     @Test func retimeCopiesPacketsBitForBitWithExactTimes() throws {

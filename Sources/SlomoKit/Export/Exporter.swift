@@ -56,9 +56,6 @@ public enum Exporter {
         guard r.frameRate.isPositive, r.frameRate <= Rational(1000), r.frameRate.denominator <= 1_000_000 else {
             throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
         }
-        if r.frameBlend == .motion {
-            throw SimpleFailure("--frame-blend motion: motion interpolation is not available yet (use none or blend)", .usage)
-        }
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal)
         let schedule = CFRSchedule(map: map, frameRate: r.frameRate)
@@ -67,6 +64,7 @@ public enum Exporter {
         // Which source frame each output frame shows; with blending, also the one after it.
         let shown = (0..<total).map { schedule.sourceFrameIndex(ofFrame: $0, sourceTimes: times) }
         var needed = Set(shown)
+        if r.frameBlend == .motion { needed = Set(times.indices) }   // interpolation looks at neighbours
         if r.frameBlend == .blend { for k in shown where k + 1 < times.count { needed.insert(k + 1) } }
         let tb = timeline.info.timeBase
         let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
@@ -160,6 +158,42 @@ public enum Exporter {
             }
         }
 
+        // Motion interpolation: source frames go in at their *target* times, libavfilter's
+        // minterpolate produces frames at exactly n/fps on the output timeline.
+        let filterTB = Rational(1, 1_000_000)
+        var motion: FilterGraph?
+        if r.frameBlend == .motion {
+            motion = try FilterGraph(width: width, height: height, pixelFormat: pixelFormat, timeBase: filterTB,
+                                     description: "minterpolate=fps=\(r.frameRate):mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
+                                     threads: r.threads)
+        }
+        var lastMotionPTS: Int64 = .min
+        var lastPushed: Frame?
+        func pullMotion() throws {
+            guard let g = motion else { return }
+            while true {
+                let out = Frame()
+                guard case .got = try g.pull(into: out), let p = out.pts else { return }
+                let n = (Rational(ticks: p, timeBase: g.outputTimeBase) * r.frameRate).rounded(.nearest)
+                guard n == next, next < total else { continue }
+                try encode(out, next)
+                lastShownIndex = shown[Int(next)]
+                next += 1
+            }
+        }
+        func pushMotion(_ f: Frame, index k: Int) throws {
+            guard let g = motion else { return }
+            let target = try map.targetTime(forSource: times[k]).ticks(in: filterTB, rounding: .nearest)
+            guard target > lastMotionPTS else { return }
+            lastMotionPTS = target
+            let p = try prepare(f)
+            let c = p === f ? try f.reference() : p
+            c.pts = target
+            lastPushed = c
+            try g.push(c)
+            try pullMotion()
+        }
+
         let demuxer = try Prober.openInput(r.input)
         demuxer.keepOnly(streams: [timeline.video])
         let decoder = try demuxer.makeDecoder(stream: timeline.video, threads: r.threads)
@@ -170,6 +204,7 @@ public enum Exporter {
                 let f = Frame()
                 guard case .got = try decoder.receive(into: f) else { return }
                 guard let p = f.bestEffortTimestamp, let k = indexOfPTS[p] ?? nearestIndex(p) else { continue }
+                if motion != nil { try pushMotion(f, index: k); continue }
                 if let h = held {
                     if k <= h.index { continue }              // out-of-order duplicate
                     try emit(upTo: k - 1, held: h.frame, heldIndex: h.index, after: (f, k))
@@ -197,6 +232,12 @@ public enum Exporter {
         }
         _ = try? decoder.send(nil)
         try receiveAll()
+        if let g = motion {
+            try g.push(nil)
+            try pullMotion()
+            // minterpolate ends before its last input: show the last source frame to the end of the schedule
+            while next < total, let last = lastPushed { try encode(try last.reference(), next); repeated += 1; next += 1 }
+        }
         if let h = held { try emit(upTo: Int.max, held: h.frame, heldIndex: h.index, after: nil) }
         guard next == total else {
             throw SimpleFailure("\(r.input): export: no decodable video frames", .dataError)

@@ -59,6 +59,18 @@ public struct ProbeReport: Codable, Sendable {
         public var keyframe: Bool
         /// The frame index painted by `slomo generate`, or null.
         public var calibrationIndex: Int?
+
+        enum CodingKeys: String, CodingKey { case pts, ptsTicks, seconds, keyframe, calibrationIndex }
+
+        /// `calibrationIndex` is always present: null when the frame carries no code.
+        public func encode(to encoder: any Swift.Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(pts, forKey: .pts)
+            try c.encodeIfPresent(ptsTicks, forKey: .ptsTicks)
+            try c.encodeIfPresent(seconds, forKey: .seconds)
+            try c.encode(keyframe, forKey: .keyframe)
+            try c.encode(calibrationIndex, forKey: .calibrationIndex)
+        }
     }
 
     public var path: String
