@@ -16,6 +16,8 @@ struct MediaTimeline {
     var frameRate: Rational?
     /// Sorted presentation times of every video packet, relative to `origin`.
     var frameTimes: [Rational]
+    /// Every video packet's (pts, dts) in stream ticks, in file order.
+    var packetTimes: [(pts: Int64, dts: Int64)]
     /// The map an earlier slomo retime stored (original timing → this file), if any.
     var previousMap: RetimeMap?
     /// The original recording's constant frame rate, when an earlier slomo retime recorded it.
@@ -25,34 +27,36 @@ struct MediaTimeline {
 
     init(path: String) throws {
         self.path = path
-        let probe = try Prober.probe(path: path)
-        guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
-            throw SimpleFailure("\(path): no video stream", .dataError)
-        }
+        try Prober.checkInput(path)
         let d = try Prober.openInput(path)
-        video = d.bestStream(.video) ?? v.index
+        guard let v = d.bestStream(.video) else { throw SimpleFailure("\(path): no video stream", .dataError) }
+        video = v
         audio = d.bestStream(.audio)
         info = d.streamInfo(video)
+        let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         d.keepOnly(streams: [video])
         var pts: [Int64] = []
+        var packets: [(pts: Int64, dts: Int64)] = []
         var lastEnd: Int64 = .min
         let p = Packet()
         while try d.readPacket(into: p) {
             guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
             pts.append(t)
+            packets.append((t, p.dts ?? t))
             lastEnd = Swift.max(lastEnd, t + p.duration)
         }
+        packetTimes = packets
         pts.sort()
         guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
         frameTimes = pts.map { Rational(ticks: $0 - first, timeBase: tb) }
-        frameRate = v.measuredFrameRate ?? v.nominalFrameRate
+        frameRate = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate).rate ?? info.realFrameRate
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
         duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
-        if let json = probe.slomo?[MediaTimeline.retimeKey],
+        if let json = slomo[MediaTimeline.retimeKey],
            let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
            // a retime's map ends where the file ends; a capture's runs past the recording: cut it there
            let map = stored.target.end == duration ? stored : stored.clipped(targetEnd: Swift.min(duration, stored.target.end)),
@@ -60,7 +64,7 @@ struct MediaTimeline {
             previousMap = map
             // snapping is only for time bases too coarse to hold the original times (Matroska's 1 ms)
             if info.timeBase > Rational(1, 10_000) {
-                originalFrameRate = probe.slomo?["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
+                originalFrameRate = slomo["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
             }
         }
     }

@@ -53,13 +53,7 @@ public enum Retimer {
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal)
         let tb = timeline.info.timeBase
 
-        // Pass 1 (already done by MediaTimeline for pts): exact output times for every packet.
-        let demuxer = try Prober.openInput(r.input)
-        var keep: Set<Int> = [timeline.video]
-        if r.audio, let a = timeline.audio { keep.insert(a) }
-        demuxer.keepOnly(streams: [timeline.video])
-        let packet = Packet()
-        var outTimes: [(pts: Rational, dts: Rational)] = []
+        // Exact output times for every packet, from the one pass MediaTimeline made.
         let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
         func mapped(_ ticks: Int64) -> Rational {
             let t = Rational(ticks: ticks - originTicks, timeBase: tb)
@@ -68,11 +62,9 @@ public enum Retimer {
             }
             return map.targetTime(forSource: t)
         }
-        while try demuxer.readPacket(into: packet) {
-            guard packet.streamIndex == timeline.video else { continue }
-            let p = packet.pts ?? packet.dts ?? 0
-            outTimes.append((mapped(p), mapped(packet.dts ?? p)))
-        }
+        let outTimes = timeline.packetTimes.map { (pts: mapped($0.pts), dts: mapped($0.dts)) }
+        let packet = Packet()
+        let demuxer = try Prober.openInput(r.input)
         let exact = OutputTimeBase.exact(for: outTimes.flatMap { [$0.pts, $0.dts] } + [map.target.end])
         let chosenTB = exact ?? Rational(1, 90000)
         let frameCount = timeline.frameTimes.count
@@ -103,9 +95,8 @@ public enum Retimer {
         var rounded = false
         var lastDTS: Int64 = .min
         var index = 0
-        let demuxer2 = try Prober.openInput(r.input)
-        demuxer2.keepOnly(streams: [timeline.video])
-        while try demuxer2.readPacket(into: packet) {
+        demuxer.keepOnly(streams: [timeline.video])
+        while try demuxer.readPacket(into: packet) {
             guard packet.streamIndex == timeline.video else { continue }
             let (pt, dt) = outTimes[index]
             index += 1
