@@ -33,9 +33,10 @@ let package = Package(
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
         .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"]),
+        .target(name: "SlomoTimePitch", dependencies: ["CRubberBand", "SlomoCore", "SlomoFFmpeg"]),
 
         // Use cases.
-        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio"]),
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTimePitch"]),
 
         // The command line.
         .executableTarget(

@@ -32,6 +32,9 @@ public final class Decoder {
 
     deinit { avcodec_free_context(&ctx) }
 
+    /// The sample format decoded audio frames come in.
+    public var sampleFormat: SampleFormat { SampleFormat(raw: ctx!.pointee.sample_fmt) }
+
     /// Which frames the decoder may skip decoding (`skip_frame`): `.nonReference` skips frames no other frame needs.
     public enum Skip { case none, nonReference, nonKey }
     public var skip: Skip = .none {

@@ -67,7 +67,7 @@ final class AudioTrackWriter {
             let n = Swift.min(chunk, pending[0].count)
             if n == 0 { return }
             let frame = try Frame(samples: n, sampleRate: source.sampleRate, channels: source.channels, format: encoder.sampleFormat)
-            fill(frame, count: n)
+            try fill(frame, count: n)
             frame.pts = framesWritten
             framesWritten += Int64(n)
             while try !encoder.send(frame) { try drain() }
@@ -75,10 +75,19 @@ final class AudioTrackWriter {
         }
     }
 
-    /// Moves `n` pending samples per channel into `frame`: planar or interleaved float.
-    private func fill(_ frame: Frame, count n: Int) {
+    private var converter: SampleConverter?
+
+    /// Moves `n` pending samples per channel into `frame`: float directly, other formats through swresample.
+    private func fill(_ frame: Frame, count n: Int) throws {
         let channels = source.channels
-        if encoder.sampleFormat.isPlanar {
+        let f = encoder.sampleFormat
+        if f != .floatPlanar && f != .float {
+            if converter == nil {
+                converter = try SampleConverter(channels: channels, inRate: source.sampleRate, inFormat: .floatPlanar,
+                                                outRate: source.sampleRate, outFormat: f)
+            }
+            try converter!.fill(frame, from: pending.map { Array($0.prefix(n)) }, count: n)
+        } else if f.isPlanar {
             for c in 0..<channels {
                 frame.withPlane(c) { p, _ in
                     p.withMemoryRebound(to: Float.self, capacity: n) { f in
