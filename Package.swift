@@ -51,7 +51,7 @@ let package = Package(
         .testTarget(
             name: "SlomoCoreTests",
             dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")]),
-        .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg"]),
+        .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoTimePitch"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoKit"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),

@@ -49,10 +49,12 @@ demo() {
   swift build -c release --product slomo
   local bin=.build/release/slomo
   mkdir -p out
-  "$bin" generate --fps 240 --duration 2 --size 640x360 -o out/demo-240fps.mp4 --overwrite
-  "$bin" probe out/demo-240fps.mp4
-  "$bin" plan out/demo-240fps.mp4 --rate 1/2 --fps 30
-  echo "demo: wrote $(pwd)/out/demo-240fps.mp4"
+  # the main job on the built-in default input: a 240 fps clip from the synthetic camera,
+  # exported at half speed to 30 fps with spectral time-pitch audio
+  "$bin" generate --fps 240 --duration 4 --size 1280x720 -o out/demo-240fps.mp4 --overwrite
+  "$bin" export out/demo-240fps.mp4 -o out/demo-slomo-30fps.mp4 --rate 0.5 --pitch spectral --overwrite
+  "$bin" probe out/demo-slomo-30fps.mp4
+  echo "demo: result in $(pwd)/out/demo-slomo-30fps.mp4 (source: out/demo-240fps.mp4)"
 }
 
 test() {

@@ -36,7 +36,7 @@ public struct RetimeReport: Codable, Sendable {
 
 public enum Retimer {
     /// Makes the retimed-audio source for a file (set by the time-pitch engine; nil = no audio support yet).
-    nonisolated(unsafe) public static var audioFactory: ((String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)?)?
+    nonisolated(unsafe) public static var audioFactory: ((String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)?)? = TimePitchSetup.factory
 
     /// The factory, or a clear error: audio is never dropped silently.
     static func requireAudioFactory(_ input: String) throws -> (String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)? {

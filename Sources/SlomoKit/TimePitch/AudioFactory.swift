@@ -3,8 +3,9 @@ import SlomoTimePitch
 
 /// Connects the time-pitch engine to retime, export and play.
 public enum TimePitchSetup {
-    public static func install() {
-        Retimer.audioFactory = { path, stream, map, pitch, origin in
+    public static func install() { Retimer.audioFactory = factory }
+
+    static func factory(_ path: String, _ stream: Int, _ map: RetimeMap, _ pitch: String, _ origin: Rational) throws -> (any RetimedAudio)? {
             guard let algorithm = PitchAlgorithm(rawValue: pitch) else {
                 throw SimpleFailure("--pitch '\(pitch)': expected \(PitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))", .usage)
             }
@@ -13,6 +14,5 @@ public enum TimePitchSetup {
             } catch let e as SimpleFailure where e.exitStatus == .usage {
                 throw SimpleFailure("\(path): audio: \(e.description)", .usage)
             }
-        }
     }
 }
