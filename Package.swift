@@ -50,7 +50,8 @@ let package = Package(
 
         .testTarget(
             name: "SlomoCoreTests",
-            dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")]),
+            dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")],
+            exclude: ["Fixtures"]),
         .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoTimePitch"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoKit"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore"]),

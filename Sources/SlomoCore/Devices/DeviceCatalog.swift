@@ -1,0 +1,83 @@
+/// A V4L2 fourcc as text (`MJPG`, `YUYV`, `Y10 ` — trailing spaces kept).
+public typealias FourCC = String
+
+/// A set of frame intervals (seconds per frame) as the driver enumerates them.
+public enum FrameIntervals: Hashable, Sendable, Codable {
+    case discrete([Rational])
+    case stepwise(min: Rational, max: Rational, step: Rational)
+    case continuous(min: Rational, max: Rational)
+
+    /// The shortest interval (highest rate); nil when empty.
+    public var shortest: Rational? {
+        switch self {
+        case .discrete(let list): return list.min()
+        case .stepwise(let min, _, _), .continuous(let min, _): return min.isPositive ? min : nil
+        }
+    }
+
+    /// The interval whose rate is nearest at or above `fps`, if any reaches it.
+    public func nearest(atOrAbove fps: Rational) -> Rational? {
+        guard let target = try? fps.reciprocal() else { return nil }
+        switch self {
+        case .discrete(let list): return list.filter { $0 <= target }.max()
+        case .continuous(let min, let max):
+            return target >= min ? Swift.min(target, max) : nil
+        case .stepwise(let min, let max, let step):
+            guard target >= min else { return nil }
+            guard step.isPositive else { return min }
+            let k = ((Swift.min(target, max) - min) / step).floor
+            return min + Rational(k) * step
+        }
+    }
+}
+
+/// Frame sizes of one pixel format.
+public enum FrameSize: Hashable, Sendable, Codable {
+    case discrete(width: Int, height: Int)
+    case stepwise(minWidth: Int, minHeight: Int, maxWidth: Int, maxHeight: Int, stepWidth: Int, stepHeight: Int)
+    case continuous(minWidth: Int, minHeight: Int, maxWidth: Int, maxHeight: Int)
+}
+
+/// One size of a format with the intervals it offers (nil: the driver gave none).
+public struct SizeEntry: Hashable, Sendable, Codable {
+    public var size: FrameSize
+    public var intervals: FrameIntervals?
+    public init(size: FrameSize, intervals: FrameIntervals?) { self.size = size; self.intervals = intervals }
+}
+
+public struct PixelFormatEntry: Hashable, Sendable, Codable {
+    public var index: Int
+    public var fourcc: FourCC
+    public var description: String
+    public var compressed: Bool
+    public var emulated: Bool
+    public var sizes: [SizeEntry]
+    public init(index: Int, fourcc: FourCC, description: String, compressed: Bool, emulated: Bool, sizes: [SizeEntry]) {
+        self.index = index; self.fourcc = fourcc; self.description = description
+        self.compressed = compressed; self.emulated = emulated; self.sizes = sizes
+    }
+}
+
+/// Everything a capture node offers: formats → sizes → frame intervals, exact.
+public struct DeviceCatalog: Hashable, Sendable, Codable {
+    public var formats: [PixelFormatEntry]
+    public init(formats: [PixelFormatEntry]) { self.formats = formats }
+}
+
+/// Compressed-format detection by fourcc (for listings whose names omit "compressed").
+public enum FourCCKind {
+    public static let compressed: Set<FourCC> = ["MJPG", "JPEG", "H264", "HEVC", "H263", "MPG4", "MPG2", "VP80", "VP90", "AV1F", "dvsd"]
+    public static func isCompressed(_ f: FourCC) -> Bool { compressed.contains(f) }
+
+    /// Bytes per pixel of common raw formats (for the USB 2.0 link budget); nil when unknown.
+    public static func bytesPerPixel(_ f: FourCC) -> Rational? {
+        switch f {
+        case "YUYV", "UYVY", "YVYU", "VYUY", "422P", "NV16", "NV61", "RGBP", "RGBR", "Y16 ", "Y10 ", "Y12 ", "RG10", "BG10", "GB10", "BA10", "RG12": return Rational(2)
+        case "NV12", "NV21", "YU12", "YV12", "M420": return Rational(3, 2)
+        case "GREY", "BA81", "GBRG", "GRBG", "RGGB": return Rational(1)
+        case "RGB3", "BGR3": return Rational(3)
+        case "XR24", "AR24", "BX24", "BGR4", "RGB4", "XB24", "AB24", "RX24": return Rational(4)
+        default: return nil
+        }
+    }
+}
