@@ -14,7 +14,7 @@ public struct DeviceCaptureRequest: Sendable {
 
 /// Opens V4L2 capture sources. The V4L2 layer installs `opener`; without it, devices are unavailable.
 public enum DeviceCapture {
-    nonisolated(unsafe) public static var opener: ((DeviceCaptureRequest) throws -> CaptureSource)?
+    nonisolated(unsafe) public static var opener: ((DeviceCaptureRequest) throws -> CaptureSource)? = DeviceService.openCapture
 
     public static func open(_ r: DeviceCaptureRequest) throws -> CaptureSource {
         guard let opener else {
