@@ -65,13 +65,27 @@ public final class VideoDevice {
         if rc != 0 { throw V4L2Error(device: path, request: r.rawValue, errno: rc, detail: detail) }
     }
 
+    /// The fourcc as text; big-endian variants (bit 31 set) print as v4l2-ctl does: `Y16 -BE`.
     static func fourcc(_ v: UInt32) -> FourCC {
-        String(decoding: [UInt8(v & 0xFF), UInt8(v >> 8 & 0xFF), UInt8(v >> 16 & 0xFF), UInt8(v >> 24 & 0xFF)], as: UTF8.self)
+        let bigEndian = v & (1 << 31) != 0
+        let c = v & 0x7FFF_FFFF
+        let text = String(decoding: [UInt8(c & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c >> 16 & 0xFF), UInt8(c >> 24 & 0xFF)], as: UTF8.self)
+        return bigEndian ? text + "-BE" : text
     }
 
     static func code(_ f: FourCC) -> UInt32 {
-        let b = Array((f + "    ").utf8.prefix(4))
-        return UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+        let bigEndian = f.hasSuffix("-BE")
+        let b = Array(((bigEndian ? String(f.dropLast(3)) : f) + "    ").utf8.prefix(4))
+        let v = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24
+        return bigEndian ? v | 1 << 31 : v
+    }
+
+    /// The current format's size (G_FMT), used for stepwise/continuous sizes.
+    public func currentSize() -> (Int, Int)? {
+        var g = v4l2_format()
+        g.type = bufferType
+        guard sys.ioctl(fd, .gFmt, &g) == 0, !info.isMultiplanar else { return nil }
+        return (Int(g.fmt.pix.width), Int(g.fmt.pix.height))
     }
 
     /// Enumerates formats → sizes → intervals. EINVAL past the last index ends a list; ENOTTY on

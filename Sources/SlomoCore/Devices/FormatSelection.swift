@@ -19,6 +19,9 @@ public struct ModeRequest: Sendable, Equatable {
     public var size: (Int, Int)?
     public var minSize: (Int, Int)?
     public var fps: Rational?
+    /// For stepwise/continuous sizes (scalers, HDMI inputs): the size to use when it is in range,
+    /// e.g. the device's current size; otherwise the largest size is the candidate.
+    public var stepwiseSize: (Int, Int)?
     /// Storage preference for ties: default H.264, then MJPEG, then raw.
     public var prefer: [String] = ["h264", "mjpeg", "raw"]
     public init() {}
@@ -48,7 +51,8 @@ public enum FormatSelection {
                 let (w, h): (Int, Int)
                 switch s.size {
                 case .discrete(let a, let b): (w, h) = (a, b)
-                case .stepwise(_, _, let a, let b, _, _), .continuous(_, _, let a, let b): (w, h) = (a, b)
+                case .stepwise(let mw, let mh, let a, let b, _, _), .continuous(let mw, let mh, let a, let b):
+                    if let (pw, ph) = request.size ?? request.stepwiseSize, pw >= mw, pw <= a, ph >= mh, ph <= b { (w, h) = (pw, ph) } else { (w, h) = (a, b) }
                 }
                 if let (rw, rh) = request.size, rw != w || rh != h { continue }
                 if let (mw, mh) = request.minSize, w < mw || h < mh { continue }

@@ -107,7 +107,7 @@ public enum ListingParser {
         let rest = s[s.index(after: a)...]
         guard let b = rest.firstIndex(of: "'") else { return nil }
         let f = String(rest[..<b])
-        return f.count == 4 ? f : nil
+        return f.count == 4 || (f.count == 7 && f.hasSuffix("-BE")) ? f : nil
     }
 
     static func description(_ s: Substring) -> (name: String, compressed: Bool, emulated: Bool) {

@@ -54,6 +54,8 @@ public enum DeviceService {
     public static func formats(device path: String, request: ModeRequest, apply: Bool) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         let catalog = try dev.catalog()
+        var request = request
+        request.stepwiseSize = dev.currentSize()
         let best = FormatSelection.best(in: catalog, for: request)
         var report = FormatsReport(source: path, device: dev.info, catalog: catalog, maxFps: best.map(MaxFpsMode.init))
         if apply {
@@ -110,7 +112,8 @@ public enum DeviceService {
         guard dev.info.canStream else {
             throw SimpleFailure("\(r.device): the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
         }
-        let request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
+        var request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
+        request.stepwiseSize = dev.currentSize()
         guard let mode = FormatSelection.best(in: try dev.catalog(), for: request) else {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
         }

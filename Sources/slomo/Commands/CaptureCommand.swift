@@ -40,6 +40,7 @@ struct CaptureCommand: ParsableCommand {
     @Flag(help: "Print the report as JSON.") var json = false
 
     func run() throws {
+        StopFlag.install()      // first: a SIGINT during device set-up must stop, not be lost
         var limits = CaptureLimits()
         if let duration {
             let d = try Values.rational(duration, option: "--duration")
@@ -69,7 +70,6 @@ struct CaptureCommand: ParsableCommand {
             r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers
             src = try DeviceCapture.open(r)
         }
-        StopFlag.install()
         let session = CaptureSession(source: src, settings: settings, limits: limits)
         let report = try session.run()
         if let plot = statsPlot {
