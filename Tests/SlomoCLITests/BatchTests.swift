@@ -21,7 +21,7 @@ import Testing
 
     @Test func oneBadInputDoesNotStopTheBatchAndResumeSkipsFinishedJobs() throws {
         let d = try Self.library()
-        FileManager.default.createFile(atPath: d.file("clips/broken.mp4"), contents: Data("not a video".utf8))
+        _ = FileManager.default.createFile(atPath: d.file("clips/broken.mp4"), contents: Data("not a video".utf8))
         let args = ["batch", d.file("clips/*.mp4"), "--out-dir", d.file("out"), "--rate", "1/2", "--no-audio", "--jobs", "2"]
         let first = try CLI.run(args)
         #expect(first.status == 1, "\(first.stderr)")
@@ -39,7 +39,7 @@ import Testing
 
         // resume: everything complete is skipped; a damaged output and a deleted one are redone
         let cData = try Data(contentsOf: URL(fileURLWithPath: d.file("out/c.mp4")))
-        FileManager.default.createFile(atPath: d.file("out/c.mp4"), contents: cData.prefix(cData.count / 3))
+        _ = FileManager.default.createFile(atPath: d.file("out/c.mp4"), contents: cData.prefix(cData.count / 3))
         try FileManager.default.removeItem(atPath: d.file("out/a.mp4"))
         let second = try records(try CLI.run(args))
         let status = Dictionary(uniqueKeysWithValues: second.compactMap { r -> (String, String)? in
@@ -84,7 +84,7 @@ import Testing
         let d = try Self.library()
         func manifest(_ name: String, _ text: String) -> String {
             let p = d.file(name)
-            FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+            _ = FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
             return p
         }
         let a = d.file("clips/a.mp4"), out = d.file("out/x.mp4")
@@ -115,7 +115,7 @@ import Testing
         let d = try Self.library()
         let p = d.file("jobs.csv")
         let text = "input,output,command,rate,segments,noAudio\n\(d.file("clips/c.mp4")),\(d.file("out/c-seg.mkv")),export,,0.1-0.2@1/4;0.3-0.4@1/2,true\n\(d.file("clips/a.mp4")),\(d.file("out/a-r.mp4")),retime,1/2,,true\n"
-        FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
         let r = try CLI.run(["batch", p])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try records(r).filter { $0["status"] as? String == "ok" }.count == 2)
