@@ -188,26 +188,42 @@ final class WSOLA: Stretcher {
         return i >= 0 && i < input[c].count ? input[c][i] : 0
     }
 
-    /// The grain start near `p` whose first half best matches the natural continuation of the previous grain.
+    /// All channels summed: what the similarity search compares.
+    var mono: [Float] = []
+
+    /// The grain start near `p` whose first half best matches the natural continuation of the previous
+    /// grain: a coarse search every 2 samples on every 4th sample, then ±1 around the best.
     func bestStart(near p: Int) -> Int {
         guard let prev = previous else { return p }
-        let target = prev + hop
-        var best = p, bestScore = -Float.infinity
-        let lo = p - search
-        for q in stride(from: lo, through: p + search, by: 1) {
-            var score: Float = 0
-            for i in Swift.stride(from: 0, to: hop, by: 2) {
-                var a: Float = 0, b: Float = 0
-                for c in 0..<channels { a += sample(c, target + i); b += sample(c, q + i) }
-                score += a * b
+        let target = prev + hop - inputStart
+        let lo = p - search - inputStart, hi = p + search - inputStart
+        let n = mono.count
+        return mono.withUnsafeBufferPointer { m -> Int in
+            func score(_ q: Int) -> Float {
+                var acc: Float = 0
+                var i = 0
+                while i < hop {
+                    let a = target + i, b = q + i
+                    if a >= 0 && a < n && b >= 0 && b < n { acc += m[a] * m[b] }
+                    i += 4
+                }
+                return acc
             }
-            if score > bestScore { bestScore = score; best = q }
+            var best = p - inputStart, bestScore = -Float.infinity
+            var q = lo
+            while q <= hi { let v = score(q); if v > bestScore { bestScore = v; best = q }; q += 2 }
+            for r in [best - 1, best + 1] where r >= lo && r <= hi {
+                let v = score(r); if v > bestScore { bestScore = v; best = r }
+            }
+            return best + inputStart
         }
-        return best
     }
 
     func push(_ samples: [[Float]], count: Int, final: Bool) {
         for c in 0..<channels { input[c] += samples[c].prefix(count) }
+        let start = mono.count
+        mono += [Float](repeating: 0, count: count)
+        for c in 0..<channels { for i in 0..<count { mono[start + i] += samples[c][i] } }
         let available = inputStart + input[0].count
         while true {
             let p = Int(nominal.floor)
@@ -217,7 +233,18 @@ final class WSOLA: Stretcher {
             let base = Swift.max(0, output[0].count - (grain - hop))
             for c in 0..<channels {
                 if output[c].count < base + grain { output[c] += [Float](repeating: 0, count: base + grain - output[c].count) }
-                for i in 0..<grain { output[c][base + i] += sample(c, q + i) * window[i] }
+                let off = q - inputStart
+                if off >= 0 && off + grain <= input[c].count {
+                    output[c].withUnsafeMutableBufferPointer { o in
+                        input[c].withUnsafeBufferPointer { x in
+                            window.withUnsafeBufferPointer { w in
+                                for i in 0..<grain { o[base + i] += x[off + i] * w[i] }
+                            }
+                        }
+                    }
+                } else {
+                    for i in 0..<grain { output[c][base + i] += sample(c, q + i) * window[i] }
+                }
             }
             ready = base + hop
             previous = q
@@ -226,6 +253,7 @@ final class WSOLA: Stretcher {
             if keepFrom - inputStart > 8192 {
                 let drop = keepFrom - inputStart
                 for c in 0..<channels { input[c].removeFirst(drop) }
+                mono.removeFirst(drop)
                 inputStart += drop
             }
         }
