@@ -197,7 +197,10 @@ public enum Prober {
         switch s.kind {
         case .video:
             out.width = s.width; out.height = s.height; out.pixelFormat = s.pixelFormat
-            out.nominalFrameRate = s.realFrameRate; out.averageFrameRate = s.averageFrameRate
+            // libavformat guesses r_frame_rate = 1/time base for variable-rate MP4s (a capture's 1000000):
+            // that is no nominal rate at all
+            out.nominalFrameRate = s.realFrameRate.flatMap { $0 * s.timeBase == .one ? nil : $0 }
+            out.averageFrameRate = s.averageFrameRate
             out.frameCount = Int64(pts.count)
             out.rotation = s.rotation
             let m = FrameRateMeasurement(pts: pts, timeBase: s.timeBase, nominal: s.realFrameRate)
