@@ -17,6 +17,10 @@ public final class V4L2StreamingSource: CaptureSource {
     public let applied: AppliedMode
 
     public init(device: VideoDevice, mode: CaptureMode, buffers: Int) throws(V4L2Error) {
+        guard !device.info.isMultiplanar else {
+            throw V4L2Error(device: device.path, request: "capture", errno: 0,
+                            detail: "on a multi-planar-only node is not supported yet (formats and --apply are)", code: .unsupported)
+        }
         self.device = device
         bufferCount = buffers
         applied = try device.apply(mode)

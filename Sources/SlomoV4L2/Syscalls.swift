@@ -4,7 +4,7 @@ import Glibc
 #endif
 import SlomoCore
 
-/// The V4L2 requests slomo makes, with their names for messages.
+/// The V4L2 requests slomo makes, named as in messages (`VIDIOC_S_FMT`).
 public enum V4L2Request: String, Sendable, CaseIterable {
     case querycap = "VIDIOC_QUERYCAP", enumFmt = "VIDIOC_ENUM_FMT", enumFramesizes = "VIDIOC_ENUM_FRAMESIZES"
     case enumFrameintervals = "VIDIOC_ENUM_FRAMEINTERVALS", gFmt = "VIDIOC_G_FMT", sFmt = "VIDIOC_S_FMT"
@@ -13,6 +13,7 @@ public enum V4L2Request: String, Sendable, CaseIterable {
     case gCtrl = "VIDIOC_G_CTRL", sCtrl = "VIDIOC_S_CTRL", queryctrl = "VIDIOC_QUERYCTRL", gInput = "VIDIOC_G_INPUT"
     case gDvTimings = "VIDIOC_G_DV_TIMINGS"
 
+    /// The request number from the shim (the `VIDIOC_*` macros are function-like in C).
     var number: UInt {
         switch self {
         case .querycap: return CV4L2_VIDIOC_QUERYCAP
@@ -38,44 +39,71 @@ public enum V4L2Request: String, Sendable, CaseIterable {
     }
 }
 
-/// What a path is before it is opened.
-public enum NodeKind: Sendable { case characterDevice, missing, notCharacterDevice }
+/// What a path is before it is opened (`stat`).
+public enum NodeKind: Sendable, Equatable {
+    case characterDevice
+    /// ENOENT (or ENOTDIR): nothing there.
+    case missing
+    /// A regular file, directory, socket…
+    case notCharacterDevice
+    /// `stat` itself failed for another reason (EACCES on a parent directory, ELOOP…).
+    case inaccessible(errno: Int32)
+}
 
-/// The system calls V4L2 code makes: the seam where tests put a fake driver.
-/// `ioctl` returns 0 or an errno value (EINTR already retried).
+/// The system calls V4L2 code makes: the one seam where tests put a fake driver
+/// (swift-system's `MockTestCase` idea). Every ioctl of the package goes through `ioctl`.
 public protocol V4L2Syscalls: AnyObject {
+    /// `stat(2)` reduced to what opening a node needs.
     func kind(of path: String) -> NodeKind
+    /// `open(2)` with `O_RDWR | O_NONBLOCK | O_CLOEXEC`: the fd, or -1 and the errno.
     func open(_ path: String) -> (fd: Int32, errno: Int32)
     func close(_ fd: Int32)
+    /// One ioctl, EINTR already retried: 0 on success, otherwise the errno.
     func ioctl(_ fd: Int32, _ request: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32
     func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32)
     func munmap(_ p: UnsafeMutableRawPointer, length: Int)
     /// Waits for a frame: true when readable, false on timeout; errno on failure.
     func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32)
+    /// The `/dev/videoN` paths, in numeric order (video2 before video10).
     func listDevices() -> [String]
 }
 
-/// The real kernel.
+/// The real kernel. Raw ioctls only: no libv4l2 (its emulated formats and CPU conversion are
+/// not what a high-rate capture wants, and its entry points are variadic).
 public final class LiveV4L2Syscalls: V4L2Syscalls {
     public init() {}
+
     public func kind(of path: String) -> NodeKind {
         var st = stat()
-        guard stat(path, &st) == 0 else { return .missing }
+        guard stat(path, &st) == 0 else {
+            let e = errno
+            return e == ENOENT || e == ENOTDIR ? .missing : .inaccessible(errno: e)
+        }
         return (st.st_mode & S_IFMT) == S_IFCHR ? .characterDevice : .notCharacterDevice
     }
+
     public func open(_ path: String) -> (fd: Int32, errno: Int32) {
-        let fd = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
-        return (fd, fd < 0 ? errno : 0)
+        while true {
+            let fd = Glibc.open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
+            if fd < 0 && errno == EINTR { continue }
+            return (fd, fd < 0 ? errno : 0)
+        }
     }
+
     public func close(_ fd: Int32) { _ = Glibc.close(fd) }
+
+    /// The corresponding C function is `cv4l2_ioctl` (the shim's EINTR loop around `ioctl`).
     public func ioctl(_ fd: Int32, _ request: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
         cv4l2_ioctl(fd, request.number, arg) == 0 ? 0 : errno
     }
+
     public func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) {
         let p = Glibc.mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, off_t(offset))
         return p == MAP_FAILED ? (nil, errno) : (p, 0)
     }
+
     public func munmap(_ p: UnsafeMutableRawPointer, length: Int) { _ = Glibc.munmap(p, length) }
+
     public func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
@@ -86,65 +114,15 @@ public final class LiveV4L2Syscalls: V4L2Syscalls {
             return (r > 0, 0)
         }
     }
+
     public func listDevices() -> [String] {
         guard let d = opendir("/dev") else { return [] }
         defer { closedir(d) }
-        var out: [String] = []
+        var numbers: [Int] = []
         while let e = readdir(d) {
             let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("video"), Int(name.dropFirst(5)) != nil { out.append("/dev/" + name) }
+            if name.hasPrefix("video"), let n = Int(name.dropFirst(5)), n >= 0 { numbers.append(n) }
         }
-        return out.sorted { Int($0.dropFirst(10)) ?? 0 < Int($1.dropFirst(10)) ?? 0 }
-    }
-}
-
-/// A failed V4L2 call: `/dev/video0: VIDIOC_S_FMT MJPG 1280x720 failed: Device or resource busy (EBUSY)`.
-public struct V4L2Error: SlomoFailure, Equatable {
-    public enum Code: Sendable, Equatable { case noDevice, notCharacterDevice, notCapture, busy, permissionDenied, unsupported, invalid, disconnected, other }
-    public var device: String
-    public var request: String
-    public var errno: Int32
-    public var code: Code
-    public var detail: String?
-
-    public init(device: String, request: String, errno: Int32, detail: String? = nil, code: Code? = nil) {
-        self.device = device; self.request = request; self.errno = errno; self.detail = detail
-        self.code = code ?? V4L2Error.classify(errno)
-    }
-
-    static func classify(_ e: Int32) -> Code {
-        switch e {
-        case ENOENT, ENXIO: return .noDevice
-        case EBUSY: return .busy
-        case EACCES, EPERM: return .permissionDenied
-        case ENOTTY: return .unsupported
-        case EINVAL: return .invalid
-        case ENODEV, EIO: return .disconnected
-        default: return .other
-        }
-    }
-
-    public var description: String {
-        let what = detail.map { "\(request) \($0)" } ?? request
-        if errno == 0 { return "\(device): \(what)" }
-        return "\(device): \(what) failed: \(String(cString: strerror(errno))) (\(V4L2Error.errnoName(errno)))"
-    }
-
-    public var exitStatus: ExitStatus {
-        switch code {
-        case .noDevice: return .noInput
-        case .notCharacterDevice: return .noInput
-        case .notCapture, .busy, .unsupported: return .unavailable
-        case .permissionDenied: return .permissionDenied
-        case .disconnected: return .ioError
-        case .invalid, .other: return .unavailable
-        }
-    }
-
-    static func errnoName(_ e: Int32) -> String {
-        let names: [Int32: String] = [ENOENT: "ENOENT", EBUSY: "EBUSY", EACCES: "EACCES", EPERM: "EPERM", ENOTTY: "ENOTTY",
-                                      EINVAL: "EINVAL", ENODEV: "ENODEV", EIO: "EIO", ENXIO: "ENXIO", ENOMEM: "ENOMEM",
-                                      EAGAIN: "EAGAIN", ENOSPC: "ENOSPC", EFAULT: "EFAULT"]
-        return names[e] ?? "errno \(e)"
+        return numbers.sorted().map { "/dev/video\($0)" }
     }
 }

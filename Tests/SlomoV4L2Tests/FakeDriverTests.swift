@@ -4,104 +4,80 @@ import Testing
 import SlomoCore
 @testable import SlomoV4L2
 
-/// A fake driver behind the ioctl seam: edge cases the real vivid driver will not produce on demand.
-final class FakeV4L2: V4L2Syscalls {
-    var kinds: [String: NodeKind] = ["/dev/video0": .characterDevice]
-    var openErrno: Int32 = 0
-    var caps = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
-    /// fourcc → [(w, h, [intervals as (num, den)])]
-    var formats: [(String, [(Int, Int, [(UInt32, UInt32)])])] = [
-        ("MJPG", [(640, 480, [(1, 120), (1, 30)]), (1280, 720, [(1, 60)])]),
-        ("YUYV", [(640, 480, [(1, 30)])]),
-    ]
-    /// Fail this request with this errno (after `after` successful calls of it).
-    var fail: (V4L2Request, Int32, after: Int)?
-    var calls: [V4L2Request] = []
-
-    func kind(of path: String) -> NodeKind { kinds[path] ?? .missing }
-    func open(_ path: String) -> (fd: Int32, errno: Int32) { openErrno == 0 ? (3, 0) : (-1, openErrno) }
-    func close(_ fd: Int32) {}
-    func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) { (nil, ENOMEM) }
-    func munmap(_ p: UnsafeMutableRawPointer, length: Int) {}
-    func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) { (false, 0) }
-    func listDevices() -> [String] { kinds.keys.sorted() }
-
-    func ioctl(_ fd: Int32, _ r: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
-        calls.append(r)
-        if let (req, e, after) = fail, req == r, calls.filter({ $0 == r }).count > after { return e }
-        switch r {
-        case .querycap:
-            let c = arg.assumingMemoryBound(to: v4l2_capability.self)
-            c.pointee.capabilities = caps
-            withUnsafeMutableBytes(of: &c.pointee.driver) { b in for (i, ch) in "fake".utf8.enumerated() { b[i] = ch } }
-            return 0
-        case .enumFmt:
-            let d = arg.assumingMemoryBound(to: v4l2_fmtdesc.self)
-            let i = Int(d.pointee.index)
-            guard i < formats.count else { return EINVAL }
-            d.pointee.pixelformat = VideoDevice.code(formats[i].0)
-            d.pointee.flags = formats[i].0 == "MJPG" ? UInt32(V4L2_FMT_FLAG_COMPRESSED) : 0
-            return 0
-        case .enumFramesizes:
-            let s = arg.assumingMemoryBound(to: v4l2_frmsizeenum.self)
-            guard let f = formats.first(where: { VideoDevice.code($0.0) == s.pointee.pixel_format }), Int(s.pointee.index) < f.1.count else { return EINVAL }
-            let (w, h, _) = f.1[Int(s.pointee.index)]
-            s.pointee.type = V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
-            s.pointee.discrete.width = UInt32(w); s.pointee.discrete.height = UInt32(h)
-            return 0
-        case .enumFrameintervals:
-            let v = arg.assumingMemoryBound(to: v4l2_frmivalenum.self)
-            guard let f = formats.first(where: { VideoDevice.code($0.0) == v.pointee.pixel_format }),
-                  let size = f.1.first(where: { $0.0 == Int(v.pointee.width) && $0.1 == Int(v.pointee.height) }),
-                  Int(v.pointee.index) < size.2.count else { return EINVAL }
-            v.pointee.type = V4L2_FRMIVAL_TYPE_DISCRETE.rawValue
-            v.pointee.discrete = v4l2_fract(numerator: size.2[Int(v.pointee.index)].0, denominator: size.2[Int(v.pointee.index)].1)
-            return 0
-        default:
-            return ENOTTY
-        }
-    }
-}
-
+/// Opening and probing against the fake driver: the ioctl trace, errno → message and exit
+/// status, and enumeration that ends (EINVAL), is absent (ENOTTY) or fails midway.
 @Suite struct FakeDriverTests {
     @Test func enumeratesTheCatalogAndTheTraceIsBounded() throws {
         let fake = FakeV4L2()
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
+        #expect(d.info.driver == "fake" && d.info.card == "Fake Camera" && d.info.bus == "usb-0000:00:14.0-1")
+        #expect(d.info.hasTimePerFrame == true)
         let c = try d.catalog()
         #expect(c.formats.map(\.fourcc) == ["MJPG", "YUYV"])
+        #expect(c.formats.map(\.description) == ["MJPG format", "YUYV format"])
         #expect(c.formats[0].compressed && !c.formats[1].compressed)
         #expect(c.formats[0].sizes[0].intervals == .discrete([Rational(1, 120), Rational(1, 30)]))
         #expect(FormatSelection.best(in: c)?.fps == Rational(120))
-        #expect(fake.calls.first == .querycap && fake.calls.filter { $0 == .enumFmt }.count == 3)   // 2 formats + the EINVAL end
+        // QUERYCAP, G_PARM (rate settable?), then formats → sizes → intervals, each list ended by EINVAL
+        #expect(fake.calls.prefix(2) == [.querycap, .gParm])
+        #expect(fake.calls.filter { $0 == .enumFmt }.count == 3)              // 2 formats + the EINVAL end
+        #expect(fake.calls.filter { $0 == .enumFramesizes }.count == 5)       // (2 + end) + (1 + end)
+        #expect(fake.calls.filter { $0 == .enumFrameintervals }.count == 3 + 3 + 2)
     }
 
-    @Test(arguments: [(Int32(EBUSY), "EBUSY", SlomoCore.ExitStatus.unavailable), (EACCES, "EACCES", .permissionDenied), (ENXIO, "ENXIO", .noInput)])
-    func openErrorsNameTheDeviceAndErrno(errno e: Int32, name: String, status: SlomoCore.ExitStatus) {
+    @Test(arguments: [
+        (EBUSY, "Device or resource busy (EBUSY)", SlomoCore.ExitStatus.unavailable),
+        (EACCES, "Permission denied (EACCES)", .permissionDenied),
+        (EPERM, "Operation not permitted (EPERM)", .permissionDenied),
+        (ENXIO, "No such device or address (ENXIO)", .noInput),
+        (ENODEV, "No such device (ENODEV)", .ioError),
+    ])
+    func openErrorsNameTheDeviceAndErrno(errno e: Int32, cause: String, status: SlomoCore.ExitStatus) {
         let fake = FakeV4L2()
         fake.openErrno = e
         do { _ = try VideoDevice(path: "/dev/video0", syscalls: fake); Issue.record("opened") } catch {
-            #expect(error.description.hasPrefix("/dev/video0: open failed: ") && error.description.contains(name))
+            #expect(error.description == "/dev/video0: open failed: \(cause)")
             #expect(error.exitStatus == status)
         }
     }
 
-    @Test func missingNotCharacterAndNotCapture() {
+    @Test func missingNotCharacterInaccessibleNotV4L2AndNotCapture() {
         let fake = FakeV4L2()
         fake.kinds["/tmp/file"] = .notCharacterDevice
-        #expect(throws: V4L2Error.self) { try VideoDevice(path: "/dev/video9", syscalls: fake) }
-        do { _ = try VideoDevice(path: "/tmp/file", syscalls: fake) } catch {
-            #expect(error.code == .notCharacterDevice && error.exitStatus == .noInput && error.description.contains("not a character device"))
+        fake.kinds["/secret/video0"] = .inaccessible(errno: EACCES)
+        func failure(_ path: String, requireCapture: Bool = true) -> V4L2Error? {
+            do { _ = try VideoDevice(path: path, syscalls: fake, requireCapture: requireCapture); return nil } catch { return error }
         }
+        let missing = failure("/dev/video9")
+        #expect(missing?.description == "/dev/video9: open failed: No such file or directory (ENOENT)")
+        #expect(missing?.exitStatus == .noInput && missing?.code == .noDevice)
+        let file = failure("/tmp/file")
+        #expect(file?.description == "/tmp/file: not a V4L2 device (not a character device)")
+        #expect(file?.code == .notCharacterDevice && file?.exitStatus == .noInput)
+        #expect(fake.calls.isEmpty)                                                   // nothing opened for those
+        let hidden = failure("/secret/video0")
+        #expect(hidden?.description == "/secret/video0: stat failed: Permission denied (EACCES)" && hidden?.exitStatus == .permissionDenied)
+
+        fake.fail = (.querycap, ENOTTY, after: 0)                                    // e.g. /dev/null
+        let notV4L2 = failure("/dev/video0")
+        #expect(notV4L2?.description == "/dev/video0: VIDIOC_QUERYCAP failed: Inappropriate ioctl for device (ENOTTY): not a V4L2 device")
+        #expect(notV4L2?.code == .notV4L2Device && notV4L2?.exitStatus == .noInput)
+        #expect(fake.log.last == "close")
+
+        fake.fail = nil
         fake.caps = UInt32(V4L2_CAP_META_CAPTURE | V4L2_CAP_STREAMING)
-        do { _ = try VideoDevice(path: "/dev/video0", syscalls: fake) } catch {
-            #expect(error.code == .notCapture && error.exitStatus == .unavailable && error.description.contains("Metadata Capture"))
-        }
+        let meta = failure("/dev/video0")
+        #expect(meta?.description == "/dev/video0: not a video capture device (Metadata Capture, Streaming)")
+        #expect(meta?.code == .notCapture && meta?.exitStatus == .unavailable)
         // listing all nodes marks it instead of failing
-        #expect((try? VideoDevice(path: "/dev/video0", syscalls: fake, requireCapture: false))?.info.isMetadata == true)
+        let info = (try? VideoDevice(path: "/dev/video0", syscalls: fake, requireCapture: false))?.info
+        #expect(info?.isMetadata == true && info?.isCapture == false && info?.hasTimePerFrame == nil)
+        fake.caps = UInt32(V4L2_CAP_VIDEO_OUTPUT | V4L2_CAP_STREAMING)
+        #expect(failure("/dev/video0")?.description == "/dev/video0: not a video capture device (Video Output, Streaming)")
     }
 
     @Test func errorsMidEnumeration() throws {
-        // ENOTTY on frame sizes: the format stays, without sizes ("not enumerable")
+        // ENOTTY on frame sizes: the formats stay, without sizes ("not enumerable"), nothing selectable
         let a = FakeV4L2()
         a.fail = (.enumFramesizes, ENOTTY, after: 0)
         let c = try VideoDevice(path: "/dev/video0", syscalls: a).catalog()
@@ -110,17 +86,68 @@ final class FakeV4L2: V4L2Syscalls {
         // EIO on the second format: a clear error with the request and index
         let b = FakeV4L2()
         b.fail = (.enumFmt, EIO, after: 1)
-        do { _ = try VideoDevice(path: "/dev/video0", syscalls: b).catalog(); Issue.record("no error") } catch {
-            #expect(error.description == "/dev/video0: VIDIOC_ENUM_FMT index 1 failed: Input/output error (EIO)")
+        #expect(throws: V4L2Error(device: "/dev/video0", request: "VIDIOC_ENUM_FMT", errno: EIO, detail: "index 1")) {
+            try VideoDevice(path: "/dev/video0", syscalls: b).catalog()
         }
+        #expect(V4L2Error(device: "/dev/video0", request: "VIDIOC_ENUM_FMT", errno: EIO, detail: "index 1").description
+                == "/dev/video0: VIDIOC_ENUM_FMT index 1 failed: Input/output error (EIO)")
         // EINVAL on intervals ends that list: sizes without intervals
         let d = FakeV4L2()
         d.fail = (.enumFrameintervals, EINVAL, after: 0)
         let e = try VideoDevice(path: "/dev/video0", syscalls: d).catalog()
-        #expect(e.formats[0].sizes.allSatisfy { $0.intervals == nil })
+        #expect(e.formats[0].sizes.count == 2 && e.formats[0].sizes.allSatisfy { $0.intervals == nil })
+        // ENODEV on the 3rd interval call (the end-of-list probe): unplugged mid-way, exit 74, size and index named
+        let f = FakeV4L2()
+        f.fail = (.enumFrameintervals, ENODEV, after: 2)
+        do { _ = try VideoDevice(path: "/dev/video0", syscalls: f).catalog(); Issue.record("no error") } catch {
+            #expect(error.description == "/dev/video0: VIDIOC_ENUM_FRAMEINTERVALS MJPG 640x480 index 2 failed: No such device (ENODEV)")
+            #expect(error.exitStatus == .ioError)
+        }
+        // ENOTTY on ENUM_FMT itself: the driver lists no formats
+        let g = FakeV4L2()
+        g.fail = (.enumFmt, ENOTTY, after: 0)
+        do { _ = try VideoDevice(path: "/dev/video0", syscalls: g).catalog(); Issue.record("no error") } catch {
+            #expect(error.code == .unsupported && error.description.hasSuffix("(ENOTTY): the driver lists no formats"))
+        }
     }
 
-    @Test func fourccTextRoundTrips() {
+    @Test func aDriverThatNeverEndsItsListIsBounded() throws {
+        let fake = FakeV4L2()
+        fake.endlessFormats = true
+        let c = try VideoDevice(path: "/dev/video0", syscalls: fake).catalog()
+        #expect(c.formats.count == VideoDevice.maxFormats)
+        #expect(fake.calls.filter { $0 == .enumFmt }.count == VideoDevice.maxFormats)
+    }
+
+    @Test func multiPlanarNodesUseTheMplaneBufferType() throws {
+        let fake = FakeV4L2()
+        fake.caps = UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_STREAMING)
+        let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
+        #expect(d.info.isCapture && d.info.isMultiplanar && d.info.capabilityNames == ["Video Capture Multiplanar", "Streaming"])
+        #expect(d.info.hasTimePerFrame == true)                  // G_PARM answered: it used the MPLANE type
+        #expect(try d.catalog().formats.count == 2)              // ENUM_FMT too (the fake refuses the other type)
+        #expect(d.currentSize().map { "\($0.0)x\($0.1)" } == "640x480")
+    }
+
+    @Test func stepwiseSizesProbeIntervalsAtTheRequestedSize() throws {
+        let fake = FakeV4L2()
+        fake.formats = [("YUYV", false, .stepwise(min: (16, 16), max: (1920, 1080), step: (2, 2)))]
+        fake.intervalsAt = { w, _ in (V4L2_FRMIVAL_TYPE_CONTINUOUS.rawValue, (1, w <= 640 ? 240 : 60), (1, 1)) }
+        let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
+        let atVGA = try d.catalog(probeSize: (640, 480))
+        #expect(atVGA.formats[0].sizes[0].intervalsSize == Dimensions(width: 640, height: 480))
+        #expect(atVGA.formats[0].sizes[0].intervals == .continuous(min: Rational(1, 240), max: Rational(1)))
+        #expect(FormatSelection.best(in: atVGA).map { "\($0.width)x\($0.height) \($0.fps)" } == "640x480 240")
+        // off the step grid or out of range: the largest size
+        let odd = try d.catalog(probeSize: (641, 480))
+        #expect(odd.formats[0].sizes[0].intervalsSize == Dimensions(width: 1920, height: 1080))
+        #expect(fake.log.filter { $0.hasPrefix("ENUM_FRAMEINTERVALS") } == ["ENUM_FRAMEINTERVALS 640x480", "ENUM_FRAMEINTERVALS 1920x1080"])
+    }
+
+    @Test func fourccTextRoundTripsAndErrnoNames() {
         for f in ["MJPG", "YUYV", "Y10 ", "Y16 -BE"] { #expect(VideoDevice.fourcc(VideoDevice.code(f)) == f) }
+        #expect(VideoDevice.code("MJPG") == 0x4750_4A4D)
+        #expect(V4L2Error.errnoName(ENOTTY) == "ENOTTY" && V4L2Error.errnoName(EOVERFLOW) == "EOVERFLOW")
+        #expect(V4L2Error.errnoName(9999) == "errno 9999")
     }
 }

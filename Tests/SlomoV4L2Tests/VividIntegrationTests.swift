@@ -5,25 +5,75 @@ import Testing
 /// v4l2-ctl in the same VM. One boot runs Tests/vivid/checks.sh; each test reads its lines.
 @Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
 struct VividIntegrationTests {
-    @Test func devicesAndCatalogMatchV4L2Ctl() throws {
+    @Test func devicesMatchV4L2Ctl() throws {
         let c = try VividVM.checks()
-        #expect(c["devices_json"]?.hasPrefix("/dev/video0,vivid,True") == true, "\(c["devices_json"] ?? "")")
+        #expect(c["devices_json"] == "/dev/video0,vivid,True", "\(c["devices_json"] ?? "")")
+        // driver|card|bus as QUERYCAP gave them to slomo and to v4l2-ctl; the webcam input can set its rate
+        #expect(c["devices_info"] == (c["v4l2ctl_info"] ?? "-") + "|True", "\(c["devices_info"] ?? "") vs \(c["v4l2ctl_info"] ?? "")")
+        #expect(c["mp_table"]?.contains("/dev/video0 capture (multi-planar), rate settable") == true, "\(c["mp_table"] ?? "")")
+    }
+
+    @Test func catalogMatchesV4L2CtlExactly() throws {
+        let c = try VividVM.checks()
         #expect(c["formats_rc"] == "0" && c["listing_rc"] == "0")
+        // every (format, size) and its intervals, slomo's exact fractions vs v4l2-ctl's printed fps
+        let n = (c["catalog_entries"] ?? "").split(separator: " ")
+        #expect(n.count == 2 && n[0] == n[1] && Int(n[0]) ?? 0 >= 400, "\(c["catalog_entries"] ?? "")")
+        #expect(c["catalog_equal_v4l2ctl"] == "True")
+        // and slomo's own parse of that listing gives the same formats and sizes
         let counts = (c["formats_count"] ?? "").split(separator: " ")
         #expect(counts.count == 2 && counts[0] == counts[1] && Int(counts[0]) ?? 0 >= 80, "\(c["formats_count"] ?? "")")
         #expect(c["same_formats_as_v4l2ctl"] == "True")
-        // webcam input: 60 fps at 320x180 (the fastest mode vivid offers)
+    }
+
+    @Test func selectionIsTheWebcamsSixtyFpsMode() throws {
+        let c = try VividVM.checks()
+        // webcam input: 60 fps at 320x180 (the fastest mode vivid offers); raw ties → the driver's first (YUYV)
         #expect(c["max_fps"] == "YUYV 320x180 1/60")
         #expect(c["max_fps_listing_same"] == "True")
+        #expect(c["table_max"] == "max fps: YUYV 320x180 @ 1/60 s = 60 fps")
     }
 
     @Test func applyReadsBackWhatTheDriverSet() throws {
         let c = try VividVM.checks()
         #expect(c["apply_rc"] == "0")
-        #expect(c["applied"] == "YUYV 320 180 1 60 0")          // format, size, 1/60 s, no adjustments
+        #expect(c["applied_summary"] == "applied: driver set YUYV 320x180 at 1/60 s (60 fps), exactly as requested")
+        #expect(c["applied_notes"] == "0")
         #expect(c["v4l2ctl_parm"] == "(60/1)" && c["v4l2ctl_fmt"] == "YUYV 320/180")
         #expect(c["applied35"] == "1 40 0")                      // --fps 35 at 640x360 → the 40 fps interval
-        #expect(c["busy_rc"] == "69" && c["busy_msg"]?.contains("EBUSY") == true, "\(c["busy_msg"] ?? "")")
+        #expect(c["busy_rc"] == "69" && c["busy_msg"]?.contains("failed: Device or resource busy (EBUSY)") == true, "\(c["busy_msg"] ?? "")")
+    }
+
+    @Test func hdmiRateComesFromTheDVTimings() throws {
+        let c = try VividVM.checks()
+        #expect(c["hdmi_max"] == "640 480 100")
+        #expect(c["hdmi_apply_rc"] == "0")
+        #expect(c["hdmi_parm_equal"] == "True")                  // read-back = v4l2-ctl --get-parm, exactly
+        #expect(c["hdmi_dv_equal"] == "True 100")                // DV timings: pixel clock / total size = 100 fps
+        #expect(c["hdmi_fmt_equal"] == "True")
+        #expect(c["hdmi_applied"]?.isEmpty == false, "\(c["hdmi_applied"] ?? "")")
+    }
+
+    @Test func nodesThatCannotCaptureAreRefusedWithExit69() throws {
+        let c = try VividVM.checks()
+        for n in ["1", "2"] {                                    // vivid's output node and metadata node
+            let line = c["notcap" + n] ?? ""
+            #expect(line.hasPrefix("69 slomo: /dev/video\(n): not a video capture device ("), "\(line)")
+        }
+    }
+
+    @Test func multiPlanarOutputAndMetadataNodes() throws {
+        let c = try VividVM.checks()
+        let nodes = (c["mp_devices"] ?? "").split(separator: ";").map(String.init)
+        #expect(nodes.contains("/dev/video0,True,True,False"), "\(nodes)")     // capture, multi-planar
+        #expect(nodes.contains { $0.hasSuffix(",False,False,True") }, "\(nodes)")  // metadata: listed, marked
+        #expect(nodes.contains { $0.hasSuffix(",False,False,False") }, "\(nodes)") // output: listed, not capture
+        #expect(c["mp_formats_rc"] == "0" && c["mp_apply_rc"] == "0")
+        let counts = (c["mp_counts"] ?? "").split(separator: " ")
+        #expect(counts.count == 2 && counts[0] == counts[1] && Int(counts[0]) ?? 0 >= 90, "\(c["mp_counts"] ?? "")")
+        let applied = (c["mp_applied"] ?? "").split(separator: " ").map(String.init)
+        #expect(applied.count == 6 && applied[5] == "True", "\(c["mp_applied"] ?? "")")
+        if applied.count == 6 { #expect(c["mp_v4l2ctl_fmt"] == "\(applied[0]) \(applied[1])/\(applied[2])") }
     }
 
     @Test func captureAtSixtyAndAHundredFps() throws {
@@ -59,6 +109,8 @@ struct VividIntegrationTests {
     }
 }
 
+/// Boots the vivid VM once for the whole suite (one `Tests/vivid/checks.sh` run, ~1.5 min) and
+/// hands each test the `CHECK name value` lines.
 enum VividVM {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     static let script = root.deletingLastPathComponent().appendingPathComponent("shared/vivid/run-in-vivid-vm.sh").path
@@ -69,26 +121,46 @@ enum VividVM {
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/qemu-system-x86_64")
     }
 
-    nonisolated(unsafe) static var cached: [String: String]?
+    /// `SLOMO_BIN`, else the `slomo` built next to this test bundle (any `--scratch-path`), else `.build/debug/slomo`.
+    static let binary: String = {
+        if let b = ProcessInfo.processInfo.environment["SLOMO_BIN"] { return b }
+        let next = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("slomo").path
+        return FileManager.default.isExecutableFile(atPath: next) ? next : root.appendingPathComponent(".build/debug/slomo").path
+    }()
+
+    nonisolated(unsafe) static var cached: Result<[String: String], VMFailure>?
     static let lock = NSLock()
 
-    /// Boots the VM once and runs every check; later calls reuse the result.
+    struct VMFailure: Error, CustomStringConvertible { var description: String }
+
+    /// Boots the VM once and runs every check; later calls reuse the result (or the failure).
     static func checks() throws -> [String: String] {
         lock.lock(); defer { lock.unlock() }
-        if let c = cached { return c }
-        let out = root.appendingPathComponent(".build/vivid-out").path
+        if cached == nil { cached = run() }
+        return try cached!.get()
+    }
+
+    private static func run() -> Result<[String: String], VMFailure> {
+        // the VM shares only the package directory writable: keep the output inside it
+        let binDir = URL(fileURLWithPath: binary).deletingLastPathComponent().path
+        let out = binDir.hasPrefix(root.path + "/") ? binDir + "/vivid-out" : root.appendingPathComponent(".build/vivid-out").path
         try? FileManager.default.removeItem(atPath: out)
-        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
-        let bin = ProcessInfo.processInfo.environment["SLOMO_BIN"] ?? root.appendingPathComponent(".build/debug/slomo").path
+        do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
+            return .failure(VMFailure(description: "cannot create \(out): \(error)"))
+        }
+        guard FileManager.default.isExecutableFile(atPath: binary) else {
+            return .failure(VMFailure(description: "no slomo binary at \(binary): build it first (swift build) or set SLOMO_BIN"))
+        }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: script)
         p.currentDirectoryURL = root
         p.arguments = ["--timeout", "600", "--vivid-opts", "n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc", "--",
-                       "env", "SLOMO_BIN=\(bin)", "OUT_DIR=\(out)", "bash", "Tests/vivid/checks.sh"]
+                       "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", "Tests/vivid/checks.sh"]
         let pipe = Pipe()
         p.standardOutput = pipe
-        p.standardError = FileHandle.nullDevice
-        try p.run()
+        _ = FileManager.default.createFile(atPath: out + "/vm.stderr", contents: nil)
+        p.standardError = FileHandle(forWritingAtPath: out + "/vm.stderr")
+        do { try p.run() } catch { return .failure(VMFailure(description: "cannot run \(script): \(error)")) }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         var result: [String: String] = [:]
@@ -96,7 +168,11 @@ enum VividVM {
             let parts = line.dropFirst(6).split(separator: " ", maxSplits: 1)
             result[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
         }
-        cached = result
-        return result
+        if result["done"] != "1" {
+            let tail = (try? String(contentsOfFile: out + "/vm.stderr", encoding: .utf8))?.split(separator: "\n").suffix(15).joined(separator: "\n") ?? ""
+            return .failure(VMFailure(description: "vivid VM run ended with status \(p.terminationStatus) before the last check "
+                                      + "(125 = VM machinery failed, 124 = timeout); stderr tail:\n\(tail)"))
+        }
+        return .success(result)
     }
 }

@@ -8,8 +8,10 @@ OUT=${OUT_DIR:?}
 D=/dev/video0
 say() { echo "CHECK $*"; }
 
-say devices_json "$($S devices --json | python3 -c 'import json,sys; d=json.load(sys.stdin)["devices"]; print(";".join("%s,%s,%s" % (x["path"], x["driver"], x["isCapture"]) for x in d))')"
-say v4l2ctl_card "$(v4l2-ctl -d /dev/video0 --info | awk -F': ' '/Driver name/ {print $2}')"
+$S devices --json > $OUT/devices.json
+say devices_json "$(python3 -c 'import json; d=json.load(open("'$OUT'/devices.json"))["devices"]; print(";".join("%s,%s,%s" % (x["path"], x["driver"], x["isCapture"]) for x in d))')"
+say devices_info "$(python3 -c 'import json; d=json.load(open("'$OUT'/devices.json"))["devices"][0]; print("|".join([d["driver"], d["card"], d["bus"], str(d["hasTimePerFrame"])]))')"
+say v4l2ctl_info "$(v4l2-ctl -d $D --info | awk -F': ' '/Driver name/ {a=$2} /Card type/ {b=$2} /Bus info/ {c=$2} END {print a "|" b "|" c}')"
 
 # --- webcam input: catalog vs v4l2-ctl, selection, apply + read-back
 v4l2-ctl -d $D -i 0 >/dev/null
@@ -27,8 +29,33 @@ m = a["maxFps"]
 print("CHECK max_fps", f'{m["pixelFormat"]} {m["width"]}x{m["height"]} {m["frameDuration"]["numerator"]}/{m["frameDuration"]["denominator"]}')
 print("CHECK max_fps_listing_same", a["maxFps"]["frameDuration"] == b["maxFps"]["frameDuration"] and a["maxFps"]["width"] == b["maxFps"]["width"])
 PY
-$S formats $D --apply --json > $OUT/apply.json; say apply_rc $?
-say applied "$(python3 -c 'import json; a=json.load(open("'$OUT'/apply.json"))["applied"]; print(a["pixelFormat"], a["width"], a["height"], a["frameDuration"]["numerator"], a["frameDuration"]["denominator"], len(a["adjustments"]))')"
+# every format, size and interval slomo read (exact fractions) vs v4l2-ctl's text, parsed here
+python3 - "$OUT/webcam.json" "$OUT/webcam.listing" <<'PY'
+import json, re, sys
+live = json.load(open(sys.argv[1]))["catalog"]["formats"]
+a = {}
+for f in live:
+    for s in f["sizes"]:
+        d = s["size"]["discrete"]
+        ivs = s["intervals"]["discrete"]["_0"]
+        a[(f["fourcc"], d["width"], d["height"])] = sorted("%.3f" % (i["denominator"] / i["numerator"]) for i in ivs)
+b, cur, size = {}, None, None
+for line in open(sys.argv[2]):
+    m = re.match(r"\s*\[\d+\]: '([^']+)'", line)
+    if m: cur = m.group(1); continue
+    m = re.match(r"\s*Size: Discrete (\d+)x(\d+)", line)
+    if m: size = (cur, int(m.group(1)), int(m.group(2))); b[size] = []; continue
+    m = re.search(r"Interval: Discrete .*\(([\d.]+) fps\)", line)
+    if m: b[size].append(m.group(1))
+b = {k: sorted(v) for k, v in b.items()}
+print("CHECK catalog_entries", len(a), len(b))
+print("CHECK catalog_equal_v4l2ctl", a == b)
+PY
+# the human table: selection and read-back lines
+$S formats $D --apply > $OUT/apply.txt; say apply_rc $?
+say table_max "$(grep '^max fps' $OUT/apply.txt)"
+say applied_summary "$(grep '^applied:' $OUT/apply.txt)"
+say applied_notes "$(grep -c '^  note:' $OUT/apply.txt)"
 say v4l2ctl_parm "$(v4l2-ctl -d $D --get-parm | awk '/Frames per second/ {print $5}')"
 say v4l2ctl_fmt "$(v4l2-ctl -d $D --get-fmt-video | awk -F"'" '/Pixel Format/ {print $2}') $(v4l2-ctl -d $D --get-fmt-video | awk '/Width\/Height/ {print $3}')"
 # an unlisted rate: the driver rounds, slomo says so
@@ -48,8 +75,27 @@ v4l2-ctl -d $D -c percentage_of_dropped_buffers=0
 # --- HDMI input with custom 640x480 @ 100 fps timings
 v4l2-ctl -d $D -i 1 >/dev/null
 v4l2-ctl -d $D --set-dv-bt-timings cvt,width=640,height=480,fps=100,reduced-blanking=2 >/dev/null
-$S formats $D --json > $OUT/hdmi.json
-python3 -c 'import json; m=json.load(open("'$OUT'/hdmi.json"))["maxFps"]; print("CHECK hdmi_max", m["width"], m["height"], round(m["fps"]))'
+$S formats $D --apply --json > $OUT/hdmi-apply.json; say hdmi_apply_rc $?
+python3 -c 'import json; m=json.load(open("'$OUT'/hdmi-apply.json"))["maxFps"]; print("CHECK hdmi_max", m["width"], m["height"], round(m["fps"]))'
+v4l2-ctl -d $D --get-parm > $OUT/hdmi.parm; v4l2-ctl -d $D --get-dv-timings > $OUT/hdmi.dv; v4l2-ctl -d $D --get-fmt-video > $OUT/hdmi.fmt
+python3 - "$OUT/hdmi-apply.json" "$OUT/hdmi.parm" "$OUT/hdmi.dv" "$OUT/hdmi.fmt" <<'PY'
+import json, re, sys
+from fractions import Fraction
+a = json.load(open(sys.argv[1]))["applied"]
+parm = re.search(r"Frames per second: [\d.]+ \((\d+)/(\d+)\)", open(sys.argv[2]).read())
+fd = a["frameDuration"]; dv = a["dvTimingsFrameDuration"]
+# v4l2-ctl prints fps as (denominator/numerator) of timeperframe, unreduced
+print("CHECK hdmi_parm_equal", Fraction(fd["numerator"], fd["denominator"]) == Fraction(int(parm.group(2)), int(parm.group(1))))
+t = open(sys.argv[3]).read()
+num = lambda k: int(re.search(k + r"\s*:\s*(\d+)", t).group(1))
+clock = num("Pixelclock")
+ht = num("Active width") + num("Horizontal frontporch") + num("Horizontal sync") + num("Horizontal backporch")
+vt = num("Active height") + num("Vertical frontporch") + num("Vertical sync") + num("Vertical backporch")
+print("CHECK hdmi_dv_equal", Fraction(dv["numerator"], dv["denominator"]) == Fraction(ht * vt, clock), Fraction(clock, ht * vt))
+wh = re.search(r"Width/Height\s*:\s*(\d+)/(\d+)", open(sys.argv[4]).read())
+print("CHECK hdmi_fmt_equal", (a["width"], a["height"]) == (int(wh.group(1)), int(wh.group(2))))
+print("CHECK hdmi_applied", a["summary"], "|", "; ".join(a["adjustments"]))
+PY
 $S capture $D --frames 300 -o $OUT/hdmi100.mp4 --overwrite --json > $OUT/cap100.json; say cap100_rc $?
 python3 -c 'import json; c=json.load(open("'$OUT'/cap100.json")); print("CHECK cap100", c["framesWritten"], c["droppedByDriver"], c["droppedBySlomo"], c["achievedFps"])'
 
@@ -69,4 +115,16 @@ for i in $(seq 100); do [ -s $OUT/b1.mp4 ] && break; sleep 0.1; done
 $S formats $D --apply >/dev/null 2>$OUT/busy.err; say busy_rc $?
 say busy_msg "$(cat $OUT/busy.err)"
 wait $pid
+
+# --- multi-planar capture node + output node + metadata node (a new vivid instance)
+modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x20101 multiplanar=2 num_inputs=1 input_types=0x0
+for i in $(seq 50); do [ -e /dev/video2 ] && break; sleep 0.1; done
+say mp_devices "$($S devices --json | python3 -c 'import json,sys; print(";".join("%s,%s,%s,%s" % (x["path"], x["isCapture"], x["isMultiplanar"], x["isMetadata"]) for x in json.load(sys.stdin)["devices"]))')"
+say mp_table "$($S devices | cut -f1,5 | tr '\t\n' ' ;')"
+$S formats /dev/video0 --json > $OUT/mp.json; say mp_formats_rc $?
+say mp_counts "$(python3 -c 'import json; print(len(json.load(open("'$OUT'/mp.json"))["catalog"]["formats"]))') $(v4l2-ctl -d /dev/video0 --list-formats | grep -c "^\s*\[")"
+$S formats /dev/video0 --apply --json > $OUT/mp-apply.json; say mp_apply_rc $?
+say mp_applied "$(python3 -c 'import json; a=json.load(open("'$OUT'/mp-apply.json"))["applied"]; print(a["pixelFormat"], a["width"], a["height"], a["frameDuration"]["numerator"], a["frameDuration"]["denominator"], a["exact"])')"
+say mp_v4l2ctl_fmt "$(v4l2-ctl -d /dev/video0 --get-fmt-video | awk -F"'" '/Pixel Format/ {print $2}') $(v4l2-ctl -d /dev/video0 --get-fmt-video | awk '/Width\/Height/ {print $3}')"
+for n in 1 2; do $S formats /dev/video$n 2>$OUT/n$n; say notcap$n "$? $(cat $OUT/n$n)"; done
 say done 1

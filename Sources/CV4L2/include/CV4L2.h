@@ -1,13 +1,18 @@
 // CV4L2: the few things Swift cannot take from <linux/videodev2.h> directly.
+// No policy lives here: SlomoV4L2 decides what every result means.
 #ifndef CV4L2_H
 #define CV4L2_H
 #include <linux/videodev2.h>
 
 // ioctl with a fixed signature, retried on EINTR. Returns 0 or -1 with errno set.
-// (v4l2_ioctl is variadic and unusable from Swift; the VIDIOC_* macros are _IOWR(...) expressions.)
+// Why: ioctl/v4l2_ioctl are variadic (unusable from Swift) and EINTR must never reach callers.
 int cv4l2_ioctl(int fd, unsigned long request, void *arg);
 
-// The VIDIOC_* request numbers (function-like macros in the header).
+// The errno's symbolic name ("EBUSY"), or NULL when glibc has none.
+// Why: strerrorname_np needs _GNU_SOURCE, which Swift's Glibc module does not define.
+const char *cv4l2_errno_name(int error);
+
+// The VIDIOC_* request numbers. Why: they are _IOR/_IOWR(...) function-like macros.
 extern const unsigned long CV4L2_VIDIOC_QUERYCAP;
 extern const unsigned long CV4L2_VIDIOC_ENUM_FMT;
 extern const unsigned long CV4L2_VIDIOC_ENUM_FRAMESIZES;
@@ -28,8 +33,9 @@ extern const unsigned long CV4L2_VIDIOC_QUERYCTRL;
 extern const unsigned long CV4L2_VIDIOC_G_INPUT;
 extern const unsigned long CV4L2_VIDIOC_G_DV_TIMINGS;
 
-// Control ids built from class bases (macro arithmetic).
+// Control ids. Why: they are sums of class bases (V4L2_CID_CAMERA_CLASS_BASE + n), which Swift does not import.
 extern const unsigned int CV4L2_CID_EXPOSURE_AUTO;
 extern const unsigned int CV4L2_CID_EXPOSURE_ABSOLUTE;
+// UVC names it "exposure_auto_priority" (older kernels) or "exposure_dynamic_framerate" (newer): one id.
 extern const unsigned int CV4L2_CID_EXPOSURE_AUTO_PRIORITY;
 #endif

@@ -31,18 +31,53 @@ public enum FrameIntervals: Hashable, Sendable, Codable {
     }
 }
 
-/// Frame sizes of one pixel format.
+/// A width and a height in pixels.
+public struct Dimensions: Hashable, Sendable, Codable, CustomStringConvertible {
+    public var width: Int
+    public var height: Int
+    public init(width: Int, height: Int) { self.width = width; self.height = height }
+    public var area: Int { width * height }
+    /// `1280x720`
+    public var description: String { "\(width)x\(height)" }
+}
+
+/// Frame sizes of one pixel format (`VIDIOC_ENUM_FRAMESIZES`): one size, or a range of them.
 public enum FrameSize: Hashable, Sendable, Codable {
     case discrete(width: Int, height: Int)
     case stepwise(minWidth: Int, minHeight: Int, maxWidth: Int, maxHeight: Int, stepWidth: Int, stepHeight: Int)
     case continuous(minWidth: Int, minHeight: Int, maxWidth: Int, maxHeight: Int)
+
+    /// The largest size this entry allows.
+    public var largest: Dimensions {
+        switch self {
+        case .discrete(let w, let h), .stepwise(_, _, let w, let h, _, _), .continuous(_, _, let w, let h):
+            return Dimensions(width: w, height: h)
+        }
+    }
+
+    /// Whether `width`x`height` is one of this entry's sizes (inside the range and on the step grid).
+    public func contains(width: Int, height: Int) -> Bool {
+        switch self {
+        case .discrete(let w, let h): return w == width && h == height
+        case .continuous(let mw, let mh, let xw, let xh):
+            return (mw...max(mw, xw)).contains(width) && (mh...max(mh, xh)).contains(height)
+        case .stepwise(let mw, let mh, let xw, let xh, let sw, let sh):
+            guard (mw...max(mw, xw)).contains(width), (mh...max(mh, xh)).contains(height) else { return false }
+            return (sw <= 0 || (width - mw) % sw == 0) && (sh <= 0 || (height - mh) % sh == 0)
+        }
+    }
 }
 
-/// One size of a format with the intervals it offers (nil: the driver gave none).
+/// One size entry of a format with the intervals it offers (nil: the driver gave none).
 public struct SizeEntry: Hashable, Sendable, Codable {
     public var size: FrameSize
     public var intervals: FrameIntervals?
-    public init(size: FrameSize, intervals: FrameIntervals?) { self.size = size; self.intervals = intervals }
+    /// For stepwise/continuous sizes: the size the intervals were enumerated at (intervals
+    /// depend on the size; a live probe asks at the current or requested size). nil for discrete sizes.
+    public var intervalsSize: Dimensions?
+    public init(size: FrameSize, intervals: FrameIntervals?, intervalsSize: Dimensions? = nil) {
+        self.size = size; self.intervals = intervals; self.intervalsSize = intervalsSize
+    }
 }
 
 public struct PixelFormatEntry: Hashable, Sendable, Codable {

@@ -1,16 +1,24 @@
-/// What VIDIOC_QUERYCAP says about a node.
+/// What VIDIOC_QUERYCAP says about a node (`slomo devices`).
 public struct DeviceInfo: Sendable, Codable, Equatable {
+    /// `/dev/videoN`
     public var path: String
     public var driver: String
     public var card: String
     public var bus: String
+    /// The whole device's capabilities (`capabilities`).
     public var capabilities: UInt32
+    /// This node's capabilities (`device_caps` when the driver fills it); the flags below come from it.
     public var deviceCaps: UInt32
+    /// VIDEO_CAPTURE or VIDEO_CAPTURE_MPLANE: slomo can capture from it.
     public var isCapture: Bool
+    /// Only VIDEO_CAPTURE_MPLANE: every ioctl uses the multi-planar buffer type.
     public var isMultiplanar: Bool
+    /// A metadata-only node (UVC's second node per camera): listed and marked, never captured.
     public var isMetadata: Bool
     public var canStream: Bool
+    /// V4L2_CAP_TIMEPERFRAME from VIDIOC_G_PARM (the rate can be set); nil when not asked or not answered.
     public var hasTimePerFrame: Bool?
+    /// v4l2-ctl's names of the node's capabilities.
     public var capabilityNames: [String]
 
     public init(path: String, driver: String, card: String, bus: String, capabilities: UInt32, deviceCaps: UInt32, isCapture: Bool,
@@ -21,25 +29,58 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
     }
 }
 
-/// What the driver really set after `apply`, read back with G_FMT / G_PARM / G_CTRL.
+/// What the driver really set after `apply`, read back with G_FMT / G_PARM / G_CTRL — never
+/// the request echoed. `exact` and `summary` say in one place whether the driver changed anything.
 public struct AppliedMode: Sendable, Codable, Equatable {
     public var requested: CaptureMode
     public var pixelFormat: FourCC
     public var width: Int
     public var height: Int
     public var bytesPerLine: Int
+    /// The frame duration the driver reports (G_PARM), or, when it reports none, the DV timings' one.
     public var frameDuration: Rational?
+    /// HDMI-style inputs: 1 / (pixel clock / total frame size) from VIDIOC_G_DV_TIMINGS.
+    public var dvTimingsFrameDuration: Rational?
+    /// Whether the driver has V4L2_CAP_TIMEPERFRAME (the rate can be set with S_PARM).
     public var timePerFrameSupported: Bool
-    /// Controls that could lower the rate in low light, and what they are now.
+    /// Controls that could lower the rate in low light, and their values read back after apply.
     public var controls: [String: Int32]
-    /// One sentence per difference between what was asked and what the driver did.
+    /// One sentence per difference between what was asked and what the driver did, or what it refused.
     public var adjustments: [String]
+    /// True when format, size and frame duration read back exactly as requested.
+    public var exact: Bool
+    /// One line for people: what runs now, and whether the driver changed the request.
+    public var summary: String
 
     public init(requested: CaptureMode, pixelFormat: FourCC, width: Int, height: Int, bytesPerLine: Int, frameDuration: Rational?,
-                timePerFrameSupported: Bool, controls: [String: Int32], adjustments: [String]) {
+                dvTimingsFrameDuration: Rational? = nil, timePerFrameSupported: Bool, controls: [String: Int32], adjustments: [String]) {
         self.requested = requested; self.pixelFormat = pixelFormat; self.width = width; self.height = height
-        self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration; self.timePerFrameSupported = timePerFrameSupported
-        self.controls = controls; self.adjustments = adjustments
+        self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration; self.dvTimingsFrameDuration = dvTimingsFrameDuration
+        self.timePerFrameSupported = timePerFrameSupported; self.controls = controls; self.adjustments = adjustments
+        exact = pixelFormat == requested.pixelFormat && width == requested.width && height == requested.height
+            && frameDuration == requested.frameDuration
+        let rate = frameDuration.map { "\($0) s (\(DecimalText.fps($0)) fps)" } ?? "an unknown frame duration"
+        let now = "\(pixelFormat) \(width)x\(height) at \(rate)"
+        if exact {
+            summary = "driver set \(now), exactly as requested"
+        } else {
+            let asked = "\(requested.pixelFormat) \(requested.width)x\(requested.height) at \(requested.frameDuration) s"
+            summary = "driver set \(now), NOT as requested (\(asked), \(DecimalText.fps(requested.frameDuration)) fps)"
+        }
     }
 }
 
+/// Rates as short decimals for people (`60`, `12.5`, `29.97`, `100.022`); JSON keeps the fraction.
+public enum DecimalText {
+    /// 1/`duration` with at most 3 decimals, trailing zeros dropped.
+    public static func fps(_ duration: Rational) -> String {
+        guard duration.isPositive else { return "?" }
+        let thousandths = (Rational.one / duration * Rational(1000)).rounded(.nearest)
+        let whole = thousandths / 1000, frac = thousandths % 1000
+        guard frac != 0 else { return "\(whole)" }
+        var digits = String(frac)
+        while digits.count < 3 { digits = "0" + digits }
+        while digits.last == "0" { digits.removeLast() }
+        return "\(whole).\(digits)"
+    }
+}

@@ -6,7 +6,8 @@
 /// `120.101` is 120101/1000. Duplicate formats are kept (the driver lists them), duplicate sizes and
 /// intervals within a format are merged.
 public enum ListingParser {
-    public struct Failure: Error, Equatable, CustomStringConvertible {
+    public struct Failure: SlomoFailure, Equatable {
+        public var exitStatus: ExitStatus { .dataError }
         public var line: Int?
         public var reason: String
         public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
@@ -61,8 +62,13 @@ public enum ListingParser {
                 let last = current
                 let body = line.dropFirst(9).drop { $0 == " " }
                 if body.hasPrefix("Discrete") {
-                    guard let fps = fpsValues(body).first, fps.isPositive else { throw Failure(line: n + 1, reason: "no '(N fps)' in '\(line)'") }
-                    pending[last, default: []].append(Rational.one / fps)
+                    if let fps = fpsValues(body).first, fps.isPositive {
+                        pending[last, default: []].append(Rational.one / fps)
+                    } else if let interval = fraction(body), interval.isPositive {
+                        pending[last, default: []].append(interval)       // `Discrete 1/30` style, no fps printed
+                    } else {
+                        throw Failure(line: n + 1, reason: "no '(N fps)' or N/M interval in '\(line)'")
+                    }
                 } else if body.hasPrefix("Stepwise") || body.hasPrefix("Continuous") {
                     let rates = fpsValues(body)
                     guard rates.count == 2 else { throw Failure(line: n + 1, reason: "expected '(MIN-MAX fps)' in '\(line)'") }
@@ -165,6 +171,17 @@ public enum ListingParser {
         let ntsc = Rational(n * 1000, 1001)
         if ntsc - exact < halfUlp && exact - ntsc < halfUlp && !ntsc.isInteger { return ntsc }
         return exact
+    }
+
+    /// An interval printed as a fraction of seconds (`1/30`, `1001/30000s`), if any word is one.
+    static func fraction(_ s: Substring) -> Rational? {
+        for word in s.split(separator: " ") {
+            var w = word
+            if w.hasSuffix("s") { w = w.dropLast() }
+            guard w.contains("/"), w.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "/") }) else { continue }
+            if let r = try? Rational(parsing: w) { return r }
+        }
+        return nil
     }
 
     /// The i-th `N.NNNs` value.

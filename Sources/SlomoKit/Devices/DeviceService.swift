@@ -2,104 +2,156 @@ import Foundation
 import SlomoCore
 import SlomoV4L2
 
-/// `"maxFps"` in `slomo formats --json`.
+/// `"maxFps"` in `slomo formats --json`: the selected mode, fraction and display rate.
 public struct MaxFpsMode: Codable, Sendable, Equatable {
     public var pixelFormat: String
     public var width: Int
     public var height: Int
+    /// Seconds per frame, exact (`{"numerator": 1, "denominator": 120}`).
     public var frameDuration: Rational
+    /// 1/frameDuration rounded to 3 decimals, for display only.
     public var fps: Double
     public var compressed: Bool
+    /// Raw and over the USB 2.0 budget (see `FormatSelection`): on a USB 2.0 link this mode drops frames.
     public var exceedsUSB2Budget: Bool
 
-    init(_ m: CaptureMode) {
+    public init(_ m: CaptureMode) {
         pixelFormat = m.pixelFormat; width = m.width; height = m.height; frameDuration = m.frameDuration
         fps = (m.fps.doubleValue * 1000).rounded() / 1000; compressed = m.compressed; exceedsUSB2Budget = m.exceedsUSB2Budget
     }
 }
 
+/// `slomo formats` as data: where the catalog came from, the catalog, the selection and, with
+/// `--apply`, what the driver set.
 public struct FormatsReport: Codable, Sendable {
+    /// The device path or the listing file.
     public var source: String
     public var device: DeviceInfo?
     public var catalog: DeviceCatalog
+    /// The selected (highest-rate) mode; always encoded, `null` when nothing is selectable.
     public var maxFps: MaxFpsMode?
+    /// When `maxFps` is over the USB 2.0 budget: the best mode that is not (null if none).
+    public var maxFpsWithinUSB2Budget: MaxFpsMode?
     public var applied: AppliedMode?
 
-    enum CodingKeys: String, CodingKey { case source, device, catalog, maxFps, applied }
-    /// `maxFps` is always present (null when nothing is selectable).
+    enum CodingKeys: String, CodingKey { case source, device, catalog, maxFps, maxFpsWithinUSB2Budget, applied }
+
     public func encode(to encoder: any Swift.Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(source, forKey: .source)
         try c.encodeIfPresent(device, forKey: .device)
         try c.encode(catalog, forKey: .catalog)
-        try c.encode(maxFps, forKey: .maxFps)
+        try c.encode(maxFps, forKey: .maxFps)                 // null, never absent
+        if maxFps?.exceedsUSB2Budget == true { try c.encode(maxFpsWithinUSB2Budget, forKey: .maxFpsWithinUSB2Budget) }
         try c.encodeIfPresent(applied, forKey: .applied)
+    }
+
+    init(source: String, device: DeviceInfo?, catalog: DeviceCatalog, request: ModeRequest) {
+        self.source = source
+        self.device = device
+        self.catalog = catalog
+        let best = FormatSelection.best(in: catalog, for: request)
+        maxFps = best.map(MaxFpsMode.init)
+        if best?.exceedsUSB2Budget == true {
+            var r = request
+            r.withinUSB2Budget = true
+            maxFpsWithinUSB2Budget = FormatSelection.best(in: catalog, for: r).map(MaxFpsMode.init)
+        }
     }
 }
 
-/// Devices and formats use cases (`slomo devices`, `slomo formats`, capture's device opening).
+/// `slomo devices` as data.
+public struct DevicesReport: Codable, Sendable {
+    /// Every /dev/video* node in numeric order, capture or not (see `isCapture`, `isMetadata`).
+    public var devices: [DeviceInfo]
+    /// Nodes that could not be opened or queried, one line each (`/dev/video3: open failed: … (EACCES)`).
+    public var problems: [String]
+
+    public init(devices: [DeviceInfo], problems: [String]) {
+        self.devices = devices
+        self.problems = problems
+    }
+}
+
+/// The devices-and-formats use cases (`slomo devices`, `slomo formats`, capture's device opening).
+/// Every function takes the syscall seam so tests can run it against a fake driver.
 public enum DeviceService {
+    /// The default seam: the real kernel.
     nonisolated(unsafe) public static var syscalls: V4L2Syscalls = LiveV4L2Syscalls()
 
-    /// Every /dev/video* node with its QUERYCAP answer, in numeric order; nodes that cannot be
-    /// opened are reported as errors in `problems`.
-    public static func devices() -> (devices: [DeviceInfo], problems: [String]) {
+    /// Every /dev/video* node with its QUERYCAP answer; nodes that cannot be opened go to `problems`.
+    public static func devices(syscalls: V4L2Syscalls = DeviceService.syscalls) -> (devices: [DeviceInfo], problems: [String]) {
         var out: [DeviceInfo] = [], problems: [String] = []
         for path in syscalls.listDevices() {
-            do { out.append(try VideoDevice(path: path, syscalls: syscalls, requireCapture: false).info) } catch { problems.append(error.description) }
+            do { out.append(try VideoDevice(path: path, syscalls: syscalls, requireCapture: false).info) } catch {
+                problems.append(error.description)
+            }
         }
         return (out, problems)
     }
 
-    public static func formats(device path: String, request: ModeRequest, apply: Bool) throws -> FormatsReport {
+    /// The catalog of a capture node and the selection; with `apply`, the selected mode applied and read back.
+    public static func formats(device path: String, request: ModeRequest, apply: Bool,
+                               syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
-        let catalog = try dev.catalog()
         var request = request
         request.stepwiseSize = dev.currentSize()
-        let best = FormatSelection.best(in: catalog, for: request)
-        var report = FormatsReport(source: path, device: dev.info, catalog: catalog, maxFps: best.map(MaxFpsMode.init))
+        let catalog = try dev.catalog(probeSize: request.size ?? request.stepwiseSize)
+        var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request)
         if apply {
-            guard let best else { throw SimpleFailure("\(path): no selectable mode matches the constraints", .unavailable) }
+            guard let best = FormatSelection.best(in: catalog, for: request) else {
+                throw SimpleFailure("\(path): no selectable mode matches the constraints (no size with known frame intervals)", .unavailable)
+            }
             report.applied = try dev.apply(best)
         }
         return report
     }
 
+    /// The catalog parsed from a saved `v4l2-ctl --list-formats-ext` text, and the selection.
+    /// Missing or unreadable file: exit 66; not a listing: exit 65.
     public static func formats(listing path: String, request: ModeRequest) throws -> FormatsReport {
         var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
-              let data = FileManager.default.contents(atPath: path) else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
             throw SimpleFailure("\(path): cannot read listing: \(isDir.boolValue ? "it is a directory" : "no such file")", .noInput)
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SimpleFailure("\(path): cannot read listing: permission denied or unreadable", .noInput)
         }
         let catalog: DeviceCatalog
         do { catalog = try ListingParser.parse(String(decoding: data, as: UTF8.self)) } catch {
             throw SimpleFailure("\(path): \(error)", .dataError)
         }
-        return FormatsReport(source: path, device: nil, catalog: catalog, maxFps: FormatSelection.best(in: catalog, for: request).map(MaxFpsMode.init))
+        return FormatsReport(source: path, device: nil, catalog: catalog, request: request)
     }
 
-    /// Parses the CLI's constraint options.
+    /// Parses the CLI's constraint options (exit 64 on malformed values).
     public static func request(format: String?, size: String?, minSize: String?, fps: String?, prefer: String?) throws(SimpleFailure) -> ModeRequest {
         func wh(_ t: String, _ o: String) throws(SimpleFailure) -> (Int, Int) {
-            let p = t.lowercased().split(separator: "x").compactMap { Int($0) }
-            guard p.count == 2, p[0] > 0, p[1] > 0 else { throw SimpleFailure("\(o) '\(t)': expected WIDTHxHEIGHT", .usage) }
-            return (p[0], p[1])
+            let p = t.lowercased().split(separator: "x", omittingEmptySubsequences: false)
+            guard p.count == 2, let w = Int(p[0]), let h = Int(p[1]), w > 0, h > 0 else {
+                throw SimpleFailure("\(o) '\(t)': expected WIDTHxHEIGHT, e.g. 1280x720", .usage)
+            }
+            return (w, h)
         }
         var r = ModeRequest()
         if let format {
-            guard (1...4).contains(format.count) else { throw SimpleFailure("--format '\(format)': expected a fourcc like MJPG", .usage) }
+            guard (1...4).contains(format.count), format.allSatisfy({ $0.isASCII && !$0.isWhitespace || $0 == " " }) else {
+                throw SimpleFailure("--format '\(format)': expected a fourcc like MJPG", .usage)
+            }
             r.format = format.uppercased()
         }
         if let size { r.size = try wh(size, "--size") }
         if let minSize { r.minSize = try wh(minSize, "--min-size") }
         if let fps {
-            do { r.fps = try Rational(parsing: fps) } catch { throw SimpleFailure("--fps '\(fps)': \(error)", .usage) }
-            guard r.fps!.isPositive else { throw SimpleFailure("--fps '\(fps)': must be > 0", .usage) }
+            let value: Rational
+            do { value = try Rational(parsing: fps) } catch { throw SimpleFailure("--fps '\(fps)': \(error)", .usage) }
+            guard value.isPositive else { throw SimpleFailure("--fps '\(fps)': must be > 0", .usage) }
+            r.fps = value
         }
         if let prefer {
-            let list = prefer.lowercased().split(separator: ",").map(String.init)
+            let list = prefer.lowercased().split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
             guard !list.isEmpty, list.allSatisfy({ ["h264", "mjpeg", "raw"].contains($0) }) else {
-                throw SimpleFailure("--prefer '\(prefer)': expected a list of h264, mjpeg, raw", .usage)
+                throw SimpleFailure("--prefer '\(prefer)': expected a comma-separated list of h264, mjpeg, raw", .usage)
             }
             r.prefer = list
         }
@@ -114,7 +166,7 @@ public enum DeviceService {
         }
         var request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
         request.stepwiseSize = dev.currentSize()
-        guard let mode = FormatSelection.best(in: try dev.catalog(), for: request) else {
+        guard let mode = FormatSelection.best(in: try dev.catalog(probeSize: request.size ?? request.stepwiseSize), for: request) else {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
         }
         return try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers)

@@ -2,13 +2,27 @@ import Foundation
 import Testing
 @testable import SlomoCore
 
-/// The 18 real `v4l2-ctl --list-formats-ext` listings (copied from shared/fixtures) and the
-/// max-fps mode a person read from each (the file headers), under slomo's tie-break rules.
+/// The 18 real `v4l2-ctl --list-formats-ext` listings and the max-fps mode a person read from
+/// each (line 3 of every file, `# max fps:`), under slomo's tie-break rules.
+///
+/// The listings are read from this package's copy (`Fixtures/v4l2-listings`, so the tests do not
+/// depend on a sibling checkout); when the copy is missing, from `../shared/fixtures/v4l2-listings`.
 @Suite struct ListingSelectionTests {
-    static let dir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/v4l2-listings")
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let copy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/v4l2-listings")
+    static let shared = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/fixtures/v4l2-listings")
+    static let dir = FileManager.default.fileExists(atPath: copy.path) ? copy : shared
+
+    static func text(_ name: String) throws -> String {
+        try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
+    }
 
     static func catalog(_ name: String) throws -> DeviceCatalog {
-        try ListingParser.parse(try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8))
+        try ListingParser.parse(try text(name))
+    }
+
+    static var files: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []).filter { $0.hasSuffix(".txt") }.sorted()
     }
 
     /// (file, format, width, height, fps) — nil format: nothing selectable.
@@ -33,11 +47,39 @@ import Testing
     ]
 
     @Test func everyListingParses() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.dir.path).filter { $0.hasSuffix(".txt") }
-        #expect(files.count == 18)
-        for f in files {
+        #expect(Self.files.count == 18)
+        for f in Self.files {
             let c = try Self.catalog(f)
-            #expect(!c.formats.isEmpty, "\(f)")
+            #expect(!c.formats.isEmpty && c.formats.allSatisfy { !$0.sizes.isEmpty }, "\(f)")
+        }
+        #expect(Set(Self.expected.map(\.0)).union(["rpi-camera-v1-ov5647-bcm2835-v4l2.txt"]) == Set(Self.files))
+    }
+
+    /// The package's copy is the shared set, byte for byte (checked when the shared set is there).
+    @Test func theCopyIsTheSharedSet() throws {
+        guard FileManager.default.fileExists(atPath: Self.shared.path) else { return }
+        for f in Self.files {
+            let a = try Data(contentsOf: Self.copy.appendingPathComponent(f)), b = try Data(contentsOf: Self.shared.appendingPathComponent(f))
+            #expect(a == b, "\(f) differs from ../shared")
+        }
+    }
+
+    /// The selected mode, read against each file's own `# max fps:` header: its fourcc (when the
+    /// header names formats), its size and its rate (as printed there, 3 decimals) all appear in it.
+    @Test(arguments: files)
+    func selectionAgreesWithTheHeader(file: String) throws {
+        let header = try #require(try Self.text(file).split(separator: "\n").first { $0.hasPrefix("# max fps:") }).lowercased()
+        guard let best = FormatSelection.best(in: try Self.catalog(file)) else {
+            #expect(header.contains("none"), "\(file): nothing selected, header says: \(header)")
+            return
+        }
+        #expect(header.contains("\(best.width)x\(best.height)"), "\(file): \(best.width)x\(best.height) not in header")
+        let words = header.split { !($0.isNumber || $0 == ".") }
+        let rates = words.compactMap { try? Rational(parsing: $0) }.map { ($0 * Rational(1000)).rounded(.nearest) }
+        #expect(rates.contains((best.fps * Rational(1000)).rounded(.nearest)), "\(file): \(best.fps) fps not in header")
+        let fourccs = ["mjpg", "yuyv", "h264", "nv12", "rg10", "grey"]
+        if fourccs.contains(where: { header.contains($0) }) && !header.contains("every format") {
+            #expect(header.contains(best.pixelFormat.lowercased()), "\(file): \(best.pixelFormat) not in header")
         }
     }
 

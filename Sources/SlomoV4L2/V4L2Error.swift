@@ -1,0 +1,93 @@
+internal import CV4L2
+#if canImport(Glibc)
+import Glibc
+#endif
+import SlomoCore
+
+/// A failed V4L2 step, as one line: who (device), what (request and its argument), why (errno text and name):
+/// `/dev/video0: VIDIOC_S_FMT MJPG 1280x720 failed: Device or resource busy (EBUSY)`.
+///
+/// `code` is chosen from the errno (or set directly for checks that are not a failed call,
+/// such as "not a capture device"); `exitStatus` maps it to the documented sysexits value:
+///
+/// | code | errno | exit |
+/// |---|---|---|
+/// | `noDevice` | ENOENT, ENXIO (path missing, or the node's driver is gone) | 66 `noInput` |
+/// | `notCharacterDevice` | (stat: a regular file, directory…) | 66 `noInput` |
+/// | `notV4L2Device` | ENOTTY on VIDIOC_QUERYCAP (`/dev/null`, a tty…) | 66 `noInput` |
+/// | `notCapture` | (QUERYCAP without VIDEO_CAPTURE[_MPLANE]: output, metadata, touch…) | 69 `unavailable` |
+/// | `busy` | EBUSY (another process streams or holds buffers) | 69 `unavailable` |
+/// | `permissionDenied` | EACCES, EPERM | 77 `permissionDenied` |
+/// | `unsupported` | ENOTTY on any other request | 69 `unavailable` |
+/// | `invalid` | EINVAL (the driver refused the argument) | 69 `unavailable` |
+/// | `disconnected` | ENODEV, EIO (unplugged, firmware fault) | 74 `ioError` |
+/// | `other` | anything else | 69 `unavailable` |
+public struct V4L2Error: SlomoFailure, Equatable {
+    /// What went wrong, independent of the exact errno.
+    public enum Code: Sendable, Equatable {
+        case noDevice, notCharacterDevice, notV4L2Device, notCapture, busy, permissionDenied
+        case unsupported, invalid, disconnected, other
+    }
+
+    /// The device path (or file) the step was about.
+    public var device: String
+    /// The request name (`VIDIOC_S_FMT`) or system call (`open`, `stat`, `mmap`).
+    public var request: String
+    /// The errno the kernel returned; 0 when the failure is a check, not a failed call.
+    public var errno: Int32
+    public var code: Code
+    /// The request's argument or the check's finding (`MJPG 1280x720`, `index 3`).
+    public var detail: String?
+    /// What the errno means here, after it (`not a V4L2 device`).
+    public var hint: String?
+
+    public init(device: String, request: String, errno: Int32, detail: String? = nil, code: Code? = nil, hint: String? = nil) {
+        self.device = device
+        self.request = request
+        self.errno = errno
+        self.detail = detail
+        self.hint = hint
+        self.code = code ?? V4L2Error.classify(errno)
+    }
+
+    /// The per-errno choice of `Code` (see the table on the type).
+    static func classify(_ e: Int32) -> Code {
+        switch e {
+        case ENOENT, ENXIO: return .noDevice
+        case EBUSY: return .busy
+        case EACCES, EPERM: return .permissionDenied
+        case ENOTTY: return .unsupported
+        case EINVAL: return .invalid
+        case ENODEV, EIO: return .disconnected
+        default: return .other
+        }
+    }
+
+    /// `device: REQUEST detail failed: text (ENAME)[: hint]`; a check (errno 0) is `device: [REQUEST ]detail`.
+    public var description: String {
+        let what = [request, detail ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+        if errno == 0 { return "\(device): \(what)" }
+        let cause = "\(V4L2Error.errnoText(errno)) (\(V4L2Error.errnoName(errno)))"
+        return "\(device): \(what) failed: \(cause)" + (hint.map { ": \($0)" } ?? "")
+    }
+
+    public var exitStatus: ExitStatus {
+        switch code {
+        case .noDevice, .notCharacterDevice, .notV4L2Device: return .noInput
+        case .notCapture, .busy, .unsupported, .invalid, .other: return .unavailable
+        case .permissionDenied: return .permissionDenied
+        case .disconnected: return .ioError
+        }
+    }
+
+    /// `EBUSY`, `ENOTTY`… (glibc's `strerrorname_np`); `errno N` when the value has no name.
+    public static func errnoName(_ e: Int32) -> String {
+        guard let p = cv4l2_errno_name(e) else { return "errno \(e)" }
+        return String(cString: p)
+    }
+
+    /// `Device or resource busy` (the C function is `strerror`).
+    public static func errnoText(_ e: Int32) -> String {
+        String(cString: strerror(e))
+    }
+}

@@ -1,0 +1,215 @@
+import CV4L2
+import Glibc
+import SlomoCore
+@testable import SlomoV4L2
+
+/// A fake V4L2 driver behind the ioctl seam: the edge cases a real driver will not produce on
+/// demand (EBUSY, EACCES, errors mid-enumeration, drivers that round, refuse or lack TIMEPERFRAME).
+/// It checks the buffer type like vivid does (a single-planar type on a multi-planar node is EINVAL)
+/// and records every request in `calls` and every setter's argument in `log`.
+final class FakeV4L2: V4L2Syscalls {
+    enum Sizes {
+        /// (width, height, intervals as (numerator, denominator))
+        case discrete([(Int, Int, [(UInt32, UInt32)])])
+        /// stepwise sizes; intervals at any size come from `intervalsAt`
+        case stepwise(min: (Int, Int), max: (Int, Int), step: (Int, Int))
+    }
+
+    var kinds: [String: NodeKind] = ["/dev/video0": .characterDevice]
+    var openErrno: Int32 = 0
+    var caps = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
+    var formats: [(fourcc: String, compressed: Bool, sizes: Sizes)] = [
+        ("MJPG", true, .discrete([(640, 480, [(1, 120), (1, 30)]), (1280, 720, [(1, 60), (1, 30)])])),
+        ("YUYV", false, .discrete([(640, 480, [(1, 30)])])),
+    ]
+    /// Intervals for stepwise sizes, by size; also what "stepwise intervals" answers (type 2/3).
+    var intervalsAt: (Int, Int) -> (type: UInt32, min: (UInt32, UInt32), max: (UInt32, UInt32)) = { _, _ in
+        (V4L2_FRMIVAL_TYPE_CONTINUOUS.rawValue, (1, 100), (1, 1))
+    }
+    /// The driver's state, as G_FMT / G_PARM report it.
+    var current = (fourcc: "YUYV", width: 640, height: 480)
+    var timePerFrame: Bool = true
+    var interval: (UInt32, UInt32) = (1, 30)
+    /// S_PARM policy: the interval the driver really takes for a requested one (default: as asked).
+    var roundInterval: ((UInt32, UInt32)) -> (UInt32, UInt32) = { $0 }
+    /// S_FMT policy: the size the driver really takes (default: as asked).
+    var roundSize: ((Int, Int)) -> (Int, Int) = { $0 }
+    /// Controls: id → (value, minimum, maximum, flags); S_CTRL to an id in `refuse` fails with that errno.
+    var controls: [UInt32: (value: Int32, min: Int32, max: Int32, flags: UInt32)] = [:]
+    var refuse: [UInt32: Int32] = [:]
+    /// DV timings (pixel clock, total width, total height), if the input has them.
+    var dv: (clock: UInt64, htotal: UInt32, vtotal: UInt32)?
+    /// Fail this request with this errno after `after` successful calls of it.
+    var fail: (V4L2Request, Int32, after: Int)?
+    /// Answer every ENUM_FMT index (a driver that never says EINVAL).
+    var endlessFormats = false
+
+    private(set) var calls: [V4L2Request] = []
+    private(set) var log: [String] = []
+
+    var bufferType: UInt32 {
+        caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) == 0 && caps & UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE) != 0
+            ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+    }
+
+    func kind(of path: String) -> NodeKind { kinds[path] ?? .missing }
+    func open(_ path: String) -> (fd: Int32, errno: Int32) { openErrno == 0 ? (3, 0) : (-1, openErrno) }
+    func close(_ fd: Int32) { log.append("close") }
+    func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) { (nil, ENOMEM) }
+    func munmap(_ p: UnsafeMutableRawPointer, length: Int) {}
+    func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) { (false, 0) }
+    func listDevices() -> [String] { kinds.keys.filter { $0.hasPrefix("/dev/video") }.sorted() }
+
+    /// The requests after QUERYCAP and the G_PARM that opening makes.
+    var callsAfterOpen: [V4L2Request] { Array(calls.drop { $0 == .querycap || $0 == .gParm }) }
+
+    func ioctl(_ fd: Int32, _ r: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
+        calls.append(r)
+        if let (req, e, after) = fail, req == r, calls.filter({ $0 == r }).count > after { return e }
+        switch r {
+        case .querycap:
+            let c = arg.assumingMemoryBound(to: v4l2_capability.self)
+            c.pointee.capabilities = caps | UInt32(V4L2_CAP_DEVICE_CAPS)
+            c.pointee.device_caps = caps
+            write("fake", to: &c.pointee.driver)
+            write("Fake Camera", to: &c.pointee.card)
+            write("usb-0000:00:14.0-1", to: &c.pointee.bus_info)
+            return 0
+        case .enumFmt:
+            let d = arg.assumingMemoryBound(to: v4l2_fmtdesc.self)
+            guard d.pointee.type == bufferType else { return EINVAL }
+            let i = Int(d.pointee.index)
+            if endlessFormats { d.pointee.pixelformat = VideoDevice.code("GREY"); return 0 }
+            guard i < formats.count else { return EINVAL }
+            d.pointee.pixelformat = VideoDevice.code(formats[i].fourcc)
+            d.pointee.flags = formats[i].compressed ? UInt32(V4L2_FMT_FLAG_COMPRESSED) : 0
+            write(formats[i].fourcc + " format", to: &d.pointee.description)
+            return 0
+        case .enumFramesizes:
+            let s = arg.assumingMemoryBound(to: v4l2_frmsizeenum.self)
+            guard let f = format(s.pointee.pixel_format) else { return EINVAL }
+            switch f.sizes {
+            case .discrete(let list):
+                guard Int(s.pointee.index) < list.count else { return EINVAL }
+                s.pointee.type = V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
+                s.pointee.discrete.width = UInt32(list[Int(s.pointee.index)].0)
+                s.pointee.discrete.height = UInt32(list[Int(s.pointee.index)].1)
+            case .stepwise(let mn, let mx, let st):
+                guard s.pointee.index == 0 else { return EINVAL }
+                s.pointee.type = V4L2_FRMSIZE_TYPE_STEPWISE.rawValue
+                s.pointee.stepwise = v4l2_frmsize_stepwise(
+                    min_width: UInt32(mn.0), max_width: UInt32(mx.0), step_width: UInt32(st.0),
+                    min_height: UInt32(mn.1), max_height: UInt32(mx.1), step_height: UInt32(st.1))
+            }
+            return 0
+        case .enumFrameintervals:
+            let v = arg.assumingMemoryBound(to: v4l2_frmivalenum.self)
+            guard let f = format(v.pointee.pixel_format) else { return EINVAL }
+            let (w, h) = (Int(v.pointee.width), Int(v.pointee.height))
+            switch f.sizes {
+            case .discrete(let list):
+                guard let size = list.first(where: { $0.0 == w && $0.1 == h }), Int(v.pointee.index) < size.2.count else { return EINVAL }
+                v.pointee.type = V4L2_FRMIVAL_TYPE_DISCRETE.rawValue
+                let (n, d) = size.2[Int(v.pointee.index)]
+                v.pointee.discrete = v4l2_fract(numerator: n, denominator: d)
+            case .stepwise:
+                guard v.pointee.index == 0 else { return EINVAL }
+                log.append("ENUM_FRAMEINTERVALS \(w)x\(h)")
+                let a = intervalsAt(w, h)
+                v.pointee.type = a.type
+                v.pointee.stepwise.min = v4l2_fract(numerator: a.min.0, denominator: a.min.1)
+                v.pointee.stepwise.max = v4l2_fract(numerator: a.max.0, denominator: a.max.1)
+                v.pointee.stepwise.step = v4l2_fract(numerator: 1, denominator: 1000)
+            }
+            return 0
+        case .gFmt, .sFmt:
+            let f = arg.assumingMemoryBound(to: v4l2_format.self)
+            guard f.pointee.type == bufferType else { return EINVAL }
+            let mplane = bufferType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
+            if r == .sFmt {
+                let (fc, w, h) = mplane
+                    ? (f.pointee.fmt.pix_mp.pixelformat, Int(f.pointee.fmt.pix_mp.width), Int(f.pointee.fmt.pix_mp.height))
+                    : (f.pointee.fmt.pix.pixelformat, Int(f.pointee.fmt.pix.width), Int(f.pointee.fmt.pix.height))
+                log.append("S_FMT \(VideoDevice.fourcc(fc)) \(w)x\(h)")
+                let known = format(fc) != nil
+                let (rw, rh) = roundSize((w, h))
+                current = (known ? VideoDevice.fourcc(fc) : formats[0].fourcc, rw, rh)
+            }
+            f.pointee = v4l2_format()
+            f.pointee.type = bufferType
+            if mplane {
+                f.pointee.fmt.pix_mp.pixelformat = VideoDevice.code(current.fourcc)
+                f.pointee.fmt.pix_mp.width = UInt32(current.width)
+                f.pointee.fmt.pix_mp.height = UInt32(current.height)
+                f.pointee.fmt.pix_mp.num_planes = 1
+                f.pointee.fmt.pix_mp.plane_fmt.0.bytesperline = UInt32(current.width * 2)
+            } else {
+                f.pointee.fmt.pix.pixelformat = VideoDevice.code(current.fourcc)
+                f.pointee.fmt.pix.width = UInt32(current.width)
+                f.pointee.fmt.pix.height = UInt32(current.height)
+                f.pointee.fmt.pix.bytesperline = UInt32(current.width * 2)
+            }
+            return 0
+        case .gParm, .sParm:
+            let p = arg.assumingMemoryBound(to: v4l2_streamparm.self)
+            guard p.pointee.type == bufferType else { return EINVAL }
+            if r == .sParm {
+                let t = p.pointee.parm.capture.timeperframe
+                log.append("S_PARM \(t.numerator)/\(t.denominator)")
+                if timePerFrame { interval = roundInterval((t.numerator, t.denominator)) }
+            }
+            p.pointee.parm.capture.capability = timePerFrame ? UInt32(V4L2_CAP_TIMEPERFRAME) : 0
+            p.pointee.parm.capture.timeperframe = v4l2_fract(numerator: interval.0, denominator: interval.1)
+            return 0
+        case .queryctrl:
+            let q = arg.assumingMemoryBound(to: v4l2_queryctrl.self)
+            guard let c = controls[q.pointee.id] else { return EINVAL }
+            q.pointee.minimum = c.min
+            q.pointee.maximum = c.max
+            q.pointee.flags = c.flags
+            return 0
+        case .gCtrl, .sCtrl:
+            let c = arg.assumingMemoryBound(to: v4l2_control.self)
+            guard let ctrl = controls[c.pointee.id] else { return EINVAL }
+            if r == .sCtrl {
+                log.append("S_CTRL \(FakeV4L2.controlName(c.pointee.id)) \(c.pointee.value)")
+                if let e = refuse[c.pointee.id] { return e }
+                controls[c.pointee.id]!.value = min(max(c.pointee.value, ctrl.min), ctrl.max)
+            } else {
+                c.pointee.value = ctrl.value
+            }
+            return 0
+        case .gDvTimings:
+            guard let dv else { return ENOTTY }
+            let t = arg.assumingMemoryBound(to: v4l2_dv_timings.self)
+            t.pointee.type = UInt32(V4L2_DV_BT_656_1120)
+            t.pointee.bt.width = 640
+            t.pointee.bt.height = 480
+            t.pointee.bt.hfrontporch = dv.htotal - 640
+            t.pointee.bt.vfrontporch = dv.vtotal - 480
+            t.pointee.bt.pixelclock = dv.clock
+            return 0
+        default:
+            return ENOTTY
+        }
+    }
+
+    static func controlName(_ id: UInt32) -> String {
+        switch id {
+        case CV4L2_CID_EXPOSURE_AUTO_PRIORITY: return "exposure_auto_priority"
+        case CV4L2_CID_EXPOSURE_AUTO: return "exposure_auto"
+        case CV4L2_CID_EXPOSURE_ABSOLUTE: return "exposure_absolute"
+        default: return "\(id)"
+        }
+    }
+
+    private func format(_ code: UInt32) -> (fourcc: String, compressed: Bool, sizes: Sizes)? {
+        formats.first { VideoDevice.code($0.fourcc) == code }
+    }
+
+    private func write<T>(_ text: String, to tuple: inout T) {
+        withUnsafeMutableBytes(of: &tuple) { b in
+            for (i, ch) in text.utf8.prefix(b.count - 1).enumerated() { b[i] = ch }
+        }
+    }
+}
