@@ -54,7 +54,7 @@ let package = Package(
             exclude: ["Fixtures"]),
         .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoTimePitch"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoKit"]),
-        .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2"]),
+        .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "SlomoKit", "CV4L2"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),
     ]
 )

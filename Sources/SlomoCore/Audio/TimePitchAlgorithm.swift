@@ -1,0 +1,132 @@
+/// The time-pitch algorithms (AVFoundation's `AVAudioTimePitchAlgorithm` table is the contract),
+/// their rate ranges, and zero-latency's snapping table. Pure: no C, no Foundation.
+///
+/// | algorithm      | rates                                   | pitch            | engine                          |
+/// |----------------|-----------------------------------------|------------------|---------------------------------|
+/// | `zeroLatency`  | snapped to 1/2, 2/3, 4/5, 1, 5/4, 3/2, 2 | kept             | slomo's short-grain WSOLA       |
+/// | `timeDomain`   | 1/2 … 2                                  | kept             | SoundTouch (WSOLA)              |
+/// | `spectral`     | 1/32 … 32                                | kept             | Rubber Band R3 ("finer")        |
+/// | `varispeed`    | 1/32 … 32                                | follows the rate | libswresample + soxr            |
+/// | `mute`         | 1/32 … 32                                | —                | silence of the exact length     |
+public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomStringConvertible {
+    case zeroLatency = "zero-latency"
+    case timeDomain = "time-domain"
+    case spectral
+    case varispeed
+    case mute
+
+    /// The rates zero-latency plays (AVAudioTimePitchAlgorithmLowQualityZeroLatency's set), ascending.
+    public static let snappingTable: [Rational] = [
+        Rational(1, 2), Rational(2, 3), Rational(4, 5), .one, Rational(5, 4), Rational(3, 2), Rational(2),
+    ]
+
+    /// The rates this algorithm accepts (before snapping).
+    public var range: ClosedRange<Rational> {
+        switch self {
+        case .zeroLatency, .timeDomain: return Rational(1, 2)...Rational(2)
+        case .spectral, .varispeed, .mute: return Rational(1, 32)...Rational(32)
+        }
+    }
+
+    /// Whether the output keeps the input's pitch.
+    public var keepsPitch: Bool { self != .varispeed }
+
+    public var description: String { rawValue }
+
+    /// Parses `--pitch` values; the error lists the valid names.
+    public init(parsing text: String) throws(AudioFailure) {
+        guard let a = TimePitchAlgorithm(rawValue: text) else {
+            throw AudioFailure(.invalidAlgorithm, subject: "--pitch '\(text)'", operation: "choose algorithm",
+                               cause: "expected one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        self = a
+    }
+
+    /// The nearest entry of `snappingTable` to `rate` (exact rational distance; a tie goes to the
+    /// entry nearer to 1, i.e. the gentler change).
+    public static func snap(_ rate: Rational) -> Rational {
+        var best = snappingTable[0]
+        for candidate in snappingTable.dropFirst() {
+            let d = abs(candidate - rate), b = abs(best - rate)
+            if d < b || (d == b && abs(candidate - .one) < abs(best - .one)) { best = candidate }
+        }
+        return best
+    }
+
+    /// The rate this algorithm really plays for a requested `rate` (validated first).
+    public func playedRate(for rate: Rational) throws(AudioFailure) -> Rational {
+        try validate(rate)
+        return self == .zeroLatency ? TimePitchAlgorithm.snap(rate) : rate
+    }
+
+    /// Checks `rate` against this algorithm's range. The message names the range and the
+    /// algorithms that do cover the rate, e.g.
+    /// `rate 1/8: outside time-domain's range 1/2…2; spectral, varispeed or mute cover it`.
+    public func validate(_ rate: Rational) throws(AudioFailure) {
+        guard rate.isPositive else {
+            throw AudioFailure(.invalidRate, subject: "rate \(rate)", operation: "\(rawValue) time-pitch",
+                               cause: "a rate must be positive and finite (0.5 = half speed)")
+        }
+        guard !range.contains(rate) else { return }
+        let covering = TimePitchAlgorithm.allCases.filter { $0.range.contains(rate) }.map(\.rawValue)
+        let hint: String
+        switch covering.count {
+        case 0: hint = "no algorithm covers it (slomo's rates are 1/32…32)"
+        case 1: hint = "\(covering[0]) covers it"
+        default: hint = covering.dropLast().joined(separator: ", ") + " or \(covering.last!) cover it"
+        }
+        throw AudioFailure(.rateOutOfRange, subject: "rate \(rate)", operation: "\(rawValue) time-pitch",
+                           cause: "outside \(rawValue)'s range \(range.lowerBound)…\(range.upperBound); \(hint)")
+    }
+
+    /// Parses a user-typed rate (`0.5`, `1/8`) and rejects NaN, infinities, zero and negatives
+    /// with a message naming the text.
+    public static func parseRate(_ text: String) throws(AudioFailure) -> Rational {
+        let t = text.lowercased()
+        if t.contains("nan") || t.contains("inf") {
+            throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: "not a finite number")
+        }
+        let r: Rational
+        do { r = try Rational(parsing: text) } catch {
+            throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: "\(error)")
+        }
+        guard r.isPositive else {
+            throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: "a rate must be positive")
+        }
+        return r
+    }
+}
+
+@inline(__always) func abs(_ r: Rational) -> Rational { r.isNegative ? -r : r }
+
+/// A time-pitch failure: one line naming who (file or value), what (operation) and why.
+/// Rate and range problems exit with `usage` (64), unusable audio with `dataError` (65).
+public struct AudioFailure: SlomoFailure, Equatable {
+    public enum Code: String, Sendable {
+        case invalidRate, rateOutOfRange, invalidAlgorithm
+        case noAudioStream, emptyAudio, unsupportedFormat, decodeFailed
+        case engineFailed
+    }
+    public var code: Code
+    /// The file, device or value concerned.
+    public var subject: String
+    public var operation: String
+    public var cause: String
+
+    public init(_ code: Code, subject: String, operation: String, cause: String) {
+        self.code = code
+        self.subject = subject
+        self.operation = operation
+        self.cause = cause
+    }
+
+    public var description: String { "\(subject): \(operation): \(cause)" }
+
+    public var exitStatus: ExitStatus {
+        switch code {
+        case .invalidRate, .rateOutOfRange, .invalidAlgorithm: return .usage
+        case .noAudioStream, .emptyAudio, .unsupportedFormat, .decodeFailed: return .dataError
+        case .engineFailed: return .software
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// `slomo stretch IN -o OUT`: an audio file (or the audio of any media file) through the
+/// time-pitch engine, written in the format its extension names.
+public struct AudioStretchRequest: Sendable {
+    public var input: String
+    public var output: String
+    public var spec: RetimeSpec
+    public var algorithm: TimePitchAlgorithm
+    public var overwrite: Bool
+    /// nil: the best audio stream.
+    public var streamIndex: Int?
+
+    public init(input: String, output: String, spec: RetimeSpec, algorithm: TimePitchAlgorithm = .spectral,
+                overwrite: Bool = false, streamIndex: Int? = nil) {
+        self.input = input; self.output = output; self.spec = spec; self.algorithm = algorithm
+        self.overwrite = overwrite; self.streamIndex = streamIndex
+    }
+}
+
+/// What `stretch --json` prints (stable keys).
+public struct AudioStretchReport: Codable, Sendable {
+    public var input: String
+    public var output: String
+    public var algorithm: String
+    public var sampleRate: Int
+    public var channels: Int
+    public var channelLayout: String?
+    /// Source frames covered by the map (`round(duration × sampleRate)`).
+    public var inputFrames: Int64
+    public var outputFrames: Int64
+    /// Rates asked for and rates played, one per segment (they differ only for zero-latency).
+    public var requestedRates: [Rational]
+    public var rates: [Rational]
+    public var latencyFrames: Int
+    public var corruptPackets: Int
+    public var seconds: Double
+}
+
+public enum AudioStretch {
+    /// Output extension → (muxer, encoder).
+    public static let formats: [String: (format: String, codec: String)] = [
+        "wav": ("wav", "pcm_s16le"), "flac": ("flac", "flac"), "aiff": ("aiff", "pcm_s16be"), "aif": ("aiff", "pcm_s16be"),
+        "caf": ("caf", "pcm_s16le"), "m4a": ("ipod", "aac"), "mp4": ("mp4", "aac"), "aac": ("adts", "aac"),
+        "mka": ("matroska", "flac"), "mkv": ("matroska", "flac"), "ogg": ("ogg", "flac"), "mp3": ("mp3", "libmp3lame"),
+        "au": ("au", "pcm_s16be"),
+    ]
+
+    public static func run(_ r: AudioStretchRequest) throws -> AudioStretchReport {
+        let clock = ContinuousClock.now
+        try Prober.checkInput(r.input)
+        let ext = URL(fileURLWithPath: r.output).pathExtension.lowercased()
+        guard let (format, codec) = formats[ext] else {
+            throw SimpleFailure("\(r.output): cannot write audio as '.\(ext)' (use .\(formats.keys.sorted().joined(separator: ", .")))", .usage)
+        }
+        let (origin, duration, sampleRate) = try measure(r.input, stream: r.streamIndex)
+        let map: RetimeMap
+        do { map = try r.spec.resolve(duration: duration, frameRate: nil) } catch {
+            throw SimpleFailure("\(r.input): \(error)", .usage)
+        }
+        // rate/range errors before anything is written
+        do { _ = try AudioRenderPlan(map: map, sampleRate: sampleRate, algorithm: r.algorithm) } catch {
+            throw AudioFailure(error.code, subject: r.input, operation: "\(r.algorithm) audio", cause: error.subject + ": " + error.cause)
+        }
+        let source = try TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: format)
+        let writer = try AudioTrackWriter(source: source, muxer: muxer, codec: codec, bitRate: 192_000, path: r.output)
+        try muxer.writeHeader()
+        writer.headerWritten()
+        try writer.finish()
+        try muxer.finish()
+        try out.commit()
+        let elapsed = ContinuousClock.now - clock
+        return AudioStretchReport(
+            input: r.input, output: r.output, algorithm: r.algorithm.rawValue, sampleRate: source.sampleRate,
+            channels: source.channels, channelLayout: source.channelLayout,
+            inputFrames: (duration * Rational(Int64(source.sampleRate))).rounded(.nearest), outputFrames: writer.framesWritten,
+            requestedRates: source.plan.segments.map(\.requestedRate), rates: source.plan.segments.map(\.rate),
+            latencyFrames: source.latencyFrames, corruptPackets: source.corruptPackets,
+            seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
+    }
+
+    /// Start, duration and sample rate of the audio stream from its packets (headers can be wrong).
+    static func measure(_ path: String, stream: Int?) throws -> (origin: Rational, duration: Rational, sampleRate: Int) {
+        let d = try Prober.openInput(path)
+        guard let a = stream ?? d.bestStream(.audio), d.streamInfo(a).kind == .audio else {
+            throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "the file has no audio stream")
+        }
+        let info = d.streamInfo(a)
+        d.keepOnly(streams: [a])
+        let p = Packet()
+        var first: Int64?, end: Int64 = .min
+        while true {
+            let more: Bool
+            do { more = try d.readPacket(into: p) } catch { break }   // damaged tail: what was read so far
+            guard more else { break }
+            guard p.streamIndex == a, let t = p.pts ?? p.dts else { continue }
+            first = Swift.min(first ?? t, t)
+            end = Swift.max(end, t + p.duration)
+        }
+        guard let first, end > first else {
+            throw AudioFailure(.emptyAudio, subject: path, operation: "read audio stream \(a)", cause: "the audio stream is empty")
+        }
+        return (Rational(ticks: first, timeBase: info.timeBase), Rational(ticks: end - first, timeBase: info.timeBase), info.sampleRate)
+    }
+}
