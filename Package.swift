@@ -33,10 +33,9 @@ let package = Package(
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
         .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"]),
-        .target(name: "SlomoTimePitch", dependencies: ["CRubberBand", "SlomoCore", "SlomoFFmpeg"]),
 
         // Use cases.
-        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTimePitch"]),
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio"]),
 
         // The command line.
         .executableTarget(
@@ -52,7 +51,7 @@ let package = Package(
             name: "SlomoCoreTests",
             dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")],
             exclude: ["Fixtures"]),
-        .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoTimePitch"]),
+        .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoKit"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "SlomoKit", "CV4L2"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),

@@ -31,8 +31,11 @@ public struct AudioEncoderSettings: Sendable {
     public var sampleRate: Int
     public var channels: Int
     public var bitRate: Int
-    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000) {
+    /// Private codec options (`aac_pns`, `aac_is`, `compression_level`...).
+    public var options: [String: String]
+    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:]) {
         self.codec = codec; self.sampleRate = sampleRate; self.channels = channels; self.bitRate = bitRate
+        self.options = options
     }
 }
 
@@ -90,7 +93,7 @@ public final class Encoder {
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(s.sampleRate))
         timeBase = Rational(1, Int64(s.sampleRate))
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try open(codec, options: [:])
+        try open(codec, options: s.options)
     }
 
     deinit { avcodec_free_context(&ctx) }

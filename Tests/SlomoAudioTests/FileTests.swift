@@ -24,6 +24,33 @@ import Testing
         #expect(src.corruptPackets == 0)
     }
 
+    /// AAC in MP4 starts with a packet at −1024 samples (encoder priming) that the decoder trims, and
+    /// ends with padding the edit list cuts: `stretch` must start at the stream's start and stop at
+    /// its declared end, so a rate-1 pass keeps every click where it was and the length exact.
+    @Test func aacPrimingAndPaddingAreNotAudio() throws {
+        let dir = ScratchDirectory()
+        var g = GenerateRequest(output: dir.file("c.mp4"), frameRate: Rational(30), duration: Rational(2), width: 96, height: 64)
+        g.codec = .mjpeg
+        _ = try Generator.generate(g)
+        let r = try AudioStretch.run(AudioStretchRequest(input: g.output, output: dir.file("c.wav"), spec: RetimeSpec(), algorithm: .varispeed))
+        #expect(r.inputFrames == 96_000 && r.outputFrames == 96_000)
+        let src = try TimePitchAudioSource(path: dir.file("c.wav"), map: wholeMap(seconds: Rational(2), rate: .one),
+                                           algorithm: .varispeed, sourceOrigin: .zero)
+        var x: [Float] = []
+        while let b = try src.read(maxFrames: 8192) { x += b[0] }
+        #expect(x.count == 96_000)
+        // clicks: 2 ms Hann bursts at every quarter second, energy centre 1 ms (48 frames) after the onset
+        var hp = [Float](repeating: 0, count: x.count - 2)
+        for i in hp.indices {
+            let next = x[i + 2], mid = x[i + 1], prev = x[i]
+            hp[i] = next - 2 * mid + prev
+        }
+        for k in 1..<8 {
+            let c = Signal.burstCentre(hp, near: k * 12_000 + 48 - 1, window: 480) + 1
+            #expect(abs(c - Double(k * 12_000 + 48)) < 2, "click \(k) at \(c)")
+        }
+    }
+
     @Test func audioEndingEarlyIsPaddedWithSilenceToTheExactLength() throws {
         let dir = ScratchDirectory()
         writeWAV(dir.file("t.wav"), [Signal.tone(440, seconds: 0.5, sampleRate: 16_000)], sampleRate: 16_000)

@@ -83,7 +83,13 @@ public enum AudioStretch {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 
-    /// Start, duration and sample rate of the audio stream from its packets (headers can be wrong).
+    /// Start, duration and sample rate of the audio stream.
+    ///
+    /// Start: the stream's start time, which libavformat derives with the codec's priming already
+    /// skipped (an AAC stream in MP4 has a first packet at −1024 samples whose decoded frame the
+    /// decoder trims and stamps 0), else the first packet. Duration: the declared duration (an MP4
+    /// edit list ends the audio before the last frame's padding) when the packets really reach it,
+    /// else up to the end of the last packet (headers can be missing or wrong).
     static func measure(_ path: String, stream: Int?) throws -> (origin: Rational, duration: Rational, sampleRate: Int) {
         let d = try Prober.openInput(path)
         guard let a = stream ?? d.bestStream(.audio), d.streamInfo(a).kind == .audio else {
@@ -104,6 +110,12 @@ public enum AudioStretch {
         guard let first, end > first else {
             throw AudioFailure(.emptyAudio, subject: path, operation: "read audio stream \(a)", cause: "the audio stream is empty")
         }
-        return (Rational(ticks: first, timeBase: info.timeBase), Rational(ticks: end - first, timeBase: info.timeBase), info.sampleRate)
+        let start = info.startTicks.map { Swift.max($0, first) } ?? first
+        var stop = end
+        if let declared = info.durationTicks, declared > 0, start + declared <= end { stop = start + declared }
+        guard stop > start else {
+            throw AudioFailure(.emptyAudio, subject: path, operation: "read audio stream \(a)", cause: "the audio stream is empty")
+        }
+        return (Rational(ticks: start, timeBase: info.timeBase), Rational(ticks: stop - start, timeBase: info.timeBase), info.sampleRate)
     }
 }

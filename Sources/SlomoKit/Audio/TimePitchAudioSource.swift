@@ -64,11 +64,3 @@ public final class TimePitchAudioSource: RetimedAudio {
         return try TimePitchEngines.make(algorithm, rate: played, sampleRate: sampleRate, channels: channels).latency
     }
 }
-
-/// Hooks the engine into retime/export/play (`Retimer.audioFactory`'s signature).
-public enum TimePitchAudioSetup {
-    public static func factory(_ path: String, _ stream: Int, _ map: RetimeMap, _ pitch: String, _ origin: Rational) throws -> (any RetimedAudio)? {
-        let algorithm = try TimePitchAlgorithm(parsing: pitch)
-        return try TimePitchAudioSource(path: path, streamIndex: stream, map: map, algorithm: algorithm, sourceOrigin: origin)
-    }
-}

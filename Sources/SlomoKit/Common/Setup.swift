@@ -5,7 +5,6 @@ import SlomoFFmpeg
 public enum SlomoSetup {
     public static func configure() {
         FFmpegLog.configure(environment: ProcessInfo.processInfo.environment)
-        TimePitchSetup.install()
         // A parent (a test runner, a job scheduler) may hand us SIGINT/SIGTERM blocked; slomo
         // relies on them to stop cleanly, so unblock them before any thread starts.
         var set = sigset_t()

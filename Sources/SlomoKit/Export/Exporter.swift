@@ -92,8 +92,8 @@ public enum Exporter {
         let probeDemuxer = try Prober.openInput(r.input)
         muxer.copySideData(from: probeDemuxer, stream: timeline.video, to: vOut)
         var audioWriter: AudioTrackWriter?
-        if r.audio, let a = timeline.audio, let factory = Optional(try Retimer.requireAudioFactory(r.input)),
-           let source = try factory(r.input, a, map, r.pitch, timeline.origin) {
+        if r.audio, let a = timeline.audio {
+            let source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
             audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
         }
         muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))

@@ -35,15 +35,11 @@ public struct RetimeReport: Codable, Sendable {
 }
 
 public enum Retimer {
-    /// Makes the retimed-audio source for a file (set by the time-pitch engine; nil = no audio support yet).
-    nonisolated(unsafe) public static var audioFactory: ((String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)?)? = TimePitchSetup.factory
-
-    /// The factory, or a clear error: audio is never dropped silently.
-    static func requireAudioFactory(_ input: String) throws -> (String, Int, RetimeMap, String, Rational) throws -> (any RetimedAudio)? {
-        guard let f = audioFactory else {
-            throw SimpleFailure("\(input): the time-pitch audio engine is not available in this build (use --no-audio)", .unavailable)
-        }
-        return f
+    /// The retimed audio of stream `stream` of `input` through `map` with the time-pitch algorithm
+    /// named `pitch` (`--pitch`), aligned so that map source time 0 is media time `origin`.
+    static func audioSource(_ input: String, stream: Int, map: RetimeMap, pitch: String, origin: Rational) throws -> TimePitchAudioSource {
+        try TimePitchAudioSource(path: input, streamIndex: stream, map: map, algorithm: try TimePitchAlgorithm(parsing: pitch),
+                                 sourceOrigin: origin)
     }
 
     public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
@@ -75,8 +71,8 @@ public enum Retimer {
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: chosenTB, frameRate: averageRate)
         var audioWriter: AudioTrackWriter?
-        if r.audio, let a = timeline.audio, let factory = Optional(try requireAudioFactory(r.input)),
-           let source = try factory(r.input, a, map, r.pitch, timeline.origin) {
+        if r.audio, let a = timeline.audio {
+            let source = try audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
             audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
         }
         let storedJSON = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)

@@ -103,10 +103,9 @@ public final class Player {
         var audio: AudioTrackWriter?
         func audioSource(from s: Rational) throws -> (any RetimedAudio)? {
             guard r.audio, let a = timeline.audio, s < timeline.duration else { return nil }
-            let factory = try Retimer.requireAudioFactory(r.input)
             let spec = RetimeSpec(rate: rate)
             let map = try spec.resolve(duration: timeline.duration - s, frameRate: nil)
-            return try factory(r.input, a, map, pitch, timeline.origin + s)
+            return try Retimer.audioSource(r.input, stream: a, map: map, pitch: pitch, origin: timeline.origin + s)
         }
         if let first = try audioSource(from: r.start) {
             audio = try AudioTrackWriter(source: first, muxer: muxer, codec: "pcm_f32le", bitRate: 0, path: r.output)
