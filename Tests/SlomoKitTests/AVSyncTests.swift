@@ -83,4 +83,23 @@ import SlomoCore
         let limit = Self.limit(pitch)
         #expect(off.allSatisfy { abs($0) < limit }, "click offsets (ms): \(off)")
     }
+
+    /// Zero-latency plays its table's rates: asked for 0.55 it plays 1/2, and the video follows the
+    /// same snapped map (without that, 3.64 s of video would carry 4 s of audio).
+    @Test func zeroLatencySnapsVideoAndAudioTogether() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        var e = ExportRequest(input: src, output: dir.file("z.mp4"), spec: RetimeSpec(rate: Rational(11, 20)))
+        e.pitch = "zero-latency"
+        let r = try Exporter.export(e)
+        #expect(r.outputDuration == Rational(4) && r.outputFrames == 120 && r.audioFrames == 192_000)
+        let v = try #require(try Prober.probe(path: r.output).streams.first(where: { $0.kind == "video" }))
+        #expect(v.frameCount == 120)
+        var q = RetimeRequest(input: src, output: dir.file("z.mkv"), spec: RetimeSpec(rate: Rational(11, 20)))
+        q.pitch = "zero-latency"
+        let t = try Retimer.retime(q)
+        #expect(t.outputDuration == Rational(4) && t.audioFrames == 192_000)
+        let off = try Self.offsets(t.output, map: try RetimeSpec(rate: Rational(1, 2)).resolve(duration: Rational(2), frameRate: nil))
+        #expect(off.allSatisfy { abs($0) < 10 }, "click offsets (ms): \(off)")
+    }
 }

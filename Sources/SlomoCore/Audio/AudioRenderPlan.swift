@@ -62,34 +62,23 @@ public struct AudioRenderPlan: Sendable, Equatable {
         self.algorithm = algorithm
         let sr = Rational(Int64(sampleRate))
         // 1. rates (validated, snapped) and the played map
-        var played: [TimeMapping] = []
-        var requested: [Rational] = []
-        var t = map.target.start
-        for m in map.mappings {
-            let r = try algorithm.playedRate(for: m.rate)
-            requested.append(m.rate)
-            let d = r == m.rate ? m.target.duration : m.source.duration / r
-            played.append(TimeMapping(source: m.source, target: TimeRange(start: t, duration: d)))
-            t = t + d
-        }
-        do { playedMap = try RetimeMap(mappings: played) } catch {
-            throw AudioFailure(.invalidRate, subject: "retime map", operation: "plan", cause: "\(error)")
-        }
+        let requested = map.mappings.map(\.rate)
+        playedMap = try algorithm.playedMap(map)
         let t0 = playedMap.target.start
         totalFrames = (playedMap.target.duration * sr).rounded(.nearest)
         // 2. boundaries on the output grid
-        let starts = played.map { (($0.target.start - t0) * sr).rounded(.nearest) }
+        let starts = playedMap.mappings.map { (($0.target.start - t0) * sr).rounded(.nearest) }
         let ends = Array(starts.dropFirst()) + [totalFrames]
         let x = Int64(crossfade ?? Swift.max(2, sampleRate / 100))
         var halves: [Int64] = [0]          // half-length at the start of segment i
-        for i in 1..<played.count {
+        for i in 1..<playedMap.mappings.count {
             halves.append(Swift.max(0, Swift.min(x / 2, (ends[i - 1] - starts[i - 1]) / 2, (ends[i] - starts[i]) / 2)))
         }
         halves.append(0)
         // 3. engine start and alignment per segment
         var segs: [Segment] = []
         let warm = Rational(Int64(Swift.max(1, warmup ?? sampleRate / 10)))
-        for (i, m) in played.enumerated() {
+        for (i, m) in playedMap.mappings.enumerated() {
             let r = m.rate
             let s = m.source.start * sr                        // exact source start, samples
             let tt = (m.target.start - t0) * sr                // exact target start, samples

@@ -59,6 +59,23 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
         return self == .zeroLatency ? TimePitchAlgorithm.snap(rate) : rate
     }
 
+    /// The map this algorithm really plays for `map`: `map` itself, or for zero-latency the same
+    /// source ranges with target durations from the snapped rates. Export and retime move the video
+    /// through it too, so that zero-latency audio and video stay in sync.
+    public func playedMap(_ map: RetimeMap) throws(AudioFailure) -> RetimeMap {
+        var played: [TimeMapping] = []
+        var t = map.target.start
+        for m in map.mappings {
+            let r = try playedRate(for: m.rate)
+            let d = r == m.rate ? m.target.duration : m.source.duration / r
+            played.append(TimeMapping(source: m.source, target: TimeRange(start: t, duration: d)))
+            t = t + d
+        }
+        do { return try RetimeMap(mappings: played) } catch {
+            throw AudioFailure(.invalidRate, subject: "retime map", operation: "plan", cause: "\(error)")
+        }
+    }
+
     /// Checks `rate` against this algorithm's range. The message names the range and the
     /// algorithms that do cover the rate, e.g.
     /// `rate 1/8: outside time-domain's range 1/2…2; spectral, varispeed or mute cover it`.

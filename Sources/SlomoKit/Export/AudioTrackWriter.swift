@@ -2,7 +2,7 @@ import SlomoCore
 import SlomoFFmpeg
 
 /// A source of retimed audio: planar float blocks in output order, with an exact total length.
-/// (`RetimedAudioSource` from the time-pitch engine conforms.)
+/// (`TimePitchAudioSource` conforms.)
 public protocol RetimedAudio: AnyObject {
     var sampleRate: Int { get }
     var channels: Int { get }

@@ -57,7 +57,7 @@ public enum Exporter {
             throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
         }
         let timeline = try MediaTimeline(path: r.input)
-        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal)
+        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio)
         let schedule = CFRSchedule(map: map, frameRate: r.frameRate)
         let total = schedule.frameCount
         let times = timeline.frameTimes

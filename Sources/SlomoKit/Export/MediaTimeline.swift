@@ -91,6 +91,24 @@ struct MediaTimeline {
         }
     }
 
+    /// `resolve`, then the map the audio's time-pitch algorithm really plays when the output has
+    /// audio: zero-latency snaps its rates (0.3 plays at 1/2), and the video follows the snapped map
+    /// so that both stay in sync; the stored map follows too. Rate/range errors name the input.
+    func resolve(_ spec: RetimeSpec, fromOriginal: Bool, pitch: String, audio: Bool) throws -> (current: RetimeMap, stored: RetimeMap) {
+        let (current, stored) = try resolve(spec, fromOriginal: fromOriginal)
+        guard audio, self.audio != nil else { return (current, stored) }
+        let algorithm = try TimePitchAlgorithm(parsing: pitch)
+        let played: RetimeMap
+        do { played = try algorithm.playedMap(current) } catch {
+            throw AudioFailure(error.code, subject: path, operation: "\(algorithm) audio", cause: error.subject + ": " + error.cause)
+        }
+        if played == current { return (current, stored) }
+        if fromOriginal, let prev = previousMap {
+            do { return (played, try prev.then(played)) } catch { throw SimpleFailure("\(path): \(error)", .usage) }
+        }
+        return (played, played)
+    }
+
     private func resolveMaps(_ spec: RetimeSpec, fromOriginal: Bool) -> Result<(current: RetimeMap, stored: RetimeMap), RetimeError> {
         Result { () throws(RetimeError) in
             if fromOriginal, let prev = previousMap {

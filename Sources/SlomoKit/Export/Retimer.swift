@@ -46,7 +46,7 @@ public enum Retimer {
         try Prober.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output)
         let timeline = try MediaTimeline(path: r.input)
-        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal)
+        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio)
         let tb = timeline.info.timeBase
 
         // Exact output times for every packet, from the one pass MediaTimeline made.
