@@ -8,13 +8,13 @@ cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 
 # Build and test dependencies (Debian 12 names). Runtime: FFmpeg 5.1 libraries.
-# Tests: ffmpeg/ffprobe as an independent reader, v4l2-ctl and qemu for the vivid VM;
+# Tests: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl and qemu for the vivid VM;
 # benchmarks: the peers users would pick instead (rubberband, soundstretch) and test signals (espeak-ng, sox).
 PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
   ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc
-  rubberband-cli soundstretch espeak-ng sox
+  rubberband-cli soundstretch espeak-ng sox mkvtoolnix mediainfo
 )
 
 deps() {
