@@ -67,7 +67,7 @@ public enum AudioStretch {
         let source = try TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: format)
-        let writer = try AudioTrackWriter(source: source, muxer: muxer, codec: codec, bitRate: 192_000, path: r.output)
+        let writer = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: codec, bitRate: 192_000, path: r.output)
         try muxer.writeHeader()
         writer.headerWritten()
         try writer.finish()

@@ -94,7 +94,7 @@ public enum Exporter {
         var audioWriter: AudioTrackWriter?
         if r.audio, let a = timeline.audio {
             let source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
-            audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
+            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
         }
         muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
         muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)

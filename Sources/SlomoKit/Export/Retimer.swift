@@ -73,7 +73,7 @@ public enum Retimer {
         var audioWriter: AudioTrackWriter?
         if r.audio, let a = timeline.audio {
             let source = try audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
-            audioWriter = try AudioTrackWriter(source: source, muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
+            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
         }
         let storedJSON = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
         muxer.setMetadata(MediaTimeline.retimeKey, storedJSON)
