@@ -55,33 +55,29 @@ import SlomoCore
     /// so its energy centre is held to 10 ms: a latency error of one analysis hop would still fail.
     static func limit(_ pitch: String) -> Double { pitch == "varispeed" ? 0.2 : 10 }
 
-    @Test(arguments: ["varispeed", "spectral"])
-    func exportedAudioIsWhereTheVideoShowsIt(pitch: String) throws {
+    /// Export (constant-rate video) and retime (copied packets) put every click where the map says.
+    @Test(arguments: ["export", "retime"], ["varispeed", "spectral"])
+    func audioIsWhereTheVideoShowsIt(command: String, pitch: String) throws {
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir)
-        var e = ExportRequest(input: src, output: dir.file("e.mp4"), spec: Self.spec)
-        e.pitch = pitch
-        let r = try Exporter.export(e)
+        let output: String, audioFrames: Int64?
+        if command == "export" {
+            var e = ExportRequest(input: src, output: dir.file("e.mp4"), spec: Self.spec)
+            e.pitch = pitch
+            let r = try Exporter.export(e)
+            (output, audioFrames) = (r.output, r.audioFrames)
+        } else {
+            var q = RetimeRequest(input: src, output: dir.file("r.mp4"), spec: Self.spec)
+            q.pitch = pitch
+            let r = try Retimer.retime(q)
+            #expect(r.outputDuration == Rational(7, 2))
+            (output, audioFrames) = (r.output, r.audioFrames)
+        }
+        #expect(audioFrames == 168_000)          // 0.6 + 0.5 × 4 + 0.9 = 3.5 s at 48 kHz
         let map = try Self.spec.resolve(duration: Rational(2), frameRate: Rational(240))
-        #expect(r.audioFrames == 168_000)          // 0.6 + 0.5 × 4 + 0.9 = 3.5 s at 48 kHz
-        let off = try Self.offsets(r.output, map: map)
+        let off = try Self.offsets(output, map: map)
         #expect(off.count == 7)
-        let limit = Self.limit(pitch)
-        #expect(off.allSatisfy { abs($0) < limit }, "click offsets (ms): \(off)")
-    }
-
-    @Test(arguments: ["varispeed", "spectral"])
-    func retimedAudioIsWhereTheCopiedPacketsAre(pitch: String) throws {
-        let dir = TemporaryDirectory()
-        let src = try Self.clip(dir)
-        var q = RetimeRequest(input: src, output: dir.file("r.mp4"), spec: Self.spec)
-        q.pitch = pitch
-        let r = try Retimer.retime(q)
-        let map = try Self.spec.resolve(duration: Rational(2), frameRate: Rational(240))
-        #expect(r.outputDuration == Rational(7, 2))
-        let off = try Self.offsets(r.output, map: map)
-        let limit = Self.limit(pitch)
-        #expect(off.allSatisfy { abs($0) < limit }, "click offsets (ms): \(off)")
+        #expect(off.allSatisfy { abs($0) < Self.limit(pitch) }, "click offsets (ms): \(off)")
     }
 
     /// Zero-latency plays its table's rates: asked for 0.55 it plays 1/2, and the video follows the
