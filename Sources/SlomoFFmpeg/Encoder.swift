@@ -98,6 +98,16 @@ public final class Encoder {
 
     deinit { avcodec_free_context(&ctx) }
 
+    /// The pixel formats encoder `codec` accepts, in its order of preference; empty when the codec
+    /// is unknown or does not say. Reads `AVCodec.pix_fmts`.
+    public static func pixelFormats(codec name: String) -> [PixelFormat] {
+        guard let c = avcodec_find_encoder_by_name(name), let list = c.pointee.pix_fmts else { return [] }
+        var out: [PixelFormat] = []
+        var i = 0
+        while list[i] != AV_PIX_FMT_NONE { out.append(PixelFormat(raw: list[i])); i += 1 }
+        return out
+    }
+
     private static func find(_ name: String, path: String) throws(FFmpegError) -> UnsafePointer<AVCodec> {
         guard let c = avcodec_find_encoder_by_name(name) else {
             throw FFmpegError(path: path, operation: "avcodec_find_encoder_by_name(\(name))",

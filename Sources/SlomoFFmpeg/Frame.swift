@@ -129,6 +129,18 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let yuv420p = PixelFormat(raw: AV_PIX_FMT_YUV420P)
     public static let yuvj420p = PixelFormat(raw: AV_PIX_FMT_YUVJ420P)
     public static let gray = PixelFormat(raw: AV_PIX_FMT_GRAY8)
+    public static let yuv422p = PixelFormat(raw: AV_PIX_FMT_YUV422P)
+    public static let yuv444p = PixelFormat(raw: AV_PIX_FMT_YUV444P)
+    public static let yuv420p10 = PixelFormat(raw: AV_PIX_FMT_YUV420P10LE)
+    public static let yuv422p10 = PixelFormat(raw: AV_PIX_FMT_YUV422P10LE)
+    public static let yuv444p10 = PixelFormat(raw: AV_PIX_FMT_YUV444P10LE)
+
+    /// Bits per component (8 for yuv420p, 10 for yuv420p10le); 0 when FFmpeg does not describe it.
+    /// The corresponding C function is `av_pix_fmt_desc_get`.
+    public var bitDepth: Int {
+        guard let d = av_pix_fmt_desc_get(raw) else { return 0 }
+        return Int(d.pointee.comp.0.depth)
+    }
 
     /// The FFmpeg format of a raw V4L2 fourcc (`YUYV` → yuyv422…); nil for compressed or unknown ones.
     public init?(v4l2FourCC: String) {

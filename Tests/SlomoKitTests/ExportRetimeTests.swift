@@ -141,4 +141,39 @@ import SlomoFFmpeg
         }
         return (out, d.streamInfo(v).timeBase)
     }
+
+    /// The output pixel format follows the encoder and the source: a 10-bit source stays 10-bit,
+    /// ProRes gets the 4:2:2 10-bit it needs, 8-bit stays 8-bit; every frame still shows the scheduled one.
+    @Test(arguments: [("libx264", "mp4"), ("prores_ks", "mov"), ("libx265", "mkv")], [8, 10])
+    func pixelFormatFollowsTheEncoderAndTheSourceDepth(output: (codec: String, ext: String), sourceBits: Int) throws {
+        let dir = TemporaryDirectory()
+        var src = try Self.clip(dir, fps: 60)
+        if sourceBits == 10 {
+            let ten = dir.file("ten.mkv")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["ffmpeg", "-v", "error", "-i", src, "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p10le", ten]
+            try p.run(); p.waitUntilExit()
+            #expect(p.terminationStatus == 0)
+            src = ten
+        }
+        var e = ExportRequest(input: src, output: dir.file("o.\(output.ext)"), spec: RetimeSpec(rate: Rational(1, 2)))
+        e.codec = output.codec
+        let r = try Exporter.export(e)
+        let v = try #require(try Prober.probe(path: r.output).streams.first(where: { $0.kind == "video" }))
+        let want = output.codec == "prores_ks" ? "yuv422p10le" : (sourceBits == 10 ? "yuv420p10le" : "yuv420p")
+        #expect(v.pixelFormat == want)
+        #expect(try indices(r.output) == (try expected(RetimeSpec(rate: Rational(1, 2)), duration: Rational(1), sourceFPS: Rational(60), frames: 60)))
+    }
+
+    /// Matroska stores 60 fps as 0, 17, 33, 50 ms…: the timeline recognises the rounded grid and uses
+    /// the exact times, so half speed at 30 fps shows every source frame once (with the stored 17 ms,
+    /// output frame 1 at source time 1/60 s would show frame 0 again).
+    @Test func millisecondTimestampsOfAConstantRateAreReadOnTheirGrid() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir, fps: 60, name: "src.mkv")
+        let r = try Exporter.export(ExportRequest(input: src, output: dir.file("o.mp4"), spec: RetimeSpec(rate: Rational(1, 2))))
+        #expect(try indices(r.output) == (0..<60).map { Optional($0) })
+        #expect(r.repeatedFrames == 0)
+    }
 }

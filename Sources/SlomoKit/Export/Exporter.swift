@@ -84,7 +84,11 @@ public enum Exporter {
         } else if let crf = r.crf {
             options["crf"] = String(crf)
         }
-        let pixelFormat: PixelFormat = r.codec == "mjpeg" ? .yuvj420p : .yuv420p
+        if r.codec == "libx265" { options["x265-params"] = "log-level=error" }   // x265 prints a banner past FFmpeg's log
+        let sourceDepth = timeline.info.pixelFormat.flatMap(PixelFormat.init(name:))?.bitDepth ?? 8
+        let pixelFormat = OutputPixelFormat.choose(codec: r.codec, sourceBitDepth: sourceDepth)
+        // frame blending and minterpolate work in 8-bit 4:2:0; their frames are converted at the encoder
+        let workFormat: PixelFormat = r.frameBlend == .none ? pixelFormat : (r.codec == "mjpeg" ? .yuvj420p : .yuv420p)
         let venc = try Encoder(path: r.output, video: VideoEncoderSettings(
             codec: r.codec, width: width, height: height, pixelFormat: pixelFormat, frameRate: r.frameRate,
             options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
@@ -122,11 +126,13 @@ public enum Exporter {
         var next: Int64 = 0
         var repeated: Int64 = 0, missing: Int64 = 0
         var lastShownIndex = -1
+        let outScaler = Scaler()
         func prepare(_ f: Frame) throws -> Frame {
-            if f.pixelFormat == pixelFormat && f.width == width && f.height == height { return f }
-            return try scaler.convert(f, width: width, height: height, pixelFormat: pixelFormat)
+            if f.pixelFormat == workFormat && f.width == width && f.height == height { return f }
+            return try scaler.convert(f, width: width, height: height, pixelFormat: workFormat)
         }
-        func encode(_ f: Frame, _ n: Int64) throws {
+        func encode(_ frame: Frame, _ n: Int64) throws {
+            let f = frame.pixelFormat == pixelFormat ? frame : try outScaler.convert(frame, width: width, height: height, pixelFormat: pixelFormat)
             f.clearPictureType()
             f.pts = n
             while try !venc.send(f) { try drainVideo() }
@@ -163,7 +169,7 @@ public enum Exporter {
         let filterTB = Rational(1, 1_000_000)
         var motion: FilterGraph?
         if r.frameBlend == .motion {
-            motion = try FilterGraph(width: width, height: height, pixelFormat: pixelFormat, timeBase: filterTB,
+            motion = try FilterGraph(width: width, height: height, pixelFormat: workFormat, timeBase: filterTB,
                                      description: "minterpolate=fps=\(r.frameRate):mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
                                      threads: r.threads)
         }
@@ -213,7 +219,7 @@ public enum Exporter {
             }
         }
         func nearestIndex(_ p: Int64) -> Int? {
-            let t = Rational(ticks: p - originTicks, timeBase: tb)
+            let t = timeline.time(ofTicks: p, originTicks: originTicks)
             return times.isEmpty ? nil : CFRSchedule.frameIndex(at: t, in: times)
         }
         while try demuxer.readPacket(into: packet) {
@@ -253,6 +259,19 @@ public enum Exporter {
             sourceFrames: times.count, decodedPackets: decoded, skippedPackets: skipped, repeatedFrames: repeated,
             missingFrames: missing, audioFrames: audioWriter?.framesWritten, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
+    }
+}
+
+/// The encoder's pixel format for an export: the first of 4:2:0, 4:2:2, 4:4:4 that the encoder
+/// takes, at 10 bits when the source has more than 8 (a 10-bit phone clip stays 10-bit with x264,
+/// x265, VP9, AV1, FFV1; ProRes gets 4:2:2 10-bit, the only kind it takes), else 8 bits.
+enum OutputPixelFormat {
+    static func choose(codec: String, sourceBitDepth: Int) -> PixelFormat {
+        if codec == "mjpeg" { return .yuvj420p }
+        let supported = Encoder.pixelFormats(codec: codec)
+        let deep: [PixelFormat] = [.yuv420p10, .yuv422p10, .yuv444p10], shallow: [PixelFormat] = [.yuv420p, .yuv422p, .yuv444p]
+        let order = sourceBitDepth > 8 ? deep + shallow : shallow + deep
+        return order.first { supported.contains($0) } ?? supported.first ?? .yuv420p
     }
 }
 

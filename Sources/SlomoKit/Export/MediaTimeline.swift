@@ -50,8 +50,10 @@ struct MediaTimeline {
         guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
-        frameTimes = pts.map { Rational(ticks: $0 - first, timeBase: tb) }
+        let times = pts.map { Rational(ticks: $0 - first, timeBase: tb) }
         frameRate = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate).rate ?? info.realFrameRate
+        gridRate = frameRate.flatMap { MediaTimeline.grid(times, rate: $0, timeBase: tb) }
+        frameTimes = gridRate.map { fps in times.map { Rational(($0 * fps).rounded(.nearest)) / fps } } ?? times
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
@@ -67,6 +69,32 @@ struct MediaTimeline {
                 originalFrameRate = slomo["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
             }
         }
+    }
+
+    /// The constant frame rate whose exact grid the timestamps are, rounded to a time base too
+    /// coarse to hold it (Matroska's 1 ms: 60 fps is stored as 0, 17, 33, 50 ms…); nil otherwise.
+    /// Frame times, and every time read through `time(ofTicks:)`, are then the exact grid times,
+    /// so that a 60 fps MKV's frame 1 is at 1/60 s, not 17 ms (which the schedule would treat as
+    /// after 1/60 s and show frame 0 twice).
+    let gridRate: Rational?
+
+    static func grid(_ times: [Rational], rate: Rational, timeBase tb: Rational) -> Rational? {
+        guard rate.isPositive, (Rational.one / rate / tb).denominator != 1 else { return nil }   // the grid is exact already
+        let halfTick = tb / Rational(2)
+        for t in times {
+            let snapped = Rational((t * rate).rounded(.nearest)) / rate
+            if abs((snapped - t).doubleValue) > halfTick.doubleValue + 1e-12 { return nil }
+        }
+        return rate
+    }
+
+    /// Time of a timestamp in this stream's ticks, relative to the origin: the grid time when the
+    /// stream is a rounded constant-rate grid (see `gridRate`).
+    func time(ofTicks ticks: Int64, originTicks: Int64) -> Rational {
+        let t = Rational(ticks: ticks - originTicks, timeBase: info.timeBase)
+        guard let fps = gridRate else { return t }
+        let snapped = Rational((t * fps).rounded(.nearest)) / fps
+        return abs((snapped - t).doubleValue) * 2 <= info.timeBase.doubleValue + 1e-12 ? snapped : t
     }
 
     /// The original-timing time of a frame at `t` on this file's timeline. When the original was

@@ -52,7 +52,7 @@ public enum Retimer {
         // Exact output times for every packet, from the one pass MediaTimeline made.
         let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
         func mapped(_ ticks: Int64) -> Rational {
-            let t = Rational(ticks: ticks - originTicks, timeBase: tb)
+            let t = timeline.time(ofTicks: ticks, originTicks: originTicks)
             if r.fromOriginal, timeline.previousMap != nil {
                 return stored.targetTime(forSource: timeline.originalTime(t))
             }
