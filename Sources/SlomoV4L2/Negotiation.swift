@@ -124,12 +124,13 @@ extension VideoDevice {
         guard let auto = readControl(CV4L2_CID_EXPOSURE_AUTO) else { return }
         controls["exposure_auto"] = auto
         let manualTime = auto == Int32(V4L2_EXPOSURE_MANUAL.rawValue) || auto == Int32(V4L2_EXPOSURE_SHUTTER_PRIORITY.rawValue)
-        guard manualTime, let q = queryControl(CV4L2_CID_EXPOSURE_ABSOLUTE), let exposure = readControl(CV4L2_CID_EXPOSURE_ABSOLUTE) else { return }
+        guard manualTime, let minimum = queryControl(CV4L2_CID_EXPOSURE_ABSOLUTE), let exposure = getControl(CV4L2_CID_EXPOSURE_ABSOLUTE) else { return }
         let limit = Int32(clamping: (frameDuration * Rational(10_000)).floor)     // 100 µs units
         var after = exposure
         if exposure > limit {
-            let target = max(limit, q.minimum)
-            after = writeControl(CV4L2_CID_EXPOSURE_ABSOLUTE, target, name: "exposure_absolute", notes: &notes)
+            let target = max(limit, minimum)
+            // the two outcomes below say what happened; no separate "driver keeps" note
+            after = writeControl(CV4L2_CID_EXPOSURE_ABSOLUTE, target, name: "exposure_absolute", noteIfAdjusted: false, notes: &notes)
             if after <= limit {
                 notes.append("exposure_absolute \(exposure) clamped to \(after) (100 µs units) to fit the frame duration \(frameDuration) s")
             } else {
@@ -140,29 +141,34 @@ extension VideoDevice {
         controls["exposure_absolute"] = after
     }
 
-    /// VIDIOC_QUERYCTRL: nil when the control does not exist or is disabled.
-    func queryControl(_ id: UInt32) -> (minimum: Int32, maximum: Int32, writable: Bool)? {
+    /// VIDIOC_QUERYCTRL: the control's minimum; nil when it does not exist or is disabled.
+    func queryControl(_ id: UInt32) -> Int32? {
         var q = v4l2_queryctrl()
         q.id = id
         guard sys.ioctl(fd, .queryctrl, &q) == 0, q.flags & UInt32(V4L2_CTRL_FLAG_DISABLED) == 0 else { return nil }
-        return (q.minimum, q.maximum, q.flags & UInt32(V4L2_CTRL_FLAG_READ_ONLY) == 0)
+        return q.minimum
     }
 
-    /// VIDIOC_G_CTRL of an existing control.
-    func readControl(_ id: UInt32) -> Int32? {
-        guard queryControl(id) != nil else { return nil }
+    /// VIDIOC_G_CTRL alone (the control is known to exist).
+    func getControl(_ id: UInt32) -> Int32? {
         var c = v4l2_control(id: id, value: 0)
         return sys.ioctl(fd, .gCtrl, &c) == 0 ? c.value : nil
     }
 
-    /// VIDIOC_S_CTRL, then G_CTRL: the value read back. A refusal is one note, not a failure.
-    func writeControl(_ id: UInt32, _ value: Int32, name: String, notes: inout [String]) -> Int32 {
+    /// VIDIOC_QUERYCTRL then G_CTRL: the value of a control that exists.
+    func readControl(_ id: UInt32) -> Int32? {
+        queryControl(id) != nil ? getControl(id) : nil
+    }
+
+    /// VIDIOC_S_CTRL, then G_CTRL: the value read back. A refusal is one note, not a failure; a value
+    /// the driver adjusted is noted too unless `noteIfAdjusted` is false (the caller says it better).
+    func writeControl(_ id: UInt32, _ value: Int32, name: String, noteIfAdjusted: Bool = true, notes: inout [String]) -> Int32 {
         var c = v4l2_control(id: id, value: value)
         let rc = sys.ioctl(fd, .sCtrl, &c)
-        let after = readControl(id) ?? value
+        let after = getControl(id) ?? value
         if rc != 0 {
             notes.append("\(name) could not be set to \(value) (VIDIOC_S_CTRL: \(V4L2Error.errnoText(rc)) (\(V4L2Error.errnoName(rc)))); it stays \(after)")
-        } else if after != value && !(name == "exposure_absolute") {
+        } else if after != value && noteIfAdjusted {
             notes.append("\(name) set to \(value), driver keeps \(after)")
         }
         return after

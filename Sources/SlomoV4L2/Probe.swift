@@ -75,10 +75,6 @@ extension VideoDevice {
 
     /// VIDIOC_ENUM_FRAMEINTERVALS for one format and size: discrete lists (duplicates dropped,
     /// driver order kept), or one stepwise/continuous range. nil when the driver gives none.
-    public func intervals(_ fourcc: FourCC, width: Int, height: Int) throws(V4L2Error) -> FrameIntervals? {
-        try intervals(VideoDevice.code(fourcc), fourcc: fourcc, width, height)
-    }
-
     func intervals(_ pixfmt: UInt32, fourcc: FourCC, _ w: Int, _ h: Int) throws(V4L2Error) -> FrameIntervals? {
         var list: [Rational] = []
         for i in 0..<VideoDevice.maxIntervals {

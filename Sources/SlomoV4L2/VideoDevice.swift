@@ -14,8 +14,10 @@ public final class VideoDevice {
 
     /// `V4L2_BUF_TYPE_VIDEO_CAPTURE`, or `…_MPLANE` on multi-planar-only nodes (every format,
     /// parameter and buffer ioctl must then use the MPLANE type).
-    var bufferType: UInt32 {
-        info.isMultiplanar ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+    var bufferType: UInt32 { VideoDevice.bufferType(multiplanar: info.isMultiplanar) }
+
+    static func bufferType(multiplanar: Bool) -> UInt32 {
+        multiplanar ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
     }
 
     /// Opens `path` and asks VIDIOC_QUERYCAP. Throws before opening when the path is missing or
@@ -52,7 +54,7 @@ public final class VideoDevice {
         }
         if described.isCapture {
             var p = v4l2_streamparm()
-            p.type = described.isMultiplanar ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
+            p.type = VideoDevice.bufferType(multiplanar: described.isMultiplanar)
             if syscalls.ioctl(f, .gParm, &p) == 0 {
                 described.hasTimePerFrame = p.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0
             }

@@ -74,13 +74,6 @@ public struct AppliedMode: Sendable, Codable, Equatable {
 public enum DecimalText {
     /// 1/`duration` with at most 3 decimals, trailing zeros dropped.
     public static func fps(_ duration: Rational) -> String {
-        guard duration.isPositive else { return "?" }
-        let thousandths = (Rational.one / duration * Rational(1000)).rounded(.nearest)
-        let whole = thousandths / 1000, frac = thousandths % 1000
-        guard frac != 0 else { return "\(whole)" }
-        var digits = String(frac)
-        while digits.count < 3 { digits = "0" + digits }
-        while digits.last == "0" { digits.removeLast() }
-        return "\(whole).\(digits)"
+        duration.isPositive ? Seconds(Rational.one / duration, decimals: 3).description : "?"
     }
 }

@@ -131,17 +131,21 @@ public enum RetimeError: Error, Hashable, Sendable, CustomStringConvertible {
 /// Display helper: a `Rational` of seconds printed as a short decimal (display only).
 public struct Seconds: CustomStringConvertible {
     public var value: Rational
-    public init(_ value: Rational) { self.value = value }
+    /// Most decimals shown (trailing zeros removed).
+    public var decimals: Int
+    public init(_ value: Rational, decimals: Int = 6) { self.value = value; self.decimals = decimals }
     public var description: String {
         if value.isInteger { return "\(value.numerator)" }
-        // up to 6 decimals, trailing zeros removed, computed exactly
-        let scaled = (value * Rational(1_000_000)).rounded(.nearest)
+        // computed exactly: scaled to 10^decimals and rounded once
+        var unit: Int64 = 1
+        for _ in 0..<decimals { unit *= 10 }
+        let scaled = (value * Rational(unit)).rounded(.nearest)
         let negative = scaled < 0
         let mag = scaled.magnitude
-        var frac = String(mag % 1_000_000)
-        frac = String(repeating: "0", count: 6 - frac.count) + frac
+        var frac = String(mag % UInt64(unit))
+        frac = String(repeating: "0", count: decimals - frac.count) + frac
         while frac.hasSuffix("0") { frac.removeLast() }
-        let whole = "\(negative ? "-" : "")\(mag / 1_000_000)"
+        let whole = "\(negative ? "-" : "")\(mag / UInt64(unit))"
         return frac.isEmpty ? whole : "\(whole).\(frac)"
     }
 }

@@ -46,11 +46,11 @@ public struct FormatsReport: Codable, Sendable {
         try c.encodeIfPresent(applied, forKey: .applied)
     }
 
-    init(source: String, device: DeviceInfo?, catalog: DeviceCatalog, request: ModeRequest) {
+    /// `best` is `FormatSelection.best(in: catalog, for: request)`, chosen once by the caller.
+    init(source: String, device: DeviceInfo?, catalog: DeviceCatalog, request: ModeRequest, best: CaptureMode?) {
         self.source = source
         self.device = device
         self.catalog = catalog
-        let best = FormatSelection.best(in: catalog, for: request)
         maxFps = best.map(MaxFpsMode.init)
         if best?.exceedsUSB2Budget == true {
             var r = request
@@ -94,12 +94,10 @@ public enum DeviceService {
     public static func formats(device path: String, request: ModeRequest, apply: Bool,
                                syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
-        var request = request
-        request.stepwiseSize = dev.currentSize()
-        let catalog = try dev.catalog(probeSize: request.size ?? request.stepwiseSize)
-        var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request)
+        let (catalog, request, best) = try select(dev, request)
+        var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request, best: best)
         if apply {
-            guard let best = FormatSelection.best(in: catalog, for: request) else {
+            guard let best else {
                 throw SimpleFailure("\(path): no selectable mode matches the constraints (no size with known frame intervals)", .unavailable)
             }
             report.applied = try dev.apply(best)
@@ -121,18 +119,12 @@ public enum DeviceService {
         do { catalog = try ListingParser.parse(String(decoding: data, as: UTF8.self)) } catch {
             throw SimpleFailure("\(path): \(error)", .dataError)
         }
-        return FormatsReport(source: path, device: nil, catalog: catalog, request: request)
+        return FormatsReport(source: path, device: nil, catalog: catalog, request: request,
+                             best: FormatSelection.best(in: catalog, for: request))
     }
 
     /// Parses the CLI's constraint options (exit 64 on malformed values).
     public static func request(format: String?, size: String?, minSize: String?, fps: String?, prefer: String?) throws(SimpleFailure) -> ModeRequest {
-        func wh(_ t: String, _ o: String) throws(SimpleFailure) -> (Int, Int) {
-            let p = t.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-            guard p.count == 2, let w = Int(p[0]), let h = Int(p[1]), w > 0, h > 0 else {
-                throw SimpleFailure("\(o) '\(t)': expected WIDTHxHEIGHT, e.g. 1280x720", .usage)
-            }
-            return (w, h)
-        }
         var r = ModeRequest()
         if let format {
             guard (1...4).contains(format.count), format.allSatisfy({ $0.isASCII && !$0.isWhitespace || $0 == " " }) else {
@@ -140,11 +132,10 @@ public enum DeviceService {
             }
             r.format = format.uppercased()
         }
-        if let size { r.size = try wh(size, "--size") }
-        if let minSize { r.minSize = try wh(minSize, "--min-size") }
+        if let size { r.size = try OptionValues.size(size, option: "--size") }
+        if let minSize { r.minSize = try OptionValues.size(minSize, option: "--min-size") }
         if let fps {
-            let value: Rational
-            do { value = try Rational(parsing: fps) } catch { throw SimpleFailure("--fps '\(fps)': \(error)", .usage) }
+            let value = try OptionValues.rational(fps, option: "--fps")
             guard value.isPositive else { throw SimpleFailure("--fps '\(fps)': must be > 0", .usage) }
             r.fps = value
         }
@@ -158,15 +149,28 @@ public enum DeviceService {
         return r
     }
 
+    /// The device's catalog, probed at the size that matters (the requested size, else the current
+    /// one, for stepwise/continuous sizes), the request completed with that current size, and the mode chosen.
+    static func select(_ dev: VideoDevice, _ request: ModeRequest) throws -> (catalog: DeviceCatalog, request: ModeRequest, best: CaptureMode?) {
+        var request = request
+        request.stepwiseSize = dev.currentSize()
+        let catalog = try dev.catalog(probeSize: request.size ?? request.stepwiseSize)
+        return (catalog, request, FormatSelection.best(in: catalog, for: request))
+    }
+
     /// Capture's device opener: best mode under the constraints, applied, streaming with mmap.
     static func openCapture(_ r: DeviceCaptureRequest) throws -> CaptureSource {
         let dev = try VideoDevice(path: r.device, syscalls: syscalls)
         guard dev.info.canStream else {
             throw SimpleFailure("\(r.device): the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
         }
-        var request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
-        request.stepwiseSize = dev.currentSize()
-        guard let mode = FormatSelection.best(in: try dev.catalog(probeSize: request.size ?? request.stepwiseSize), for: request) else {
+        // before enumerating the catalog (hundreds of ioctls); V4L2StreamingSource checks it too
+        guard !dev.info.isMultiplanar else {
+            throw V4L2Error(device: r.device, request: "capture", errno: 0,
+                            detail: "on a multi-planar-only node is not supported yet (formats and --apply are)", code: .unsupported)
+        }
+        let request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
+        guard let mode = try select(dev, request).best else {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
         }
         return try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers)

@@ -43,7 +43,7 @@ struct CaptureCommand: ParsableCommand {
         StopFlag.install()      // first: a SIGINT during device set-up must stop, not be lost
         var limits = CaptureLimits()
         if let duration {
-            let d = try Values.rational(duration, option: "--duration")
+            let d = try OptionValues.rational(duration, option: "--duration")
             guard d.isPositive, d <= Rational(86_400) else { throw SimpleFailure("--duration \(duration): must be in (0, 86400] s", .usage) }
             limits.duration = d
         }

@@ -30,7 +30,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         var r = ExportRequest(input: input, output: output, spec: try retime.spec())
-        r.frameRate = try Values.rational(fps, option: "--fps")
+        r.frameRate = try OptionValues.rational(fps, option: "--fps")
         r.pitch = retime.pitch
         r.audio = !retime.noAudio
         r.codec = codec; r.preset = preset; r.crf = crf

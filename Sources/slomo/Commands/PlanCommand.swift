@@ -23,7 +23,7 @@ struct PlanCommand: ParsableCommand {
 
     func run() throws {
         let spec = try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps)
-        let report = try Planner.plan(path: file, spec: spec, outputFrameRate: try Values.rational(fps, option: "--fps"),
+        let report = try Planner.plan(path: file, spec: spec, outputFrameRate: try OptionValues.rational(fps, option: "--fps"),
                                       listFrames: frames)
         if json { try JSONOutput.print(report); return }
         Console.out("\(file): \(Seconds(report.sourceDuration)) s source -> \(Seconds(report.targetDuration)) s output, \(report.outputFrames) frames at \(report.outputFrameRate) fps")

@@ -27,10 +27,10 @@ struct PlaySubcommand: ParsableCommand {
     func run() throws {
         var r = PlayRequest(input: input, output: output)
         r.format = format
-        r.rate = try Values.rational(rate, option: "--rate")
+        r.rate = try OptionValues.rational(rate, option: "--rate")
         guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw SimpleFailure("--rate \(rate): must be in 1/32...32", .usage) }
         r.pitch = pitch
-        r.start = try Values.rational(start, option: "--start")
+        r.start = try OptionValues.rational(start, option: "--start")
         r.audio = !noAudio
         let queue = PlayCommandQueue()
         Thread.detachNewThread {

@@ -1,23 +1,9 @@
 import Foundation
 import SlomoCore
 
-/// Parsing of option values that ArgumentParser would only reject with a generic message.
+/// Parsing of option values that ArgumentParser would only reject with a generic message
+/// (sizes and rationals: `OptionValues` in SlomoKit).
 enum Values {
-    static func rational(_ text: String, option: String) throws(SimpleFailure) -> Rational {
-        do { return try Rational(parsing: text) } catch {
-            throw SimpleFailure("\(option) '\(text)': \(error)", .usage)
-        }
-    }
-
-    /// `WxH`, e.g. `1280x720`.
-    static func size(_ text: String, option: String) throws(SimpleFailure) -> (width: Int, height: Int) {
-        let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-            throw SimpleFailure("\(option) '\(text)': expected WIDTHxHEIGHT, e.g. 1280x720", .usage)
-        }
-        return (w, h)
-    }
-
     /// Builds a retime spec from `--rate`, `--segment` and `--ramp` values.
     static func retimeSpec(rate: String?, segments: [String], ramps: [String]) throws(SimpleFailure) -> RetimeSpec {
         do {
