@@ -56,7 +56,6 @@ public final class DecodedAudioSource: AudioSampleSource {
             throw AudioFailure(.unsupportedFormat, subject: path, operation: "audio stream \(s)",
                                cause: "\(info.channels) channels (slomo handles 1 to 8)")
         }
-        streamIndex_ = s
         self.streamIndex = s
         sampleRate = info.sampleRate
         channels = info.channels
@@ -72,6 +71,9 @@ public final class DecodedAudioSource: AudioSampleSource {
                                cause: "\(error)")
         }
         d.keepOnly(streams: [s])
+        // start near the origin instead of decoding (and dropping) everything before it: `play`
+        // makes a new source at every seek and rate change; a second early covers codec priming
+        if origin > Rational(2) { try? d.seek(stream: s, to: origin - Rational(1)) }
         fifo = PlanarFIFO(channels: info.channels)
         var decodedAny = false
         while !eof && !decodedAny { decodedAny = try decodeFrame() }
@@ -80,7 +82,6 @@ public final class DecodedAudioSource: AudioSampleSource {
                                cause: corruptPackets > 0 ? "no frame decoded (\(corruptPackets) damaged packets)" : "the audio stream is empty")
         }
     }
-    private let streamIndex_: Int
 
     public func read(at position: Int64, count: Int, into planes: [UnsafeMutablePointer<Float>]) throws {
         let end = position + Int64(count)
@@ -141,7 +142,7 @@ public final class DecodedAudioSource: AudioSampleSource {
                         continue
                     }
                     if !more { flushing = true; _ = try? decoder.send(nil); continue }
-                    guard packet.streamIndex == streamIndex_ else { continue }
+                    guard packet.streamIndex == streamIndex else { continue }
                     if packet.isCorrupt { corruptPackets += 1 }
                 }
                 do {

@@ -70,7 +70,12 @@ public final class Encoder {
         if let g = s.gopSize { ctx.pointee.gop_size = Int32(g) }
         if let b = s.maxBFrames { ctx.pointee.max_b_frames = Int32(b) }
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
-        try open(codec, options: s.options)
+        var options = s.options
+        // x265 prints its banner past FFmpeg's log: keep it as quiet as FFmpeg's log is
+        if s.codec == "libx265", options["x265-params"] == nil, av_log_get_level() < AV_LOG_INFO {
+            options["x265-params"] = "log-level=error"
+        }
+        try open(codec, options: options)
     }
 
     /// Opens an audio encoder with the codec's first supported sample format (planar float preferred).

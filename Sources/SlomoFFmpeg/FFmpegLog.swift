@@ -1,7 +1,9 @@
 internal import CFFmpeg
 
 /// FFmpeg's own log (`av_log_set_level`). slomo reports failures itself, one line each, so
-/// FFmpeg's chatter is off unless asked for (`SLOMO_FFMPEG_LOG=warning|info|debug`).
+/// FFmpeg's chatter is off unless asked for (`SLOMO_FFMPEG_LOG=warning|info|debug`). Encoders that
+/// log past FFmpeg follow the same setting: SVT-AV1 here (its `SVT_LOG`, read when it starts, set
+/// before any thread runs), x265 in `Encoder` (`log-level`).
 public enum FFmpegLog {
     public static func configure(environment: [String: String]) {
         let level: Int32
@@ -13,5 +15,6 @@ public enum FFmpegLog {
         default: level = AV_LOG_QUIET
         }
         av_log_set_level(level)
+        if level < AV_LOG_INFO { setenv("SVT_LOG", "1", 0) }       // errors only; a user's SVT_LOG wins
     }
 }

@@ -24,6 +24,21 @@ import Testing
         #expect(src.corruptPackets == 0)
     }
 
+    /// A source starting late in a file seeks there (play makes one at every seek and rate change)
+    /// and still places every sample exactly: the click at 3.25 s is at 0.25 s of the output.
+    @Test func aLateOriginSeeksAndStaysSampleExact() throws {
+        let dir = ScratchDirectory()
+        let sr = 16_000
+        writeWAV(dir.file("long.wav"), [Signal.clicks(at: [52_000], count: 80_000, sampleRate: sr)], sampleRate: sr)
+        let src = try TimePitchAudioSource(path: dir.file("long.wav"), map: wholeMap(seconds: Rational(1), rate: .one),
+                                           algorithm: .varispeed, sourceOrigin: Rational(3))
+        var out: [Float] = []
+        while let b = try src.read(maxFrames: 4096) { out += b[0] }
+        #expect(out.count == 16_000)
+        #expect(abs(Signal.burstCentre(out, near: 4000, window: 400) - (4000 + 7.5)) < 1)
+        #expect(Signal.rms(out[0..<3900]) == 0)
+    }
+
     /// AAC in MP4 starts with a packet at −1024 samples (encoder priming) that the decoder trims, and
     /// ends with padding the edit list cuts: `stretch` must start at the stream's start and stop at
     /// its declared end, so a rate-1 pass keeps every click where it was and the length exact.

@@ -51,7 +51,7 @@ public final class ShortGrainWSOLA: StretchEngine {
 
     /// Nominal input start of grain `k` (floor of the exact position).
     private func nominal(_ k: Int) -> Int {
-        ((Rational(Int64(k * hop + grain / 2)) * rate) - Rational(Int64(grain / 2))).floor.asInt
+        Int(((Rational(Int64(k * hop + grain / 2)) * rate) - Rational(Int64(grain / 2))).floor)
     }
 
     public func feed(_ planes: [UnsafePointer<Float>], count: Int) {
@@ -125,7 +125,9 @@ public final class ShortGrainWSOLA: StretchEngine {
             }
             var q = lo + ((nominal - lo) & 1)        // the coarse grid goes through the nominal position
             while q <= hi { consider(q); q += 2 }
-            for r in [best - 1, best + 1] where r >= lo && r <= hi { consider(r) }
+            let coarse = best                          // refine around the coarse winner (no array per grain)
+            if coarse - 1 >= lo { consider(coarse - 1) }
+            if coarse + 1 <= hi { consider(coarse + 1) }
             var frac: Float = 0
             if best > lo && best < hi {
                 let a = score(best - 1), b = bestScore, c = score(best + 1)
@@ -177,42 +179,10 @@ public final class ShortGrainWSOLA: StretchEngine {
     }
 }
 
-extension Int64 {
-    var asInt: Int { Int(self) }
-}
-
-/// Window functions without Foundation: cos via a recurrence seeded by a Taylor series.
-public enum HannWindow {
-    /// Periodic Hann of length n: `0.5 − 0.5 cos(2πi/n)`; shifted copies at n/2 sum to exactly 1.
-    public static func periodic(_ n: Int) -> [Float] {
-        let theta = 2 * Double.pi / Double(n)
-        let (c1, s1) = cosSin(theta)
-        var c = 1.0, s = 0.0
-        var w = [Float](repeating: 0, count: n)
-        for i in 0..<n {
-            w[i] = Float(0.5 - 0.5 * c)
-            (c, s) = (c * c1 - s * s1, s * c1 + c * s1)
-            if i % 64 == 63 { (c, s) = cosSin(theta * Double(i + 1)) }   // re-seed: no error build-up
-        }
-        return w
-    }
-
-    /// (cos x, sin x) for |x| ≤ 2π by reduction to [−π/4, π/4] and Taylor series.
-    public static func cosSin(_ x: Double) -> (Double, Double) {
-        let quarter = Double.pi / 2
-        let q = (x / quarter).rounded()
-        let r = x - q * quarter
-        let r2 = r * r
-        var c = 1.0, s = r, tc = 1.0, ts = r
-        for k in 1...10 {
-            tc *= -r2 / Double((2 * k - 1) * (2 * k)); c += tc
-            ts *= -r2 / Double((2 * k) * (2 * k + 1)); s += ts
-        }
-        switch ((Int(q) % 4) + 4) % 4 {
-        case 0: return (c, s)
-        case 1: return (-s, c)
-        case 2: return (-c, -s)
-        default: return (s, -c)
-        }
+/// Periodic Hann window of length n, `0.5 − 0.5 cos(2πi/n)` (the calibration code's `cos2pi`:
+/// no Foundation); shifted copies at n/2 sum to 1.
+enum HannWindow {
+    static func periodic(_ n: Int) -> [Float] {
+        (0..<n).map { Float(0.5 - 0.5 * cos2pi(Double($0) / Double(n))) }
     }
 }

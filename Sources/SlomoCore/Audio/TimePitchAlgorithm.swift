@@ -47,8 +47,8 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     public static func snap(_ rate: Rational) -> Rational {
         var best = snappingTable[0]
         for candidate in snappingTable.dropFirst() {
-            let d = abs(candidate - rate), b = abs(best - rate)
-            if d < b || (d == b && abs(candidate - .one) < abs(best - .one)) { best = candidate }
+            let d = (candidate - rate).magnitude, b = (best - rate).magnitude
+            if d < b || (d == b && (candidate - .one).magnitude < (best - .one).magnitude) { best = candidate }
         }
         return best
     }
@@ -96,25 +96,14 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
                            cause: "outside \(rawValue)'s range \(range.lowerBound)…\(range.upperBound); \(hint)")
     }
 
-    /// Parses a user-typed rate (`0.5`, `1/8`) and rejects NaN, infinities, zero and negatives
-    /// with a message naming the text.
+    /// Parses a user-typed rate (`0.5`, `1/8`) with the retime syntax's rules (`RetimeSpec.parseRate`:
+    /// NaN, infinities, zero and negatives refused) as an `AudioFailure` naming the text.
     public static func parseRate(_ text: String) throws(AudioFailure) -> Rational {
-        let t = text.lowercased()
-        if t.contains("nan") || t.contains("inf") {
-            throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: "not a finite number")
-        }
-        let r: Rational
-        do { r = try Rational(parsing: text) } catch {
+        do { return try RetimeSpec.parseRate(Substring(text), context: "rate '\(text)'") } catch {
             throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: "\(error)")
         }
-        guard r.isPositive else {
-            throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: "a rate must be positive")
-        }
-        return r
     }
 }
-
-@inline(__always) func abs(_ r: Rational) -> Rational { r.isNegative ? -r : r }
 
 /// A time-pitch failure: one line naming who (file or value), what (operation) and why.
 /// Rate and range problems exit with `usage` (64), unusable audio with `dataError` (65).
@@ -129,6 +118,11 @@ public struct AudioFailure: SlomoFailure, Equatable {
     public var subject: String
     public var operation: String
     public var cause: String
+
+    /// This failure as one of processing `path` with `algorithm` (its subject, e.g. a rate, moves into the cause).
+    public func concerning(_ path: String, algorithm: TimePitchAlgorithm) -> AudioFailure {
+        AudioFailure(code, subject: path, operation: "\(algorithm) audio", cause: subject + ": " + cause)
+    }
 
     public init(_ code: Code, subject: String, operation: String, cause: String) {
         self.code = code

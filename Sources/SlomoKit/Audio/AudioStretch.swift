@@ -60,10 +60,7 @@ public enum AudioStretch {
         do { map = try r.spec.resolve(duration: duration, frameRate: nil) } catch {
             throw SimpleFailure("\(r.input): \(error)", .usage)
         }
-        // rate/range errors before anything is written
-        do { _ = try AudioRenderPlan(map: map, sampleRate: sampleRate, algorithm: r.algorithm) } catch {
-            throw AudioFailure(error.code, subject: r.input, operation: "\(r.algorithm) audio", cause: error.subject + ": " + error.cause)
-        }
+        // rate/range errors come from the source, before anything is written
         let source = try TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: format)

@@ -30,7 +30,7 @@ public final class TimePitchAudioSource: RetimedAudio {
         do {
             plan = try AudioRenderPlan(map: map, sampleRate: source.sampleRate, algorithm: algorithm)
         } catch {
-            throw AudioFailure(error.code, subject: path, operation: "\(algorithm) audio", cause: error.subject + ": " + error.cause)
+            throw error.concerning(path, algorithm: algorithm)
         }
         renderer = TimePitchEngines.renderer(plan: plan, source: source)
     }

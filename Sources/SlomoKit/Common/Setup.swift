@@ -5,8 +5,6 @@ import SlomoFFmpeg
 public enum SlomoSetup {
     public static func configure() {
         FFmpegLog.configure(environment: ProcessInfo.processInfo.environment)
-        // SVT-AV1 logs through its own logger (info by default); warnings and errors only
-        setenv("SVT_LOG", "2", 0)
         // A parent (a test runner, a job scheduler) may hand us SIGINT/SIGTERM blocked; slomo
         // relies on them to stop cleanly, so unblock them before any thread starts.
         var set = sigset_t()

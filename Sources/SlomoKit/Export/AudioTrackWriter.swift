@@ -28,19 +28,14 @@ final class AudioTrackWriter {
         self.muxer = muxer
         encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
                                                                        channels: source.channels, bitRate: bitRate,
-                                                                       options: Self.encoderOptions(codec)),
+                                                                       options: EncoderDefaults.audioOptions(codec)),
                               globalHeader: muxer.wantsGlobalHeader)
         streamIndex = try muxer.addStream(for: encoder)
         pending = Array(repeating: [], count: source.channels)
     }
 
-    /// slomo's settings for an audio codec. FFmpeg's AAC encoder replaces bands by noise (PNS) and
-    /// folds stereo into one channel with a sign (intensity stereo) by default; both move and smear
-    /// transients — the clicks by which people check A/V sync — for a few percent of bit rate, so
-    /// slomo turns them off.
-    static func encoderOptions(_ codec: String) -> [String: String] {
-        codec == "aac" ? ["aac_pns": "0", "aac_is": "0"] : [:]
-    }
+    /// Frames asked of the source per read.
+    static let readFrames = 4096
 
     /// Call after `writeHeader`: the muxer may have changed the stream's time base.
     func headerWritten() { streamTimeBase = muxer.timeBase(ofStream: streamIndex) }
@@ -67,7 +62,7 @@ final class AudioTrackWriter {
         let chunk = encoder.frameSize > 0 ? encoder.frameSize : 1024
         while framesWritten < limit {
             while pending[0].count < chunk && !sourceDone {
-                if let block = try source.read(maxFrames: 4096) {
+                if let block = try source.read(maxFrames: Self.readFrames) {
                     for c in 0..<pending.count { pending[c].append(contentsOf: block[c]) }
                 } else {
                     sourceDone = true

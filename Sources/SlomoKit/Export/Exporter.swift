@@ -84,7 +84,6 @@ public enum Exporter {
         } else if let crf = r.crf {
             options["crf"] = String(crf)
         }
-        if r.codec == "libx265" { options["x265-params"] = "log-level=error" }   // x265 prints a banner past FFmpeg's log
         let sourceDepth = timeline.info.pixelFormat.flatMap(PixelFormat.init(name:))?.bitDepth ?? 8
         let pixelFormat = OutputPixelFormat.choose(codec: r.codec, sourceBitDepth: sourceDepth)
         // frame blending and minterpolate work in 8-bit 4:2:0; their frames are converted at the encoder

@@ -50,10 +50,12 @@ struct MediaTimeline {
         guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
-        let times = pts.map { Rational(ticks: $0 - first, timeBase: tb) }
-        frameRate = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate).rate ?? info.realFrameRate
-        gridRate = frameRate.flatMap { MediaTimeline.grid(times, rate: $0, timeBase: tb) }
-        frameTimes = gridRate.map { fps in times.map { Rational(($0 * fps).rounded(.nearest)) / fps } } ?? times
+        let measured = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate)
+        frameRate = measured.rate ?? info.realFrameRate
+        // a constant rate the time base cannot hold exactly (60 fps in Matroska's 1 ms)
+        let grid = measured.onNominalGrid ? measured.rate.flatMap { (Rational.one / $0 / tb).isInteger ? nil : $0 } : nil
+        gridRate = grid
+        frameTimes = pts.map { MediaTimeline.time(ofTicks: $0 - first, timeBase: tb, grid: grid) }
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
@@ -72,29 +74,24 @@ struct MediaTimeline {
     }
 
     /// The constant frame rate whose exact grid the timestamps are, rounded to a time base too
-    /// coarse to hold it (Matroska's 1 ms: 60 fps is stored as 0, 17, 33, 50 ms…); nil otherwise.
-    /// Frame times, and every time read through `time(ofTicks:)`, are then the exact grid times,
-    /// so that a 60 fps MKV's frame 1 is at 1/60 s, not 17 ms (which the schedule would treat as
-    /// after 1/60 s and show frame 0 twice).
+    /// coarse to hold it (Matroska's 1 ms: 60 fps is stored as 0, 17, 33, 50 ms…), as
+    /// `FrameRateMeasurement` found; nil otherwise. Frame times, and every time read through
+    /// `time(ofTicks:)`, are then the exact grid times, so that a 60 fps MKV's frame 1 is at 1/60 s,
+    /// not 17 ms (which the schedule would treat as after 1/60 s and show frame 0 twice).
     let gridRate: Rational?
 
-    static func grid(_ times: [Rational], rate: Rational, timeBase tb: Rational) -> Rational? {
-        guard rate.isPositive, (Rational.one / rate / tb).denominator != 1 else { return nil }   // the grid is exact already
-        let halfTick = tb / Rational(2)
-        for t in times {
-            let snapped = Rational((t * rate).rounded(.nearest)) / rate
-            if abs((snapped - t).doubleValue) > halfTick.doubleValue + 1e-12 { return nil }
-        }
-        return rate
+    /// Time of a timestamp in this stream's ticks, relative to the origin (see `gridRate`).
+    func time(ofTicks ticks: Int64, originTicks: Int64) -> Rational {
+        MediaTimeline.time(ofTicks: ticks - originTicks, timeBase: info.timeBase, grid: gridRate)
     }
 
-    /// Time of a timestamp in this stream's ticks, relative to the origin: the grid time when the
-    /// stream is a rounded constant-rate grid (see `gridRate`).
-    func time(ofTicks ticks: Int64, originTicks: Int64) -> Rational {
-        let t = Rational(ticks: ticks - originTicks, timeBase: info.timeBase)
-        guard let fps = gridRate else { return t }
-        let snapped = Rational((t * fps).rounded(.nearest)) / fps
-        return abs((snapped - t).doubleValue) * 2 <= info.timeBase.doubleValue + 1e-12 ? snapped : t
+    /// `ticks` as seconds; on `grid`'s nearest point when it is within a tick of it (the tolerance
+    /// `FrameRateMeasurement` accepted), so decode timestamps and frame ends snap too.
+    private static func time(ofTicks ticks: Int64, timeBase tb: Rational, grid: Rational?) -> Rational {
+        let t = Rational(ticks: ticks, timeBase: tb)
+        guard let fps = grid else { return t }
+        let snapped = t.roundedToGrid(rate: fps)
+        return (snapped - t).magnitude <= tb ? snapped : t
     }
 
     /// The original-timing time of a frame at `t` on this file's timeline. When the original was
@@ -104,9 +101,8 @@ struct MediaTimeline {
         guard let prev = previousMap else { return t }
         let o = prev.sourceTime(forTarget: t)
         guard let fps = originalFrameRate, fps.isPositive else { return o }
-        let k = (o * fps).rounded(.nearest)
-        let snapped = Rational(k) / fps
-        return abs((snapped - o).doubleValue) * 4 < (Rational.one / fps).doubleValue ? snapped : o
+        let snapped = o.roundedToGrid(rate: fps)
+        return (snapped - o).magnitude * Rational(4) < Rational.one / fps ? snapped : o
     }
 
     /// Resolves the user's spec. With an earlier slomo retime and `fromOriginal`, the spec is read
@@ -128,7 +124,7 @@ struct MediaTimeline {
         let algorithm = try TimePitchAlgorithm(parsing: pitch)
         let played: RetimeMap
         do { played = try algorithm.playedMap(current) } catch {
-            throw AudioFailure(error.code, subject: path, operation: "\(algorithm) audio", cause: error.subject + ": " + error.cause)
+            throw error.concerning(path, algorithm: algorithm)
         }
         if played == current { return (current, stored) }
         if fromOriginal, let prev = previousMap {

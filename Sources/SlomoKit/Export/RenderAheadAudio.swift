@@ -9,7 +9,7 @@ import Foundation
 ///   caller's thread again until the reader has seen its end (its format is copied first), so its
 ///   FFmpeg and engine state stay confined to one thread. After the end (taken under the same lock
 ///   the worker wrote it under) its counters, e.g. damaged packets, may be read.
-/// * Memory: at most `depth` blocks of `blockFrames` frames wait in the queue.
+/// * Memory: at most `depth` blocks of `blockFrames` frames wait in the queue (16 × 4096).
 /// * Errors thrown by the source reach the reader at the position where they happened.
 /// * Dropping the reader (finished, failed or interrupted) stops the worker after its current block.
 final class RenderAheadAudio: RetimedAudio {
@@ -21,7 +21,8 @@ final class RenderAheadAudio: RetimedAudio {
     private var current: [[Float]] = []
     private var offset = 0
 
-    init(_ source: any RetimedAudio, blockFrames: Int = 8192, depth: Int = 8) {
+    /// `blockFrames` is what `AudioTrackWriter` asks for per read, so blocks pass through unsliced.
+    init(_ source: any RetimedAudio, blockFrames: Int = AudioTrackWriter.readFrames, depth: Int = 16) {
         sampleRate = source.sampleRate
         channels = source.channels
         totalFrames = source.totalFrames
@@ -66,8 +67,7 @@ final class RenderAheadAudio: RetimedAudio {
     private final class Shared: @unchecked Sendable {   // every field is read and written under `condition`
         enum Item { case block([[Float]]), end, failed(any Error) }
         private let condition = NSCondition()
-        private var items: [Item] = []
-        private var head = 0
+        private var items: [Item] = []       // at most `depth`: removing the first is cheap
         private var cancelled = false
         private let depth: Int
         init(depth: Int) { self.depth = depth }
@@ -75,24 +75,20 @@ final class RenderAheadAudio: RetimedAudio {
         /// Worker: waits for room; false when the reader is gone.
         func put(_ item: Item) -> Bool {
             condition.lock(); defer { condition.unlock() }
-            while items.count - head >= depth && !cancelled { condition.wait() }
+            while items.count >= depth && !cancelled { condition.wait() }
             if cancelled { return false }
             items.append(item)
             condition.broadcast()
             return true
         }
 
-        /// Reader: waits for the next item (the last item, `.end` or `.failed`, repeats).
+        /// Reader: waits for the next item (the last item, `.end` or `.failed`, stays and repeats).
         func take() -> Item {
             condition.lock(); defer { condition.unlock() }
-            while head >= items.count { condition.wait() }
-            let item = items[head]
-            if case .block = item {
-                head += 1
-                if head > 64 { items.removeFirst(head); head = 0 }
-                condition.broadcast()
-            }
-            return item
+            while items.isEmpty { condition.wait() }
+            guard case .block = items[0] else { return items[0] }
+            condition.broadcast()
+            return items.removeFirst()
         }
 
         func cancel() {

@@ -109,7 +109,7 @@ public enum Generator {
         var aenc: Encoder?
         var aIndex = -1
         if r.audio {
-            let a = try Encoder(path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2, options: AudioTrackWriter.encoderOptions("aac")),
+            let a = try Encoder(path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2, options: EncoderDefaults.audioOptions("aac")),
                                 globalHeader: muxer.wantsGlobalHeader)
             aIndex = try muxer.addStream(for: a)
             aenc = a

@@ -270,6 +270,9 @@ public struct FrameRateMeasurement: Sendable {
     public var variable: Bool?
     public var minInterval: Rational?
     public var maxInterval: Rational?
+    /// Every timestamp is the nominal rate's ideal time (first + i / nominal) rounded to the time
+    /// base, within a tick: `rate` is then exactly the nominal rate.
+    public var onNominalGrid = false
 
     /// `pts` sorted, in `timeBase` ticks. The stream is constant-rate when every delta is within one
     /// tick of the mean delta. If every timestamp is the nominal rate's ideal time rounded to the
@@ -289,7 +292,7 @@ public struct FrameRateMeasurement: Sendable {
                 let ideal = Rational(ticks: first, timeBase: timeBase) + Rational(Int64(i)) / nominal
                 return (try? ideal.ticks(in: timeBase, rounding: .nearest)).map { abs($0 - p) <= 1 } ?? false
             }
-            if matches { rate = nominal }
+            if matches { rate = nominal; onNominalGrid = true }
         }
     }
 }
