@@ -54,3 +54,86 @@ import Testing
         #expect(events.contains("\"event\":\"error\"") && events.contains("\"event\":\"end\""), "\(events)")
     }
 }
+
+/// A rate change reaches the audio where the `applied` event says: with varispeed the 1 kHz
+/// calibration tone drops to 250 Hz at 1/4 and rises to 500 Hz at 1/2, so the stream's audio shows
+/// the switch by its pitch.
+@Suite struct PlayAudioSwitchTests {
+    @Test func varispeedRateChangeLandsWhereTheEventSaysIt() throws {
+        let d = TempDir()
+        let src = d.file("c.mp4"), out = d.file("p.nut")
+        #expect(try CLI.run(["generate", "--fps", "240", "--duration", "2", "--size", "160x90", "-o", src]).status == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["play", src, "--rate", "1/4", "--pitch", "varispeed", "-o", out]
+        let stdin = Pipe(), stderr = Pipe()
+        p.standardInput = stdin
+        p.standardError = stderr
+        try p.run()
+        usleep(700_000)
+        stdin.fileHandleForWriting.write(Data("rate 1/2\n".utf8))
+        usleep(400_000)
+        stdin.fileHandleForWriting.write(Data("quit\n".utf8))
+        try stdin.fileHandleForWriting.close()
+        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(events)")
+        let applied = try #require(events.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }.first { $0["event"] as? String == "applied" }, "\(events)")
+        let audioFrom = try #require(applied["audioFromSeconds"] as? Double)
+        let at = try #require(applied["atSeconds"] as? Double)
+        let effect = try #require(applied["audioEffectMs"] as? Double)
+        // by construction: audio is written at most --lead (10 ms) plus one 5 ms packet ahead
+        #expect(effect <= 15.5 && abs(effect - max(0, audioFrom - at) * 1000) < 0.01, "\(applied)")
+
+        let decode = Process()
+        decode.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        decode.arguments = ["-v", "error", "-i", out, "-map", "0:a", "-ac", "1", "-ar", "48000", "-f", "f32le", "pipe:1"]
+        let pcm = Pipe()
+        decode.standardOutput = pcm
+        try decode.run()
+        let data = pcm.fileHandleForReading.readDataToEndOfFile()
+        decode.waitUntilExit()
+        let x: [Float] = data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+        // rising zero crossings, interpolated; the intervals are 192 samples at 250 Hz, 96 at 500 Hz
+        var crossings: [Double] = []
+        for i in 1..<x.count where x[i - 1] < 0 && x[i] >= 0 {
+            crossings.append(Double(i - 1) + Double(-x[i - 1] / (x[i] - x[i - 1])))
+        }
+        let gaps = zip(crossings.dropFirst(), crossings).map { $0 - $1 }
+        let fast = try #require(gaps.indices.first { k in
+            k + 8 <= gaps.count && gaps[k..<(k + 8)].allSatisfy { abs($0 - 96) < 4 }
+        }, "no 500 Hz run in \(x.count) samples")
+        let before = gaps[..<fast].filter { abs($0 - 192) < 6 }.count
+        #expect(before > 20, "the 250 Hz part before the switch is missing")
+        // the switch begins with a 5 ms crossfade: the first clean 500 Hz period starts within it
+        let switchSeconds = crossings[fast] / 48000
+        #expect(switchSeconds >= audioFrom - 0.002 && switchSeconds <= audioFrom + 0.008,
+                "500 Hz from \(switchSeconds) s, event says \(audioFrom) s")
+    }
+
+    /// A rate the current algorithm cannot take is an error event; playback goes on (it used to end
+    /// the whole play with an error).
+    @Test func rateOutsideTheAlgorithmsRangeIsRejectedAndPlaybackGoesOn() throws {
+        let d = TempDir()
+        let src = d.file("c.mp4")
+        #expect(try CLI.run(["generate", "--fps", "60", "--duration", "1/2", "--size", "160x90", "-o", src]).status == 0)
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["play", src, "--pitch", "zero-latency", "-o", d.file("o.nut")]
+        let stdin = Pipe(), stderr = Pipe()
+        p.standardInput = stdin; p.standardError = stderr
+        try p.run()
+        stdin.fileHandleForWriting.write(Data("rate 1/4\npitch spectral\nrate 1/4\n".utf8))
+        try stdin.fileHandleForWriting.close()
+        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "\(events)")
+        let kinds = events.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String
+        }
+        #expect(kinds.filter { $0 != "applied" } == ["error", "pitch", "rate", "end"], "\(events)")
+        #expect(events.contains("outside zero-latency's range"))
+    }
+}

@@ -23,8 +23,12 @@ final class AudioTrackWriter {
     private var sourceDone = false
     private let packet = Packet()
 
-    init(source: any RetimedAudio, muxer: Muxer, codec: String, bitRate: Int, path: String) throws {
+    /// Frames per packet for codecs without a fixed frame size (PCM); `nil`: 1024.
+    let chunkFrames: Int?
+
+    init(source: any RetimedAudio, muxer: Muxer, codec: String, bitRate: Int, path: String, chunkFrames: Int? = nil) throws {
         self.source = source
+        self.chunkFrames = chunkFrames
         self.muxer = muxer
         encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
                                                                        channels: source.channels, bitRate: bitRate,
@@ -44,14 +48,36 @@ final class AudioTrackWriter {
     private var sourceStart: Int64 = 0
 
     /// Continues the track from `next` (same rate and channel count) at the current end of the
-    /// output: used by live playback when the rate, algorithm or position changes.
-    func switchSource(to next: any RetimedAudio) {
+    /// output: used by live playback when the rate, algorithm or position changes. The first
+    /// `crossfade` frames of `next` are faded in over the old source's continuation (both start
+    /// from the same source position, so a linear fade keeps the level), so the switch does not click.
+    func switchSource(to next: any RetimedAudio, crossfade: Int = 0) throws {
         precondition(next.sampleRate == source.sampleRate && next.channels == source.channels)
+        var tail = pending
+        while tail[0].count < crossfade, !sourceDone, let block = try source.read(maxFrames: crossfade - tail[0].count) {
+            for c in 0..<tail.count { tail[c].append(contentsOf: block[c]) }
+        }
+        let fadeOut = tail.map { Array($0.prefix(crossfade)) }
         source = next
         sourceStart = framesWritten
         pending = Array(repeating: [], count: next.channels)
         sourceDone = false
+        while pending[0].count < fadeOut[0].count, !sourceDone {
+            if let block = try source.read(maxFrames: Self.readFrames) {
+                for c in 0..<pending.count { pending[c].append(contentsOf: block[c]) }
+            } else { sourceDone = true }
+        }
+        let n = Swift.min(fadeOut[0].count, pending[0].count)
+        for c in 0..<pending.count {
+            for i in 0..<n {
+                let w = (Float(i) + 0.5) / Float(n)
+                pending[c][i] = w * pending[c][i] + (1 - w) * fadeOut[c][i]
+            }
+        }
     }
+
+    /// Output time (seconds) where the current source starts.
+    var switchedAt: Rational { Rational(sourceStart, Int64(source.sampleRate)) }
 
     /// Output time reached so far (seconds).
     var endTime: Rational { Rational(framesWritten, Int64(source.sampleRate)) }
@@ -59,7 +85,7 @@ final class AudioTrackWriter {
     /// Encodes audio until its output reaches `time` (seconds on the output timeline).
     func write(upTo time: Rational) throws {
         let limit = Swift.min((time * Rational(Int64(source.sampleRate))).ceiling, sourceStart + source.totalFrames)
-        let chunk = encoder.frameSize > 0 ? encoder.frameSize : 1024
+        let chunk = encoder.frameSize > 0 ? encoder.frameSize : (chunkFrames ?? 1024)
         while framesWritten < limit {
             while pending[0].count < chunk && !sourceDone {
                 if let block = try source.read(maxFrames: Self.readFrames) {

@@ -14,8 +14,10 @@ public struct PlayRequest: Sendable {
     public var pitch = "zero-latency"
     public var audio = true
     public var start = Rational.zero
-    /// Packets are written this far ahead of the wall clock (seconds).
-    public var lead = Rational(1, 50)
+    /// Packets are written this far ahead of the wall clock (seconds). A command reaches the
+    /// video after at most this (plus the B-frame reorder of a copied stream) and the audio after
+    /// at most this plus one 5 ms PCM packet.
+    public var lead = Rational(1, 100)
     public init(input: String, output: String) { self.input = input; self.output = output }
 }
 
@@ -27,6 +29,17 @@ public struct PlayEvent: Codable, Sendable {
     public var position: Double?
     /// For rate/pitch/seek: wall-clock milliseconds from the command to the first packet written with it.
     public var latencyMs: Double?
+    /// For rate/pitch/seek: how far past the command's moment on the paced output timeline the
+    /// change starts to play, in milliseconds: what was already written ahead of the wall clock
+    /// cannot be taken back. Video and audio separately (audio: the first sample from the new
+    /// source, after a 5 ms crossfade from the old one).
+    public var videoEffectMs: Double?
+    /// For rate/pitch/seek: the command's moment on the output timeline (seconds), and where the
+    /// change starts in the stream's video and audio (seconds, the stream's own timestamps).
+    public var atSeconds: Double?
+    public var videoFromSeconds: Double?
+    public var audioFromSeconds: Double?
+    public var audioEffectMs: Double?
     public var message: String?
     public init(event: String) { self.event = event }
 }
@@ -107,8 +120,14 @@ public final class Player {
             let map = try spec.resolve(duration: timeline.duration - s, frameRate: nil)
             return try Retimer.audioSource(r.input, stream: a, map: map, pitch: pitch, origin: timeline.origin + s)
         }
+        var crossfadeFrames = 0
         if let first = try audioSource(from: r.start) {
-            audio = try AudioTrackWriter(source: first, muxer: muxer, codec: "pcm_f32le", bitRate: 0, path: r.output)
+            // 5 ms PCM packets: audio runs at most the lead plus 5 ms ahead of the wall clock, so a
+            // command reaches the audio that soon (and the switch fades over 5 ms)
+            let fiveMs = Swift.max(1, first.sampleRate / 200)
+            audio = try AudioTrackWriter(source: first, muxer: muxer, codec: "pcm_f32le", bitRate: 0, path: r.output,
+                                         chunkFrames: fiveMs)
+            crossfadeFrames = fiveMs
         }
         try muxer.writeHeader()
         audio?.headerWritten()
@@ -129,12 +148,25 @@ public final class Player {
         var pausedAt: UInt64?
         var lastDTS: Int64 = -1
         var lastOut = Rational.zero
-        var pendingLatency: (String, DispatchTime)?
+        var pendingLatency: (String, DispatchTime, Rational)?
         if r.start.isPositive { try demuxer.seek(stream: timeline.video, to: timeline.origin + r.start) }
 
         func nowOut() -> Rational {
             let ns = (pausedAt ?? DispatchTime.now().uptimeNanoseconds) - wallStart
             return Rational(Int64(ns), 1_000_000_000)
+        }
+        /// The command's moment on the output timeline (the wall clock when it was read).
+        func commandAt(_ when: DispatchTime) -> Rational {
+            let waited = DispatchTime.now().uptimeNanoseconds - Swift.min(when.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)
+            return nowOut() - Rational(Int64(waited), 1_000_000_000)
+        }
+        /// A command the current state cannot take (a rate outside the algorithm's range, an
+        /// unknown algorithm): reported, and playback goes on unchanged.
+        func reject(_ c: PlayCommand, _ error: any Error) -> Bool {
+            var e = PlayEvent(event: "error")
+            e.message = "\(c): \(error)"
+            events(e)
+            return true
         }
         func handle(_ c: PlayCommand, at when: DispatchTime) throws -> Bool {
             var e = PlayEvent(event: "")
@@ -150,24 +182,34 @@ public final class Player {
                 // the new piece starts at the later of "now" and every frame already written
                 let sNow = s0 + (Rational.max(nowOut() - shift, lastOut - shift) - t0) * rate
                 let sStart = Rational.max(sNow, maxSourceWritten)
+                let saved = (pieces, rate)
                 pieces.append((sStart, outTime(sStart), new))
                 rate = new
+                do { try restartAudio() } catch {
+                    (pieces, rate) = saved
+                    return reject(c, error)
+                }
                 e.event = "rate"; e.rate = new
-                pendingLatency = ("rate", when)
+                pendingLatency = ("rate", when, commandAt(when))
             case .pitch(let p):
+                let saved = pitch
                 pitch = p
+                do { try restartAudio() } catch {
+                    pitch = saved
+                    return reject(c, error)
+                }
                 e.event = "pitch"; e.pitch = p
-                pendingLatency = ("pitch", when)
+                pendingLatency = ("pitch", when, commandAt(when))
             case .seek(let s):
                 let target = Swift.min(s, timeline.duration)
                 try demuxer.seek(stream: timeline.video, to: timeline.origin + target)
                 pieces = [(target, Rational.max(nowOut(), lastOut) - shift, rate)]
                 maxSourceWritten = target
                 seeking = true
+                try restartAudio()
                 e.event = "seek"; e.position = target.doubleValue
-                pendingLatency = ("seek", when)
+                pendingLatency = ("seek", when, commandAt(when))
             }
-            if case .rate = c { try restartAudio() } else if case .pitch = c { try restartAudio() } else if case .seek = c { try restartAudio() }
             events(e)
             return true
         }
@@ -177,7 +219,7 @@ public final class Player {
             // audio continues from where it has been written: its source position on the new timeline
             let from = Rational.max(a.endTime - shift, t0)
             let s = s0 + (from - t0) * rate
-            if let next = try audioSource(from: s) { a.switchSource(to: next) }
+            if let next = try audioSource(from: s) { try a.switchSource(to: next, crossfade: crossfadeFrames) }
         }
 
         let packet = Packet()
@@ -214,18 +256,25 @@ public final class Player {
             packet.dts = dts; packet.pts = pts; packet.duration = 0
             packet.streamIndex = vOut
             lastDTS = dts; lastOut = tt
-            try audio?.write(upTo: tt + r.lead)
+            try audio?.write(upTo: tt)
             try muxer.write(packet)
             muxer.flush()
-            if let (what, when) = pendingLatency {
+            if let (what, when, at) = pendingLatency {
                 var e = PlayEvent(event: "applied")
                 e.message = what
                 e.latencyMs = Double(DispatchTime.now().uptimeNanoseconds - when.uptimeNanoseconds) / 1e6
+                e.atSeconds = at.doubleValue
+                let ms = { (t: Rational) in Swift.max(0, ((t - at) * Rational(1000)).doubleValue) }
+                let videoFrom = pieces[pieces.count - 1].t + shift
+                e.videoFromSeconds = videoFrom.doubleValue
+                e.videoEffectMs = ms(videoFrom)
+                if let a = audio { e.audioFromSeconds = a.switchedAt.doubleValue; e.audioEffectMs = ms(a.switchedAt) }
                 events(e)
                 pendingLatency = nil
             }
         }
-        try audio?.write(upTo: lastOut + r.lead)
+        // at the end of the input the audio runs to its own end; after `quit` it stops with the video
+        try audio?.write(upTo: running ? lastOut + Rational(1) : lastOut)
         try muxer.finish()
         var end = PlayEvent(event: "end")
         end.position = lastOut.doubleValue

@@ -13,7 +13,11 @@ struct PlaySubcommand: ParsableCommand {
           slomo play clip.mp4 --rate 1/4 | mpv -
           slomo play clip.mp4 -o udp://127.0.0.1:1234?pkt_size=1316
         Commands on stdin, one per line: rate 0.25 | pitch time-domain | seek 12.5 | pause | resume | quit. \
-        Events (and each command's latency) are JSON lines on stderr.
+        Events are JSON lines on stderr; each command's "applied" event gives its wall-clock latency \
+        (latencyMs) and how far after the command's moment the change starts to play in the stream \
+        (videoEffectMs, audioEffectMs): at most --lead (default 10 ms) plus one 5 ms audio packet, plus \
+        the B-frame reorder depth for video. A command the current state cannot take (a rate outside \
+        the algorithm's range) is an "error" event and playback goes on.
         """)
 
     @Argument(help: "Input media file.") var input: String
@@ -22,6 +26,7 @@ struct PlaySubcommand: ParsableCommand {
     @Option(help: "Playback rate (0.25 = quarter speed), 1/32...32.") var rate = "1"
     @Option(help: "Audio time-pitch algorithm (zero-latency reacts fastest).") var pitch = "zero-latency"
     @Option(help: "Start position in seconds.") var start = "0"
+    @Option(help: "Milliseconds packets are written ahead of the wall clock (1...1000): more absorbs a slow consumer, less lets commands act sooner.") var lead = 10
     @Flag(help: "Leave the audio out.") var noAudio = false
 
     func run() throws {
@@ -32,6 +37,8 @@ struct PlaySubcommand: ParsableCommand {
         r.pitch = pitch
         r.start = try OptionValues.rational(start, option: "--start")
         r.audio = !noAudio
+        guard (1...1000).contains(lead) else { throw SimpleFailure("--lead \(lead): expected 1...1000 (milliseconds)", .usage) }
+        r.lead = Rational(Int64(lead), 1000)
         let queue = PlayCommandQueue()
         Thread.detachNewThread {
             while let line = readLine() {
