@@ -57,6 +57,25 @@ import Testing
         #expect(!outs.contains { $0.contains("partial") })
     }
 
+    /// `--progress json`: one aggregated stream over all jobs, fed by the running exports' frame
+    /// progress (not only by finished jobs), ending at every job and every output frame.
+    @Test func progressAggregatesTheRunningJobsFrames() throws {
+        let d = try Self.library()
+        let r = try CLI.run(["batch", d.file("clips/*.mp4"), "--out-dir", d.file("out"), "--rate", "1/2", "--no-audio",
+                             "--jobs", "2", "--progress", "json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "progress" }
+        let fractions = events.compactMap { $0["fraction"] as? Double }
+        #expect(fractions.count == events.count && fractions.count >= 5, "\(r.stderr)")
+        #expect(zip(fractions.dropFirst(), fractions).allSatisfy { $0 >= $1 - 1e-9 }, "\(fractions)")
+        // frames reached the aggregate while jobs were still running
+        #expect(events.contains { ($0["jobsDone"] as? Int ?? 0) < 4 && ($0["frames"] as? Int ?? 0) > 0 && ($0["fraction"] as? Double ?? 0) > 0 })
+        let last = try #require(events.last)
+        // four 0.5 s clips at half speed, 30 fps: 30 output frames each
+        #expect(last["jobsDone"] as? Int == 4 && last["jobs"] as? Int == 4 && last["frames"] as? Int == 120 && last["fraction"] as? Double == 1)
+    }
+
     @Test func shardsCoverEveryJobExactlyOnce() throws {
         let d = try Self.library()
         var seen: [String] = []

@@ -59,6 +59,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let crf { a += ["--crf", String(crf)] }
         if let frameBlend { a += ["--frame-blend", frameBlend] }
         if command != .stretch { a += ["--threads", String(threads), "--job-key", jobKey] }
+        if command == .export { a += ["--progress", "json"] }
         a.append("--json")
         return a
     }

@@ -103,8 +103,11 @@ public final class BatchRunner: @unchecked Sendable {
     }
 
     /// Runs `jobs` (already sharded) and calls `emit` for each finished job, in completion order.
+    /// `progress` gets each export job's frame progress (job number, frames done, frames total) as
+    /// the child reports it (`--progress json` on its stderr).
     public func run(_ jobs: [(number: Int, job: BatchJob)], emit: @escaping @Sendable (BatchRecord) -> Void,
-                    started: (@Sendable (Int, BatchJob) -> Void)? = nil) {
+                    started: (@Sendable (Int, BatchJob) -> Void)? = nil,
+                    progress: (@Sendable (Int, Int64, Int64) -> Void)? = nil) {
         nextIndex = 0
         let group = DispatchGroup()
         for _ in 0..<Swift.max(1, options.jobs) {
@@ -118,7 +121,7 @@ public final class BatchRunner: @unchecked Sendable {
                     nextIndex += 1
                     lock.unlock()
                     started?(number, job)
-                    let record = runOne(number, job)
+                    let record = runOne(number, job, progress: progress)
                     lock.lock(); records.append(record); lock.unlock()
                     emit(record)
                 }
@@ -127,7 +130,7 @@ public final class BatchRunner: @unchecked Sendable {
         group.wait()
     }
 
-    func runOne(_ number: Int, _ job: BatchJob) -> BatchRecord {
+    func runOne(_ number: Int, _ job: BatchJob, progress: (@Sendable (Int, Int64, Int64) -> Void)? = nil) -> BatchRecord {
         let t0 = Date()
         let key = job.key()
         var record = BatchRecord(job: number, input: job.input, output: job.output, command: job.command.rawValue,
@@ -148,8 +151,21 @@ public final class BatchRunner: @unchecked Sendable {
             return record
         }
         BatchInterrupt.track(p.processIdentifier)
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        // stdout (the child's JSON summary) on its own thread while stderr is read line by line here,
+        // so that neither pipe can fill up and stall the child
+        let summary = PipeCollector(out.fileHandleForReading)
+        var messages: [String] = []
+        StderrLines.read(err.fileHandleForReading) { line in
+            if line.hasPrefix("{\"event\":\"progress\""),
+               let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+               let done = (o["done"] as? NSNumber)?.int64Value, let total = (o["total"] as? NSNumber)?.int64Value {
+                progress?(number, done, total)
+            } else if !line.isEmpty {
+                messages.append(line)
+                if messages.count > 50 { messages.removeFirst() }
+            }
+        }
+        let outData = summary.wait()
         p.waitUntilExit()
         BatchInterrupt.untrack(p.processIdentifier)
         record.durationSeconds = (Date().timeIntervalSince(t0) * 1000).rounded() / 1000
@@ -160,12 +176,41 @@ public final class BatchRunner: @unchecked Sendable {
                 record.fps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
             }
         } else {
-            let line = String(decoding: errData, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
+            let line = messages.last ?? ""
             let interrupted = p.terminationStatus == ExitStatus.interrupted.rawValue || p.terminationReason == .uncaughtSignal
             record.status = interrupted && BatchInterrupt.requested ? "interrupted" : "failed"
             record.error = line.hasPrefix("slomo: ") ? String(line.dropFirst(7)) : (line.isEmpty ? "exit \(p.terminationStatus)" : line)
         }
         return record
+    }
+}
+
+/// Reads a pipe to its end on a thread of its own.
+final class PipeCollector: @unchecked Sendable {
+    // Safe: `data` is written by the reading thread before `group.leave()` and read after `wait()`.
+    private var data = Data()
+    private let group = DispatchGroup()
+    init(_ handle: FileHandle) {
+        group.enter()
+        Thread.detachNewThread { [self] in data = handle.readDataToEndOfFile(); group.leave() }
+    }
+    func wait() -> Data { group.wait(); return data }
+}
+
+/// Splits what a pipe delivers into lines as they arrive, until its end.
+enum StderrLines {
+    static func read(_ handle: FileHandle, _ line: (String) -> Void) {
+        var buffer = Data()
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }
+            buffer.append(chunk)
+            while let nl = buffer.firstIndex(of: 10) {
+                line(String(decoding: buffer[buffer.startIndex..<nl], as: UTF8.self))
+                buffer.removeSubrange(buffer.startIndex...nl)
+            }
+        }
+        if !buffer.isEmpty { line(String(decoding: buffer, as: UTF8.self)) }
     }
 }
 

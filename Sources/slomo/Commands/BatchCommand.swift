@@ -48,7 +48,7 @@ struct BatchCommand: ParsableCommand {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let nThreads = threads ?? Swift.max(1, cores / nJobs)
         guard nThreads >= 0 else { throw SimpleFailure("--threads \(nThreads): expected 0 or more", .usage) }
-        let reporter = try ProgressReporter(mode: progress, label: "batch")
+        let reporter = try BatchProgress(mode: progress)
         if dryRun {
             for s in selected { try printLine(["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue, "status": "planned"]) }
             return
@@ -59,12 +59,12 @@ struct BatchCommand: ParsableCommand {
         options.shard = shardSpec
         let runner = BatchRunner(options: options)
         let t0 = Date()
-        let total = Int64(selected.count)
-        let counter = Counter()
+        reporter.start(jobs: selected.count)
         runner.run(selected, emit: { record in
-            let done = counter.increment()
             Self.emit(record)
-            reporter.update(done, total)
+            reporter.finished(job: record.job)
+        }, progress: { job, done, total in
+            reporter.frames(job: job, done: done, total: total)
         })
         reporter.finish()
         let r = runner.records
@@ -168,9 +168,49 @@ struct BatchCommand: ParsableCommand {
     }
 }
 
-final class Counter: @unchecked Sendable {
-    // Safe: `value` is only read and written under `lock`.
+/// One aggregated progress for a batch: finished jobs plus the frame progress of the running
+/// export jobs (their `--progress json` events), as a bar on a terminal or NDJSON events.
+final class BatchProgress: @unchecked Sendable {
+    // Safe: every member is read and written under `lock` (workers call from several threads).
     private let lock = NSLock()
-    private var value: Int64 = 0
-    func increment() -> Int64 { lock.lock(); defer { lock.unlock() }; value += 1; return value }
+    private let reporter: ProgressReporter
+    private var jobs = 0
+    private var finishedJobs = 0
+    private var running: [Int: (done: Int64, total: Int64)] = [:]
+    private var framesFinished: Int64 = 0
+    private let start = Date()
+    private var lastEmit = Date.distantPast
+
+    init(mode: String) throws { reporter = try ProgressReporter(mode: mode, label: "batch") }
+
+    func start(jobs n: Int) { lock.lock(); jobs = n; lock.unlock() }
+
+    func frames(job: Int, done: Int64, total: Int64) {
+        lock.lock(); defer { lock.unlock() }
+        running[job] = (done, total)
+        report(force: false)
+    }
+
+    func finished(job: Int) {
+        lock.lock(); defer { lock.unlock() }
+        if let r = running.removeValue(forKey: job) { framesFinished += r.total }
+        finishedJobs += 1
+        report(force: true)
+    }
+
+    func finish() { reporter.finish() }
+
+    /// Called under `lock`.
+    private func report(force: Bool) {
+        let now = Date()
+        guard force || now.timeIntervalSince(lastEmit) >= 0.25 else { return }
+        lastEmit = now
+        let partial = running.values.reduce(0.0) { $0 + ($1.total > 0 ? Double($1.done) / Double($1.total) : 0) }
+        let fraction = jobs > 0 ? (Double(finishedJobs) + partial) / Double(jobs) : 1
+        let frames = framesFinished + running.values.reduce(0) { $0 + $1.done }
+        let elapsed = now.timeIntervalSince(start)
+        let eta = fraction > 0 ? elapsed * (1 - fraction) / fraction : 0
+        let fps = elapsed > 0 ? Double(frames) / elapsed : 0
+        reporter.batch(jobsDone: finishedJobs, jobs: jobs, fraction: fraction, frames: frames, fps: fps, eta: eta)
+    }
 }

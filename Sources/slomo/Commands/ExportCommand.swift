@@ -83,5 +83,19 @@ final class ProgressReporter: @unchecked Sendable {
         }
     }
 
+    /// A batch's aggregated progress: jobs finished, overall fraction (finished jobs plus running
+    /// exports' frame fractions), output frames so far.
+    func batch(jobsDone: Int, jobs: Int, fraction: Double, frames: Int64, fps: Double, eta: Double) {
+        lock.lock(); defer { lock.unlock() }
+        switch mode {
+        case .bar: bar.draw(fraction: fraction, detail: String(format: "%d/%d jobs, %lld frames, %.0f fps, ETA %.0fs", jobsDone, jobs, frames, fps, eta),
+                            force: jobsDone == jobs)
+        case .json:
+            Console.error(String(format: "{\"event\":\"progress\",\"jobsDone\":%d,\"jobs\":%d,\"fraction\":%.4f,\"frames\":%lld,\"fps\":%.1f,\"etaSeconds\":%.1f}",
+                                 jobsDone, jobs, fraction, frames, fps, eta))
+        case .none: break
+        }
+    }
+
     func finish() { if mode == .bar { bar.finish() } }
 }

@@ -21,6 +21,16 @@ final class Progress {
         FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %lld/%lld %.0f fps ETA %.0fs ", label, bar, done, total, rate, eta).utf8))
     }
 
+    /// A bar for a fraction with a caller's detail text (batch: jobs, frames, fps, ETA).
+    func draw(fraction: Double, detail: String, force: Bool) {
+        guard enabled, Date().timeIntervalSince(lastDraw) > 0.1 || force else { return }
+        lastDraw = Date()
+        let width = 30
+        let filled = Swift.max(0, Swift.min(width, Int(Double(width) * fraction)))
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%% %@ ", label, bar, fraction * 100, detail).utf8))
+    }
+
     func finish() {
         guard enabled else { return }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
