@@ -35,6 +35,26 @@ import Testing
         #expect(slow + fast >= deltas.count - 1)
     }
 
+    /// Matroska stores no decode times: B-frame packets arrive with none, then with guesses that
+    /// run backwards. Play used to take a missing dts as the pts, which pushed the next frames'
+    /// presentation times after it (frames 1 and 2 of an HEVC MKV played swapped).
+    @Test func matroskaBFramesPlayInOrder() throws {
+        let d = TempDir()
+        let src = d.file("c.mp4"), mkv = d.file("b.mkv"), out = d.file("p.nut")
+        #expect(try CLI.run(["generate", "--fps", "240", "--duration", "1/4", "--size", "160x90", "--no-audio", "-o", src]).status == 0)
+        let f = Process()
+        f.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        f.arguments = ["-v", "error", "-i", src, "-c:v", "libx264", "-bf", "3", "-crf", "12", mkv]
+        try f.run(); f.waitUntilExit()
+        #expect(f.terminationStatus == 0)
+        let r = try CLI.run(["play", mkv, "--rate", "2", "-o", out, "--no-audio"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try CLI.run(["probe", out, "--frames", "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
+        let frames = json["frames"] as! [[String: Any]]
+        #expect(frames.map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
+    }
+
     @Test(arguments: ["rate 0", "rate 64", "seek -1", "warp 9", "pitch"])
     func badCommandsAreReportedAndPlaybackGoesOn(command: String) throws {
         let d = TempDir()

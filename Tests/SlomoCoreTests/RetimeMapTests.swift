@@ -166,3 +166,25 @@ import Testing
         }
     }
 }
+
+/// Decode times for copied packets: the source's own when it has them, else rebuilt from the pts.
+@Suite struct DecodeTimestampsTests {
+    @Test func sourceDecodeTimesAreKeptWhenComplete() {
+        // I P B B: pts 0 30 10 20, dts -10 0 10 20 (a valid reorder)
+        #expect(DecodeTimestamps.make(pts: [0, 30, 10, 20], mappedDTS: [-10, 0, 10, 20]) == [-10, 0, 10, 20])
+    }
+
+    /// Matroska-style input: no dts on the first packets and guesses that run backwards. Rebuilt:
+    /// increasing, each at or before its pts, and presentation times untouched.
+    @Test func missingOrBackwardDecodeTimesAreRebuiltFromThePresentationTimes() {
+        let pts: [Int64] = [0, 17, 8, 4, 13, 33, 25, 21, 29]
+        let dts = DecodeTimestamps.make(pts: pts, mappedDTS: [nil, nil, 0, 4, 8, 13, 17, 21, 25])
+        #expect(zip(dts.dropFirst(), dts).allSatisfy { $0 > $1 })
+        #expect(zip(dts, pts).allSatisfy { $0 <= $1 })
+        // sorted pts moved back by the smallest shift that keeps dts ≤ pts (9: packet 3, pts 4, is 4th smallest at 13)
+        #expect(dts == [-9, -5, -1, 4, 8, 12, 16, 20, 24])
+        // a dts after its own pts is not usable either
+        #expect(DecodeTimestamps.make(pts: [0, 10, 5], mappedDTS: [0, 10, 11]) == [-5, 0, 5])
+    }
+}
+

@@ -176,4 +176,78 @@ import SlomoFFmpeg
         #expect(try indices(r.output) == (0..<60).map { Optional($0) })
         #expect(r.repeatedFrames == 0)
     }
+
+    /// Runs the ffmpeg CLI (test fixtures only: the independent tool makes inputs slomo did not write).
+    static func ffmpeg(_ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-v", "error", "-y"] + args
+        try p.run(); p.waitUntilExit()
+        #expect(p.terminationStatus == 0, "ffmpeg \(args)")
+    }
+
+    /// Phone-like variable-rate inputs: frames dropped (100…104 and 200) and, in the 90 kHz file,
+    /// ±0.4 ms jitter; the 600-tick file (QuickTime's usual time scale) cannot hold 1/240 s and
+    /// alternates 3.3/5 ms. Each output frame shows the last source frame whose stored time is at or
+    /// before the mapped time: the expectation is computed here from the file's own timestamps.
+    @Test(arguments: [("vfr.mp4", "90000", true), ("vfr.mov", "600", false)])
+    func variableRateSourcesShowTheFrameAtTheMappedTime(input: (name: String, timescale: String, jitter: Bool)) throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        let vfr = dir.file(input.name)
+        var filter = "select='not(between(n\\,100\\,104))*not(eq(n\\,200))'"
+        if input.jitter { filter += ",settb=1/90000,setpts='PTS+36*sin(N*1.7)'" }
+        try Self.ffmpeg(["-i", src, "-vf", filter, "-fps_mode", "passthrough", "-enc_time_base:v", "1/\(input.timescale)",
+                         "-c:v", "libx264", "-crf", "12", "-preset", "veryfast", "-video_track_timescale", input.timescale, vfr])
+        let probe = try Prober.probe(path: vfr, frames: true)
+        #expect(probe.streams[0].variableFrameRate == true)
+        let frames = try #require(probe.frames)
+        #expect(frames.count == 234)
+        let tb = probe.streams[0].timeBase
+        let ticks = frames.map { $0.ptsTicks ?? 0 }
+        let times = ticks.map { Rational(ticks: $0 - ticks[0], timeBase: tb) }
+        let rate = Rational(3, 10)
+        let r = try Exporter.export(ExportRequest(input: vfr, output: dir.file("o.mp4"), spec: RetimeSpec(rate: rate)))
+        let got = try indices(r.output)
+        let want: [Int?] = (0..<got.count).map { n in
+            let s = Rational(Int64(n), 30) * rate
+            return frames[times.lastIndex { $0 <= s } ?? 0].calibrationIndex
+        }
+        #expect(got == want)
+        #expect(!got.contains { [100, 101, 102, 103, 104, 200].contains($0 ?? -1) })
+        if input.jitter { #expect(Set(times.map { $0.denominator }).count > 1) }   // really off any grid
+    }
+
+    /// HEVC input (x265 with B-frames; MP4 with its edit list, and MKV): retime copies every packet
+    /// bit for bit, decode timestamps stay monotonic, and every frame keeps its index at its mapped time.
+    @Test(arguments: ["hevc.mp4", "hevc.mkv"])
+    func retimeCopiesHEVCPackets(name: String) throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir)
+        let hevc = dir.file(name)
+        try Self.ffmpeg(["-i", src, "-c:v", "libx265", "-crf", "12", "-preset", "fast", "-x265-params", "log-level=error:bframes=3", hevc])
+        let spec = RetimeSpec(segments: [try SegmentSpec(parsing: "0.25-0.5@1/4")])
+        let r = try Retimer.retime(RetimeRequest(input: hevc, output: dir.file("r.\(name.split(separator: ".").last!)"), spec: spec))
+        #expect(r.videoPackets == 240)
+        let (a, _) = try packets(hevc), (b, tb) = try packets(r.output)
+        #expect(a.map(\.hash) == b.map(\.hash))
+        let d = try Demuxer(path: r.output)
+        let v = try #require(d.bestStream(.video))
+        let p = Packet()
+        var dts: [Int64] = []
+        while try d.readPacket(into: p) { if p.streamIndex == v, let t = p.dts { dts.append(t) } }
+        // Matroska stores no decode times: its demuxer guesses some; MP4 has all 240
+        #expect(zip(dts.dropFirst(), dts).allSatisfy { $0 > $1 })
+        if name.hasSuffix(".mp4") { #expect(dts.count == 240) }
+        let probe = try Prober.probe(path: r.output, frames: true)
+        let frames = try #require(probe.frames)
+        #expect(frames.map(\.calibrationIndex) == (0..<240).map { Optional($0) })
+        // frame k at its mapped time, to the output time base's tick (Matroska: 1 ms)
+        let map = try spec.resolve(duration: Rational(1), frameRate: Rational(240))
+        let t0 = Rational(ticks: frames[0].ptsTicks ?? 0, timeBase: tb)
+        #expect(frames.enumerated().allSatisfy { k, f in
+            let err = Rational(ticks: f.ptsTicks ?? 0, timeBase: tb) - t0 - map.targetTime(forSource: Rational(Int64(k), 240))
+            return err.magnitude <= tb
+        })
+    }
 }

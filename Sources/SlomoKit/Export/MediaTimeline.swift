@@ -16,8 +16,9 @@ struct MediaTimeline {
     var frameRate: Rational?
     /// Sorted presentation times of every video packet, relative to `origin`.
     var frameTimes: [Rational]
-    /// Every video packet's (pts, dts) in stream ticks, in file order.
-    var packetTimes: [(pts: Int64, dts: Int64)]
+    /// Every video packet's (pts, dts) in stream ticks, in file order; dts nil where the container
+    /// stored none (Matroska).
+    var packetTimes: [(pts: Int64, dts: Int64?)]
     /// The map an earlier slomo retime stored (original timing → this file), if any.
     var previousMap: RetimeMap?
     /// The original recording's constant frame rate, when an earlier slomo retime recorded it.
@@ -36,13 +37,13 @@ struct MediaTimeline {
         let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         d.keepOnly(streams: [video])
         var pts: [Int64] = []
-        var packets: [(pts: Int64, dts: Int64)] = []
+        var packets: [(pts: Int64, dts: Int64?)] = []
         var lastEnd: Int64 = .min
         let p = Packet()
         while try d.readPacket(into: p) {
             guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
             pts.append(t)
-            packets.append((t, p.dts ?? t))
+            packets.append((t, p.dts))
             lastEnd = Swift.max(lastEnd, t + p.duration)
         }
         packetTimes = packets

@@ -58,10 +58,10 @@ public enum Retimer {
             }
             return map.targetTime(forSource: t)
         }
-        let outTimes = timeline.packetTimes.map { (pts: mapped($0.pts), dts: mapped($0.dts)) }
+        let outTimes = timeline.packetTimes.map { (pts: mapped($0.pts), dts: $0.dts.map(mapped)) }
         let packet = Packet()
         let demuxer = try Prober.openInput(r.input)
-        let exact = OutputTimeBase.exact(for: outTimes.flatMap { [$0.pts, $0.dts] } + [map.target.end])
+        let exact = OutputTimeBase.exact(for: outTimes.flatMap { [$0.pts] + ($0.dts.map { [$0] } ?? []) } + [map.target.end])
         let chosenTB = exact ?? Rational(1, 90000)
         let frameCount = timeline.frameTimes.count
         let averageRate = Rational(Int64(frameCount)) / map.target.duration
@@ -89,18 +89,23 @@ public enum Retimer {
         audioWriter?.headerWritten()
         let outTB = muxer.timeBase(ofStream: vOut)
         var rounded = false
+        let ptsTicks = try outTimes.map { t in
+            let ticks = try t.pts.ticks(in: outTB, rounding: .nearest)
+            if Rational(ticks: ticks, timeBase: outTB) != t.pts { rounded = true }
+            return ticks
+        }
+        let dtsTicks = DecodeTimestamps.make(pts: ptsTicks, mappedDTS: try outTimes.map { try $0.dts?.ticks(in: outTB, rounding: .nearest) })
         var lastDTS: Int64 = .min
         var index = 0
         demuxer.keepOnly(streams: [timeline.video])
         while try demuxer.readPacket(into: packet) {
             guard packet.streamIndex == timeline.video else { continue }
-            let (pt, dt) = outTimes[index]
+            let pt = outTimes[index].pts
+            var pts = ptsTicks[index], dts = dtsTicks[index]
             index += 1
-            var pts = try pt.ticks(in: outTB, rounding: .nearest)
-            var dts = try dt.ticks(in: outTB, rounding: .nearest)
-            if Rational(ticks: pts, timeBase: outTB) != pt || Rational(ticks: dts, timeBase: outTB) != dt { rounded = true }
-            if dts <= lastDTS { dts = lastDTS + 1; rounded = true }      // keep decode order strictly increasing
-            if pts < dts { pts = dts }
+            // only where rounding made two times equal (a coarse output time base)
+            if dts <= lastDTS { dts = lastDTS + 1; rounded = true }
+            if pts < dts { pts = dts; rounded = true }
             lastDTS = dts
             // duration: until the mapped end of this frame's source interval
             let p = packet.pts ?? packet.dts ?? 0
@@ -111,7 +116,7 @@ public enum Retimer {
             packet.pts = pts
             packet.dts = dts
             packet.streamIndex = vOut
-            try audioWriter?.write(upTo: dt)
+            try audioWriter?.write(upTo: Rational(ticks: dts, timeBase: outTB))
             try muxer.write(packet)
         }
         try audioWriter?.finish()

@@ -214,6 +214,7 @@ public final class Player {
             return true
         }
         var seeking = false
+        var lastSourceDTS: Int64?
         func restartAudio() throws {
             guard let a = audio else { return }
             // audio continues from where it has been written: its source position on the new timeline
@@ -225,7 +226,11 @@ public final class Player {
         let packet = Packet()
         var running = true
         while running, try demuxer.readPacket(into: packet) {
-            guard packet.streamIndex == timeline.video, let dtsIn = packet.dts ?? packet.pts else { continue }
+            // a packet without a decode time (Matroska stores none for the first B-frame packets)
+            // decodes right after the previous one, not at its presentation time, which would push
+            // the frames after it out of order
+            guard packet.streamIndex == timeline.video, let dtsIn = packet.dts ?? lastSourceDTS ?? packet.pts else { continue }
+            lastSourceDTS = dtsIn
             let s = Rational(ticks: dtsIn, timeBase: tb) - timeline.origin
             let ptsIn = packet.pts ?? dtsIn
             let sp = Rational(ticks: ptsIn, timeBase: tb) - timeline.origin
