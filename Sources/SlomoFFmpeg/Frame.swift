@@ -104,6 +104,17 @@ public final class Frame {
         raw.pointee.key_frame = 0
     }
 
+    /// Keeps the top-left `width`×`height` of the picture (no resampling: the planes are not touched,
+    /// only the visible size shrinks). The corresponding C function is `av_frame_apply_cropping`.
+    public func cropBottomRight(toWidth width: Int, height: Int) throws(FFmpegError) {
+        guard width < self.width || height < self.height else { return }
+        raw.pointee.crop_right += Int(self.width - width)
+        raw.pointee.crop_bottom += Int(self.height - height)
+        try ffcall("frame", "av_frame_apply_cropping", kind: .internalError) {
+            av_frame_apply_cropping(raw, Int32(AV_FRAME_CROP_UNALIGNED))
+        }
+    }
+
     /// A new reference to the same buffers (`av_frame_ref`).
     public func reference() throws(FFmpegError) -> Frame {
         let f = Frame()
@@ -140,6 +151,13 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public var bitDepth: Int {
         guard let d = av_pix_fmt_desc_get(raw) else { return 0 }
         return Int(d.pointee.comp.0.depth)
+    }
+
+    /// True when chroma has fewer samples than luma across or down (4:2:0, 4:2:2), which makes
+    /// odd sizes awkward for most encoders.
+    public var subsamplesChroma: Bool {
+        guard let d = av_pix_fmt_desc_get(raw) else { return false }
+        return d.pointee.log2_chroma_w > 0 || d.pointee.log2_chroma_h > 0
     }
 
     /// The FFmpeg format of a raw V4L2 fourcc (`YUYV` → yuyv422…); nil for compressed or unknown ones.

@@ -250,4 +250,47 @@ import SlomoFFmpeg
             return err.magnitude <= tb
         })
     }
+
+    /// Luma of frame 0 of `path`, decoded by the ffmpeg CLI.
+    static func firstLuma(_ path: String) throws -> [UInt8] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        p.arguments = ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1"]
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Array(data)
+    }
+
+    /// Odd sizes: FFV1 keeps 321x181; x264 refuses odd 4:2:0, so the last column and row are cropped
+    /// off — not resampled: losslessly encoded, every remaining luma sample equals the source's.
+    @Test func oddSizesAreKeptOrCroppedNeverResampled() throws {
+        let dir = TemporaryDirectory()
+        let src = try Self.clip(dir, fps: 60)
+        let odd = dir.file("odd.mkv")
+        try Self.ffmpeg(["-i", src, "-vf", "scale=321:181", "-pix_fmt", "yuv420p", "-c:v", "ffv1", odd])
+        var keep = ExportRequest(input: odd, output: dir.file("k.mkv"), spec: RetimeSpec(rate: Rational(1, 2)))
+        keep.codec = "ffv1"
+        let k = try Exporter.export(keep)
+        #expect(k.cropped == nil)
+        #expect(try Prober.probe(path: k.output).streams[0].width == 321)
+        var crop = ExportRequest(input: odd, output: dir.file("c.mkv"), spec: RetimeSpec(rate: Rational(1)))
+        crop.frameRate = Rational(60)
+        crop.crf = 0
+        let c = try Exporter.export(crop)
+        #expect(c.cropped == "321x181 → 320x180")
+        let v = try #require(try Prober.probe(path: c.output).streams.first)
+        #expect(v.width == 320 && v.height == 180)
+        #expect(try indices(c.output) == (0..<60).map { Optional($0) })
+        let a = try Self.firstLuma(odd), b = try Self.firstLuma(c.output)
+        #expect(a.count == 321 * 181 && b.count == 320 * 180)
+        var differing = 0
+        for y in 0..<180 {
+            for x in 0..<320 where a[y * 321 + x] != b[y * 320 + x] { differing += 1 }
+        }
+        #expect(differing == 0, "the cropped picture differs from the source's top-left 320x180")
+    }
 }
+

@@ -43,6 +43,9 @@ public struct ExportReport: Codable, Sendable {
     /// Output frames whose source frame could not be decoded (the previous one was shown).
     public var missingFrames: Int64
     public var audioFrames: Int64?
+    /// Set when the encoder refused the source's odd size: "321x181 → 320x180" (last column/row
+    /// cropped off, nothing resampled).
+    public var cropped: String?
     public var elapsedSeconds: Double
     public var encodeFps: Double
 }
@@ -76,7 +79,6 @@ public enum Exporter {
         // Output.
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
-        let width = timeline.info.width & ~1, height = timeline.info.height & ~1
         var options: [String: String] = [:]
         if r.codec == "libx264" || r.codec == "libx265" {
             options["preset"] = r.preset ?? "medium"
@@ -88,9 +90,27 @@ public enum Exporter {
         let pixelFormat = OutputPixelFormat.choose(codec: r.codec, sourceBitDepth: sourceDepth)
         // frame blending and minterpolate work in 8-bit 4:2:0; their frames are converted at the encoder
         let workFormat: PixelFormat = r.frameBlend == .none ? pixelFormat : (r.codec == "mjpeg" ? .yuvj420p : .yuv420p)
-        let venc = try Encoder(path: r.output, video: VideoEncoderSettings(
-            codec: r.codec, width: width, height: height, pixelFormat: pixelFormat, frameRate: r.frameRate,
-            options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
+        // odd sizes are kept where the encoder takes them (FFV1, 4:4:4…); where it refuses them (x264
+        // and most 4:2:0 encoders), the last column/row is cropped off, never resampled
+        func openEncoder(_ w: Int, _ h: Int) throws -> Encoder {
+            try Encoder(path: r.output, video: VideoEncoderSettings(
+                codec: r.codec, width: w, height: h, pixelFormat: pixelFormat, frameRate: r.frameRate,
+                options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
+        }
+        var width = timeline.info.width, height = timeline.info.height
+        let venc: Encoder
+        // x264, x265 and SVT-AV1 are known to refuse (the last two say so on stderr themselves): no trial
+        let refusesOdd = ["libx264", "libx265", "libsvtav1"].contains(r.codec)
+        if width % 2 == 1 || height % 2 == 1, pixelFormat.subsamplesChroma {
+            if !refusesOdd, let e = try? openEncoder(width, height) { venc = e } else {
+                width &= ~1; height &= ~1
+                venc = try openEncoder(width, height)
+            }
+        } else {
+            venc = try openEncoder(width, height)
+        }
+        let cropped = width != timeline.info.width || height != timeline.info.height
+            ? "\(timeline.info.width)x\(timeline.info.height) → \(width)x\(height)" : nil
         let vOut = try muxer.addStream(for: venc)
         let probeDemuxer = try Prober.openInput(r.input)
         muxer.copySideData(from: probeDemuxer, stream: timeline.video, to: vOut)
@@ -127,6 +147,7 @@ public enum Exporter {
         var lastShownIndex = -1
         let outScaler = Scaler()
         func prepare(_ f: Frame) throws -> Frame {
+            if f.width > width || f.height > height { try f.cropBottomRight(toWidth: width, height: height) }
             if f.pixelFormat == workFormat && f.width == width && f.height == height { return f }
             return try scaler.convert(f, width: width, height: height, pixelFormat: workFormat)
         }
@@ -256,7 +277,7 @@ public enum Exporter {
         return ExportReport(
             input: r.input, output: r.output, outputFrames: total, frameRate: r.frameRate, outputDuration: map.target.duration,
             sourceFrames: times.count, decodedPackets: decoded, skippedPackets: skipped, repeatedFrames: repeated,
-            missingFrames: missing, audioFrames: audioWriter?.framesWritten, elapsedSeconds: elapsed,
+            missingFrames: missing, audioFrames: audioWriter?.framesWritten, cropped: cropped, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
     }
 }

@@ -46,6 +46,7 @@ struct ExportCommand: ParsableCommand {
         let reporter = try ProgressReporter(mode: progress, label: "export")
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
+        if let c = report.cropped { Console.error("slomo: note: \(input): \(codec) does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
         if json { try JSONOutput.print(report); return }
         Console.out("\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps")
     }
