@@ -7,19 +7,11 @@ import Testing
         let d = TempDir()
         let src = d.file("c.mp4"), out = d.file("p.nut")
         #expect(try CLI.run(["generate", "--fps", "240", "--duration", "1", "--size", "160x90", "--no-audio", "-o", src]).status == 0)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["play", src, "--rate", "1/4", "-o", out, "--no-audio"]
-        let stdin = Pipe(), stderr = Pipe()
-        p.standardInput = stdin
-        p.standardError = stderr
-        try p.run()
+        let play = try PlaySession([src, "--rate", "1/4", "-o", out, "--no-audio"])
         usleep(600_000)
-        stdin.fileHandleForWriting.write(Data("rate 1\n".utf8))
-        try stdin.fileHandleForWriting.close()
-        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(events)")
+        play.send("rate 1")
+        let (status, events) = try play.finish()
+        #expect(status == 0, "\(events)")
         #expect(events.contains("\"event\":\"rate\"") && events.contains("\"event\":\"end\""))
         let probe = try CLI.run(["probe", out, "--frames", "--json"])
         let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
@@ -60,17 +52,10 @@ import Testing
         let d = TempDir()
         let src = d.file("c.mkv")
         _ = try CLI.run(["generate", "--fps", "60", "--duration", "1/4", "--size", "160x90", "--no-audio", "-o", src])
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["play", src, "-o", d.file("o.nut"), "--no-audio"]
-        let stdin = Pipe(), stderr = Pipe()
-        p.standardInput = stdin; p.standardError = stderr
-        try p.run()
-        stdin.fileHandleForWriting.write(Data("\(command)\n".utf8))
-        try stdin.fileHandleForWriting.close()
-        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0)
+        let play = try PlaySession([src, "-o", d.file("o.nut"), "--no-audio"])
+        play.send(command)
+        let (status, events) = try play.finish()
+        #expect(status == 0)
         #expect(events.contains("\"event\":\"error\"") && events.contains("\"event\":\"end\""), "\(events)")
     }
 }
@@ -83,21 +68,13 @@ import Testing
         let d = TempDir()
         let src = d.file("c.mp4"), out = d.file("p.nut")
         #expect(try CLI.run(["generate", "--fps", "240", "--duration", "2", "--size", "160x90", "-o", src]).status == 0)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["play", src, "--rate", "1/4", "--pitch", "varispeed", "-o", out]
-        let stdin = Pipe(), stderr = Pipe()
-        p.standardInput = stdin
-        p.standardError = stderr
-        try p.run()
+        let play = try PlaySession([src, "--rate", "1/4", "--pitch", "varispeed", "-o", out])
         usleep(700_000)
-        stdin.fileHandleForWriting.write(Data("rate 1/2\n".utf8))
+        play.send("rate 1/2")
         usleep(400_000)
-        stdin.fileHandleForWriting.write(Data("quit\n".utf8))
-        try stdin.fileHandleForWriting.close()
-        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(events)")
+        play.send("quit")
+        let (status, events) = try play.finish()
+        #expect(status == 0, "\(events)")
         let applied = try #require(events.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }.first { $0["event"] as? String == "applied" }, "\(events)")
@@ -139,21 +116,38 @@ import Testing
         let d = TempDir()
         let src = d.file("c.mp4")
         #expect(try CLI.run(["generate", "--fps", "60", "--duration", "1/2", "--size", "160x90", "-o", src]).status == 0)
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["play", src, "--pitch", "zero-latency", "-o", d.file("o.nut")]
-        let stdin = Pipe(), stderr = Pipe()
-        p.standardInput = stdin; p.standardError = stderr
-        try p.run()
-        stdin.fileHandleForWriting.write(Data("rate 1/4\npitch spectral\nrate 1/4\n".utf8))
-        try stdin.fileHandleForWriting.close()
-        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "\(events)")
+        let play = try PlaySession([src, "--pitch", "zero-latency", "-o", d.file("o.nut")])
+        for c in ["rate 1/4", "pitch spectral", "rate 1/4"] { play.send(c) }
+        let (status, events) = try play.finish()
+        #expect(status == 0, "\(events)")
         let kinds = events.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String
         }
         #expect(kinds.filter { $0 != "applied" } == ["error", "pitch", "rate", "end"], "\(events)")
         #expect(events.contains("outside zero-latency's range"))
+    }
+}
+
+/// A running `slomo play`: commands go to its stdin, events come back from its stderr.
+struct PlaySession {
+    let process = Process()
+    let stdin = Pipe(), stderr = Pipe()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = ["play"] + arguments
+        process.standardInput = stdin
+        process.standardError = stderr
+        try process.run()
+    }
+
+    func send(_ command: String) { stdin.fileHandleForWriting.write(Data((command + "\n").utf8)) }
+
+    /// Closes stdin (playback runs to the end unless told to quit) and returns the exit status and events.
+    func finish() throws -> (status: Int32, events: String) {
+        try stdin.fileHandleForWriting.close()
+        let events = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, events)
     }
 }
