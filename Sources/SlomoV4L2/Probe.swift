@@ -14,6 +14,18 @@ extension VideoDevice {
     /// Bounds: no real node has more; a buggy driver that never answers EINVAL stops here.
     static let maxFormats = 256, maxSizes = 512, maxIntervals = 256
 
+    /// One step of a VIDIOC_ENUM_* list: true when `query` (index already set) was filled, false at
+    /// the end (EINVAL; ENOTTY too when `endOnENOTTY`: the driver does not enumerate this). Other
+    /// errnos are errors naming `detail`, or carrying `enottyHint` when given and the errno is ENOTTY.
+    func next<T>(_ request: V4L2Request, _ query: inout T, detail: String, endOnENOTTY: Bool = true,
+                 enottyHint: String? = nil) throws(V4L2Error) -> Bool {
+        let rc = withUnsafeMutableBytes(of: &query) { sys.ioctl(fd, request, $0.baseAddress!) }
+        if rc == 0 { return true }
+        if rc == EINVAL || (rc == ENOTTY && endOnENOTTY) { return false }
+        if rc == ENOTTY, let enottyHint { throw V4L2Error(device: path, request: request.rawValue, errno: rc, hint: enottyHint) }
+        throw V4L2Error(device: path, request: request.rawValue, errno: rc, detail: detail)
+    }
+
     /// The node's full catalog.
     ///
     /// `probeSize`: for stepwise/continuous sizes, the size whose intervals are enumerated
@@ -25,12 +37,8 @@ extension VideoDevice {
             var d = v4l2_fmtdesc()
             d.index = UInt32(i)
             d.type = bufferType
-            let rc = sys.ioctl(fd, .enumFmt, &d)
-            if rc == EINVAL { break }
-            if rc == ENOTTY && i == 0 {
-                throw V4L2Error(device: path, request: V4L2Request.enumFmt.rawValue, errno: rc, hint: "the driver lists no formats")
-            }
-            if rc != 0 { throw V4L2Error(device: path, request: V4L2Request.enumFmt.rawValue, errno: rc, detail: "index \(i)") }
+            guard try next(.enumFmt, &d, detail: "index \(i)", endOnENOTTY: false,
+                           enottyHint: i == 0 ? "the driver lists no formats" : nil) else { break }
             let fcc = VideoDevice.fourcc(d.pixelformat)
             let sizes = try self.sizes(d.pixelformat, fourcc: fcc, probeSize: probeSize)
             formats.append(PixelFormatEntry(index: i, fourcc: fcc, description: VideoDevice.text(d.description),
@@ -48,11 +56,7 @@ extension VideoDevice {
             var s = v4l2_frmsizeenum()
             s.index = UInt32(i)
             s.pixel_format = pixfmt
-            let rc = sys.ioctl(fd, .enumFramesizes, &s)
-            if rc == EINVAL || rc == ENOTTY { break }
-            if rc != 0 {
-                throw V4L2Error(device: path, request: V4L2Request.enumFramesizes.rawValue, errno: rc, detail: "\(fourcc) index \(i)")
-            }
+            guard try next(.enumFramesizes, &s, detail: "\(fourcc) index \(i)") else { break }
             if s.type == V4L2_FRMSIZE_TYPE_DISCRETE.rawValue {
                 let w = Int(s.discrete.width), h = Int(s.discrete.height)
                 let entry = SizeEntry(size: .discrete(width: w, height: h), intervals: try intervals(pixfmt, fourcc: fourcc, w, h))
@@ -83,12 +87,7 @@ extension VideoDevice {
             v.pixel_format = pixfmt
             v.width = UInt32(w)
             v.height = UInt32(h)
-            let rc = sys.ioctl(fd, .enumFrameintervals, &v)
-            if rc == EINVAL || rc == ENOTTY { break }
-            if rc != 0 {
-                throw V4L2Error(device: path, request: V4L2Request.enumFrameintervals.rawValue, errno: rc,
-                                detail: "\(fourcc) \(w)x\(h) index \(i)")
-            }
+            guard try next(.enumFrameintervals, &v, detail: "\(fourcc) \(w)x\(h) index \(i)") else { break }
             if v.type == V4L2_FRMIVAL_TYPE_DISCRETE.rawValue {
                 if let r = VideoDevice.fract(v.discrete), r.isPositive, !list.contains(r) { list.append(r) }
                 continue
