@@ -7,4 +7,10 @@ enum EncoderDefaults {
     static func audioOptions(_ codec: String) -> [String: String] {
         codec == "aac" ? ["aac_pns": "0", "aac_is": "0"] : [:]
     }
+
+    /// Encoders known to refuse odd sizes in 4:2:0 (x265 and SVT-AV1 also print the refusal on
+    /// stderr themselves): export crops for them without trying. Others are tried at the odd size.
+    static func refusesOddSizes(_ codec: String) -> Bool {
+        ["libx264", "libx265", "libsvtav1"].contains(codec)
+    }
 }

@@ -53,25 +53,30 @@ final class AudioTrackWriter {
     /// from the same source position, so a linear fade keeps the level), so the switch does not click.
     func switchSource(to next: any RetimedAudio, crossfade: Int = 0) throws {
         precondition(next.sampleRate == source.sampleRate && next.channels == source.channels)
-        var tail = pending
-        while tail[0].count < crossfade, !sourceDone, let block = try source.read(maxFrames: crossfade - tail[0].count) {
-            for c in 0..<tail.count { tail[c].append(contentsOf: block[c]) }
-        }
-        let fadeOut = tail.map { Array($0.prefix(crossfade)) }
+        try refill(atLeast: crossfade, readingNoMore: true)   // the old source's continuation, only what the fade needs
+        let fadeOut = pending.map { Array($0.prefix(crossfade)) }
         source = next
         sourceStart = framesWritten
         pending = Array(repeating: [], count: next.channels)
         sourceDone = false
-        while pending[0].count < fadeOut[0].count, !sourceDone {
-            if let block = try source.read(maxFrames: Self.readFrames) {
-                for c in 0..<pending.count { pending[c].append(contentsOf: block[c]) }
-            } else { sourceDone = true }
-        }
+        try refill(atLeast: crossfade)
         let n = Swift.min(fadeOut[0].count, pending[0].count)
         for c in 0..<pending.count {
             for i in 0..<n {
                 let w = (Float(i) + 0.5) / Float(n)
                 pending[c][i] = w * pending[c][i] + (1 - w) * fadeOut[c][i]
+            }
+        }
+    }
+
+    /// Reads the source until `pending` holds `count` frames or the source ends, in `readFrames`
+    /// blocks (or no more than `count` when `readingNoMore`).
+    private func refill(atLeast count: Int, readingNoMore: Bool = false) throws {
+        while pending[0].count < count && !sourceDone {
+            if let block = try source.read(maxFrames: readingNoMore ? count - pending[0].count : Self.readFrames) {
+                for c in 0..<pending.count { pending[c].append(contentsOf: block[c]) }
+            } else {
+                sourceDone = true
             }
         }
     }
@@ -87,13 +92,7 @@ final class AudioTrackWriter {
         let limit = Swift.min((time * Rational(Int64(source.sampleRate))).ceiling, sourceStart + source.totalFrames)
         let chunk = encoder.frameSize > 0 ? encoder.frameSize : (chunkFrames ?? 1024)
         while framesWritten < limit {
-            while pending[0].count < chunk && !sourceDone {
-                if let block = try source.read(maxFrames: Self.readFrames) {
-                    for c in 0..<pending.count { pending[c].append(contentsOf: block[c]) }
-                } else {
-                    sourceDone = true
-                }
-            }
+            try refill(atLeast: chunk)
             let n = Swift.min(chunk, pending[0].count)
             if n == 0 { return }
             let frame = try Frame(samples: n, sampleRate: source.sampleRate, channels: source.channels, format: encoder.sampleFormat)

@@ -98,15 +98,14 @@ public enum Exporter {
                 options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
         }
         var width = timeline.info.width, height = timeline.info.height
+        let odd = (width % 2 == 1 || height % 2 == 1) && pixelFormat.subsamplesChroma
         let venc: Encoder
-        // x264, x265 and SVT-AV1 are known to refuse (the last two say so on stderr themselves): no trial
-        let refusesOdd = ["libx264", "libx265", "libsvtav1"].contains(r.codec)
-        if width % 2 == 1 || height % 2 == 1, pixelFormat.subsamplesChroma {
-            if !refusesOdd, let e = try? openEncoder(width, height) { venc = e } else {
-                width &= ~1; height &= ~1
-                venc = try openEncoder(width, height)
-            }
+        if !odd {
+            venc = try openEncoder(width, height)
+        } else if !EncoderDefaults.refusesOddSizes(r.codec), let e = try? openEncoder(width, height) {
+            venc = e
         } else {
+            width &= ~1; height &= ~1
             venc = try openEncoder(width, height)
         }
         let cropped = width != timeline.info.width || height != timeline.info.height

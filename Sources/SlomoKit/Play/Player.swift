@@ -29,16 +29,15 @@ public struct PlayEvent: Codable, Sendable {
     public var position: Double?
     /// For rate/pitch/seek: wall-clock milliseconds from the command to the first packet written with it.
     public var latencyMs: Double?
-    /// For rate/pitch/seek: how far past the command's moment on the paced output timeline the
-    /// change starts to play, in milliseconds: what was already written ahead of the wall clock
-    /// cannot be taken back. Video and audio separately (audio: the first sample from the new
-    /// source, after a 5 ms crossfade from the old one).
-    public var videoEffectMs: Double?
     /// For rate/pitch/seek: the command's moment on the output timeline (seconds), and where the
-    /// change starts in the stream's video and audio (seconds, the stream's own timestamps).
+    /// change starts in the stream's video and audio (seconds, the stream's own timestamps; audio:
+    /// the first sample from the new source, which fades in over 5 ms).
     public var atSeconds: Double?
     public var videoFromSeconds: Double?
     public var audioFromSeconds: Double?
+    /// The same as delays past `atSeconds`, in milliseconds (0 when playback had fallen behind):
+    /// what was already written ahead of the wall clock cannot be taken back.
+    public var videoEffectMs: Double?
     public var audioEffectMs: Double?
     public var message: String?
     public init(event: String) { self.event = event }
@@ -157,8 +156,8 @@ public final class Player {
         }
         /// The command's moment on the output timeline (the wall clock when it was read).
         func commandAt(_ when: DispatchTime) -> Rational {
-            let waited = DispatchTime.now().uptimeNanoseconds - Swift.min(when.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)
-            return nowOut() - Rational(Int64(waited), 1_000_000_000)
+            let now = DispatchTime.now().uptimeNanoseconds
+            return nowOut() - Rational(Int64(now - Swift.min(when.uptimeNanoseconds, now)), 1_000_000_000)
         }
         /// A command the current state cannot take (a rate outside the algorithm's range, an
         /// unknown algorithm): reported, and playback goes on unchanged.
@@ -206,6 +205,7 @@ public final class Player {
                 pieces = [(target, Rational.max(nowOut(), lastOut) - shift, rate)]
                 maxSourceWritten = target
                 seeking = true
+                lastSourceDTS = nil
                 try restartAudio()
                 e.event = "seek"; e.position = target.doubleValue
                 pendingLatency = ("seek", when, commandAt(when))

@@ -15,9 +15,7 @@ final class Progress {
         let elapsed = Date().timeIntervalSince(start)
         let rate = elapsed > 0 ? Double(done) / elapsed : 0
         let eta = rate > 0 ? Double(total - done) / rate : 0
-        let width = 30
-        let filled = total > 0 ? Int(Double(width) * Double(done) / Double(total)) : 0
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        let bar = Self.bar(total > 0 ? Double(done) / Double(total) : 0)
         FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %lld/%lld %.0f fps ETA %.0fs ", label, bar, done, total, rate, eta).utf8))
     }
 
@@ -25,10 +23,14 @@ final class Progress {
     func draw(fraction: Double, detail: String, force: Bool) {
         guard enabled, Date().timeIntervalSince(lastDraw) > 0.1 || force else { return }
         lastDraw = Date()
+        FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%% %@ ", label, Self.bar(fraction), fraction * 100, detail).utf8))
+    }
+
+    /// 30 characters, `#` for the done part.
+    static func bar(_ fraction: Double) -> String {
         let width = 30
         let filled = Swift.max(0, Swift.min(width, Int(Double(width) * fraction)))
-        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
-        FileHandle.standardError.write(Data(String(format: "\r%@ [%@] %3.0f%% %@ ", label, bar, fraction * 100, detail).utf8))
+        return String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
     }
 
     func finish() {
