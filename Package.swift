@@ -16,11 +16,11 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
     ],
     targets: [
-        // C modules: FFmpeg 5.1 (Debian 12) through pkg-config, the V4L2 ioctl shim.
-        .systemLibrary(
-            name: "CFFmpeg", pkgConfig: "libavformat",
-            providers: [.apt(["libavformat-dev", "libavcodec-dev", "libavfilter-dev",
-                              "libswresample-dev", "libswscale-dev", "libavutil-dev"])]),
+        // C modules: FFmpeg 5.1 (Debian 12) headers (libav*-dev, installed by scripts/dev.sh deps),
+        // not linked: CFFmpegLoader loads each library on first use (Docs/Architecture.md,
+        // "Loading FFmpeg"); the V4L2 ioctl shim.
+        .systemLibrary(name: "CFFmpeg"),
+        .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CV4L2"),
         .systemLibrary(name: "CSoundTouch", pkgConfig: "soundtouch", providers: [.apt(["libsoundtouch-dev"])]),
         .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "SlomoCore"),
 
         // Wrappers: one per C library; C types stop here.
-        .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "SlomoCore"]),
+        .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "CFFmpegLoader", "SlomoCore"]),
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
         .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"]),

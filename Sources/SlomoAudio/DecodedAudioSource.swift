@@ -6,7 +6,7 @@ import SlomoFFmpeg
 /// timestamps: audio before the origin is dropped, gaps become silence, overlaps are trimmed
 /// (jitter under 2 ms is ignored). Keeps only frames from the last `discard(before:)` mark on, so
 /// memory stays bounded whatever the length. Damaged packets are skipped and counted.
-public final class DecodedAudioSource: AudioSampleSource {
+public final class DecodedAudioSource: AudioFileSource {
     public let path: String
     public let streamIndex: Int
     public let sampleRate: Int

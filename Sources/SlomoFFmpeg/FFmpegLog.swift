@@ -1,4 +1,5 @@
 internal import CFFmpeg
+internal import CFFmpegLoader
 
 /// FFmpeg's own log (`av_log_set_level`). slomo reports failures itself, one line each, so
 /// FFmpeg's chatter is off unless asked for (`SLOMO_FFMPEG_LOG=warning|info|debug`). Encoders that
@@ -14,7 +15,7 @@ public enum FFmpegLog {
         case "debug": level = AV_LOG_DEBUG
         default: level = AV_LOG_QUIET
         }
-        av_log_set_level(level)
+        slomo_ffmpeg_set_log_level(level)   // without loading FFmpeg if this command never needs it
         if level < AV_LOG_INFO { setenv("SVT_LOG", "1", 0) }       // errors only; a user's SVT_LOG wins
     }
 }

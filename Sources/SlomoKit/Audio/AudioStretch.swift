@@ -1,4 +1,5 @@
 import Foundation
+import SlomoAudio
 import SlomoCore
 import SlomoFFmpeg
 
@@ -55,7 +56,10 @@ public enum AudioStretch {
         guard let (format, codec) = formats[ext] else {
             throw SimpleFailure("\(r.output): cannot write audio as '.\(ext)' (use .\(formats.keys.sorted().joined(separator: ", .")))", .usage)
         }
-        let (origin, duration, sampleRate) = try measure(r.input, stream: r.streamIndex)
+        // a plain WAV file is measured from its header (and read without FFmpeg, see WAVFileSource)
+        let wav = r.streamIndex ?? 0 == 0 ? WAVFileSource(path: r.input) : nil
+        let (origin, duration, _) = try wav.map { (Rational.zero, Rational($0.frames, Int64($0.sampleRate)), $0.sampleRate) }
+            ?? measure(r.input, stream: r.streamIndex)
         let map: RetimeMap
         do { map = try r.spec.resolve(duration: duration, frameRate: nil) } catch {
             throw SimpleFailure("\(r.input): \(error)", .usage)
@@ -63,18 +67,30 @@ public enum AudioStretch {
         // rate/range errors come from the source, before anything is written
         let source = try TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
-        let muxer = try Muxer(path: out.temporaryPath, formatName: format)
-        let writer = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: codec, bitRate: 192_000, path: r.output)
-        try muxer.writeHeader()
-        writer.headerWritten()
-        try writer.finish()
-        try muxer.finish()
+        let framesWritten: Int64
+        if codec == "pcm_s16le", format == "wav", source.channels <= 2,
+           WAV.header16(channels: source.channels, sampleRate: source.sampleRate, frames: source.totalFrames) != nil {
+            // the same 16-bit samples FFmpeg's encoder would write, without loading FFmpeg; no
+            // render-ahead thread: writing PCM costs too little to be worth the hand-over
+            let file = try WAVFileWriter(path: out.temporaryPath, channels: source.channels, sampleRate: source.sampleRate)
+            while let b = try source.read(maxFrames: AudioTrackWriter.readFrames) { try file.append(b) }
+            try file.finish()
+            framesWritten = file.framesWritten
+        } else {
+            let muxer = try Muxer(path: out.temporaryPath, formatName: format)
+            let writer = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: codec, bitRate: 192_000, path: r.output)
+            try muxer.writeHeader()
+            writer.headerWritten()
+            try writer.finish()
+            try muxer.finish()
+            framesWritten = writer.framesWritten
+        }
         try out.commit()
         let elapsed = ContinuousClock.now - clock
         return AudioStretchReport(
             input: r.input, output: r.output, algorithm: r.algorithm.rawValue, sampleRate: source.sampleRate,
             channels: source.channels, channelLayout: source.channelLayout,
-            inputFrames: (duration * Rational(Int64(source.sampleRate))).rounded(.nearest), outputFrames: writer.framesWritten,
+            inputFrames: (duration * Rational(Int64(source.sampleRate))).rounded(.nearest), outputFrames: framesWritten,
             requestedRates: source.plan.segments.map(\.requestedRate), rates: source.plan.segments.map(\.rate),
             latencyFrames: source.latencyFrames, corruptPackets: source.corruptPackets,
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)

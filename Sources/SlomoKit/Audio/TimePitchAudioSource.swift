@@ -20,12 +20,12 @@ import SlomoCore
 public final class TimePitchAudioSource: RetimedAudio {
     public let algorithm: TimePitchAlgorithm
     public let plan: AudioRenderPlan
-    private let source: DecodedAudioSource
+    private let source: any AudioFileSource
     private let renderer: AudioRenderer
 
     public init(path: String, streamIndex: Int? = nil, map: RetimeMap, algorithm: TimePitchAlgorithm, sourceOrigin: Rational) throws {
         try Prober.checkInput(path)
-        source = try DecodedAudioSource(path: path, streamIndex: streamIndex, origin: sourceOrigin)
+        source = try AudioFiles.open(path: path, streamIndex: streamIndex, origin: sourceOrigin)
         self.algorithm = algorithm
         do {
             plan = try AudioRenderPlan(map: map, sampleRate: source.sampleRate, algorithm: algorithm)

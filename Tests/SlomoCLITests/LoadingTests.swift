@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// FFmpeg's libraries are loaded only when a command needs them (CFFmpegLoader); a WAV `stretch`
+/// never loads them and writes the same samples as the FFmpeg path.
+@Suite struct LoadingTests {
+    func tool(_ args: [String]) throws -> (Int32, Data) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = args
+        let o = Pipe()
+        p.standardOutput = o
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let d = o.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, d)
+    }
+
+    /// The decoded 16-bit samples of `path` (FFmpeg CLI, no conversion: all outputs here are s16).
+    func samples(_ path: String) throws -> Data {
+        let (status, d) = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-c:a", "pcm_s16le", "-"])
+        #expect(status == 0)
+        return d
+    }
+
+    /// Libraries the dynamic loader opened for one run (`LD_DEBUG=libs` lists each it loads).
+    func loadedFFmpeg(_ r: CLI.Result) -> Set<String> {
+        Set(r.stderr.split(separator: "\n").compactMap { line -> String? in
+            guard line.contains("calling init:") else { return nil }
+            return ["libavutil", "libavcodec", "libavformat", "libavfilter", "libswresample", "libswscale"]
+                .first { line.contains("/\($0).so") }
+        })
+    }
+
+    @Test func versionAndWAVStretchLoadNoFFmpegLibrary() throws {
+        let d = TempDir()
+        let debug = ["LD_DEBUG": "libs"]
+        let version = try CLI.run(["--version"], environment: debug)
+        #expect(version.status == 0)
+        #expect(version.stderr.contains("calling init:"), "LD_DEBUG had no effect; the check below would prove nothing")
+        #expect(loadedFFmpeg(version).isEmpty)
+
+        let (made, _) = try tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+                                  "aevalsrc=0.6*sin(2*PI*440*t)|0.4*sin(2*PI*660*t):s=44100:d=1.5",
+                                  "-c:a", "pcm_s16le", d.file("in.wav")])
+        let (packed, _) = try tool(["ffmpeg", "-v", "error", "-i", d.file("in.wav"), "-c:a", "flac", d.file("in.flac")])   // same samples
+        #expect(made == 0 && packed == 0)
+        let wav = try CLI.run(["stretch", d.file("in.wav"), "-o", d.file("a.wav"), "--rate", "2/3", "--pitch", "time-domain"],
+                              environment: debug)
+        #expect(wav.status == 0, "\(wav.stderr.suffix(300))")
+        #expect(loadedFFmpeg(wav).isEmpty, "\(loadedFFmpeg(wav))")
+
+        // the same audio as FLAC goes through FFmpeg (so the check does see FFmpeg being loaded) …
+        let flac = try CLI.run(["stretch", d.file("in.flac"), "-o", d.file("b.wav"), "--rate", "2/3", "--pitch", "time-domain"],
+                               environment: debug)
+        #expect(flac.status == 0)
+        #expect(loadedFFmpeg(flac).isSuperset(of: ["libavcodec", "libavformat"]))
+        #expect(!loadedFFmpeg(flac).contains("libavfilter"), "stretch has no use for libavfilter")
+        // … and FFmpeg's encoder writes the .caf: every output holds the same samples
+        let caf = try CLI.run(["stretch", d.file("in.wav"), "-o", d.file("c.caf"), "--rate", "2/3", "--pitch", "time-domain"])
+        #expect(caf.status == 0)
+        let a = try samples(d.file("a.wav"))
+        #expect(a.count == 2 * 2 * 99_225)   // 1.5 s × 3/2 at 44.1 kHz, stereo 16-bit
+        #expect(a == (try samples(d.file("b.wav"))))
+        #expect(a == (try samples(d.file("c.caf"))))
+    }
+}
