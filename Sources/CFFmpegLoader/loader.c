@@ -56,7 +56,7 @@ static void *slomo_ffmpeg_function(int library, const char *name) {
     return function;
 }
 
-int slomo_ffmpeg_loaded_library_count(void) {
+static int loaded_library_count(void) {
     int count = 0;
     for (int i = 0; i < LIBRARY_COUNT; i++) count += __atomic_load_n(&handles[i], __ATOMIC_ACQUIRE) != NULL;
     return count;
@@ -65,7 +65,7 @@ int slomo_ffmpeg_loaded_library_count(void) {
 void slomo_ffmpeg_set_log_level(int level) {
     log_level = level;
     log_level_set = 1;
-    if (slomo_ffmpeg_loaded_library_count() > 0) av_log_set_level(level);
+    if (loaded_library_count() > 0) av_log_set_level(level);
 }
 
 #define SLOMO_FFMPEG_LOOKUP(library, name)                                                   \

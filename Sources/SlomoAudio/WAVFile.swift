@@ -18,8 +18,14 @@ public enum AudioFiles {
     /// The audio of `path` (its best audio stream, or `streamIndex`): a plain WAV file is read
     /// directly, anything else is decoded by FFmpeg.
     public static func open(path: String, streamIndex: Int? = nil, origin: Rational) throws -> any AudioFileSource {
-        if streamIndex ?? 0 == 0, let wav = WAVFileSource(path: path, origin: origin) { return wav }
+        if let wav = wav(path: path, streamIndex: streamIndex, origin: origin) { return wav }
         return try DecodedAudioSource(path: path, streamIndex: streamIndex, origin: origin)
+    }
+
+    /// The file read directly, when it is a WAV file `WAV.layout` handles and the stream asked
+    /// for is its only one; nil otherwise.
+    public static func wav(path: String, streamIndex: Int?, origin: Rational) -> WAVFileSource? {
+        streamIndex ?? 0 == 0 ? WAVFileSource(path: path, origin: origin) : nil
     }
 }
 
@@ -104,6 +110,8 @@ public final class WAVFileWriter {
     public private(set) var framesWritten: Int64 = 0
     private let fd: Int32
     private var pending: [UInt8] = []
+    /// Bytes written so far (the header's 44 included).
+    private var end: Int64 = 0
 
     /// Creates (truncates) `path`. Only for mono or stereo.
     public init(path: String, channels: Int, sampleRate: Int) throws {
@@ -135,8 +143,6 @@ public final class WAVFileWriter {
         pending = header
         try flush(at: 0)
     }
-
-    private var end: Int64 = 0
 
     private func flush(at offset: Int64?) throws {
         var done = 0

@@ -2,7 +2,13 @@ import Foundation
 
 /// Runs the built `slomo` binary, as a user would.
 struct CLI {
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
+    struct Result {
+        var status: Int32
+        /// stdout as bytes (e.g. raw samples) and as text.
+        var output: Data
+        var stderr: String
+        var stdout: String { String(decoding: output, as: UTF8.self) }
+    }
 
     /// `SLOMO_BIN`, else the `slomo` next to the test bundle, else `.build/debug/slomo`.
     static let binary: String = {
@@ -18,8 +24,17 @@ struct CLI {
 
     /// `environment`: added to this process's environment.
     static func run(_ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Result {
+        try run(executable: binary, args, cwd: cwd, environment: environment)
+    }
+
+    /// Another program, found on PATH (ffmpeg, bash, python3), run the same way.
+    static func tool(_ args: [String], cwd: String? = nil) throws -> Result {
+        try run(executable: "/usr/bin/env", args, cwd: cwd)
+    }
+
+    static func run(executable: String, _ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Result {
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: binary)
+        p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
         if !environment.isEmpty {
             p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -36,8 +51,7 @@ struct CLI {
         group.enter(); DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
         group.wait()
         p.waitUntilExit()
-        return Result(status: p.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(status: p.terminationStatus, output: outData, stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

@@ -4,24 +4,11 @@ import Testing
 /// FFmpeg's libraries are loaded only when a command needs them (CFFmpegLoader); a WAV `stretch`
 /// never loads them and writes the same samples as the FFmpeg path.
 @Suite struct LoadingTests {
-    func tool(_ args: [String]) throws -> (Int32, Data) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        let o = Pipe()
-        p.standardOutput = o
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let d = o.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, d)
-    }
-
     /// The decoded 16-bit samples of `path` (FFmpeg CLI, no conversion: all outputs here are s16).
     func samples(_ path: String) throws -> Data {
-        let (status, d) = try tool(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-c:a", "pcm_s16le", "-"])
-        #expect(status == 0)
-        return d
+        let r = try CLI.tool(["ffmpeg", "-v", "error", "-i", path, "-f", "s16le", "-c:a", "pcm_s16le", "-"])
+        #expect(r.status == 0)
+        return r.output
     }
 
     /// Libraries the dynamic loader opened for one run (`LD_DEBUG=libs` lists each it loads).
@@ -41,11 +28,11 @@ import Testing
         #expect(version.stderr.contains("calling init:"), "LD_DEBUG had no effect; the check below would prove nothing")
         #expect(loadedFFmpeg(version).isEmpty)
 
-        let (made, _) = try tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
+        let made = try CLI.tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i",
                                   "aevalsrc=0.6*sin(2*PI*440*t)|0.4*sin(2*PI*660*t):s=44100:d=1.5",
                                   "-c:a", "pcm_s16le", d.file("in.wav")])
-        let (packed, _) = try tool(["ffmpeg", "-v", "error", "-i", d.file("in.wav"), "-c:a", "flac", d.file("in.flac")])   // same samples
-        #expect(made == 0 && packed == 0)
+        let packed = try CLI.tool(["ffmpeg", "-v", "error", "-i", d.file("in.wav"), "-c:a", "flac", d.file("in.flac")])   // same samples
+        #expect(made.status == 0 && packed.status == 0)
         let wav = try CLI.run(["stretch", d.file("in.wav"), "-o", d.file("a.wav"), "--rate", "2/3", "--pitch", "time-domain"],
                               environment: debug)
         #expect(wav.status == 0, "\(wav.stderr.suffix(300))")

@@ -6,19 +6,6 @@ import Testing
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Samples/batch").path
 
-    func sh(_ args: [String], cwd: String? = nil) throws -> (Int32, String, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = args
-        if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
-        let o = Pipe(), e = Pipe()
-        p.standardOutput = o; p.standardError = e
-        try p.run()
-        let od = o.fileHandleForReading.readDataToEndOfFile(), ed = e.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: od, as: UTF8.self), String(decoding: ed, as: UTF8.self))
-    }
-
     @Test func gnuParallelShardsRunEveryJobOnce() throws {
         let d = TempDir()
         try FileManager.default.createDirectory(atPath: d.file("out"), withIntermediateDirectories: true)
@@ -28,7 +15,8 @@ import Testing
             jobs.append("{\"input\": \"\(d.file("c\(i).mp4"))\", \"output\": \"\(d.file("out/c\(i).mp4"))\", \"noAudio\": true}")
         }
         FileManager.default.createFile(atPath: d.file("jobs.json"), contents: Data("[\(jobs.joined(separator: ","))]".utf8))
-        let (status, out, err) = try sh(["bash", "\(Self.samples)/gnu-parallel.sh", d.file("jobs.json"), "2", CLI.binary])
+        let r = try CLI.tool(["bash", "\(Self.samples)/gnu-parallel.sh", d.file("jobs.json"), "2", CLI.binary])
+        let (status, out, err) = (r.status, r.stdout, r.stderr)
         #expect(status == 0, "\(err)")
         let lines = out.split(separator: "\n").filter { $0.contains("\"status\":\"ok\"") }
         #expect(lines.count == 4)
@@ -37,7 +25,8 @@ import Testing
 
     @Test func scriptsParseAndManifestsValidate() throws {
         for f in ["gnu-parallel.sh", "retime-library.sh", "slurm-array.sbatch"] {
-            let (status, _, err) = try sh(["bash", "-n", "\(Self.samples)/\(f)"])
+            let r = try CLI.tool(["bash", "-n", "\(Self.samples)/\(f)"])
+            let (status, err) = (r.status, r.stderr)
             #expect(status == 0, "\(f): \(err)")
         }
         let sbatch = try String(contentsOfFile: "\(Self.samples)/slurm-array.sbatch", encoding: .utf8)
@@ -51,7 +40,8 @@ import Testing
         assert s["completionMode"] == "Indexed" and s["completions"] == 8
         assert "JOB_COMPLETION_INDEX" in s["template"]["spec"]["containers"][0]["args"][0]
         """
-        let (status, _, err) = try sh(["python3", "-c", check, "\(Self.samples)/k8s-indexed-job.yaml"])
+        let r = try CLI.tool(["python3", "-c", check, "\(Self.samples)/k8s-indexed-job.yaml"])
+        let (status, err) = (r.status, r.stderr)
         #expect(status == 0, "\(err)")
         // both sample manifests parse and validate (dry run lists their jobs)
         for (m, n) in [("manifest.json", 4), ("manifest.csv", 2)] {

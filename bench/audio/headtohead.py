@@ -7,13 +7,14 @@ CPU-bound job on a shared machine (noise only ever adds); the median shows the s
 
   bench/audio/headtohead.py --slomo PATH [--runs N] [--quick]
 """
-import argparse, os, resource, statistics, subprocess, tempfile
+import argparse, statistics, subprocess, sys, tempfile
+from run import run   # run.py beside this file: CPU seconds of one command, None if it failed
 
 def cpu(cmd):
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    seconds = run(cmd)
+    if seconds is None:
+        sys.exit(1)
+    return seconds
 
 def main():
     ap = argparse.ArgumentParser()

@@ -2,10 +2,6 @@
 #ifndef CFFMPEG_LOADER_H
 #define CFFMPEG_LOADER_H
 
-/// How many of FFmpeg's libraries (avutil, avcodec, avformat, avfilter, swresample, swscale) are
-/// loaded in this process so far. For tests and diagnostics.
-int slomo_ffmpeg_loaded_library_count(void);
-
 /// FFmpeg's log level (`av_log_set_level`), applied now if FFmpeg is loaded, else as soon as it is:
 /// setting it must not be what loads FFmpeg.
 void slomo_ffmpeg_set_log_level(int level);

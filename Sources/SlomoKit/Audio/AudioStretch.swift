@@ -56,8 +56,8 @@ public enum AudioStretch {
         guard let (format, codec) = formats[ext] else {
             throw SimpleFailure("\(r.output): cannot write audio as '.\(ext)' (use .\(formats.keys.sorted().joined(separator: ", .")))", .usage)
         }
-        // a plain WAV file is measured from its header (and read without FFmpeg, see WAVFileSource)
-        let wav = r.streamIndex ?? 0 == 0 ? WAVFileSource(path: r.input) : nil
+        // a plain WAV file is measured from its header and read without FFmpeg (WAVFileSource)
+        let wav = AudioFiles.wav(path: r.input, streamIndex: r.streamIndex, origin: .zero)
         let (origin, duration, _) = try wav.map { (Rational.zero, Rational($0.frames, Int64($0.sampleRate)), $0.sampleRate) }
             ?? measure(r.input, stream: r.streamIndex)
         let map: RetimeMap
@@ -65,7 +65,8 @@ public enum AudioStretch {
             throw SimpleFailure("\(r.input): \(error)", .usage)
         }
         // rate/range errors come from the source, before anything is written
-        let source = try TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
+        let source = try wav.map { try TimePitchAudioSource(source: $0, map: map, algorithm: r.algorithm) }
+            ?? TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let framesWritten: Int64
         if codec == "pcm_s16le", format == "wav", source.channels <= 2,

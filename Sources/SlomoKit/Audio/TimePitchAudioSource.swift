@@ -23,14 +23,19 @@ public final class TimePitchAudioSource: RetimedAudio {
     private let source: any AudioFileSource
     private let renderer: AudioRenderer
 
-    public init(path: String, streamIndex: Int? = nil, map: RetimeMap, algorithm: TimePitchAlgorithm, sourceOrigin: Rational) throws {
+    public convenience init(path: String, streamIndex: Int? = nil, map: RetimeMap, algorithm: TimePitchAlgorithm, sourceOrigin: Rational) throws {
         try Prober.checkInput(path)
-        source = try AudioFiles.open(path: path, streamIndex: streamIndex, origin: sourceOrigin)
+        try self.init(source: AudioFiles.open(path: path, streamIndex: streamIndex, origin: sourceOrigin), map: map, algorithm: algorithm)
+    }
+
+    /// An already opened source (whose origin is the map's source time 0).
+    public init(source: any AudioFileSource, map: RetimeMap, algorithm: TimePitchAlgorithm) throws {
+        self.source = source
         self.algorithm = algorithm
         do {
             plan = try AudioRenderPlan(map: map, sampleRate: source.sampleRate, algorithm: algorithm)
         } catch {
-            throw error.concerning(path, algorithm: algorithm)
+            throw error.concerning(source.path, algorithm: algorithm)
         }
         renderer = TimePitchEngines.renderer(plan: plan, source: source)
     }
