@@ -23,7 +23,9 @@ let package = Package(
         .target(name: "CFFmpegLoader", linkerSettings: [.linkedLibrary("dl")]),
         .target(name: "CV4L2"),
         .systemLibrary(name: "CSoundTouch", pkgConfig: "soundtouch", providers: [.apt(["libsoundtouch-dev"])]),
-        .systemLibrary(name: "CRubberBand", pkgConfig: "rubberband", providers: [.apt(["librubberband-dev"])]),
+        // Rubber Band's headers only: SlomoAudio links Debian's static librubberband.a (same library,
+        // same version, built as the `rubberband` tool is; Docs/TimePitch.md, "Linking Rubber Band").
+        .systemLibrary(name: "CRubberBand"),
 
         // Pure core: exact time, retime maps, calibration code, format catalogs and selection.
         .target(name: "SlomoCore"),
@@ -32,7 +34,8 @@ let package = Package(
         .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "CFFmpegLoader", "SlomoCore"]),
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
-        .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"]),
+        .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"],
+                linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
 
         // Use cases.
         .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio"]),

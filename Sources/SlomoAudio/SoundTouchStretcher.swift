@@ -66,12 +66,21 @@ public final class SoundTouchStretcher: StretchEngine {
 
     /// The corresponding C function is `soundtouch_putSamples` (interleaved frames).
     public func feed(_ planes: [UnsafePointer<Float>], count: Int) {
+        if channels == 1 {   // mono: the plane is the interleaved buffer
+            _ = soundtouch_putSamples(handle, planes[0], UInt32(count))
+            return
+        }
         if interleaved.count < count * channels { interleaved = [Float](repeating: 0, count: count * channels) }
         interleaved.withUnsafeMutableBufferPointer { buf in
-            for c in 0..<channels {
-                let p = planes[c]
-                var j = c
-                for i in 0..<count { buf[j] = p[i]; j += channels }
+            if channels == 2 {   // constant strides, so that the loop vectorises
+                let l = planes[0], r = planes[1]
+                for i in 0..<count { buf[2 * i] = l[i]; buf[2 * i + 1] = r[i] }
+            } else {
+                for c in 0..<channels {
+                    let p = planes[c]
+                    var j = c
+                    for i in 0..<count { buf[j] = p[i]; j += channels }
+                }
             }
             _ = soundtouch_putSamples(handle, buf.baseAddress, UInt32(count))
         }
@@ -79,13 +88,19 @@ public final class SoundTouchStretcher: StretchEngine {
 
     /// The corresponding C function is `soundtouch_receiveSamples`.
     public func retrieve(into planes: [UnsafeMutablePointer<Float>], maxCount: Int) -> Int {
+        if channels == 1 { return Int(soundtouch_receiveSamples(handle, planes[0], UInt32(maxCount))) }
         if interleaved.count < maxCount * channels { interleaved = [Float](repeating: 0, count: maxCount * channels) }
         return interleaved.withUnsafeMutableBufferPointer { buf -> Int in
             let n = Int(soundtouch_receiveSamples(handle, buf.baseAddress, UInt32(maxCount)))
-            for c in 0..<channels {
-                let p = planes[c]
-                var j = c
-                for i in 0..<n { p[i] = buf[j]; j += channels }
+            if channels == 2 {
+                let l = planes[0], r = planes[1]
+                for i in 0..<n { l[i] = buf[2 * i]; r[i] = buf[2 * i + 1] }
+            } else {
+                for c in 0..<channels {
+                    let p = planes[c]
+                    var j = c
+                    for i in 0..<n { p[i] = buf[j]; j += channels }
+                }
             }
             return n
         }

@@ -52,4 +52,20 @@ import Testing
         #expect(a == (try samples(d.file("b.wav"))))
         #expect(a == (try samples(d.file("c.caf"))))
     }
+
+    /// Rubber Band is linked from Debian's static archive (the code the `rubberband` tool runs, without
+    /// the shared library's position-independent calls; Docs/TimePitch.md): a spectral stretch opens
+    /// no Rubber Band shared object, and no FFmpeg library either.
+    @Test func spectralStretchRunsRubberBandLinkedIn() throws {
+        let d = TempDir()
+        let made = try CLI.tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=f=440:r=48000:d=0.5", "-c:a", "pcm_s16le", d.file("in.wav")])
+        #expect(made.status == 0)
+        let r = try CLI.run(["stretch", d.file("in.wav"), "-o", d.file("out.wav"), "--rate", "1/2", "--pitch", "spectral"],
+                            environment: ["LD_DEBUG": "libs"])
+        #expect(r.status == 0, "\(r.stderr.suffix(300))")
+        #expect(r.stderr.contains("calling init:"), "LD_DEBUG had no effect; the check below would prove nothing")
+        #expect(!r.stderr.contains("librubberband"))
+        #expect(loadedFFmpeg(r).isEmpty)
+        #expect(try samples(d.file("out.wav")).count == 2 * 48_000)   // 0.5 s at 1/2, mono 16-bit
+    }
 }
