@@ -8,6 +8,8 @@ public struct FFmpegError: SlomoFailure, Equatable {
     /// What the failure means for the caller, chosen from the code and the operation.
     public enum Kind: Sendable, Equatable {
         case inputMissing, permissionDenied, invalidData, unsupported, outputFailed, io, internalError
+        /// The output the user asked for cannot be made (a codec its container cannot hold): a usage error.
+        case unsupportedOutput
     }
 
     public var path: String
@@ -43,6 +45,7 @@ public struct FFmpegError: SlomoFailure, Equatable {
         case .inputMissing: return .noInput
         case .permissionDenied: return .permissionDenied
         case .invalidData, .unsupported: return .dataError
+        case .unsupportedOutput: return .usage
         case .outputFailed: return .cannotCreate
         case .io: return .ioError
         case .internalError: return .software

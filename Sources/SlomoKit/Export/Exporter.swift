@@ -46,11 +46,25 @@ public struct ExportReport: Codable, Sendable {
     /// Set when the encoder refused the source's odd size: "321x181 → 320x180" (last column/row
     /// cropped off, nothing resampled).
     public var cropped: String?
+    /// Signs of a damaged or truncated input, one sentence each: the export went on with what
+    /// decodes (empty when the input was whole).
+    public var damage: [String]
     public var elapsedSeconds: Double
     public var encodeFps: Double
 }
 
 public enum Exporter {
+    /// `Decoder.receive`, or nil for a frame the decoder found damaged (decoding goes on after it).
+    static func receive(_ d: Decoder, into f: Frame) throws(FFmpegError) -> CodecReceive? {
+        let result: Result<CodecReceive, FFmpegError>   // not `catch where`: see MediaTimeline.Reader
+        do { result = .success(try d.receive(into: f)) } catch { result = .failure(error) }
+        switch result {
+        case .success(let r): return r
+        case .failure(let e) where e.kind == .invalidData: return nil
+        case .failure(let e): throw e
+        }
+    }
+
     /// Progress: (output frames done, total).
     public static func export(_ r: ExportRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> ExportReport {
         let started = DispatchTime.now()
@@ -126,7 +140,7 @@ public enum Exporter {
         let mo = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
         do { try muxer.writeHeader(options: mo) } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(r.codec) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupported)
+                              message: "\(r.codec) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
         }
         audioWriter?.headerWritten()
         let vTB = muxer.timeBase(ofStream: vOut)
@@ -223,11 +237,15 @@ public enum Exporter {
         demuxer.keepOnly(streams: [timeline.video])
         let decoder = try demuxer.makeDecoder(stream: timeline.video, threads: r.threads)
         var held: (frame: Frame, index: Int)?
-        var decoded = 0, skipped = 0
+        var decoded = 0, skipped = 0, undecodable = 0
         func receiveAll() throws {
             while true {
                 let f = Frame()
-                guard case .got = try decoder.receive(into: f) else { return }
+                guard let got = try Exporter.receive(decoder, into: f) else {
+                    undecodable += 1   // a damaged frame (threaded decoders report it here): shown as missing
+                    continue
+                }
+                guard case .got = got else { return }
                 guard let p = f.bestEffortTimestamp, let k = indexOfPTS[p] ?? nearestIndex(p) else { continue }
                 if motion != nil { try pushMotion(f, index: k); continue }
                 if let h = held {
@@ -241,8 +259,11 @@ public enum Exporter {
             let t = timeline.time(ofTicks: p, originTicks: originTicks)
             return times.isEmpty ? nil : CFRSchedule.frameIndex(at: t, in: times)
         }
-        while try demuxer.readPacket(into: packet) {
+        var read = 0
+        let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
+        while try reader.next(into: packet, after: read) {
             guard packet.streamIndex == timeline.video else { continue }
+            read += 1
             if r.skipUnneeded, let p = packet.pts, let k = indexOfPTS[p], !needed.contains(k),
                packet.withBytes({ disposable.isDisposable($0) }) {
                 skipped += 1
@@ -250,7 +271,8 @@ public enum Exporter {
             }
             decoded += 1
             do { while try !decoder.send(packet) { try receiveAll() } } catch let e as FFmpegError where e.kind == .invalidData {
-                continue   // damaged packet: its frame is reported as missing
+                undecodable += 1   // damaged packet: its frame is reported as missing
+                continue
             }
             try receiveAll()
             if next >= total { break }
@@ -267,6 +289,7 @@ public enum Exporter {
         guard next == total else {
             throw SimpleFailure("\(r.input): export: no decodable video frames", .dataError)
         }
+        let damage = reader.damage + (undecodable > 0 ? ["\(undecodable) video packets failed to decode"] : [])
         _ = try venc.send(nil)
         try drainVideo()
         try audioWriter?.finish()
@@ -276,7 +299,7 @@ public enum Exporter {
         return ExportReport(
             input: r.input, output: r.output, outputFrames: total, frameRate: r.frameRate, outputDuration: map.target.duration,
             sourceFrames: times.count, decodedPackets: decoded, skippedPackets: skipped, repeatedFrames: repeated,
-            missingFrames: missing, audioFrames: audioWriter?.framesWritten, cropped: cropped, elapsedSeconds: elapsed,
+            missingFrames: missing, audioFrames: audioWriter?.framesWritten, cropped: cropped, damage: damage, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
     }
 }

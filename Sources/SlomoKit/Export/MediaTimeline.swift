@@ -23,8 +23,31 @@ struct MediaTimeline {
     var previousMap: RetimeMap?
     /// The original recording's constant frame rate, when an earlier slomo retime recorded it.
     var originalFrameRate: Rational?
+    /// Signs of a damaged or truncated input, one sentence each (empty when none were seen): the
+    /// export and retime go on with what is there and report these.
+    var damage: [String] = []
 
     static let retimeKey = "slomo_retime"
+
+    /// Reads packets like `Demuxer.readPacket`, except that a read error once packets have been read
+    /// (a truncated or damaged file) ends the input there, noted in `damage`, instead of failing the job.
+    final class Reader {
+        let demuxer: Demuxer
+        private(set) var damage: [String]
+        init(_ demuxer: Demuxer, damage: [String] = []) { self.demuxer = demuxer; self.damage = damage }
+        func next(into p: Packet, after read: Int) throws(FFmpegError) -> Bool {
+            // through a Result: a `catch where` on a typed throw crashes Swift 6.3's AllocBoxToStack
+            let result: Result<Bool, FFmpegError>
+            do { result = .success(try demuxer.readPacket(into: p)) } catch { result = .failure(error) }
+            switch result {
+            case .success(let more): return more
+            case .failure(let e) where read > 0:
+                damage.append("reading stopped after \(read) video packets: \(e.text)")
+                return false
+            case .failure(let e): throw e
+            }
+        }
+    }
 
     init(path: String) throws {
         self.path = path
@@ -40,15 +63,23 @@ struct MediaTimeline {
         var packets: [(pts: Int64, dts: Int64?)] = []
         var lastEnd: Int64 = .min
         let p = Packet()
-        while try d.readPacket(into: p) {
+        var corrupt = 0
+        let reader = Reader(d)
+        while try reader.next(into: p, after: packets.count) {
             guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
             pts.append(t)
             packets.append((t, p.dts))
             lastEnd = Swift.max(lastEnd, t + p.duration)
+            if p.isCorrupt { corrupt += 1 }
         }
         packetTimes = packets
         pts.sort()
         guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
+        var damage = reader.damage
+        if let declared = info.declaredFrameCount, declared > pts.count {
+            damage.insert("truncated: the index declares \(declared) video frames, only \(pts.count) are present", at: 0)
+        }
+        if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
         let measured = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate)
@@ -61,6 +92,11 @@ struct MediaTimeline {
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
         duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
+        // a container that declares more than the video holds (Matroska's duration, MP4's header)
+        if damage.isEmpty, let total = d.duration, total - duration > Rational(1, 2), (total - duration) * Rational(10) > total {
+            damage.append("truncated: video data ends at \(Seconds(duration)) s of \(Seconds(total)) s")
+        }
+        self.damage = damage
         if let json = slomo[MediaTimeline.retimeKey],
            let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
            // a retime's map ends where the file ends; a capture's runs past the recording: cut it there

@@ -32,6 +32,9 @@ public struct RetimeReport: Codable, Sendable {
     public var averageFrameRate: Rational
     public var audioFrames: Int64?
     public var mappings: [PlanReport.Mapping]
+    /// Signs of a damaged or truncated input, one sentence each: the retime went on with the
+    /// packets that are there (empty when the input was whole).
+    public var damage: [String] = []
 }
 
 public enum Retimer {
@@ -84,7 +87,7 @@ public enum Retimer {
         let options = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
         do { try muxer.writeHeader(options: options) } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(timeline.info.codecName) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupported)
+                              message: "\(timeline.info.codecName) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
         }
         audioWriter?.headerWritten()
         let outTB = muxer.timeBase(ofStream: vOut)
@@ -98,7 +101,8 @@ public enum Retimer {
         var lastDTS: Int64 = .min
         var index = 0
         demuxer.keepOnly(streams: [timeline.video])
-        while try demuxer.readPacket(into: packet) {
+        let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
+        while index < outTimes.count, try reader.next(into: packet, after: index) {
             guard packet.streamIndex == timeline.video else { continue }
             let pt = outTimes[index].pts
             var pts = ptsTicks[index], dts = dtsTicks[index]
@@ -122,11 +126,13 @@ public enum Retimer {
         try audioWriter?.finish()
         try muxer.finish()
         try out.commit()
-        return RetimeReport(
+        var report = RetimeReport(
             input: r.input, output: r.output, videoPackets: index, sourceDuration: timeline.duration,
             outputDuration: map.target.duration, outputTimeBase: outTB, timestampsRounded: rounded,
             averageFrameRate: averageRate, audioFrames: audioWriter?.framesWritten,
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
+        report.damage = reader.damage
+        return report
     }
 }

@@ -121,7 +121,7 @@ public enum Generator {
         } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",
                               message: "\(settings.codec) video\(r.audio ? " with AAC audio" : "") cannot be stored in \(formatName) (\(error.text))",
-                              kind: .unsupported)
+                              kind: .unsupportedOutput)
         }
         let vTB = muxer.timeBase(ofStream: vIndex)
         let aTB = aIndex >= 0 ? muxer.timeBase(ofStream: aIndex) : Rational(1)
