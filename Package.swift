@@ -49,6 +49,8 @@ let package = Package(
         // Samples users copy; built in CI with everything else.
         .executableTarget(name: "calibration-roundtrip", dependencies: ["SlomoKit", "SlomoCore"],
                           path: "Samples/calibration-roundtrip"),
+        .executableTarget(name: "library-tour", dependencies: ["SlomoKit", "SlomoCore"],
+                          path: "Samples/library-tour", exclude: ["camera-listing.txt"]),
 
         .testTarget(
             name: "SlomoCoreTests",

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-/// The batch samples users copy: run the GNU parallel one for real, syntax-check the others.
+/// The samples users copy: run for real (GNU parallel, the JSON-only library script, both manifests,
+/// the Swift library tour); the Slurm and Kubernetes files are syntax-checked.
 @Suite struct SamplesTests {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Samples/batch").path
@@ -21,6 +22,64 @@ import Testing
         let lines = out.split(separator: "\n").filter { $0.contains("\"status\":\"ok\"") }
         #expect(lines.count == 4)
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.file("out")).sorted() == ["c0.mp4", "c1.mp4", "c2.mp4", "c3.mp4"])
+    }
+
+    /// The script that uses only slomo's JSON: a broken clip is listed as FAILED, the summary is
+    /// read from the JSON, and every output passes the script's own probe check.
+    @Test func retimeLibraryScriptRunsOnJSONAlone() throws {
+        let d = TempDir()
+        try FileManager.default.createDirectory(atPath: d.file("clips"), withIntermediateDirectories: true)
+        for (i, fps) in [60, 240].enumerated() {
+            let g = try CLI.run(["generate", "--fps", "\(fps)", "--duration", "1/2", "--size", "160x90", "-o", d.file("clips/c\(i).mp4")])
+            #expect(g.status == 0, "\(g.stderr)")
+        }
+        FileManager.default.createFile(atPath: d.file("clips/broken.mp4"), contents: Data(String(repeating: "not video ", count: 50).utf8))
+        let r = try CLI.tool(["bash", "\(Self.samples)/retime-library.sh", d.file("clips"), d.file("out"), CLI.binary])
+        #expect(r.status == 1, "a failed job makes the batch exit 1: \(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("FAILED \(d.file("clips/broken.mp4")): ") }, "\(r.stdout)")
+        #expect(lines.filter { $0.hasPrefix("slowest: ") }.count == 2, "\(r.stdout)")
+        #expect(lines.contains { $0.hasPrefix("done: 2 ok, 0 skipped, 1 failed in ") }, "\(r.stdout)")
+        #expect(!lines.contains { $0.hasPrefix("CHECK") }, "\(r.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.file("out")).sorted() == ["c0.mp4", "c1.mp4"])
+    }
+
+    /// Both sample manifests run for real on clips named as they expect: segments, ramps, frame-number
+    /// segments, retime and export jobs, per-job pitch and codec settings.
+    @Test func sampleManifestsRun() throws {
+        let d = TempDir()
+        try FileManager.default.createDirectory(atPath: d.file("clips"), withIntermediateDirectories: true)
+        for (name, fps) in [("serve-240fps", 240), ("jump-240fps", 240), ("swing-120fps", 120)] {
+            let g = try CLI.run(["generate", "--fps", "\(fps)", "--duration", "2", "--size", "160x90", "-o", d.file("clips/\(name).mp4")])
+            #expect(g.status == 0, "\(g.stderr)")
+        }
+        for m in ["manifest.json", "manifest.csv"] {
+            try? FileManager.default.removeItem(atPath: d.file("out"))
+            try FileManager.default.createDirectory(atPath: d.file("out"), withIntermediateDirectories: true)
+            let r = try CLI.run(["batch", "\(Self.samples)/\(m)", "--progress", "none"], cwd: d.path)
+            #expect(r.status == 0, "\(m): \(r.stderr)")
+            let ok = r.stdout.split(separator: "\n").filter { $0.contains("\"status\":\"ok\"") }.count
+            #expect(ok == (m == "manifest.json" ? 4 : 2), "\(m): \(r.stdout)")
+        }
+        // the CSV's half-speed job: 2 s at 1/2 is 4 s at 30 fps, every frame from the schedule
+        let p = try CLI.run(["probe", d.file("out/serve-half.mp4"), "--frames", "--json"])
+        let json = try #require(try JSONSerialization.jsonObject(with: p.output) as? [String: Any])
+        let frames = try #require(json["frames"] as? [[String: Any]])
+        #expect(frames.map { $0["calibrationIndex"] as? Int } == (0..<120).map { Optional(4 * $0) })
+    }
+
+    /// The Swift sample (Samples/library-tour): formats from a listing, the highest-rate mode, a clip
+    /// generated at that rate, exported at half speed to 30 fps, each output frame checked.
+    @Test func libraryTourRunsTheWholeJob() throws {
+        let d = TempDir()
+        let tour = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("library-tour").path
+        let listing = URL(fileURLWithPath: Self.samples).deletingLastPathComponent().appendingPathComponent("library-tour/camera-listing.txt").path
+        let r = try CLI.run(executable: tour, [listing, d.path])
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.contains("2 formats, 4 sizes; highest rate: MJPG 640x360 at 240 fps"), "\(r.stdout)")
+        #expect(r.stdout.contains("240 frames →") && r.stdout.contains("60 frames at 30 fps (2 s)"), "\(r.stdout)")
+        #expect(r.stdout.contains("output frames show the scheduled source frames: true (first: 0 4 8 12 16 20)"), "\(r.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: d.path).sorted() == ["clip-half-speed-30fps.mp4", "clip.mp4"])
     }
 
     @Test func scriptsParseAndManifestsValidate() throws {
