@@ -56,6 +56,6 @@ done
 # retime (packet copy) vs cp, 1080p240
 "$S" generate --fps 240 --duration "$SECONDS_LEN" --size 1920x1080 -o "$W/hd.mp4" >/dev/null
 read -r rw rc rm < <(measure "$S" retime "$W/hd.mp4" -o "$W/r.mp4" --overwrite --segment 1-2@1/4 --pitch spectral)
-read -r cw cc cm < <(measure cp "$W/hd.mp4" "$W/copy.mp4")
+read -r cw cc cm < <(measure cp --reflink=never "$W/hd.mp4" "$W/copy.mp4")
 echo
 echo "retime 1080p240 ${SECONDS_LEN}s: ${rw}s wall (${rc}s cpu, ${rm} MB RSS); cp: ${cw}s; realtime factor $(awk -v a="$SECONDS_LEN" -v b="$rw" 'BEGIN { printf "%.0fx", a / b }')"
