@@ -62,4 +62,15 @@ public final class Decoder {
         if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_receive_frame(\(codecName))", code: rc) }
         return .got
     }
+
+    /// `receive`, or nil for a frame the decoder found damaged (AVERROR_INVALIDDATA; threaded
+    /// decoders report a bad packet here, not at `send`): decoding goes on with the next frame.
+    public func receiveUnlessDamaged(into frame: Frame) throws(FFmpegError) -> CodecReceive? {
+        // through a Result: a `catch where` on a typed throw crashes Swift 6.3's AllocBoxToStack
+        switch Result(catching: { () throws(FFmpegError) in try receive(into: frame) }) {
+        case .success(let r): return r
+        case .failure(let e) where e.kind == .invalidData: return nil
+        case .failure(let e): throw e
+        }
+    }
 }

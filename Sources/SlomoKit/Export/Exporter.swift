@@ -54,17 +54,6 @@ public struct ExportReport: Codable, Sendable {
 }
 
 public enum Exporter {
-    /// `Decoder.receive`, or nil for a frame the decoder found damaged (decoding goes on after it).
-    static func receive(_ d: Decoder, into f: Frame) throws(FFmpegError) -> CodecReceive? {
-        let result: Result<CodecReceive, FFmpegError>   // not `catch where`: see MediaTimeline.Reader
-        do { result = .success(try d.receive(into: f)) } catch { result = .failure(error) }
-        switch result {
-        case .success(let r): return r
-        case .failure(let e) where e.kind == .invalidData: return nil
-        case .failure(let e): throw e
-        }
-    }
-
     /// Progress: (output frames done, total).
     public static func export(_ r: ExportRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> ExportReport {
         let started = DispatchTime.now()
@@ -241,7 +230,7 @@ public enum Exporter {
         func receiveAll() throws {
             while true {
                 let f = Frame()
-                guard let got = try Exporter.receive(decoder, into: f) else {
+                guard let got = try decoder.receiveUnlessDamaged(into: f) else {
                     undecodable += 1   // a damaged frame (threaded decoders report it here): shown as missing
                     continue
                 }

@@ -37,9 +37,7 @@ struct MediaTimeline {
         init(_ demuxer: Demuxer, damage: [String] = []) { self.demuxer = demuxer; self.damage = damage }
         func next(into p: Packet, after read: Int) throws(FFmpegError) -> Bool {
             // through a Result: a `catch where` on a typed throw crashes Swift 6.3's AllocBoxToStack
-            let result: Result<Bool, FFmpegError>
-            do { result = .success(try demuxer.readPacket(into: p)) } catch { result = .failure(error) }
-            switch result {
+            switch Result(catching: { () throws(FFmpegError) in try demuxer.readPacket(into: p) }) {
             case .success(let more): return more
             case .failure(let e) where read > 0:
                 damage.append("reading stopped after \(read) video packets: \(e.text)")
@@ -76,9 +74,7 @@ struct MediaTimeline {
         pts.sort()
         guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
         var damage = reader.damage
-        if let declared = info.declaredFrameCount, declared > pts.count {
-            damage.insert("truncated: the index declares \(declared) video frames, only \(pts.count) are present", at: 0)
-        }
+        if let t = Prober.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
         if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
@@ -93,9 +89,7 @@ struct MediaTimeline {
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
         duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
         // a container that declares more than the video holds (Matroska's duration, MP4's header)
-        if damage.isEmpty, let total = d.duration, total - duration > Rational(1, 2), (total - duration) * Rational(10) > total {
-            damage.append("truncated: video data ends at \(Seconds(duration)) s of \(Seconds(total)) s")
-        }
+        if damage.isEmpty, let t = Prober.truncatedData(kind: "video", end: duration, declared: d.duration) { damage.append(t) }
         self.damage = damage
         if let json = slomo[MediaTimeline.retimeKey],
            let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),

@@ -152,18 +152,27 @@ public enum Prober {
     static func damage(of r: ProbeReport, declared: [Int64?]) -> [String] {
         var out: [String] = []
         for s in r.streams {
-            if s.kind == "video", let d = declared[s.index], let n = s.frameCount, n < d {
-                out.append("truncated: the index declares \(d) video frames, only \(n) are present")
-            }
-            if let total = r.container.duration, let d = s.duration, s.kind == "video" || s.kind == "audio" {
-                let missing = total - d
-                if missing > Rational(1, 2) && missing * Rational(10) > total {
-                    out.append("truncated: \(s.kind) data ends at \(Seconds(d)) s of \(Seconds(total)) s")
-                }
+            if s.kind == "video", let n = s.frameCount, let t = truncatedIndex(declared: declared[s.index], present: n) { out.append(t) }
+            if s.kind == "video" || s.kind == "audio", let t = truncatedData(kind: s.kind, end: s.duration, declared: r.container.duration) {
+                out.append(t)
             }
             if s.corruptPackets > 0 { out.append("\(s.corruptPackets) corrupt \(s.kind) packets") }
         }
         return out
+    }
+
+    /// The index (MP4's sample table) promises more video frames than the file holds.
+    static func truncatedIndex(declared: Int64?, present: Int64) -> String? {
+        guard let declared, declared > present else { return nil }
+        return "truncated: the index declares \(declared) video frames, only \(present) are present"
+    }
+
+    /// A stream's data ends well before the container's declared duration (over 0.5 s and 10 %).
+    static func truncatedData(kind: String, end: Rational?, declared total: Rational?) -> String? {
+        guard let end, let total else { return nil }
+        let missing = total - end
+        guard missing > Rational(1, 2) && missing * Rational(10) > total else { return nil }
+        return "truncated: \(kind) data ends at \(Seconds(end)) s of \(Seconds(total)) s"
     }
 
     /// Clear errors for the usual mistakes before FFmpeg gets a chance to be vague.

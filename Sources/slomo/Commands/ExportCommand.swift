@@ -47,9 +47,8 @@ struct ExportCommand: ParsableCommand {
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
         if let c = report.cropped { Console.error("slomo: note: \(input): \(codec) does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
-        if let first = report.damage.first {
-            let more = report.damage.count > 1 ? " (+\(report.damage.count - 1) more, see --json)" : ""
-            Console.error("slomo: warning: \(input): damaged input, exported what decodes: \(first)\(more)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
+        if let damage = DamageSummary.line(report.damage) {
+            Console.error("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
         }
         if json { try JSONOutput.print(report); return }
         Console.out("\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps")

@@ -15,10 +15,7 @@ struct ProbeCommand: ParsableCommand {
     func run() throws {
         let report = try Prober.probe(path: file, frames: frames)
         if json { try JSONOutput.print(report) } else { printTable(report) }
-        if let first = report.damage.first {
-            let more = report.damage.count > 1 ? " (+\(report.damage.count - 1) more, see --json)" : ""
-            throw SimpleFailure("\(file): \(first)\(more)", .dataError)
-        }
+        if let damage = DamageSummary.line(report.damage) { throw SimpleFailure("\(file): \(damage)", .dataError) }
     }
 
     func printTable(_ report: ProbeReport) {

@@ -49,9 +49,8 @@ struct RetimeCommand: ParsableCommand {
         r.fromOriginal = try retime.fromOriginal()
         r.jobKey = jobKey
         let report = try Retimer.retime(r)
-        if let first = report.damage.first {
-            let more = report.damage.count > 1 ? " (+\(report.damage.count - 1) more, see --json)" : ""
-            Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(first)\(more)")
+        if let damage = DamageSummary.line(report.damage) {
+            Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")
         }
         if json { try JSONOutput.print(report); return }
         Console.out("\(report.output): \(report.videoPackets) video packets copied, \(Seconds(report.sourceDuration)) s -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")

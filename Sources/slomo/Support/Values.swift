@@ -36,3 +36,11 @@ enum JSONOutput {
         Console.out(String(decoding: data, as: UTF8.self))
     }
 }
+
+/// The one-line form of a report's damage list: the first sign, and how many more `--json` lists.
+enum DamageSummary {
+    static func line(_ damage: [String]) -> String? {
+        guard let first = damage.first else { return nil }
+        return first + (damage.count > 1 ? " (+\(damage.count - 1) more, see --json)" : "")
+    }
+}
