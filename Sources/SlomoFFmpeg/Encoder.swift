@@ -33,9 +33,12 @@ public struct AudioEncoderSettings: Sendable {
     public var bitRate: Int
     /// Private codec options (`aac_pns`, `aac_is`, `compression_level`...).
     public var options: [String: String]
-    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:]) {
+    /// Prefer 32-bit integer samples over 16-bit where the encoder takes both (FLAC, ALAC): for
+    /// sources deeper than 16 bits.
+    public var deep: Bool
+    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:], deep: Bool = false) {
         self.codec = codec; self.sampleRate = sampleRate; self.channels = channels; self.bitRate = bitRate
-        self.options = options
+        self.options = options; self.deep = deep
     }
 }
 
@@ -87,9 +90,11 @@ public final class Encoder {
         guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
         var format = AV_SAMPLE_FMT_FLTP
         if let list = codec.pointee.sample_fmts {
-            var i = 0, found = false
-            while list[i] != AV_SAMPLE_FMT_NONE { if list[i] == AV_SAMPLE_FMT_FLTP { found = true }; i += 1 }
-            if !found { format = list[0] }
+            var formats: [AVSampleFormat] = []
+            while list[formats.count] != AV_SAMPLE_FMT_NONE { formats.append(list[formats.count]) }
+            if !formats.contains(AV_SAMPLE_FMT_FLTP), let first = formats.first {
+                format = s.deep ? formats.first { $0 == AV_SAMPLE_FMT_S32 || $0 == AV_SAMPLE_FMT_S32P } ?? first : first
+            }
         }
         ctx.pointee.sample_fmt = format
         ctx.pointee.sample_rate = Int32(s.sampleRate)
@@ -111,6 +116,24 @@ public final class Encoder {
         var i = 0
         while list[i] != AV_PIX_FMT_NONE { out.append(PixelFormat(raw: list[i])); i += 1 }
         return out
+    }
+
+    /// True when this FFmpeg build has encoder `name`.
+    public static func exists(_ name: String) -> Bool { avcodec_find_encoder_by_name(name) != nil }
+
+    /// The sample rates audio encoder `name` takes; empty when it takes any (or is unknown).
+    public static func sampleRates(codec name: String) -> [Int] {
+        guard let c = avcodec_find_encoder_by_name(name), let list = c.pointee.supported_samplerates else { return [] }
+        var out: [Int] = []
+        var i = 0
+        while list[i] != 0 { out.append(Int(list[i])); i += 1 }
+        return out
+    }
+
+    /// The codec (`AVCodecDescriptor` name) that encoder `name` writes: `libopus` → `opus`.
+    public static func codecName(ofEncoder name: String) -> String? {
+        guard let c = avcodec_find_encoder_by_name(name), let d = avcodec_descriptor_get(c.pointee.id) else { return nil }
+        return String(cString: d.pointee.name)
     }
 
     private static func find(_ name: String, path: String) throws(FFmpegError) -> UnsafePointer<AVCodec> {

@@ -31,6 +31,23 @@ public final class Muxer {
     /// The container's short name (`mp4`, `mov`, `matroska`...).
     public var formatName: String { String(cString: context.pointee.oformat.pointee.name) }
 
+    /// True when the container can hold codec `codecName`: `avformat_query_codec`, less the
+    /// pairs the muxer has a tag for but refuses when writing the header (`refusedAtHeader`).
+    public func accepts(codecName: String) -> Bool {
+        guard let d = avcodec_descriptor_get_by_name(codecName) else { return false }
+        if Muxer.refusedAtHeader[formatName]?.contains(codecName) == true { return false }
+        return avformat_query_codec(context.pointee.oformat, d.pointee.id, FF_COMPLIANCE_NORMAL) == 1
+    }
+
+    /// True when the container writes a stream's display matrix (rotation): in FFmpeg 5.1 only the
+    /// mov family (its `tkhd` matrix); Matroska and NUT drop it.
+    public var storesDisplayMatrix: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "ismv", "f4v", "psp"].contains(formatName) }
+
+    /// Codecs FFmpeg 5.1's mov muxer lists but refuses in `avformat_write_header` at normal
+    /// compliance: FLAC only as an experimental feature of MP4, Opus only in MP4 (found by writing
+    /// each audio encoder into .mp4, .mov and .mkv with the ffmpeg CLI).
+    static let refusedAtHeader: [String: Set<String>] = ["mp4": ["flac"], "mov": ["flac", "opus"]]
+
     /// True when encoders must put codec headers out of band (`AVFMT_GLOBALHEADER`).
     public var wantsGlobalHeader: Bool { context.pointee.oformat.pointee.flags & AVFMT_GLOBALHEADER != 0 }
 

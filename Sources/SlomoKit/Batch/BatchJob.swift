@@ -17,10 +17,11 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var crf: Int?
     public var frameBlend: String?
     public var noAudio = false
+    public var audioCodec: String?
 
     /// Field names a manifest may use (anything else is refused with its name).
     public static let fields: Set<String> = ["input", "output", "command", "rate", "segments", "segment", "ramps", "ramp",
-                                             "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio"]
+                                             "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec"]
 
     public init(input: String, output: String, command: Command = .export) {
         self.input = input; self.output = output; self.command = command
@@ -36,6 +37,10 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let pitch, !["spectral", "time-domain", "zero-latency", "varispeed", "mute"].contains(pitch) {
             throw bad("pitch '\(pitch)': expected spectral, time-domain, zero-latency, varispeed or mute")
         }
+        if let audioCodec, audioCodec != "auto", !AudioCodecChoice.named.contains(where: { $0.key == audioCodec }) {
+            throw bad("audioCodec '\(audioCodec)': expected auto, \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))")
+        }
+        if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         if let frameBlend, !["none", "blend", "motion"].contains(frameBlend) { throw bad("frameBlend '\(frameBlend)': expected none, blend or motion") }
         if command == .stretch, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil {
             throw bad("fps, codec, preset, crf and frameBlend do not apply to stretch")
@@ -53,6 +58,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         for s in ramps { a += ["--ramp", s] }
         if let pitch { a += ["--pitch", pitch] }
         if noAudio && command != .stretch { a.append("--no-audio") }
+        if let audioCodec { a += ["--audio-codec", audioCodec] }
         if let fps { a += ["--fps", fps] }
         if let codec { a += ["--codec", codec] }
         if let preset { a += ["--preset", preset] }
@@ -72,7 +78,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         let mtime = (attrs?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         let canonical = [command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
                          rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
-                         codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)].joined(separator: "|")
+                         codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio), audioCodec ?? ""].joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
         return String(h, radix: 16)

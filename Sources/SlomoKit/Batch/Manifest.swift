@@ -79,12 +79,13 @@ public enum Manifest {
     }
 
     /// A job's own fields over the defaults; export-only defaults (fps, codec…) are not given
-    /// to retime and stretch jobs, where they would not apply.
+    /// to retime and stretch jobs, nor audioCodec to stretch jobs, where they would not apply.
     static func merge(_ own: [String: Any], defaults: [String: Any]) -> [String: Any] {
         let command = (own["command"] ?? defaults["command"]) as? String ?? "export"
         var out = own
         for (k, v) in defaults where out[k] == nil {
             if command != "export" && ["fps", "codec", "preset", "crf", "frameBlend"].contains(k) { continue }
+            if command == "stretch" && k == "audioCodec" { continue }
             out[k] = v
         }
         return out
@@ -152,6 +153,7 @@ public enum Manifest {
             job.crf = n
         }
         job.frameBlend = try string("frameBlend")
+        job.audioCodec = try string("audioCodec")
         if let v = f["noAudio"] {
             guard let b = v as? Bool else { throw SimpleFailure("\(place): noAudio: expected true or false", .dataError) }
             job.noAudio = b

@@ -26,13 +26,13 @@ final class AudioTrackWriter {
     /// Frames per packet for codecs without a fixed frame size (PCM); `nil`: 1024.
     let chunkFrames: Int?
 
-    init(source: any RetimedAudio, muxer: Muxer, codec: String, bitRate: Int, path: String, chunkFrames: Int? = nil) throws {
+    init(source: any RetimedAudio, muxer: Muxer, codec: String, bitRate: Int, path: String, chunkFrames: Int? = nil, deep: Bool = false) throws {
         self.source = source
         self.chunkFrames = chunkFrames
         self.muxer = muxer
         encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
                                                                        channels: source.channels, bitRate: bitRate,
-                                                                       options: EncoderDefaults.audioOptions(codec)),
+                                                                       options: EncoderDefaults.audioOptions(codec), deep: deep),
                               globalHeader: muxer.wantsGlobalHeader)
         streamIndex = try muxer.addStream(for: encoder)
         pending = Array(repeating: [], count: source.channels)

@@ -11,6 +11,9 @@ public struct ExportRequest: Sendable {
     public var frameRate = Rational(30)
     public var pitch = "spectral"
     public var audio = true
+    /// `--audio-codec`: `auto` (the source's codec where possible, else AAC) or a name from
+    /// `AudioCodecChoice.named`.
+    public var audioCodec = "auto"
     public var codec = "libx264"
     public var preset: String? = nil
     public var crf: Int? = nil
@@ -43,6 +46,11 @@ public struct ExportReport: Codable, Sendable {
     /// Output frames whose source frame could not be decoded (the previous one was shown).
     public var missingFrames: Int64
     public var audioFrames: Int64?
+    /// The encoder that wrote the audio (`aac`, `flac`…), nil without audio.
+    public var audioCodec: String?
+    /// The source's display rotation in degrees when the output container cannot store it
+    /// (Matroska, NUT): the output plays unrotated.
+    public var rotationDropped: Double?
     /// Set when the encoder refused the source's odd size: "321x181 → 320x180" (last column/row
     /// cropped off, nothing resampled).
     public var cropped: String?
@@ -119,7 +127,9 @@ public enum Exporter {
         var audioWriter: AudioTrackWriter?
         if r.audio, let a = timeline.audio {
             let source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
-            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
+            let choice = try AudioCodecChoice.resolve(r.audioCodec, source: probeDemuxer.streams[a], muxer: muxer, output: r.output)
+            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
+                                               bitRate: choice.bitRate, path: r.output, deep: choice.deep)
         }
         muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
         muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
@@ -129,7 +139,7 @@ public enum Exporter {
         let mo = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
         do { try muxer.writeHeader(options: mo) } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(r.codec) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
+                              message: "\(r.codec) video\(audioWriter.map { " and \($0.encoder.codecName) audio" } ?? "") cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
         }
         audioWriter?.headerWritten()
         let vTB = muxer.timeBase(ofStream: vOut)
@@ -285,11 +295,22 @@ public enum Exporter {
         try muxer.finish()
         try out.commit()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        return ExportReport(
+        var report = ExportReport(
             input: r.input, output: r.output, outputFrames: total, frameRate: r.frameRate, outputDuration: map.target.duration,
             sourceFrames: times.count, decodedPackets: decoded, skippedPackets: skipped, repeatedFrames: repeated,
             missingFrames: missing, audioFrames: audioWriter?.framesWritten, cropped: cropped, damage: damage, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
+        report.audioCodec = audioWriter?.encoder.codecName
+        report.rotationDropped = Self.droppedRotation(timeline.info.rotation, muxer: muxer)
+        return report
+    }
+}
+
+extension Exporter {
+    /// `rotation` when it is not a whole turn and `muxer`'s container cannot store it.
+    static func droppedRotation(_ rotation: Double?, muxer: Muxer) -> Double? {
+        guard let r = rotation, r.truncatingRemainder(dividingBy: 360) != 0, !muxer.storesDisplayMatrix else { return nil }
+        return r
     }
 }
 

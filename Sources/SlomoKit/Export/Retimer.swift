@@ -10,6 +10,9 @@ public struct RetimeRequest: Sendable {
     public var spec: RetimeSpec
     public var pitch: String = "spectral"
     public var audio = true
+    /// `--audio-codec`: `auto` (the source's codec where possible, else AAC) or a name from
+    /// `AudioCodecChoice.named`.
+    public var audioCodec = "auto"
     public var overwrite = false
     /// Read segments on the original timing when the input was retimed by slomo before.
     public var fromOriginal = true
@@ -31,6 +34,11 @@ public struct RetimeReport: Codable, Sendable {
     public var timestampsRounded: Bool
     public var averageFrameRate: Rational
     public var audioFrames: Int64?
+    /// The encoder that wrote the audio (`aac`, `flac`…), nil without audio.
+    public var audioCodec: String?
+    /// The source's display rotation in degrees when the output container cannot store it
+    /// (Matroska, NUT): the output plays unrotated.
+    public var rotationDropped: Double?
     public var mappings: [PlanReport.Mapping]
     /// Signs of a damaged or truncated input, one sentence each: the retime went on with the
     /// packets that are there (empty when the input was whole).
@@ -76,7 +84,9 @@ public enum Retimer {
         var audioWriter: AudioTrackWriter?
         if r.audio, let a = timeline.audio {
             let source = try audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
-            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: "aac", bitRate: 160_000, path: r.output)
+            let choice = try AudioCodecChoice.resolve(r.audioCodec, source: demuxer.streams[a], muxer: muxer, output: r.output)
+            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
+                                               bitRate: choice.bitRate, path: r.output, deep: choice.deep)
         }
         let storedJSON = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
         muxer.setMetadata(MediaTimeline.retimeKey, storedJSON)
@@ -87,7 +97,7 @@ public enum Retimer {
         let options = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
         do { try muxer.writeHeader(options: options) } catch {
             throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(timeline.info.codecName) video cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
+                              message: "\(timeline.info.codecName) video\(audioWriter.map { " and \($0.encoder.codecName) audio" } ?? "") cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
         }
         audioWriter?.headerWritten()
         let outTB = muxer.timeBase(ofStream: vOut)
@@ -133,6 +143,8 @@ public enum Retimer {
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
         report.damage = reader.damage
+        report.audioCodec = audioWriter?.encoder.codecName
+        report.rotationDropped = Exporter.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report
     }
 }

@@ -29,6 +29,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Export constant rate factor.") var crf: Int?
     @Option(help: "Export frame blending: none, blend.") var frameBlend: String?
     @Flag(help: "Leave the audio out.") var noAudio = false
+    @Option(help: "Audio encoder for export and retime jobs: auto, aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec: String?
     @Option(help: "Jobs at once (default: one per core).") var jobs: Int?
     @Option(help: "Codec threads per job (default: cores / jobs).") var threads: Int?
     @Option(help: "Run only shard I of N (I from 1, or from --shard-base).") var shard: String?
@@ -120,6 +121,7 @@ struct BatchCommand: ParsableCommand {
         if let crf { defaults["crf"] = crf }
         if let frameBlend { defaults["frameBlend"] = frameBlend }
         if noAudio { defaults["noAudio"] = true }
+        if let audioCodec { defaults["audioCodec"] = audioCodec }
         var jobs: [BatchJob]
         if let m = manifestPath {
             guard files.isEmpty else { throw SimpleFailure("give either a manifest or input files, not both", .usage) }

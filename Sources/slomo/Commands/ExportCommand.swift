@@ -33,6 +33,7 @@ struct ExportCommand: ParsableCommand {
         r.frameRate = try OptionValues.rational(fps, option: "--fps")
         r.pitch = retime.pitch
         r.audio = !retime.noAudio
+        r.audioCodec = retime.audioCodec
         r.codec = codec; r.preset = preset; r.crf = crf
         guard let blend = ExportRequest.FrameBlend(rawValue: frameBlend) else {
             throw SimpleFailure("--frame-blend '\(frameBlend)': expected none, blend or motion", .usage)
@@ -47,6 +48,7 @@ struct ExportCommand: ParsableCommand {
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
         if let c = report.cropped { Console.error("slomo: note: \(input): \(codec) does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
+        if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
         }

@@ -9,6 +9,7 @@ struct RetimeOptions: ParsableArguments {
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] eased in and out over RAMP seconds (default 0.5), repeatable.") var ramps: [String] = []
     @Option(help: "Audio time-pitch algorithm: spectral, time-domain, zero-latency, varispeed, mute.") var pitch = "spectral"
     @Flag(help: "Leave the audio out.") var noAudio = false
+    @Option(help: "Audio encoder: auto (the source's codec where the container holds it, else AAC), aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec = "auto"
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
 
     func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps) }
@@ -45,10 +46,12 @@ struct RetimeCommand: ParsableCommand {
         var r = RetimeRequest(input: input, output: output, spec: try retime.spec())
         r.pitch = retime.pitch
         r.audio = !retime.noAudio
+        r.audioCodec = retime.audioCodec
         r.overwrite = overwrite
         r.fromOriginal = try retime.fromOriginal()
         r.jobKey = jobKey
         let report = try Retimer.retime(r)
+        if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")
         }

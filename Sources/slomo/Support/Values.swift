@@ -44,3 +44,11 @@ enum DamageSummary {
         return first + (damage.count > 1 ? " (+\(damage.count - 1) more, see --json)" : "")
     }
 }
+
+/// The warning for a display rotation the output container cannot store (export and retime).
+enum RotationWarning {
+    static func line(input: String, output: String, degrees: Double) -> String {
+        let d = degrees == degrees.rounded() ? String(Int(degrees)) : String(degrees)
+        return "slomo: warning: \(input): its \(d)° display rotation cannot be stored in \(URL(fileURLWithPath: output).pathExtension) (FFmpeg 5.1): \(output) plays unrotated; write .mp4 or .mov to keep it"
+    }
+}

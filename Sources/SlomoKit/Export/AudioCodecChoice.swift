@@ -1,0 +1,64 @@
+import SlomoCore
+import SlomoFFmpeg
+
+/// `--audio-codec` of export and retime: the encoder that writes the retimed audio.
+///
+/// `auto` (the default) writes the source's codec again where this FFmpeg has an encoder for it,
+/// the output container holds it and the encoder takes the source's sample rate: FLAC stays
+/// FLAC, PCM stays PCM at its depth, Opus stays Opus, AAC stays AAC at the source's bit rate.
+/// Anything else (or a source without audio) becomes AAC at 160 kbit/s.
+public struct AudioCodecChoice: Sendable, Equatable {
+    /// FFmpeg encoder name (`aac`, `libopus`, `flac`, `pcm_s24le`…).
+    public var encoder: String
+    /// 0 for lossless and PCM encoders.
+    public var bitRate: Int
+    /// Write 32-bit samples where the encoder offers them (a source deeper than 16 bits).
+    public var deep: Bool
+
+    /// Names accepted by `--audio-codec`, besides `auto`, and their encoders.
+    public static let named: KeyValuePairs<String, String> = [
+        "aac": "aac", "opus": "libopus", "mp3": "libmp3lame", "vorbis": "libvorbis",
+        "flac": "flac", "alac": "alac", "pcm": "pcm_s16le", "pcm24": "pcm_s24le", "pcm-float": "pcm_f32le",
+    ]
+    /// Source codecs written again by `auto`, and the encoder that writes each.
+    static let sameCodec: [String: String] = [
+        "aac": "aac", "opus": "libopus", "mp3": "libmp3lame", "vorbis": "libvorbis", "flac": "flac", "alac": "alac",
+        "pcm_s16le": "pcm_s16le", "pcm_s16be": "pcm_s16be", "pcm_s24le": "pcm_s24le", "pcm_s24be": "pcm_s24be",
+        "pcm_s32le": "pcm_s32le", "pcm_f32le": "pcm_f32le", "pcm_f32be": "pcm_f32be",
+    ]
+    static let lossy: Set<String> = ["aac", "libopus", "libmp3lame", "libvorbis"]
+    static let defaultBitRate = 160_000
+
+    /// The encoder for `requested` (`auto` or one of `named`) writing `source`'s retimed audio
+    /// into `muxer`'s container. A named codec the container cannot hold, that this FFmpeg
+    /// lacks, or that refuses the source's sample rate is a usage error naming all three.
+    public static func resolve(_ requested: String, source: StreamInfo, muxer: Muxer, output: String) throws -> AudioCodecChoice {
+        let deep = !["u8", "u8p", "s16", "s16p"].contains(source.sampleFormat ?? "s16")
+        func usable(_ encoder: String) -> String? {
+            guard Encoder.exists(encoder), let codec = Encoder.codecName(ofEncoder: encoder) else {
+                return "this FFmpeg has no \(encoder) encoder"
+            }
+            guard muxer.accepts(codecName: codec) else { return "\(muxer.formatName) cannot hold \(codec) audio" }
+            let rates = Encoder.sampleRates(codec: encoder)
+            guard rates.isEmpty || rates.contains(source.sampleRate) else {
+                return "\(encoder) takes \(rates.map(String.init).joined(separator: ", ")) Hz, the source is \(source.sampleRate) Hz"
+            }
+            return nil
+        }
+        if requested == "auto" {
+            if let encoder = sameCodec[source.codecName], usable(encoder) == nil {
+                let bitRate = lossy.contains(encoder)
+                    ? (source.bitRate > 0 ? Int(Swift.min(Swift.max(source.bitRate, 64_000), 512_000)) : defaultBitRate) : 0
+                return AudioCodecChoice(encoder: encoder, bitRate: bitRate, deep: deep)
+            }
+            return AudioCodecChoice(encoder: "aac", bitRate: defaultBitRate, deep: false)
+        }
+        guard let encoder = named.first(where: { $0.key == requested })?.value else {
+            throw SimpleFailure("--audio-codec '\(requested)': expected auto, \(named.map(\.key).joined(separator: ", "))", .usage)
+        }
+        if let why = usable(encoder) {
+            throw SimpleFailure("\(output): --audio-codec \(requested): \(why)", .usage)
+        }
+        return AudioCodecChoice(encoder: encoder, bitRate: lossy.contains(encoder) ? defaultBitRate : 0, deep: deep)
+    }
+}
