@@ -124,16 +124,122 @@ import Testing
     }
 }
 
+/// Seek, pause, resume and quit, on streams written to stdout and sent over UDP.
+@Suite struct PlayControlTests {
+    /// A 60 fps MP4 clip (exact frame times), by default MJPEG: every frame a keyframe, so a seek
+    /// lands on the frame asked for.
+    func clip(_ d: TempDir, seconds: String, codec: String = "mjpeg") throws -> String {
+        let src = d.file("c.mp4")
+        let r = try CLI.run(["generate", "--fps", "60", "--duration", seconds, "--size", "160x90", "--codec", codec, "--no-audio", "-o", src])
+        #expect(r.status == 0, "\(r.stderr)")
+        return src
+    }
+
+    func frames(_ path: String) throws -> [[String: Any]] {
+        let probe = try CLI.run(["probe", path, "--frames", "--json"])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: probe.output) as? [String: Any])
+        return try #require(json["frames"] as? [[String: Any]])
+    }
+
+    func kinds(_ events: String) -> [String] {
+        events.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String
+        }
+    }
+
+    /// `seek 1.5` on a 2 s clip played at half speed to stdout: the stream jumps from the first
+    /// frames to frame 90 (1.5 s at 60 fps) and plays on to the last frame, in order.
+    @Test func seekJumpsToTheFrameAskedFor() throws {
+        let d = TempDir()
+        let out = d.file("stdout.nut")
+        let play = try PlaySession([try clip(d, seconds: "2"), "--rate", "1/2", "--no-audio"], stdout: out)
+        play.send("seek 1.5")
+        let (status, events) = try play.finish()
+        #expect(status == 0, "\(events)")
+        #expect(kinds(events).contains("seek"), "\(events)")
+        let index = try frames(out).map { $0["calibrationIndex"] as? Int ?? -1 }
+        let at = try #require(index.firstIndex(of: 90), "\(index)")
+        #expect(Array(index[at...]) == Array(90..<120))
+        #expect(index[..<at].allSatisfy { $0 >= 0 && $0 < 60 }, "\(index)")   // the jump happened long before 1.5 s
+        #expect(index == index.sorted())
+    }
+
+    /// `pause` then `quit` 1.5 s later, on a clip that plays in 1 s: the stream on stdout stops
+    /// where the pause held it (an unpaused playback would have written every frame by then), and
+    /// is a whole stream (it probes, every frame in order from 0); exit 0.
+    @Test func pauseThenQuitEndsAWholeShortStream() throws {
+        let d = TempDir()
+        let out = d.file("stdout.nut")
+        let play = try PlaySession([try clip(d, seconds: "1"), "--no-audio"], stdout: out)
+        // pause once the first frames are out (a pause before the first frame leaves an empty stream)
+        for _ in 0..<1000 where ((try? FileManager.default.attributesOfItem(atPath: out)[.size] as? Int) ?? 0) < 3000 { usleep(10_000) }
+        play.send("pause")
+        usleep(1_500_000)
+        play.send("quit")
+        let (status, events) = try play.finish()
+        #expect(status == 0, "\(events)")
+        #expect(kinds(events) == ["pause", "end"], "\(events)")
+        let index = try frames(out).map { $0["calibrationIndex"] as? Int }
+        #expect(index.count > 0 && index.count < 60, "\(index.count) frames: the pause did not hold playback")
+        #expect(index == (0..<index.count).map { Optional($0) })
+    }
+
+    /// A pause leaves no hole in the stream: after `resume` the frames go on with the same spacing,
+    /// and every frame is there.
+    @Test func pauseAndResumeKeepTheStreamContinuous() throws {
+        let d = TempDir()
+        let out = d.file("p.nut")
+        let play = try PlaySession([try clip(d, seconds: "1"), "--rate", "1/2", "--no-audio", "-o", out])
+        play.send("pause")
+        usleep(400_000)
+        play.send("resume")
+        let (status, events) = try play.finish()
+        #expect(status == 0, "\(events)")
+        #expect(kinds(events) == ["pause", "resume", "end"], "\(events)")
+        let f = try frames(out)
+        #expect(f.map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
+        let t = f.compactMap { $0["ptsTicks"] as? Int }
+        // half speed of 60 fps: 1/30 s apart (3000 ticks at 90 kHz), the pause included
+        #expect(Set(zip(t.dropFirst(), t).map { $0 - $1 }) == [3000])
+    }
+
+    /// A URL FFmpeg writes: MPEG-TS over UDP to a receiving ffmpeg on localhost, which gets every frame.
+    @Test func udpStreamReachesAReceiver() throws {
+        let d = TempDir()
+        let src = try clip(d, seconds: "1", codec: "h264")   // MPEG-TS has no MJPEG stream type
+        let port = Int.random(in: 20_000..<60_000)
+        let received = d.file("received.nut")
+        let receiver = Process()
+        receiver.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        // ends 2 s after the last datagram
+        receiver.arguments = ["-v", "error", "-y", "-f", "mpegts", "-i", "udp://127.0.0.1:\(port)?timeout=2000000",
+                              "-c", "copy", "-f", "nut", received]
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        usleep(500_000)
+        let r = try CLI.run(["play", src, "-o", "udp://127.0.0.1:\(port)?pkt_size=1316", "--format", "mpegts", "--no-audio"])
+        #expect(r.status == 0, "\(r.stderr)")
+        receiver.waitUntilExit()
+        #expect(try frames(received).map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
+    }
+}
+
 /// A running `slomo play`: commands go to its stdin, events come back from its stderr.
 struct PlaySession {
     let process = Process()
     let stdin = Pipe(), stderr = Pipe()
 
-    init(_ arguments: [String]) throws {
+    /// `stdout`: a file that receives the stream when the output is `-` (else the test's own stdout).
+    init(_ arguments: [String], stdout: String? = nil) throws {
         process.executableURL = URL(fileURLWithPath: CLI.binary)
         process.arguments = ["play"] + arguments
         process.standardInput = stdin
         process.standardError = stderr
+        if let stdout {
+            _ = FileManager.default.createFile(atPath: stdout, contents: nil)
+            process.standardOutput = FileHandle(forWritingAtPath: stdout)
+        }
         try process.run()
     }
 
