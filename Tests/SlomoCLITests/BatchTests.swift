@@ -108,7 +108,17 @@ import Testing
         }
         let a = d.file("clips/a.mp4"), out = d.file("out/x.mp4")
         let cases: [(String, Int32, [String])] = [
-            (manifest("syntax.json", "{\"jobs\": [\n {\"input\": \"\(a)\",\n \"output\": }\n]}"), 65, ["syntax.json", "not valid JSON"]),
+            // syntax errors: line and column, and what was expected there
+            (manifest("syntax.json", "{\"jobs\": [\n {\"input\": \"\(a)\",\n \"output\": }\n]}"), 65,
+             ["syntax.json:3:12: not valid JSON", "the value of 'output'"]),
+            (manifest("comma.json", "[\n {\"input\": \"\(a)\"\n  \"rate\": \"1/2\"}\n]"), 65, ["comma.json:3:3:", "expected ',' or '}' after the value of 'input'"]),
+            (manifest("fraction.json", "[\n {\"input\": \"\(a)\", \"output\": \"\(out)\",\n  \"rate\": 1/2}\n]"), 65, ["fraction.json:3:11:", "1/2 is not a JSON number"]),
+            (manifest("twice.json", "[{\"input\": \"\(a)\",\n \"rate\": \"1/2\", \"rate\": \"1/4\"}]"), 65, ["twice.json:2:17:", "field 'rate' appears twice"]),
+            (manifest("open.json", "[{\"input\": \"\(a)\"}\n"), 65, ["open.json:2:1:", "a ']' is missing"]),
+            // a bad field: the job's line, its index and the field
+            (manifest("lines.json", "{\"jobs\": [\n {\"input\": \"\(a)\", \"output\": \"\(out)\"},\n {\"input\": \"\(a)\", \"output\": \"\(d.file("out/y.mp4"))\", \"pitch\": \"warble\"}\n]}"), 64,
+             ["lines.json:3: jobs[1]: pitch 'warble'"]),
+            (manifest("crf.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"crf\": \"high\"}]"), 65, ["crf.json:1: jobs[0]: crf: expected a whole number"]),
             (manifest("field.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"rte\": \"1/2\"}]"), 65, ["jobs[0]", "unknown field 'rte'"]),
             (manifest("command.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"command\": \"melt\"}]"), 65, ["jobs[0]", "melt"]),
             (manifest("segment.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"segments\": [\"5-2@1\"]}]"), 64, ["jobs[0]", "5-2@1"]),
@@ -125,9 +135,37 @@ import Testing
             #expect(r.stdout.isEmpty)
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.file("out")).isEmpty)
-        // an unwritable (here: non-directory) output directory
+        // an output directory that is a file
         let r = try CLI.run(["batch", a, "--out-dir", a])
         #expect(r.status == 73 && r.stderr.contains("--out-dir"), "\(r.stderr)")
+    }
+
+    /// A directory the user may not write to (mode 0555; as root, the check runs as user nobody,
+    /// for whom the mode holds): refused before any job, nothing written.
+    @Test func unwritableOutputDirectoryIsRefusedBeforeAnyJob() throws {
+        let d = try Self.library()
+        let ro = d.file("readonly")
+        try FileManager.default.createDirectory(atPath: ro, withIntermediateDirectories: false)
+        for p in [d.path, d.file("clips"), d.file("clips/a.mp4")] { chmod(p, 0o755) }
+        chmod(d.file("clips/a.mp4"), 0o644)
+        chmod(ro, 0o555)
+        let args = ["batch", d.file("clips/a.mp4"), "--out-dir", ro, "--rate", "1/2"]
+        let r = getuid() == 0
+            ? try CLI.run(executable: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + args)
+            : try CLI.run(args)
+        #expect(r.status == 73, "\(r.stderr)")
+        #expect(r.stderr == "slomo: \(ro): --out-dir is not writable\n")
+        #expect(r.stdout.isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ro).isEmpty)
+        // the same job with a manifest naming an output inside it
+        let m = d.file("ro.json")
+        _ = FileManager.default.createFile(atPath: m, contents: Data("[{\"input\": \"\(d.file("clips/a.mp4"))\", \"output\": \"\(ro)/a.mp4\"}]".utf8))
+        chmod(m, 0o644)
+        let mr = getuid() == 0
+            ? try CLI.run(executable: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary, "batch", m])
+            : try CLI.run(["batch", m])
+        #expect(mr.status == 73 && mr.stderr.contains(ro) && mr.stderr.contains("not writable"), "\(mr.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ro).isEmpty)
     }
 
     @Test func csvManifestRuns() throws {

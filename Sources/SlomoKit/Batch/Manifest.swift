@@ -18,32 +18,33 @@ public enum Manifest {
     }
 
     static func json(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
-        let root: Any
-        do { root = try JSONSerialization.jsonObject(with: data) } catch {
-            let ns = error as NSError
-            let detail = (ns.userInfo[NSDebugDescriptionErrorKey] as? String) ?? ns.localizedDescription
-            let line = lineOf(data, index: ns.userInfo["NSJSONSerializationErrorIndex"] as? Int)
-            throw SimpleFailure("\(path)\(line.map { ":\($0)" } ?? ""): not valid JSON: \(detail)", .dataError)
+        let root: ManifestJSON.Node
+        do { root = try ManifestJSON.parse(Array(data)) } catch {
+            throw SimpleFailure("\(path):\(error.line):\(error.column): not valid JSON: \(error.message)", .dataError)
         }
         var fileDefaults = defaults
-        let items: [Any]
-        if let array = root as? [Any] {
+        let items: [ManifestJSON.Node]
+        switch root.value {
+        case .array(let array):
             items = array
-        } else if let object = root as? [String: Any], let jobs = object["jobs"] as? [Any] {
-            for k in object.keys where k != "jobs" && k != "defaults" {
-                throw SimpleFailure("\(path): unknown top-level field '\(k)' (expected jobs, defaults)", .dataError)
+        case .object(let fields):
+            for (k, node) in fields where k != "jobs" && k != "defaults" {
+                throw SimpleFailure("\(path):\(node.line): unknown top-level field '\(k)' (expected jobs, defaults)", .dataError)
             }
-            if let d = object["defaults"] {
-                guard let d = d as? [String: Any] else { throw SimpleFailure("\(path): defaults: expected an object", .dataError) }
+            guard let jobs = root["jobs"], case .array(let array) = jobs.value else {
+                throw SimpleFailure("\(path):\(root["jobs"]?.line ?? root.line): jobs: expected a list of jobs", .dataError)
+            }
+            if let d = root["defaults"] {
+                guard let d = d.any as? [String: Any] else { throw SimpleFailure("\(path):\(d.line): defaults: expected an object", .dataError) }
                 fileDefaults.merge(d) { _, new in new }
             }
-            items = jobs
-        } else {
-            throw SimpleFailure("\(path): expected a list of jobs or {\"jobs\": [...]}", .dataError)
+            items = array
+        default:
+            throw SimpleFailure("\(path):\(root.line): expected a list of jobs or {\"jobs\": [...]}", .dataError)
         }
         return try items.enumerated().map { i, item in
-            guard let fields = item as? [String: Any] else { throw SimpleFailure("\(path): jobs[\(i)]: expected an object", .dataError) }
-            return try job(merge(fields, defaults: fileDefaults), place: "\(path): jobs[\(i)]")
+            guard let fields = item.any as? [String: Any] else { throw SimpleFailure("\(path):\(item.line): jobs[\(i)]: expected an object", .dataError) }
+            return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]")
         }
     }
 
@@ -121,7 +122,9 @@ public enum Manifest {
         func string(_ k: String) throws -> String? {
             guard let v = f[k] else { return nil }
             if let s = v as? String { return s }
-            if let n = v as? NSNumber, !(v is Bool) { return n.stringValue }
+            if v is Bool { throw SimpleFailure("\(place): \(k): expected a string, not true/false", .dataError) }
+            if let n = v as? Int { return String(n) }
+            if let d = v as? Double { return String(d) }
             throw SimpleFailure("\(place): \(k): expected a string", .dataError)
         }
         func list(_ k: String) throws -> [String] {
@@ -160,10 +163,5 @@ public enum Manifest {
         }
         try job.validate(where: place)
         return job
-    }
-
-    static func lineOf(_ data: Data, index: Int?) -> Int? {
-        guard let index, index <= data.count else { return nil }
-        return data.prefix(index).reduce(1) { $0 + ($1 == 10 ? 1 : 0) }
     }
 }
