@@ -6,12 +6,7 @@ import Testing
 @Suite(.serialized) struct BadInputTests {
     static let dir = TempDir()
     /// A small valid clip shared by the tests below.
-    static let clip: String = {
-        let path = dir.file("ok.mp4")
-        let r = try! CLI.run(["generate", "--fps", "60", "--duration", "1", "--size", "320x180", "-o", path])
-        precondition(r.status == 0, r.stderr)
-        return path
-    }()
+    static let clip = CLI.generated(dir, "ok.mp4", ["--fps", "60", "--duration", "1", "--size", "320x180"])
 
     func expectOneLine(_ r: CLI.Result, status: Int32, contains parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(r.status == status, "exit \(r.status), stderr: \(r.stderr)", sourceLocation: sourceLocation)

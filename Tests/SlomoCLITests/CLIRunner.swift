@@ -65,3 +65,29 @@ final class TempDir: Sendable {
     func file(_ n: String) -> String { (path as NSString).appendingPathComponent(n) }
     var entries: [String] { ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).sorted() }
 }
+
+extension CLI {
+    /// A calibration clip written by `slomo generate ARGS -o DIR/NAME`; the tests stop if it fails.
+    static func generated(_ dir: TempDir, _ name: String, _ args: [String]) -> String {
+        let path = dir.file(name)
+        let r = try! run(["generate"] + args + ["-o", path])
+        precondition(r.status == 0, r.stderr)
+        return path
+    }
+
+    /// Every frame of `path` as `slomo probe --frames --json` lists it (a damaged file's frames
+    /// too: probe then also exits non-zero).
+    static func probedFrames(_ path: String) throws -> [[String: Any]] {
+        let p = try run(["probe", path, "--frames", "--json"])
+        guard let json = (try? JSONSerialization.jsonObject(with: p.output)) as? [String: Any],
+              let frames = json["frames"] as? [[String: Any]] else { throw ProbeFailed(message: "probe \(path): no frames list: \(p.stderr)") }
+        return frames
+    }
+
+    /// The calibration index each frame of `path` carries (nil where none is read).
+    static func calibrationIndices(_ path: String) throws -> [Int?] {
+        try probedFrames(path).map { $0["calibrationIndex"] as? Int }
+    }
+
+    struct ProbeFailed: Error, CustomStringConvertible { var message: String; var description: String { message } }
+}

@@ -26,14 +26,6 @@ import Testing
         return p
     }
 
-    /// Each output frame's calibration index, read back by `probe --frames --json`.
-    func indices(_ path: String) throws -> [Int?] {
-        let p = try CLI.run(["probe", path, "--frames", "--json"])
-        let json = try #require(try JSONSerialization.jsonObject(with: p.output) as? [String: Any])
-        let frames = try #require(json["frames"] as? [[String: Any]])
-        return frames.map { $0["calibrationIndex"] as? Int }
-    }
-
     @Test(arguments: ["mp4", "mkv"])
     func truncatedInputIsExportedAsFarAsItGoes(ext: String) throws {
         let input = try cut(ext == "mp4" ? Self.clips.mp4 : Self.clips.mkv, 0.6, to: "cut.\(ext)")
@@ -47,7 +39,7 @@ import Testing
         let damage = try #require(report["damage"] as? [String])
         #expect(damage.contains { $0.contains("truncated") }, "\(damage)")
         // what is there is exported on the schedule: output frame n (30 fps at 1/2) shows source frame 2n of 120 fps
-        let shown = try indices(out)
+        let shown = try CLI.calibrationIndices(out)
         let sourceFrames = try #require(report["sourceFrames"] as? Int)
         #expect(sourceFrames > 100 && sourceFrames < 200, "frames present in the cut file: \(sourceFrames)")
         #expect(shown.count >= sourceFrames / 2 - 2 && shown.count <= sourceFrames / 2 + 1, "\(shown.count) for \(sourceFrames)")
@@ -62,7 +54,7 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n")
         #expect(lines.count == 1 && lines[0].contains("warning") && lines[0].contains(input) && lines[0].contains("truncated"), "\(r.stderr)")
-        let shown = try indices(out)
+        let shown = try CLI.calibrationIndices(out)
         #expect(shown.count > 100 && shown == (0..<shown.count).map { Optional($0) })
     }
 
@@ -70,7 +62,7 @@ import Testing
         let out = Self.dir.file("whole-out.mp4")
         let r = try CLI.run(["export", Self.clips.mkv, "-o", out, "--rate", "1/2", "--fps", "30", "--pitch", "varispeed"])
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
-        #expect(try indices(out) == (0..<120).map { Optional(2 * $0) })
+        #expect(try CLI.calibrationIndices(out) == (0..<120).map { Optional(2 * $0) })
     }
 
     func expectOneLine(_ r: CLI.Result, status: Int32, contains parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
@@ -89,7 +81,7 @@ import Testing
         }
         let over = try CLI.run(["retime", Self.clips.mp4, "-o", exists, "--rate", "1/2", "--pitch", "varispeed", "--overwrite"])
         #expect(over.status == 0, "\(over.stderr)")
-        #expect(try indices(exists).count == 240)
+        #expect(try CLI.calibrationIndices(exists).count == 240)
         // no video stream
         let wav = Self.dir.file("tone.wav")
         #expect(try CLI.tool(["ffmpeg", "-v", "error", "-f", "lavfi", "-i", "sine=d=0.5", wav]).status == 0)

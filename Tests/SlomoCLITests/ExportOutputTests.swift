@@ -6,12 +6,7 @@ import Testing
 @Suite(.serialized) struct ExportOutputTests {
     static let dir = TempDir()
     /// 1 s calibration clip at 120 fps, 320x180, AAC stereo at 48 kHz.
-    static let clip: String = {
-        let path = dir.file("src.mp4")
-        let r = try! CLI.run(["generate", "--fps", "120", "--duration", "1", "--size", "320x180", "-o", path])
-        precondition(r.status == 0, r.stderr)
-        return path
-    }()
+    static let clip = CLI.generated(dir, "src.mp4", ["--fps", "120", "--duration", "1", "--size", "320x180"])
 
     /// `clip` with its audio re-encoded by ffmpeg (`-c:a ARGS…`) into `name`.
     func withAudio(_ name: String, _ args: [String]) throws -> String {
@@ -33,12 +28,6 @@ import Testing
         let r = try CLI.tool(["ffmpeg", "-v", "error", "-i", path, "-map", "0:a:0", "-ac", "1", "-f", "f32le", "-"])
         #expect(r.status == 0, "\(r.stderr)")
         return r.output.count / 4
-    }
-
-    func indices(_ path: String) throws -> [Int?] {
-        let p = try CLI.run(["probe", path, "--frames", "--json"])
-        let json = try #require(try JSONSerialization.jsonObject(with: p.output) as? [String: Any])
-        return try #require(json["frames"] as? [[String: Any]]).map { $0["calibrationIndex"] as? Int }
     }
 
     // MARK: audio codec
@@ -126,7 +115,7 @@ import Testing
         let codec = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
                                   "-of", "csv=p=0", out]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(codec == (output.codec == "libvpx-vp9" ? "vp9" : "av1"))
-        #expect(try indices(out) == (0..<60).map { Optional($0 * 2) })
+        #expect(try CLI.calibrationIndices(out) == (0..<60).map { Optional($0 * 2) })
     }
 
     // MARK: progress and summary

@@ -135,13 +135,6 @@ import Testing
         return src
     }
 
-    func frames(_ path: String) throws -> [[String: Any]] {
-        let probe = try CLI.run(["probe", path, "--frames", "--json"])
-        #expect(probe.status == 0, "\(probe.stderr)")
-        let json = try #require(try JSONSerialization.jsonObject(with: probe.output) as? [String: Any])
-        return try #require(json["frames"] as? [[String: Any]])
-    }
-
     func kinds(_ events: String) -> [String] {
         events.split(separator: "\n").compactMap {
             (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["event"] as? String
@@ -158,7 +151,7 @@ import Testing
         let (status, events) = try play.finish()
         #expect(status == 0, "\(events)")
         #expect(kinds(events).contains("seek"), "\(events)")
-        let index = try frames(out).map { $0["calibrationIndex"] as? Int ?? -1 }
+        let index = try CLI.probedFrames(out).map { $0["calibrationIndex"] as? Int ?? -1 }
         let at = try #require(index.firstIndex(of: 90), "\(index)")
         #expect(Array(index[at...]) == Array(90..<120))
         #expect(index[..<at].allSatisfy { $0 >= 0 && $0 < 60 }, "\(index)")   // the jump happened long before 1.5 s
@@ -180,7 +173,7 @@ import Testing
         let (status, events) = try play.finish()
         #expect(status == 0, "\(events)")
         #expect(kinds(events) == ["pause", "end"], "\(events)")
-        let index = try frames(out).map { $0["calibrationIndex"] as? Int }
+        let index = try CLI.probedFrames(out).map { $0["calibrationIndex"] as? Int }
         #expect(index.count > 0 && index.count < 60, "\(index.count) frames: the pause did not hold playback")
         #expect(index == (0..<index.count).map { Optional($0) })
     }
@@ -197,7 +190,7 @@ import Testing
         let (status, events) = try play.finish()
         #expect(status == 0, "\(events)")
         #expect(kinds(events) == ["pause", "resume", "end"], "\(events)")
-        let f = try frames(out)
+        let f = try CLI.probedFrames(out)
         #expect(f.map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
         let t = f.compactMap { $0["ptsTicks"] as? Int }
         // half speed of 60 fps: 1/30 s apart (3000 ticks at 90 kHz), the pause included
@@ -221,7 +214,7 @@ import Testing
         let r = try CLI.run(["play", src, "-o", "udp://127.0.0.1:\(port)?pkt_size=1316", "--format", "mpegts", "--no-audio"])
         #expect(r.status == 0, "\(r.stderr)")
         receiver.waitUntilExit()
-        #expect(try frames(received).map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
+        #expect(try CLI.probedFrames(received).map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
     }
 }
 
