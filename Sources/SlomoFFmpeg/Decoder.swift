@@ -69,7 +69,7 @@ public final class Decoder {
         // through a Result: a `catch where` on a typed throw crashes Swift 6.3's AllocBoxToStack
         switch Result(catching: { () throws(FFmpegError) in try receive(into: frame) }) {
         case .success(let r): return r
-        case .failure(let e) where e.kind == .invalidData: return nil
+        case .failure(let e) where e.isInvalidData: return nil
         case .failure(let e): throw e
         }
     }

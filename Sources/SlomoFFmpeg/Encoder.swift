@@ -88,14 +88,12 @@ public final class Encoder {
         codecName = s.codec
         ctx = avcodec_alloc_context3(codec)
         guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
-        var format = AV_SAMPLE_FMT_FLTP
-        if let list = codec.pointee.sample_fmts {
-            var formats: [AVSampleFormat] = []
-            while list[formats.count] != AV_SAMPLE_FMT_NONE { formats.append(list[formats.count]) }
-            if !formats.contains(AV_SAMPLE_FMT_FLTP), let first = formats.first {
-                format = s.deep ? formats.first { $0 == AV_SAMPLE_FMT_S32 || $0 == AV_SAMPLE_FMT_S32P } ?? first : first
-            }
-        }
+        // float as the samples come (planar, then interleaved: libopus takes s16 or flt), else 32-bit
+        // integers for a deep source, else the encoder's first
+        let formats = Encoder.list(codec.pointee.sample_fmts, end: AV_SAMPLE_FMT_NONE)
+        let deepFormats = s.deep ? [AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P] : []
+        let format = formats.isEmpty ? AV_SAMPLE_FMT_FLTP
+            : ([AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT] + deepFormats).first { formats.contains($0) } ?? formats[0]
         ctx.pointee.sample_fmt = format
         ctx.pointee.sample_rate = Int32(s.sampleRate)
         av_channel_layout_default(&ctx.pointee.ch_layout, Int32(s.channels))
@@ -111,29 +109,27 @@ public final class Encoder {
     /// The pixel formats encoder `codec` accepts, in its order of preference; empty when the codec
     /// is unknown or does not say. Reads `AVCodec.pix_fmts`.
     public static func pixelFormats(codec name: String) -> [PixelFormat] {
-        guard let c = avcodec_find_encoder_by_name(name), let list = c.pointee.pix_fmts else { return [] }
-        var out: [PixelFormat] = []
-        var i = 0
-        while list[i] != AV_PIX_FMT_NONE { out.append(PixelFormat(raw: list[i])); i += 1 }
-        return out
+        list(avcodec_find_encoder_by_name(name)?.pointee.pix_fmts, end: AV_PIX_FMT_NONE).map(PixelFormat.init(raw:))
     }
-
-    /// True when this FFmpeg build has encoder `name`.
-    public static func exists(_ name: String) -> Bool { avcodec_find_encoder_by_name(name) != nil }
 
     /// The sample rates audio encoder `name` takes; empty when it takes any (or is unknown).
     public static func sampleRates(codec name: String) -> [Int] {
-        guard let c = avcodec_find_encoder_by_name(name), let list = c.pointee.supported_samplerates else { return [] }
-        var out: [Int] = []
-        var i = 0
-        while list[i] != 0 { out.append(Int(list[i])); i += 1 }
-        return out
+        list(avcodec_find_encoder_by_name(name)?.pointee.supported_samplerates, end: 0).map(Int.init)
     }
 
-    /// The codec (`AVCodecDescriptor` name) that encoder `name` writes: `libopus` → `opus`.
+    /// The codec (`AVCodecDescriptor` name) that encoder `name` writes (`libopus` → `opus`); nil
+    /// when this FFmpeg has no such encoder.
     public static func codecName(ofEncoder name: String) -> String? {
         guard let c = avcodec_find_encoder_by_name(name), let d = avcodec_descriptor_get(c.pointee.id) else { return nil }
         return String(cString: d.pointee.name)
+    }
+
+    /// The items of one of `AVCodec`'s lists, which end with `end`.
+    private static func list<T: Equatable>(_ p: UnsafePointer<T>?, end: T) -> [T] {
+        guard let p else { return [] }
+        var out: [T] = []
+        while p[out.count] != end { out.append(p[out.count]) }
+        return out
     }
 
     private static func find(_ name: String, path: String) throws(FFmpegError) -> UnsafePointer<AVCodec> {

@@ -40,6 +40,10 @@ public struct FFmpegError: SlomoFailure, Equatable {
                   : "\(path): \(operation) failed: \(text) (AVERROR \(code))"
     }
 
+    /// FFmpeg said the data is invalid (AVERROR_INVALIDDATA): a damaged packet or frame, as opposed
+    /// to the other codes `classify` also files under `.invalidData`.
+    public var isInvalidData: Bool { code == cffmpeg_averror_invaliddata() }
+
     public var exitStatus: ExitStatus {
         switch kind {
         case .inputMissing: return .noInput

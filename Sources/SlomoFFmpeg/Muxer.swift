@@ -4,16 +4,20 @@ import SlomoCore
 /// An output file (`AVFormatContext` from `avformat_alloc_output_context2` plus its `AVIOContext`).
 /// `finish()` writes the trailer and closes the file; `deinit` only releases.
 public final class Muxer {
+    /// The file, pipe or URL written.
     public let path: String
+    /// The name errors give: the output the user named when `path` is a temporary file beside it.
+    public let name: String
     var ctx: UnsafeMutablePointer<AVFormatContext>?
     private var headerWritten = false
     private var finished = false
 
     /// Creates the muxer; the container comes from `formatName` or the extension of `path`.
-    public init(path: String, formatName: String? = nil) throws(FFmpegError) {
+    public init(path: String, formatName: String? = nil, name: String? = nil) throws(FFmpegError) {
         self.path = path
+        self.name = name ?? path
         var c: UnsafeMutablePointer<AVFormatContext>?
-        try ffcall(path, "avformat_alloc_output_context2", kind: .unsupported) {
+        try ffcall(self.name, "avformat_alloc_output_context2", kind: .unsupported) {
             avformat_alloc_output_context2(&c, nil, formatName, path)
         }
         ctx = c
@@ -54,9 +58,9 @@ public final class Muxer {
     /// Adds a stream fed by `encoder` and returns its index.
     public func addStream(for encoder: Encoder) throws(FFmpegError) -> Int {
         guard let s = avformat_new_stream(context, nil) else {
-            throw FFmpegError(path: path, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
         }
-        try ffcall(path, "avcodec_parameters_from_context") { avcodec_parameters_from_context(s.pointee.codecpar, encoder.ctx) }
+        try ffcall(name, "avcodec_parameters_from_context") { avcodec_parameters_from_context(s.pointee.codecpar, encoder.ctx) }
         s.pointee.time_base = encoder.ctx!.pointee.time_base
         if encoder.ctx!.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             s.pointee.avg_frame_rate = encoder.ctx!.pointee.framerate
@@ -69,10 +73,10 @@ public final class Muxer {
     /// (`avcodec_parameters_copy`), with its stream side data (display matrix…) and the given time base.
     public func addStream(copying index: Int, from demuxer: Demuxer, timeBase: Rational, frameRate: Rational?) throws(FFmpegError) -> Int {
         guard let s = avformat_new_stream(context, nil) else {
-            throw FFmpegError(path: path, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
         }
         let src = demuxer.stream(index)
-        try ffcall(path, "avcodec_parameters_copy") { avcodec_parameters_copy(s.pointee.codecpar, src.pointee.codecpar) }
+        try ffcall(name, "avcodec_parameters_copy") { avcodec_parameters_copy(s.pointee.codecpar, src.pointee.codecpar) }
         // The source container's codec tag may not be valid in the output container.
         s.pointee.codecpar.pointee.codec_tag = 0
         if let tb = timeBase.avRational { s.pointee.time_base = tb }
@@ -89,10 +93,10 @@ public final class Muxer {
     /// described by codec name and size (`avcodec_parameters` filled by hand).
     public func addStream(encodedVideo codec: String, width: Int, height: Int, timeBase: Rational, extradata: [UInt8] = []) throws(FFmpegError) -> Int {
         guard let desc = avcodec_descriptor_get_by_name(codec) else {
-            throw FFmpegError(path: path, operation: "addStream", message: "unknown codec '\(codec)'", kind: .unsupported)
+            throw FFmpegError(path: name, operation: "addStream", message: "unknown codec '\(codec)'", kind: .unsupported)
         }
         guard let s = avformat_new_stream(context, nil) else {
-            throw FFmpegError(path: path, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
         }
         let par = s.pointee.codecpar!
         par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
@@ -135,13 +139,34 @@ public final class Muxer {
     /// `options` are muxer options such as `movflags`.
     public func writeHeader(options: [String: String] = [:]) throws(FFmpegError) {
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-            try ffcall(path, "avio_open", kind: .outputFailed) { avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE) }
+            try ffcall(name, "avio_open", kind: .outputFailed) { avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE) }
         }
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
         for (k, v) in options.sorted(by: { $0.key < $1.key }) { av_dict_set(&dict, k, v, 0) }
-        try ffcall(path, "avformat_write_header", kind: .outputFailed) { avformat_write_header(context, &dict) }
+        let rc = avformat_write_header(context, &dict)
+        if rc < 0 {
+            // the muxer refused the streams (a codec or combination the container cannot hold), unless
+            // the system said otherwise (disk full, permissions)
+            let kind = FFmpegError.classify(rc)
+            guard kind == .invalidData || kind == .unsupported else {
+                throw FFmpegError(path: name, operation: "avformat_write_header", code: rc, kind: kind)
+            }
+            throw FFmpegError(path: name, operation: "avformat_write_header",
+                              message: "\(streamsDescription) cannot be stored in \(formatName) (\(FFmpegError.describe(rc)))",
+                              kind: .unsupportedOutput)
+        }
         headerWritten = true
+    }
+
+    /// The streams by codec and kind: "h264 video and aac audio".
+    var streamsDescription: String {
+        (0..<Int(context.pointee.nb_streams)).map { i -> String in
+            let par = context.pointee.streams[i]!.pointee.codecpar!
+            let codec = avcodec_descriptor_get(par.pointee.codec_id).map { String(cString: $0.pointee.name) } ?? "unknown"
+            let kind = par.pointee.codec_type == AVMEDIA_TYPE_VIDEO ? "video" : par.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? "audio" : "data"
+            return "\(codec) \(kind)"
+        }.joined(separator: " and ")
     }
 
     /// The time base the muxer chose for stream `i` (valid after `writeHeader`).
@@ -151,7 +176,7 @@ public final class Muxer {
 
     /// Writes a packet whose timestamps are already in the stream's time base (`av_interleaved_write_frame`).
     public func write(_ packet: Packet) throws(FFmpegError) {
-        try ffcall(path, "av_interleaved_write_frame", kind: .io) { av_interleaved_write_frame(context, packet.raw) }
+        try ffcall(name, "av_interleaved_write_frame", kind: .io) { av_interleaved_write_frame(context, packet.raw) }
     }
 
     /// Pushes buffered bytes to the file, pipe or socket now (`avio_flush`), for live output.
@@ -163,9 +188,9 @@ public final class Muxer {
     public func finish() throws(FFmpegError) {
         guard headerWritten, !finished else { return }
         finished = true
-        try ffcall(path, "av_write_trailer", kind: .io) { av_write_trailer(context) }
+        try ffcall(name, "av_write_trailer", kind: .io) { av_write_trailer(context) }
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-            try ffcall(path, "avio_closep", kind: .io) { avio_closep(&context.pointee.pb) }
+            try ffcall(name, "avio_closep", kind: .io) { avio_closep(&context.pointee.pb) }
         }
     }
 }

@@ -16,11 +16,16 @@ public final class V4L2StreamingSource: CaptureSource {
     private var streaming = false
     public let applied: AppliedMode
 
-    public init(device: VideoDevice, mode: CaptureMode, buffers: Int) throws(V4L2Error) {
+    /// Refuses a device this source cannot stream from (multi-planar-only nodes, for now).
+    public static func checkSupported(_ device: VideoDevice) throws(V4L2Error) {
         guard !device.info.isMultiplanar else {
             throw V4L2Error(device: device.path, request: "capture", errno: 0,
                             detail: "on a multi-planar-only node is not supported yet (formats and --apply are)", code: .unsupported)
         }
+    }
+
+    public init(device: VideoDevice, mode: CaptureMode, buffers: Int) throws(V4L2Error) {
+        try Self.checkSupported(device)
         self.device = device
         bufferCount = buffers
         applied = try device.apply(mode)

@@ -294,3 +294,14 @@ import SlomoFFmpeg
     }
 }
 
+/// The audio encoder's sample format: float where the encoder takes it (libopus lists s16 first,
+/// then interleaved float), 32-bit integers for a deep source where it offers them.
+@Suite struct AudioEncoderFormatTests {
+    @Test(arguments: [("libopus", false, "flt"), ("aac", false, "fltp"), ("flac", false, "s16"), ("flac", true, "s32"),
+                      ("pcm_s16le", true, "s16")])
+    func sampleFormat(codec: String, deep: Bool, expected: String) throws {
+        let e = try Encoder(path: "x", audio: AudioEncoderSettings(codec: codec, sampleRate: 48_000, channels: 2, bitRate: 128_000, deep: deep),
+                            globalHeader: false)
+        #expect(e.sampleFormat.name == expected)
+    }
+}

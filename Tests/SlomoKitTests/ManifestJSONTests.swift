@@ -33,6 +33,8 @@ import Testing
         ("[] []", 1, 4, "after the end of the manifest"),
         ("{\"rate\": 1/8}", 1, 10, "1/8 is not a JSON number"),
         ("", 1, 1, "the file ends where the manifest should be"),
+        ("{\"a\": \"\\ud800\\u0041\"}", 1, 8, "not a valid UTF-16 surrogate pair"),   // used to trap
+        ("\u{FEFF}{\"a\" 1}", 1, 6, "expected ':'"),                                      // columns after a byte order mark
     ])
     func syntaxErrorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) throws {
         do throws(ManifestJSON.SyntaxError) {
@@ -42,5 +44,19 @@ import Testing
             #expect(error.line == line && error.column == column, "\(error)")
             #expect(error.message.contains(message), "\(error.message)")
         }
+    }
+
+    /// A batch job's fingerprint: fields added later enter it only when set, so outputs written
+    /// before they existed are still recognised as finished (FNV-1a 64 of the original fields).
+    @Test func jobKeysOfOlderJobsStayTheSame() {
+        var job = BatchJob(input: "/nonexistent/clip.mp4", output: "/tmp/o.mp4", command: .export)
+        job.rate = "1/2"; job.pitch = "spectral"
+        let canonical = ["export", "/nonexistent/clip.mp4", "-1", "0.0", "1/2", "", "", "spectral", "", "", "", "", "", "false"].joined(separator: "|")
+        var h: UInt64 = 0xcbf29ce484222325
+        for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        #expect(job.key() == String(h, radix: 16))
+        var flac = job
+        flac.audioCodec = "flac"
+        #expect(flac.key() != job.key())
     }
 }

@@ -78,7 +78,7 @@ public enum AudioStretch {
             try file.finish()
             framesWritten = file.framesWritten
         } else {
-            let muxer = try Muxer(path: out.temporaryPath, formatName: format)
+            let muxer = try Muxer(path: out.temporaryPath, formatName: format, name: r.output)
             let writer = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: codec, bitRate: 192_000, path: r.output)
             try muxer.writeHeader()
             writer.headerWritten()

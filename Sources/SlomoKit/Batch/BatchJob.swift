@@ -37,9 +37,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let pitch, !["spectral", "time-domain", "zero-latency", "varispeed", "mute"].contains(pitch) {
             throw bad("pitch '\(pitch)': expected spectral, time-domain, zero-latency, varispeed or mute")
         }
-        if let audioCodec, audioCodec != "auto", !AudioCodecChoice.named.contains(where: { $0.key == audioCodec }) {
-            throw bad("audioCodec '\(audioCodec)': expected auto, \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))")
-        }
+        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         if let frameBlend, !["none", "blend", "motion"].contains(frameBlend) { throw bad("frameBlend '\(frameBlend)': expected none, blend or motion") }
         if command == .stretch, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil {
@@ -76,9 +74,11 @@ public struct BatchJob: Codable, Sendable, Equatable {
         let attrs = try? FileManager.default.attributesOfItem(atPath: input)
         let size = (attrs?[.size] as? Int) ?? -1
         let mtime = (attrs?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        let canonical = [command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
+        let canonical = ([command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
                          rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
-                         codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio), audioCodec ?? ""].joined(separator: "|")
+                         codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)]
+            // fields added later only when set, so outputs made before they existed keep their key
+            + (audioCodec.map { [$0] } ?? [])).joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
         return String(h, radix: 16)

@@ -52,7 +52,7 @@ struct ManifestJSON {
 
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> Node {
         var p = ManifestJSON(bytes: bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3 }   // a UTF-8 byte order mark
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3; p.lineStart = 3 }   // a UTF-8 byte order mark
         let root = try p.value(context: "the manifest")
         p.skipSpace()
         if p.i < bytes.count { throw p.error("unexpected '\(p.peekText)' after the end of the manifest") }
@@ -175,6 +175,10 @@ struct ManifestJSON {
                     if (0xD800..<0xDC00).contains(scalar), bytes.count - i >= 6, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") {
                         i += 2
                         let low = try hex4()
+                        guard (0xDC00..<0xE000).contains(low) else {
+                            i -= 12
+                            throw error("'\\u' pair is not a valid UTF-16 surrogate pair")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     }
                     out.append(contentsOf: Array(String(Character(Unicode.Scalar(scalar) ?? "\u{FFFD}")).utf8))

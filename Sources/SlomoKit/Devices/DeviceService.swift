@@ -164,11 +164,7 @@ public enum DeviceService {
         guard dev.info.canStream else {
             throw SimpleFailure("\(r.device): the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
         }
-        // before enumerating the catalog (hundreds of ioctls); V4L2StreamingSource checks it too
-        guard !dev.info.isMultiplanar else {
-            throw V4L2Error(device: r.device, request: "capture", errno: 0,
-                            detail: "on a multi-planar-only node is not supported yet (formats and --apply are)", code: .unsupported)
-        }
+        try V4L2StreamingSource.checkSupported(dev)   // before enumerating the catalog (hundreds of ioctls)
         let request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
         guard let mode = try select(dev, request).best else {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)

@@ -26,6 +26,10 @@ public struct AudioCodecChoice: Sendable, Equatable {
         "pcm_s16le": "pcm_s16le", "pcm_s16be": "pcm_s16be", "pcm_s24le": "pcm_s24le", "pcm_s24be": "pcm_s24be",
         "pcm_s32le": "pcm_s32le", "pcm_f32le": "pcm_f32le", "pcm_f32be": "pcm_f32be",
     ]
+    /// True for `auto` and the names in `named`.
+    public static func isKnown(_ name: String) -> Bool { name == "auto" || named.contains { $0.key == name } }
+    /// The list an unknown name's message gives.
+    public static var expected: String { "expected auto, \(named.map(\.key).joined(separator: ", "))" }
     static let lossy: Set<String> = ["aac", "libopus", "libmp3lame", "libvorbis"]
     static let defaultBitRate = 160_000
 
@@ -35,7 +39,7 @@ public struct AudioCodecChoice: Sendable, Equatable {
     public static func resolve(_ requested: String, source: StreamInfo, muxer: Muxer, output: String) throws -> AudioCodecChoice {
         let deep = !["u8", "u8p", "s16", "s16p"].contains(source.sampleFormat ?? "s16")
         func usable(_ encoder: String) -> String? {
-            guard Encoder.exists(encoder), let codec = Encoder.codecName(ofEncoder: encoder) else {
+            guard let codec = Encoder.codecName(ofEncoder: encoder) else {
                 return "this FFmpeg has no \(encoder) encoder"
             }
             guard muxer.accepts(codecName: codec) else { return "\(muxer.formatName) cannot hold \(codec) audio" }
@@ -54,7 +58,7 @@ public struct AudioCodecChoice: Sendable, Equatable {
             return AudioCodecChoice(encoder: "aac", bitRate: defaultBitRate, deep: false)
         }
         guard let encoder = named.first(where: { $0.key == requested })?.value else {
-            throw SimpleFailure("--audio-codec '\(requested)': expected auto, \(named.map(\.key).joined(separator: ", "))", .usage)
+            throw SimpleFailure("--audio-codec '\(requested)': \(expected)", .usage)
         }
         if let why = usable(encoder) {
             throw SimpleFailure("\(output): --audio-codec \(requested): \(why)", .usage)

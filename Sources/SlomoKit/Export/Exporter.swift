@@ -89,7 +89,7 @@ public enum Exporter {
 
         // Output.
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
-        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         var options: [String: String] = [:]
         if r.codec == "libx264" || r.codec == "libx265" {
             options["preset"] = r.preset ?? "medium"
@@ -122,26 +122,14 @@ public enum Exporter {
         let cropped = width != timeline.info.width || height != timeline.info.height
             ? "\(timeline.info.width)x\(timeline.info.height) → \(width)x\(height)" : nil
         let vOut = try muxer.addStream(for: venc)
-        let probeDemuxer = try Prober.openInput(r.input)
-        muxer.copySideData(from: probeDemuxer, stream: timeline.video, to: vOut)
-        var audioWriter: AudioTrackWriter?
-        if r.audio, let a = timeline.audio {
-            let source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
-            let choice = try AudioCodecChoice.resolve(r.audioCodec, source: probeDemuxer.streams[a], muxer: muxer, output: r.output)
-            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
-                                               bitRate: choice.bitRate, path: r.output, deep: choice.deep)
-        }
-        muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
-        muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
-        if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
-        muxer.setMetadata("encoder", "slomo export")
-        if let key = r.jobKey { muxer.setMetadata("slomo_job", key) }
-        let mo = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
-        do { try muxer.writeHeader(options: mo) } catch {
-            throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(r.codec) video\(audioWriter.map { " and \($0.encoder.codecName) audio" } ?? "") cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
-        }
-        audioWriter?.headerWritten()
+        let demuxer = try Prober.openInput(r.input)
+        muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut)
+        let audioWriter = try r.audio ? timeline.audio.map {
+            try RetimedOutput.audioTrack(input: r.input, stream: demuxer.streamInfo($0), map: map, pitch: r.pitch, origin: timeline.origin,
+                                         codec: r.audioCodec, muxer: muxer, output: r.output)
+        } : nil
+        try RetimedOutput.writeHeader(muxer, stored: stored, input: r.input, timeline: timeline, command: "export",
+                                      jobKey: r.jobKey, audio: audioWriter)
         let vTB = muxer.timeBase(ofStream: vOut)
         let packet = Packet()
         func drainVideo() throws {
@@ -232,7 +220,6 @@ public enum Exporter {
             try pullMotion()
         }
 
-        let demuxer = try Prober.openInput(r.input)
         demuxer.keepOnly(streams: [timeline.video])
         let decoder = try demuxer.makeDecoder(stream: timeline.video, threads: r.threads)
         var held: (frame: Frame, index: Int)?
@@ -269,7 +256,7 @@ public enum Exporter {
                 continue
             }
             decoded += 1
-            do { while try !decoder.send(packet) { try receiveAll() } } catch let e as FFmpegError where e.kind == .invalidData {
+            do { while try !decoder.send(packet) { try receiveAll() } } catch let e as FFmpegError where e.isInvalidData {
                 undecodable += 1   // damaged packet: its frame is reported as missing
                 continue
             }
@@ -301,16 +288,8 @@ public enum Exporter {
             missingFrames: missing, audioFrames: audioWriter?.framesWritten, cropped: cropped, damage: damage, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
         report.audioCodec = audioWriter?.encoder.codecName
-        report.rotationDropped = Self.droppedRotation(timeline.info.rotation, muxer: muxer)
+        report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report
-    }
-}
-
-extension Exporter {
-    /// `rotation` when it is not a whole turn and `muxer`'s container cannot store it.
-    static func droppedRotation(_ rotation: Double?, muxer: Muxer) -> Double? {
-        guard let r = rotation, r.truncatingRemainder(dividingBy: 360) != 0, !muxer.storesDisplayMatrix else { return nil }
-        return r
     }
 }
 

@@ -40,7 +40,9 @@ struct MediaTimeline {
             switch Result(catching: { () throws(FFmpegError) in try demuxer.readPacket(into: p) }) {
             case .success(let more): return more
             case .failure(let e) where read > 0:
-                damage.append("reading stopped after \(read) video packets: \(e.text)")
+                // a second pass over the file meets the timeline's read error again: said once
+                let sign = "reading stopped after \(read) video packets: \(e.text)"
+                if !damage.contains(sign) { damage.append(sign) }
                 return false
             case .failure(let e): throw e
             }

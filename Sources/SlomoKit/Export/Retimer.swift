@@ -79,27 +79,14 @@ public enum Retimer {
 
         // Pass 2: write.
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
-        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: chosenTB, frameRate: averageRate)
-        var audioWriter: AudioTrackWriter?
-        if r.audio, let a = timeline.audio {
-            let source = try audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
-            let choice = try AudioCodecChoice.resolve(r.audioCodec, source: demuxer.streams[a], muxer: muxer, output: r.output)
-            audioWriter = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
-                                               bitRate: choice.bitRate, path: r.output, deep: choice.deep)
-        }
-        let storedJSON = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
-        muxer.setMetadata(MediaTimeline.retimeKey, storedJSON)
-        muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
-        if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
-        muxer.setMetadata("encoder", "slomo retime")
-        if let key = r.jobKey { muxer.setMetadata("slomo_job", key) }
-        let options = ["mp4", "mov"].contains(formatName) ? ["movflags": "+use_metadata_tags"] : [:]
-        do { try muxer.writeHeader(options: options) } catch {
-            throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(timeline.info.codecName) video\(audioWriter.map { " and \($0.encoder.codecName) audio" } ?? "") cannot be stored in \(formatName) (\(error.text))", kind: .unsupportedOutput)
-        }
-        audioWriter?.headerWritten()
+        let audioWriter = try r.audio ? timeline.audio.map {
+            try RetimedOutput.audioTrack(input: r.input, stream: demuxer.streamInfo($0), map: map, pitch: r.pitch, origin: timeline.origin,
+                                         codec: r.audioCodec, muxer: muxer, output: r.output)
+        } : nil
+        try RetimedOutput.writeHeader(muxer, stored: stored, input: r.input, timeline: timeline, command: "retime",
+                                      jobKey: r.jobKey, audio: audioWriter)
         let outTB = muxer.timeBase(ofStream: vOut)
         var rounded = false
         let ptsTicks = try outTimes.map { t in
@@ -144,7 +131,7 @@ public enum Retimer {
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
         report.damage = reader.damage
         report.audioCodec = audioWriter?.encoder.codecName
-        report.rotationDropped = Exporter.droppedRotation(timeline.info.rotation, muxer: muxer)
+        report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report
     }
 }

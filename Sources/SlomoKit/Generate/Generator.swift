@@ -83,7 +83,7 @@ public enum Generator {
         try r.validate()
         let formatName = try ContainerFormat.forOutput(r.output)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
-        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName)
+        let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let gop = r.gop ?? Int(r.frameRate.ceiling)
         var settings: VideoEncoderSettings
         switch r.codec {
@@ -116,13 +116,7 @@ public enum Generator {
         }
         muxer.setMetadata("comment", "slomo calibration clip: frame index code in the top band, 1 kHz tone, click every 250 ms")
         muxer.setMetadata("encoder", "slomo generate")
-        do {
-            try muxer.writeHeader(options: formatName == "mp4" || formatName == "mov" ? ["movflags": "+faststart"] : [:])
-        } catch {
-            throw FFmpegError(path: r.output, operation: "avformat_write_header",
-                              message: "\(settings.codec) video\(r.audio ? " with AAC audio" : "") cannot be stored in \(formatName) (\(error.text))",
-                              kind: .unsupportedOutput)
-        }
+        try muxer.writeHeader(options: formatName == "mp4" || formatName == "mov" ? ["movflags": "+faststart"] : [:])
         let vTB = muxer.timeBase(ofStream: vIndex)
         let aTB = aIndex >= 0 ? muxer.timeBase(ofStream: aIndex) : Rational(1)
         let packet = Packet()

@@ -195,7 +195,7 @@ final class BatchProgress: @unchecked Sendable {
 
     func finished(job: Int) {
         lock.lock(); defer { lock.unlock() }
-        if let r = running.removeValue(forKey: job) { framesFinished += r.total }
+        if let r = running.removeValue(forKey: job) { framesFinished += r.done }   // a failed job stops short
         finishedJobs += 1
         report(force: true)
     }
