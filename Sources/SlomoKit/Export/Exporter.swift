@@ -124,12 +124,9 @@ public enum Exporter {
         let vOut = try muxer.addStream(for: venc)
         let demuxer = try Prober.openInput(r.input)
         muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut)
-        let audioWriter = try r.audio ? timeline.audio.map {
-            try RetimedOutput.audioTrack(input: r.input, stream: demuxer.streamInfo($0), map: map, pitch: r.pitch, origin: timeline.origin,
-                                         codec: r.audioCodec, muxer: muxer, output: r.output)
-        } : nil
-        try RetimedOutput.writeHeader(muxer, stored: stored, input: r.input, timeline: timeline, command: "export",
-                                      jobKey: r.jobKey, audio: audioWriter)
+        let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
+                                                         input: r.input, output: r.output, command: "export", audio: r.audio,
+                                                         pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
         let vTB = muxer.timeBase(ofStream: vOut)
         let packet = Packet()
         func drainVideo() throws {

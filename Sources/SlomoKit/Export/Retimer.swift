@@ -81,12 +81,9 @@ public enum Retimer {
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: chosenTB, frameRate: averageRate)
-        let audioWriter = try r.audio ? timeline.audio.map {
-            try RetimedOutput.audioTrack(input: r.input, stream: demuxer.streamInfo($0), map: map, pitch: r.pitch, origin: timeline.origin,
-                                         codec: r.audioCodec, muxer: muxer, output: r.output)
-        } : nil
-        try RetimedOutput.writeHeader(muxer, stored: stored, input: r.input, timeline: timeline, command: "retime",
-                                      jobKey: r.jobKey, audio: audioWriter)
+        let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
+                                                         input: r.input, output: r.output, command: "retime", audio: r.audio,
+                                                         pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
         let outTB = muxer.timeBase(ofStream: vOut)
         var rounded = false
         let ptsTicks = try outTimes.map { t in
