@@ -12,12 +12,13 @@ The signatures come from FFmpeg's own headers (clang's AST of Sources/CFFmpeg/sh
 library from the symbol tables of the installed libraries, so nothing here is typed by hand; the
 C compiler checks every definition against the header's declaration.
 """
-import json, os, re, subprocess, sys, tempfile
+import json, os, re, subprocess, sys, sysconfig, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "Sources/CFFmpegLoader/functions.inc")
 LIBS = ["avutil", "avcodec", "avformat", "avfilter", "swresample", "swscale"]
-LIBDIR = "/usr/lib/x86_64-linux-gnu"
+# Debian's multiarch directory of this machine (x86_64-linux-gnu, aarch64-linux-gnu, …)
+LIBDIR = "/usr/lib/" + sysconfig.get_config_var("MULTIARCH")
 
 
 def existing_names():

@@ -114,11 +114,13 @@ public final class Muxer {
         return Int(s.pointee.index)
     }
 
-    /// Copies stream side data (display matrix…) from a demuxer stream to output stream `index`.
-    public func copySideData(from demuxer: Demuxer, stream source: Int, to index: Int) {
+    /// Copies stream side data (display matrix…) from a demuxer stream to output stream `index`;
+    /// without the display matrix when `displayMatrix` is false (the pixels were turned upright).
+    public func copySideData(from demuxer: Demuxer, stream source: Int, to index: Int, displayMatrix: Bool = true) {
         let src = demuxer.stream(source), dst = context.pointee.streams[index]!
         for i in 0..<Int(src.pointee.nb_side_data) {
             let sd = src.pointee.side_data[i]
+            if !displayMatrix && sd.type == AV_PKT_DATA_DISPLAYMATRIX { continue }
             if let p = av_stream_new_side_data(dst, sd.type, sd.size) { p.update(from: sd.data, count: sd.size) }
         }
     }

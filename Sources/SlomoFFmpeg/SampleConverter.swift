@@ -33,65 +33,63 @@ public final class SampleConverter {
 
     /// Converts a decoded frame to planar Float (this converter's out format must be FLTP).
     public func planarFloat(from frame: Frame) throws(FFmpegError) -> [[Float]] {
-        let n = frame.sampleCount
-        let capacity = Int(swr_get_out_samples(swr, Int32(n))) + 16
-        var out = Array(repeating: [Float](repeating: 0, count: capacity), count: channels)
-        let got = try withPlanes(&out) { outs throws(FFmpegError) -> Int32 in
-            let inputs = UnsafeMutableRawPointer(frame.raw.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-            let r = swr_convert(swr, outs, Int32(capacity), inputs, Int32(n))
-            if r < 0 { throw FFmpegError(path: "resampler", operation: "swr_convert", code: r) }
-            return r
+        let n = Int32(frame.sampleCount)
+        let inputs = UnsafeMutableRawPointer(frame.raw.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+        return try converting(capacity: Int(swr_get_out_samples(swr, n)) + 16) { outs, capacity in
+            swr_convert(swr, outs, capacity, inputs, n)
         }
-        for c in 0..<channels { out[c].removeLast(capacity - Int(got)) }
-        return out
     }
 
     /// Converts planar Float samples (`input[c][0..<count]`) to planar Float at the out rate;
     /// `nil` input drains what the resampler still holds.
     public func planarFloat(from input: [[Float]]?, count: Int) throws(FFmpegError) -> [[Float]] {
         let capacity = Int(swr_get_out_samples(swr, Int32(count))) + 64
-        var out = Array(repeating: [Float](repeating: 0, count: capacity), count: channels)
-        var inCopy = input ?? []
-        let got = try withPlanes(&out) { outs throws(FFmpegError) -> Int32 in
-            let r: Int32
-            if input == nil {
-                r = swr_convert(swr, outs, Int32(capacity), nil, 0)
-            } else {
-                r = try withPlanes(&inCopy) { ins throws(FFmpegError) -> Int32 in
-                    swr_convert(swr, outs, Int32(capacity), UnsafeMutableRawPointer(ins).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), Int32(count))
-                }
-            }
-            if r < 0 { throw FFmpegError(path: "resampler", operation: "swr_convert", code: r) }
-            return r
+        guard let input else {
+            return try converting(capacity: capacity) { outs, capacity in swr_convert(swr, outs, capacity, nil, 0) }
         }
-        for c in 0..<channels { out[c].removeLast(capacity - Int(got)) }
-        return out
+        precondition(input.count == channels && input.allSatisfy { $0.count >= count })
+        return try Self.withPlanes(of: input) { ins throws(FFmpegError) -> [[Float]] in
+            try converting(capacity: capacity) { outs, capacity in swr_convert(swr, outs, capacity, ins, Int32(count)) }
+        }
     }
 
-    /// Writes planar Float samples into `frame` (allocated in this converter's out format, same rate).
+    /// Writes `count` planar Float samples per channel (the first `count` of each of `input`'s
+    /// arrays) into `frame` (allocated in this converter's out format, same rate).
     public func fill(_ frame: Frame, from input: [[Float]], count: Int) throws(FFmpegError) {
-        var inCopy = input
-        let r = withPlanes(&inCopy) { ins -> Int32 in
+        precondition(input.count == channels && input.allSatisfy { $0.count >= count })
+        let r = Self.withPlanes(of: input) { ins -> Int32 in
             let dst = UnsafeMutableRawPointer(frame.raw.pointee.extended_data!).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
-            return swr_convert(swr, dst, Int32(count), UnsafeMutableRawPointer(ins).assumingMemoryBound(to: UnsafePointer<UInt8>?.self), Int32(count))
+            return swr_convert(swr, dst, Int32(count), ins, Int32(count))
         }
         if r < 0 { throw FFmpegError(path: "resampler", operation: "swr_convert", code: r) }
     }
 
-    /// Calls `body` with an array of plane pointers into `arrays` (one per channel).
-    private func withPlanes<R, E: Error>(_ arrays: inout [[Float]], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) throws(E) -> R) throws(E) -> R {
-        let ptrs = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: Swift.max(1, arrays.count))
-        defer { ptrs.deallocate() }
-        var buffers: [UnsafeMutableBufferPointer<Float>] = []
-        for c in arrays.indices {
-            let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: Swift.max(1, arrays[c].count))
-            _ = b.initialize(from: arrays[c])
-            buffers.append(b)
-            ptrs[c] = UnsafeMutableRawPointer(b.baseAddress!).assumingMemoryBound(to: UInt8.self)
+    /// Runs `convert` with one output plane of `capacity` floats per channel (swresample writes
+    /// into them) and returns what it wrote: one copy, out of the planes into arrays.
+    private func converting(capacity: Int, _ convert: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) -> Int32) throws(FFmpegError) -> [[Float]] {
+        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: Swift.max(1, capacity * channels))
+        let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
+        defer { block.deallocate(); planes.deallocate() }
+        for c in 0..<channels {
+            planes[c] = UnsafeMutableRawPointer(block.baseAddress! + c * capacity).assumingMemoryBound(to: UInt8.self)
         }
-        defer { for b in buffers { b.deallocate() } }
-        let result = try body(ptrs)
-        for c in arrays.indices { arrays[c] = Array(buffers[c].prefix(arrays[c].count)) }
-        return result
+        let got = convert(planes, Int32(capacity))
+        if got < 0 { throw FFmpegError(path: "resampler", operation: "swr_convert", code: got) }
+        return (0..<channels).map { c in Array(UnsafeBufferPointer(start: block.baseAddress! + c * capacity, count: Int(got))) }
+    }
+
+    /// Calls `body` with plane pointers into `arrays` (one per channel), without copying them.
+    private static func withPlanes<R, E: Error>(of arrays: [[Float]], _ body: (UnsafeMutablePointer<UnsafePointer<UInt8>?>) throws(E) -> R) throws(E) -> R {
+        let planes = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: Swift.max(1, arrays.count))
+        defer { planes.deallocate() }
+        // each array's storage is pinned by its own closure; the innermost level sees them all
+        func nest(_ c: Int) throws(E) -> R {
+            if c == arrays.count { return try body(planes) }
+            return try arrays[c].withUnsafeBufferPointer { (b: UnsafeBufferPointer<Float>) throws(E) -> R in
+                planes[c] = b.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self) }
+                return try nest(c + 1)
+            }
+        }
+        return try nest(0)
     }
 }

@@ -77,26 +77,60 @@ import Testing
 
     // MARK: rotation
 
-    /// A phone clip's display matrix survives export (re-encoded) and retime (copied) into MP4;
-    /// Matroska cannot store it in FFmpeg 5.1, so the user is told, and `--json` says so.
-    @Test func rotationIsKeptOrTheLossIsReported() throws {
+    /// A phone clip's display matrix survives export (re-encoded) and retime (copied) into MP4.
+    /// Matroska cannot store it in FFmpeg 5.1: export turns the pixels upright there (the same
+    /// picture the ffmpeg CLI's autorotation shows), retime cannot and says so, as does export
+    /// with `--rotation metadata`; `--rotation pixels` turns them for MP4 too.
+    @Test func rotationIsKeptAppliedOrTheLossIsReported() throws {
         let rotated = Self.dir.file("rot.mp4")
         #expect(try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated]).status == 0)
         func rotation(_ path: String) throws -> String {
             try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "side_data=rotation",
                           "-of", "csv=p=0", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
+        func size(_ path: String) throws -> String {
+            // (a stream with side data gets an empty side-data column: "320,180,")
+            try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+                          "-of", "csv=p=0", path]).stdout.split(whereSeparator: { $0 == "," || $0.isNewline }).joined(separator: ",")
+        }
+        /// The first frame as 8-bit gray, as the ffmpeg CLI shows it (autorotated).
+        func firstFrame(_ path: String) throws -> [UInt8] {
+            let r = try CLI.tool(["ffmpeg", "-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+            return [UInt8](r.output)
+        }
+        func report(_ r: CLI.Result) throws -> [String: Any] { try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any]) }
         #expect(try rotation(rotated) == "90")
+        let upright = try firstFrame(rotated)
+        #expect(upright.count == 180 * 320)
+
         for command in ["export", "retime"] {
-            let mp4 = Self.dir.file("rot-\(command).mp4"), mkv = Self.dir.file("rot-\(command).mkv")
+            let mp4 = Self.dir.file("rot-\(command).mp4")
             let a = try CLI.run([command, rotated, "-o", mp4, "--rate", "1/2", "--no-audio"])
             #expect(a.status == 0 && !a.stderr.contains("rotation"), "\(a.stderr)")
             #expect(try rotation(mp4) == "90", "\(command)")
-            let b = try CLI.run([command, rotated, "-o", mkv, "--rate", "1/2", "--no-audio", "--json"])
+            #expect(try size(mp4) == "320,180", "\(command): the pixels stay as stored")
+        }
+        // export into Matroska: upright pixels, no matrix, no warning; the picture ffmpeg shows
+        for (name, args) in [("auto.mkv", [String]()), ("pixels.mp4", ["--rotation", "pixels"])] {
+            let out = Self.dir.file(name)
+            let e = try CLI.run(["export", rotated, "-o", out, "--rate", "1/2", "--no-audio", "--json"] + args)
+            #expect(e.status == 0 && !e.stderr.contains("rotation"), "\(e.stderr)")
+            #expect(try report(e)["rotationApplied"] as? Int == 270)
+            #expect(try size(out) == "180,320", "\(name)")
+            #expect(try rotation(out) == "", "\(name)")
+            let frame = try firstFrame(out)
+            #expect(frame.count == upright.count)
+            let meanDiff = zip(frame, upright).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } / Swift.max(1, frame.count)
+            #expect(meanDiff <= 3, "\(name): mean difference \(meanDiff) from ffmpeg's autorotated frame")
+        }
+        // what cannot be applied is reported
+        for (command, args) in [("retime", [String]()), ("export", ["--rotation", "metadata"])] {
+            let mkv = Self.dir.file("rot-\(command)-\(args.count).mkv")
+            let b = try CLI.run([command, rotated, "-o", mkv, "--rate", "1/2", "--no-audio", "--json"] + args)
             #expect(b.status == 0)
             #expect(b.stderr.contains("90° display rotation cannot be stored in mkv"), "\(b.stderr)")
-            let report = try #require(try JSONSerialization.jsonObject(with: b.output) as? [String: Any])
-            #expect(report["rotationDropped"] as? Double == 90)
+            #expect(try report(b)["rotationDropped"] as? Double == 90)
+            #expect(try size(mkv) == "320,180")
         }
         // an unrotated source: no warning
         let plain = try CLI.run(["retime", Self.clip, "-o", Self.dir.file("plain.mkv"), "--rate", "1/2", "--no-audio"])
@@ -116,6 +150,34 @@ import Testing
                                   "-of", "csv=p=0", out]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(codec == (output.codec == "libvpx-vp9" ? "vp9" : "av1"))
         #expect(try CLI.calibrationIndices(out) == (0..<60).map { Optional($0 * 2) })
+    }
+
+    /// `.webm` without options: VP9 video (WebM holds no H.264) and audio it holds: Opus for a
+    /// 48 kHz source, Vorbis for 44.1 kHz (Opus takes no 44.1 kHz), each of the exact length
+    /// (Vorbis: plus the padding Matroska cannot trim);
+    /// H.264 copied by retime is refused, naming the container, before anything is written.
+    @Test func webmGetsVP9AndAnAudioCodecItHolds() throws {
+        let at44 = try withAudio("src44.mp4", ["aac", "-ar", "44100"])
+        for (source, audio, rate) in [(Self.clip, "opus", 48_000), (at44, "vorbis", 44_100)] {
+            let out = Self.dir.file("\(audio).webm")
+            let r = try CLI.run(["export", source, "-o", out, "--rate", "1/2", "--json"])
+            #expect(r.status == 0, "\(r.stderr)")
+            let summary = try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any])
+            #expect(summary["videoCodec"] as? String == "libvpx-vp9")
+            let streams = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name", "-of", "csv=p=0", out])
+                .stdout.split(whereSeparator: \.isNewline).map(String.init)
+            #expect(streams == ["vp9", audio], "\(streams)")
+            // Opus in Matroska is trimmed to the sample at both ends; Vorbis there has no end trim,
+            // so a decoder also plays the last block's padding (slomo wrote exactly 2 s)
+            let decoded = try decodedAudioFrames(out)
+            if audio == "opus" { #expect(decoded == 2 * rate) } else { #expect(decoded >= 2 * rate && decoded < 2 * rate + 2048, "\(decoded)") }
+            #expect(summary["audioFrames"] as? Int == 2 * rate)
+            #expect(try CLI.calibrationIndices(out) == (0..<60).map { Optional($0 * 2) })
+        }
+        let refused = Self.dir.file("refused.webm")
+        let r = try CLI.run(["retime", Self.clip, "-o", refused, "--rate", "1/2"])
+        #expect(r.status == 64 && r.stderr.contains("webm"), "\(r.status) \(r.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: refused))
     }
 
     // MARK: progress and summary

@@ -197,6 +197,28 @@ import Testing
         #expect(Set(zip(t.dropFirst(), t).map { $0 - $1 }) == [3000])
     }
 
+    /// At the end of the input the audio plays to its own end, paced: a 4 fps clip of 1/2 s at 1/8
+    /// has its last frame at 2 s on the output and 4 s of audio. Play used to stop the audio 1 s
+    /// after the last frame (3 s here), cutting the slowest passages short.
+    @Test func audioOutlastsTheLastFrameAtASlowRate() throws {
+        let d = TempDir()
+        let src = d.file("c.mkv"), out = d.file("p.nut")
+        let g = try CLI.run(["generate", "--fps", "4", "--duration", "1/2", "--size", "160x90", "-o", src])
+        #expect(g.status == 0, "\(g.stderr)")
+        let clock = ContinuousClock.now
+        let r = try CLI.run(["play", src, "--rate", "1/8", "--pitch", "varispeed", "-o", out])
+        let wall = ContinuousClock.now - clock
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try CLI.run(["probe", out, "--json"])
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
+        let audio = try #require((json["streams"] as! [[String: Any]]).first { $0["kind"] as? String == "audio" })
+        let rate = try #require(audio["sampleRate"] as? Int)
+        #expect(audio["sampleCount"] as? Int == 4 * rate, "\(audio)")
+        #expect(try CLI.probedFrames(out).map { $0["calibrationIndex"] as? Int } == [0, 1])
+        // paced: the audio's last second is not written at once when the video ends
+        #expect(wall > .milliseconds(3_500), "\(wall)")
+    }
+
     /// A URL FFmpeg writes: MPEG-TS over UDP to a receiving ffmpeg on localhost, which gets every frame.
     @Test func udpStreamReachesAReceiver() throws {
         let d = TempDir()

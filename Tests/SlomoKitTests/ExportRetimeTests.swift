@@ -305,3 +305,17 @@ import SlomoFFmpeg
         #expect(e.sampleFormat.name == expected)
     }
 }
+
+/// A display matrix's angle (FFmpeg's counter-clockwise degrees) → the clockwise quarter turns
+/// that show the picture upright, as the ffmpeg CLI's autorotation turns it.
+@Suite struct DisplayRotationTests {
+    @Test(arguments: [(Double?.none, Int?.none), (0, nil), (360, nil), (90, 3), (-90, 1), (270, 1), (-270, 3),
+                      (180, 2), (-180, 2), (89.5, 3), (-90.4, 1), (45, nil), (Double.nan, nil)])
+    func quarterTurns(rotation: Double?, turns: Int?) {
+        #expect(DisplayRotation.clockwiseQuarterTurns(rotation) == turns)
+    }
+
+    @Test func filters() {
+        #expect((1...3).map(DisplayRotation.filter(clockwiseQuarterTurns:)) == ["transpose=clock", "hflip,vflip", "transpose=cclock"])
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SlomoCore
 @testable import SlomoKit
 
 /// The manifest JSON reader: values as JSON defines them, each with its line, and syntax errors
@@ -58,5 +59,23 @@ import Testing
         var flac = job
         flac.audioCodec = "flac"
         #expect(flac.key() != job.key())
+        var turned = job
+        turned.rotation = "pixels"
+        #expect(turned.key() != job.key() && turned.key() != flac.key())
+    }
+
+    /// `rotation` is an export option: checked, and refused for the commands that copy video or have none.
+    @Test func rotationIsValidatedAndExportOnly() throws {
+        var job = BatchJob(input: "in.mp4", output: "o.mkv", command: .export)
+        job.rotation = "pixels"
+        try job.validate(where: "m:1")
+        #expect(job.arguments(threads: 1, jobKey: "k").contains("--rotation"))
+        job.rotation = "sideways"
+        #expect(throws: SimpleFailure.self) { try job.validate(where: "m:1") }
+        for command in [BatchJob.Command.retime, .stretch] {
+            var other = BatchJob(input: "in.mp4", output: "o.mkv", command: command)
+            other.rotation = "auto"
+            #expect(throws: SimpleFailure.self) { try other.validate(where: "m:1") }
+        }
     }
 }

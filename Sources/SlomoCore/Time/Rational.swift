@@ -61,7 +61,7 @@ public struct Rational: Hashable, Comparable, Sendable {
     public var isPositive: Bool { numerator > 0 }
     public var isInteger: Bool { denominator == 1 }
     /// The absolute value.
-    public var magnitude: Rational { isNegative ? Rational.zero - self : self }
+    public var magnitude: Rational { isNegative ? -self : self }
     /// The nearest point of the grid k / `rate` (ties as `rounded(.nearest)`): the exact time of the
     /// frame a rounded timestamp stands for.
     public func roundedToGrid(rate: Rational) -> Rational { Rational((self * rate).rounded(.nearest)) / rate }

@@ -65,8 +65,9 @@ public enum AudioStretch {
             throw SimpleFailure("\(r.input): \(error)", .usage)
         }
         // rate/range errors come from the source, before anything is written
-        let source = try wav.map { try TimePitchAudioSource(source: $0, map: map, algorithm: r.algorithm) }
-            ?? TimePitchAudioSource(path: r.input, streamIndex: r.streamIndex, map: map, algorithm: r.algorithm, sourceOrigin: origin)
+        // (the input was checked above and is not WAV when `wav` is nil: neither is done again)
+        let opened: any AudioFileSource = try wav ?? DecodedAudioSource(path: r.input, streamIndex: r.streamIndex, origin: origin)
+        let source = try TimePitchAudioSource(source: opened, map: map, algorithm: r.algorithm)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let framesWritten: Int64
         if codec == "pcm_s16le", format == "wav", source.channels <= 2,

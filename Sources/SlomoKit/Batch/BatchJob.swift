@@ -18,10 +18,12 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var frameBlend: String?
     public var noAudio = false
     public var audioCodec: String?
+    /// Export's `--rotation`: auto, pixels, metadata.
+    public var rotation: String?
 
     /// Field names a manifest may use (anything else is refused with its name).
     public static let fields: Set<String> = ["input", "output", "command", "rate", "segments", "segment", "ramps", "ramp",
-                                             "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec"]
+                                             "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec", "rotation"]
 
     public init(input: String, output: String, command: Command = .export) {
         self.input = input; self.output = output; self.command = command
@@ -40,11 +42,13 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         if let frameBlend, !["none", "blend", "motion"].contains(frameBlend) { throw bad("frameBlend '\(frameBlend)': expected none, blend or motion") }
-        if command == .stretch, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil {
-            throw bad("fps, codec, preset, crf and frameBlend do not apply to stretch")
+        if let rotation, !["auto", "pixels", "metadata"].contains(rotation) { throw bad("rotation '\(rotation)': expected auto, pixels or metadata") }
+        let exportOnly = fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil || rotation != nil
+        if command == .stretch, exportOnly {
+            throw bad("fps, codec, preset, crf, frameBlend and rotation do not apply to stretch")
         }
-        if command == .retime, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil {
-            throw bad("fps, codec, preset, crf and frameBlend do not apply to retime (it copies video)")
+        if command == .retime, exportOnly {
+            throw bad("fps, codec, preset, crf, frameBlend and rotation do not apply to retime (it copies video)")
         }
     }
 
@@ -62,6 +66,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let preset { a += ["--preset", preset] }
         if let crf { a += ["--crf", String(crf)] }
         if let frameBlend { a += ["--frame-blend", frameBlend] }
+        if let rotation { a += ["--rotation", rotation] }
         if command != .stretch { a += ["--threads", String(threads), "--job-key", jobKey] }
         if command == .export { a += ["--progress", "json"] }
         a.append("--json")
@@ -74,11 +79,13 @@ public struct BatchJob: Codable, Sendable, Equatable {
         let attrs = try? FileManager.default.attributesOfItem(atPath: input)
         let size = (attrs?[.size] as? Int) ?? -1
         let mtime = (attrs?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        let canonical = ([command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
-                         rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
-                         codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)]
-            // fields added later only when set, so outputs made before they existed keep their key
-            + (audioCodec.map { [$0] } ?? [])).joined(separator: "|")
+        var fields: [String] = [command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
+                                rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
+                                codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)]
+        // fields added later only when set, so outputs made before they existed keep their key
+        if let audioCodec { fields.append(audioCodec) }
+        if let rotation { fields.append("rotation=" + rotation) }
+        let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
         return String(h, radix: 16)

@@ -79,13 +79,13 @@ public enum Manifest {
         }
     }
 
-    /// A job's own fields over the defaults; export-only defaults (fps, codec…) are not given
+    /// A job's own fields over the defaults; export-only defaults (fps, codec, rotation…) are not given
     /// to retime and stretch jobs, nor audioCodec to stretch jobs, where they would not apply.
     static func merge(_ own: [String: Any], defaults: [String: Any]) -> [String: Any] {
         let command = (own["command"] ?? defaults["command"]) as? String ?? "export"
         var out = own
         for (k, v) in defaults where out[k] == nil {
-            if command != "export" && ["fps", "codec", "preset", "crf", "frameBlend"].contains(k) { continue }
+            if command != "export" && ["fps", "codec", "preset", "crf", "frameBlend", "rotation"].contains(k) { continue }
             if command == "stretch" && k == "audioCodec" { continue }
             out[k] = v
         }
@@ -157,6 +157,7 @@ public enum Manifest {
         }
         job.frameBlend = try string("frameBlend")
         job.audioCodec = try string("audioCodec")
+        job.rotation = try string("rotation")
         if let v = f["noAudio"] {
             guard let b = v as? Bool else { throw SimpleFailure("\(place): noAudio: expected true or false", .dataError) }
             job.noAudio = b

@@ -6,7 +6,8 @@ import SlomoFFmpeg
 /// `auto` (the default) writes the source's codec again where this FFmpeg has an encoder for it,
 /// the output container holds it and the encoder takes the source's sample rate: FLAC stays
 /// FLAC, PCM stays PCM at its depth, Opus stays Opus, AAC stays AAC at the source's bit rate.
-/// Anything else (or a source without audio) becomes AAC at 160 kbit/s.
+/// Anything else becomes AAC at 160 kbit/s, or, in a container without AAC (WebM), Opus or
+/// Vorbis (whichever takes the source's sample rate).
 public struct AudioCodecChoice: Sendable, Equatable {
     /// FFmpeg encoder name (`aac`, `libopus`, `flac`, `pcm_s24le`…).
     public var encoder: String
@@ -55,7 +56,9 @@ public struct AudioCodecChoice: Sendable, Equatable {
                     ? (source.bitRate > 0 ? Int(Swift.min(Swift.max(source.bitRate, 64_000), 512_000)) : defaultBitRate) : 0
                 return AudioCodecChoice(encoder: encoder, bitRate: bitRate, deep: deep)
             }
-            return AudioCodecChoice(encoder: "aac", bitRate: defaultBitRate, deep: false)
+            // AAC where the container holds it; WebM holds only Opus (48 kHz family) and Vorbis
+            let fallback = ["aac", "libopus", "libvorbis"].first { usable($0) == nil } ?? "aac"
+            return AudioCodecChoice(encoder: fallback, bitRate: defaultBitRate, deep: false)
         }
         guard let encoder = named.first(where: { $0.key == requested })?.value else {
             throw SimpleFailure("--audio-codec '\(requested)': \(expected)", .usage)

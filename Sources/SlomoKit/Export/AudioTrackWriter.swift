@@ -25,10 +25,15 @@ final class AudioTrackWriter {
 
     /// Frames per packet for codecs without a fixed frame size (PCM); `nil`: 1024.
     let chunkFrames: Int?
+    /// Frames asked of the source per read: `readFrames`, or, when `chunkFrames` is given (live
+    /// playback), one packet's worth, so that a source switched away from leaves at most that
+    /// much rendered and unused.
+    private let readBlock: Int
 
     init(source: any RetimedAudio, muxer: Muxer, codec: String, bitRate: Int, path: String, chunkFrames: Int? = nil, deep: Bool = false) throws {
         self.source = source
         self.chunkFrames = chunkFrames
+        readBlock = chunkFrames ?? Self.readFrames
         self.muxer = muxer
         encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
                                                                        channels: source.channels, bitRate: bitRate,
@@ -69,11 +74,11 @@ final class AudioTrackWriter {
         }
     }
 
-    /// Reads the source until `pending` holds `count` frames or the source ends, in `readFrames`
+    /// Reads the source until `pending` holds `count` frames or the source ends, in `readBlock`
     /// blocks (or no more than `count` when `readingNoMore`).
     private func refill(atLeast count: Int, readingNoMore: Bool = false) throws {
         while pending[0].count < count && !sourceDone {
-            if let block = try source.read(maxFrames: readingNoMore ? count - pending[0].count : Self.readFrames) {
+            if let block = try source.read(maxFrames: readingNoMore ? count - pending[0].count : readBlock) {
                 for c in 0..<pending.count { pending[c].append(contentsOf: block[c]) }
             } else {
                 sourceDone = true
@@ -83,6 +88,12 @@ final class AudioTrackWriter {
 
     /// Output time (seconds) where the current source starts.
     var switchedAt: Rational { Rational(sourceStart, Int64(source.sampleRate)) }
+
+    /// Output time (seconds) where the current source ends.
+    var sourceEndTime: Rational { Rational(sourceStart + source.totalFrames, Int64(source.sampleRate)) }
+
+    /// The current source has ended and everything it gave has been written.
+    var exhausted: Bool { sourceDone && pending[0].isEmpty }
 
     /// Output time reached so far (seconds).
     var endTime: Rational { Rational(framesWritten, Int64(source.sampleRate)) }
@@ -115,7 +126,7 @@ final class AudioTrackWriter {
                 converter = try SampleConverter(channels: channels, inRate: source.sampleRate, inFormat: .floatPlanar,
                                                 outRate: source.sampleRate, outFormat: f)
             }
-            try converter!.fill(frame, from: pending.map { Array($0.prefix(n)) }, count: n)
+            try converter!.fill(frame, from: pending, count: n)
         } else if f.isPlanar {
             for c in 0..<channels {
                 frame.withPlane(c) { p, _ in
@@ -134,9 +145,13 @@ final class AudioTrackWriter {
         for c in 0..<channels { pending[c].removeFirst(n) }
     }
 
-    /// Flushes the encoder after the last samples.
+    /// Flushes the encoder after the last samples. The source is read to its end, so that a
+    /// render-ahead worker has finished with it when this returns (its counters can be read).
     func finish() throws {
         try write(upTo: Rational(sourceStart + source.totalFrames + 1, Int64(source.sampleRate)))
+        while !sourceDone {
+            if try source.read(maxFrames: readBlock) == nil { sourceDone = true }
+        }
         _ = try encoder.send(nil)
         try drain()
     }

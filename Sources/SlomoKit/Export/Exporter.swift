@@ -5,6 +5,12 @@ import SlomoFFmpeg
 /// `slomo export`: decode, apply the retime map, encode at a constant frame rate.
 public struct ExportRequest: Sendable {
     public enum FrameBlend: String, Sendable, CaseIterable { case none, blend, motion }
+    /// What export does with a source's display rotation (a phone held upright records sideways
+    /// pixels and a display matrix). `auto`: keep the matrix where the container stores it (MP4,
+    /// MOV; no pixel work), else turn the pixels upright. `pixels`: always turn the pixels (for
+    /// consumers that ignore the matrix, as many vision tools do). `metadata`: never touch the
+    /// pixels (Matroska then plays unrotated, with a warning).
+    public enum Rotation: String, Sendable, CaseIterable { case auto, pixels, metadata }
     public var input: String
     public var output: String
     public var spec: RetimeSpec
@@ -14,10 +20,12 @@ public struct ExportRequest: Sendable {
     /// `--audio-codec`: `auto` (the source's codec where possible, else AAC) or a name from
     /// `AudioCodecChoice.named`.
     public var audioCodec = "auto"
-    public var codec = "libx264"
+    /// The video encoder; nil: libx264, or libvpx-vp9 for WebM (which holds only VP8/VP9/AV1).
+    public var codec: String?
     public var preset: String? = nil
     public var crf: Int? = nil
     public var frameBlend = FrameBlend.none
+    public var rotation = Rotation.auto
     public var overwrite = false
     public var fromOriginal = true
     /// Skip decoding frames that nothing shows and nothing references.
@@ -46,11 +54,16 @@ public struct ExportReport: Codable, Sendable {
     /// Output frames whose source frame could not be decoded (the previous one was shown).
     public var missingFrames: Int64
     public var audioFrames: Int64?
+    /// The encoder that wrote the video (`libx264`, `libvpx-vp9`…).
+    public var videoCodec: String?
     /// The encoder that wrote the audio (`aac`, `flac`…), nil without audio.
     public var audioCodec: String?
     /// The source's display rotation in degrees when the output container cannot store it
-    /// (Matroska, NUT): the output plays unrotated.
+    /// (Matroska, NUT) and the pixels were not turned: the output plays unrotated.
     public var rotationDropped: Double?
+    /// Clockwise degrees (90, 180, 270) the pixels were turned to show the source upright; the
+    /// output then carries no display rotation.
+    public var rotationApplied: Int?
     /// Set when the encoder refused the source's odd size: "321x181 → 320x180" (last column/row
     /// cropped off, nothing resampled).
     public var cropped: String?
@@ -90,22 +103,27 @@ public enum Exporter {
         // Output.
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
+        let codec = r.codec ?? (formatName == "webm" ? "libvpx-vp9" : "libx264")
         var options: [String: String] = [:]
-        if r.codec == "libx264" || r.codec == "libx265" {
+        if codec == "libx264" || codec == "libx265" {
             options["preset"] = r.preset ?? "medium"
-            options["crf"] = String(r.crf ?? (r.codec == "libx265" ? 28 : 23))
+            options["crf"] = String(r.crf ?? (codec == "libx265" ? 28 : 23))
         } else if let crf = r.crf {
             options["crf"] = String(crf)
         }
         let sourceDepth = timeline.info.pixelFormat.flatMap(PixelFormat.init(name:))?.bitDepth ?? 8
-        let pixelFormat = OutputPixelFormat.choose(codec: r.codec, sourceBitDepth: sourceDepth)
+        let pixelFormat = OutputPixelFormat.choose(codec: codec, sourceBitDepth: sourceDepth)
         // frame blending and minterpolate work in 8-bit 4:2:0; their frames are converted at the encoder
-        let workFormat: PixelFormat = r.frameBlend == .none ? pixelFormat : (r.codec == "mjpeg" ? .yuvj420p : .yuv420p)
+        let workFormat: PixelFormat = r.frameBlend == .none ? pixelFormat : (codec == "mjpeg" ? .yuvj420p : .yuv420p)
+        // the display rotation: kept as the matrix, or applied to the pixels (quarter turns only)
+        let turns = DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
+        let turnPixels = turns != nil && (r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix))
         // odd sizes are kept where the encoder takes them (FFV1, 4:4:4…); where it refuses them (x264
         // and most 4:2:0 encoders), the last column/row is cropped off, never resampled
         func openEncoder(_ w: Int, _ h: Int) throws -> Encoder {
-            try Encoder(path: r.output, video: VideoEncoderSettings(
-                codec: r.codec, width: w, height: h, pixelFormat: pixelFormat, frameRate: r.frameRate,
+            let sideways = turnPixels && turns! % 2 == 1
+            return try Encoder(path: r.output, video: VideoEncoderSettings(
+                codec: codec, width: sideways ? h : w, height: sideways ? w : h, pixelFormat: pixelFormat, frameRate: r.frameRate,
                 options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
         }
         var width = timeline.info.width, height = timeline.info.height
@@ -113,7 +131,7 @@ public enum Exporter {
         let venc: Encoder
         if !odd {
             venc = try openEncoder(width, height)
-        } else if !EncoderDefaults.refusesOddSizes(r.codec), let e = try? openEncoder(width, height) {
+        } else if !EncoderDefaults.refusesOddSizes(codec), let e = try? openEncoder(width, height) {
             venc = e
         } else {
             width &= ~1; height &= ~1
@@ -123,7 +141,9 @@ public enum Exporter {
             ? "\(timeline.info.width)x\(timeline.info.height) → \(width)x\(height)" : nil
         let vOut = try muxer.addStream(for: venc)
         let demuxer = try Prober.openInput(r.input)
-        muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut)
+        muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut, displayMatrix: !turnPixels)
+        let rotator = try turnPixels ? FilterGraph(width: width, height: height, pixelFormat: pixelFormat, timeBase: Rational(1, 1),
+                                                   description: DisplayRotation.filter(clockwiseQuarterTurns: turns!)) : nil
         let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
                                                          input: r.input, output: r.output, command: "export", audio: r.audio,
                                                          pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
@@ -148,8 +168,18 @@ public enum Exporter {
             if f.pixelFormat == workFormat && f.width == width && f.height == height { return f }
             return try scaler.convert(f, width: width, height: height, pixelFormat: workFormat)
         }
+        let turned = Frame()
         func encode(_ frame: Frame, _ n: Int64) throws {
-            let f = frame.pixelFormat == pixelFormat ? frame : try outScaler.convert(frame, width: width, height: height, pixelFormat: pixelFormat)
+            var f = frame.pixelFormat == pixelFormat ? frame : try outScaler.convert(frame, width: width, height: height, pixelFormat: pixelFormat)
+            if let g = rotator {
+                // transpose / flips: one frame in, the same frame out, at once
+                f.pts = n
+                try g.push(f)
+                guard case .got = try g.pull(into: turned) else {
+                    throw SimpleFailure("\(r.input): export: rotating frame \(n) gave no frame", .software)
+                }
+                f = turned
+            }
             f.clearPictureType()
             f.pts = n
             while try !venc.send(f) { try drainVideo() }
@@ -284,9 +314,36 @@ public enum Exporter {
             sourceFrames: times.count, decodedPackets: decoded, skippedPackets: skipped, repeatedFrames: repeated,
             missingFrames: missing, audioFrames: audioWriter?.framesWritten, cropped: cropped, damage: damage, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
+        report.videoCodec = codec
         report.audioCodec = audioWriter?.encoder.codecName
-        report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
+        report.rotationDropped = turnPixels ? nil : RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
+        report.rotationApplied = turnPixels ? turns! * 90 : nil
         return report
+    }
+}
+
+/// A display matrix's rotation as whole quarter turns.
+enum DisplayRotation {
+    /// The clockwise quarter turns (1…3) that show pixels stored with `rotation` (FFmpeg's
+    /// `av_display_rotation_get`: degrees counter-clockwise) upright, as the ffmpeg CLI's
+    /// autorotation does; nil for none, or for an angle that is not within 1° of a right angle.
+    static func clockwiseQuarterTurns(_ rotation: Double?) -> Int? {
+        guard let r = rotation, r.isFinite else { return nil }
+        var theta = (-r).truncatingRemainder(dividingBy: 360)
+        if theta < 0 { theta += 360 }
+        let k = (theta / 90).rounded()
+        guard abs(theta - k * 90) < 1 else { return nil }
+        let turns = Int(k) % 4
+        return turns == 0 ? nil : turns
+    }
+
+    /// libavfilter's description of the turn.
+    static func filter(clockwiseQuarterTurns turns: Int) -> String {
+        switch turns {
+        case 1: return "transpose=clock"
+        case 2: return "hflip,vflip"
+        default: return "transpose=cclock"
+        }
     }
 }
 

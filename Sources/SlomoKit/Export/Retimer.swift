@@ -98,8 +98,8 @@ public enum Retimer {
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
         while index < outTimes.count, try reader.next(into: packet, after: index) {
             guard packet.streamIndex == timeline.video else { continue }
-            let pt = outTimes[index].pts
-            var pts = ptsTicks[index], dts = dtsTicks[index]
+            let mappedPTS = ptsTicks[index]
+            var pts = mappedPTS, dts = dtsTicks[index]
             index += 1
             // only where rounding made two times equal (a coarse output time base)
             if dts <= lastDTS { dts = lastDTS + 1; rounded = true }
@@ -109,7 +109,7 @@ public enum Retimer {
             let p = packet.pts ?? packet.dts ?? 0
             if packet.duration > 0 {
                 let end = try mapped(p + packet.duration).ticks(in: outTB, rounding: .nearest)
-                packet.duration = Swift.max(1, end - (try pt.ticks(in: outTB, rounding: .nearest)))
+                packet.duration = Swift.max(1, end - mappedPTS)
             }
             packet.pts = pts
             packet.dts = dts

@@ -192,14 +192,14 @@ public enum Generator {
 /// Output containers slomo writes, chosen from the file extension.
 public enum ContainerFormat {
     static let byExtension: [String: String] = [
-        "mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "mka": "matroska", "nut": "nut",
+        "mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "mka": "matroska", "webm": "webm", "nut": "nut",
     ]
 
     /// FFmpeg's muxer name for `path`'s extension.
     public static func forOutput(_ path: String) throws(SimpleFailure) -> String {
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard let f = byExtension[ext] else {
-            throw SimpleFailure("\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv or .nut)", .usage)
+            throw SimpleFailure("\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv, .webm or .nut)", .usage)
         }
         return f
     }

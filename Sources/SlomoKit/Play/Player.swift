@@ -278,8 +278,25 @@ public final class Player {
                 pendingLatency = nil
             }
         }
-        // at the end of the input the audio runs to its own end; after `quit` it stops with the video
-        try audio?.write(upTo: running ? lastOut + Rational(1) : lastOut)
+        if running, let a = audio {
+            // the input's video has ended: the audio runs to its own end (at a slow rate that can be
+            // more than a second past the last frame), still paced by the wall clock; pause, resume
+            // and quit still work, the other commands have nothing left to act on
+            while running && a.endTime < a.sourceEndTime && !a.exhausted {
+                while running, let (c, when) = commands.pop() {
+                    switch c {
+                    case .pause, .resume, .quit:
+                        if try !handle(c, at: when) { running = false }
+                    default:
+                        _ = reject(c, SimpleFailure("the input has ended; only its audio is still playing", .usage))
+                    }
+                }
+                if running && pausedAt == nil { try a.write(upTo: Rational.min(nowOut() + r.lead, a.sourceEndTime)) }
+                muxer.flush()
+                usleep(2_000)
+            }
+            lastOut = Rational.max(lastOut, a.endTime)
+        }
         try muxer.finish()
         var end = PlayEvent(event: "end")
         end.position = lastOut.doubleValue

@@ -29,6 +29,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Export constant rate factor.") var crf: Int?
     @Option(help: "Export frame blending: none, blend.") var frameBlend: String?
     @Flag(help: "Leave the audio out.") var noAudio = false
+    @Option(help: "Export jobs' display rotation: auto, pixels, metadata (see export --help).") var rotation: String?
     @Option(help: "Audio encoder for export and retime jobs: auto, aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec: String?
     @Option(help: "Jobs at once (default: one per core).") var jobs: Int?
     @Option(help: "Codec threads per job (default: cores / jobs).") var threads: Int?
@@ -122,6 +123,7 @@ struct BatchCommand: ParsableCommand {
         if let frameBlend { defaults["frameBlend"] = frameBlend }
         if noAudio { defaults["noAudio"] = true }
         if let audioCodec { defaults["audioCodec"] = audioCodec }
+        if let rotation { defaults["rotation"] = rotation }
         var jobs: [BatchJob]
         if let m = manifestPath {
             guard files.isEmpty else { throw SimpleFailure("give either a manifest or input files, not both", .usage) }

@@ -14,13 +14,14 @@ struct ExportCommand: ParsableCommand {
         """)
 
     @Argument(help: "Input media file.") var input: String
-    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).") var output: String
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).") var output: String
     @OptionGroup var retime: RetimeOptions
     @Option(help: "Output frame rate (integer, decimal or fraction).") var fps = "30"
-    @Option(help: "Video encoder: libx264 (default), libx265, libvpx-vp9, libaom-av1, prores_ks, ffv1, mjpeg.") var codec = "libx264"
+    @Option(help: "Video encoder: libx264 (default; libvpx-vp9 for .webm), libx265, libvpx-vp9, libaom-av1, libsvtav1, prores_ks, ffv1, mjpeg.") var codec: String?
     @Option(help: "Encoder preset (x264/x265 meaning; default medium).") var preset: String?
     @Option(help: "Constant rate factor (x264/x265 meaning; default 23 / 28).") var crf: Int?
     @Option(help: "When the source has fewer frames than the output needs: none (repeat), blend, motion.") var frameBlend = "none"
+    @Option(help: "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated).") var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
     @Option(help: "Decoder/encoder threads (0 = all cores).") var threads = 0
@@ -39,6 +40,10 @@ struct ExportCommand: ParsableCommand {
             throw SimpleFailure("--frame-blend '\(frameBlend)': expected none, blend or motion", .usage)
         }
         r.frameBlend = blend
+        guard let turn = ExportRequest.Rotation(rawValue: rotation) else {
+            throw SimpleFailure("--rotation '\(rotation)': expected auto, pixels or metadata", .usage)
+        }
+        r.rotation = turn
         r.overwrite = overwrite
         r.fromOriginal = try retime.fromOriginal()
         r.skipUnneeded = !decodeAll
@@ -47,7 +52,7 @@ struct ExportCommand: ParsableCommand {
         let reporter = try ProgressReporter(mode: progress, label: "export")
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
-        if let c = report.cropped { Console.error("slomo: note: \(input): \(codec) does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
+        if let c = report.cropped { Console.error("slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
