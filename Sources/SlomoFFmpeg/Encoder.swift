@@ -36,9 +36,13 @@ public struct AudioEncoderSettings: Sendable {
     /// Prefer 32-bit integer samples over 16-bit where the encoder takes both (FLAC, ALAC): for
     /// sources deeper than 16 bits.
     public var deep: Bool
-    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:], deep: Bool = false) {
+    /// FFmpeg's name of the channel layout to write (`5.1(side)`, `quad`…); nil, unknown, or of
+    /// another channel count: FFmpeg's default layout for `channels`.
+    public var layout: String?
+    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:],
+                deep: Bool = false, layout: String? = nil) {
         self.codec = codec; self.sampleRate = sampleRate; self.channels = channels; self.bitRate = bitRate
-        self.options = options; self.deep = deep
+        self.options = options; self.deep = deep; self.layout = layout
     }
 }
 
@@ -46,6 +50,8 @@ public struct AudioEncoderSettings: Sendable {
 public final class Encoder {
     public let path: String
     public let codecName: String
+    /// An audio encoder's channel layout (FFmpeg's name): what its frames must carry.
+    public private(set) var channelLayoutName: String?
     var ctx: UnsafeMutablePointer<AVCodecContext>?
     /// The encoder's time base: frame pts and packet timestamps are in it.
     public let timeBase: Rational
@@ -96,7 +102,11 @@ public final class Encoder {
             : ([AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT] + deepFormats).first { formats.contains($0) } ?? formats[0]
         ctx.pointee.sample_fmt = format
         ctx.pointee.sample_rate = Int32(s.sampleRate)
-        av_channel_layout_default(&ctx.pointee.ch_layout, Int32(s.channels))
+        ChannelLayout.set(&ctx.pointee.ch_layout, name: s.layout, channels: s.channels)
+        if !ChannelLayout.isAccepted(ctx.pointee.ch_layout, by: codec) {
+            ChannelLayout.set(&ctx.pointee.ch_layout, name: nil, channels: s.channels)   // e.g. 5.1(side) into AAC
+        }
+        channelLayoutName = ChannelLayout.name(ctx.pointee.ch_layout)
         ctx.pointee.bit_rate = Int64(s.bitRate)
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(s.sampleRate))
         timeBase = Rational(1, Int64(s.sampleRate))

@@ -26,13 +26,14 @@ public final class Frame {
         }
     }
 
-    /// A writable audio frame of `samples` samples (`av_frame_get_buffer`).
-    public convenience init(samples: Int, sampleRate: Int, channels: Int, format: SampleFormat) throws(FFmpegError) {
+    /// A writable audio frame of `samples` samples (`av_frame_get_buffer`), in channel layout
+    /// `layout` (FFmpeg's name; nil or unusable: the default layout for `channels`).
+    public convenience init(samples: Int, sampleRate: Int, channels: Int, format: SampleFormat, layout: String? = nil) throws(FFmpegError) {
         self.init()
         raw.pointee.nb_samples = Int32(samples)
         raw.pointee.sample_rate = Int32(sampleRate)
         raw.pointee.format = format.raw.rawValue
-        av_channel_layout_default(&raw.pointee.ch_layout, Int32(channels))
+        ChannelLayout.set(&raw.pointee.ch_layout, name: layout, channels: channels)
         try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
     }
 
@@ -201,4 +202,38 @@ public struct SampleFormat: Hashable, Sendable, CustomStringConvertible {
     }
     public var description: String { name }
     public var isPlanar: Bool { av_sample_fmt_is_planar(raw) != 0 }
+}
+
+/// Channel layouts by FFmpeg's names.
+enum ChannelLayout {
+    /// Sets `layout` to the one `name` names when it has `channels` channels, else to FFmpeg's
+    /// default layout for `channels` (a source's `5.1(side)` stays `5.1(side)`, not `5.1`).
+    static func set(_ layout: inout AVChannelLayout, name: String?, channels: Int) {
+        av_channel_layout_uninit(&layout)
+        // only a layout with named positions: an unspecified one ("6 channels") gets the default
+        if let name, av_channel_layout_from_string(&layout, name) == 0, layout.nb_channels == Int32(channels),
+           layout.order == AV_CHANNEL_ORDER_NATIVE { return }
+        av_channel_layout_uninit(&layout)
+        av_channel_layout_default(&layout, Int32(channels))
+    }
+
+    /// True when `codec` lists no layouts (it takes any) or lists `layout`.
+    static func isAccepted(_ layout: AVChannelLayout, by codec: UnsafePointer<AVCodec>) -> Bool {
+        guard var p = codec.pointee.ch_layouts else { return true }
+        var wanted = layout
+        while p.pointee.nb_channels != 0 {
+            var listed = p.pointee
+            if av_channel_layout_compare(&listed, &wanted) == 0 { return true }
+            p += 1
+        }
+        return false
+    }
+
+    /// FFmpeg's name of `layout` (`av_channel_layout_describe`).
+    static func name(_ layout: AVChannelLayout) -> String? {
+        var l = layout
+        var buf = [CChar](repeating: 0, count: 128)
+        guard av_channel_layout_describe(&l, &buf, buf.count) > 0 else { return nil }
+        return String(cString: buf)
+    }
 }

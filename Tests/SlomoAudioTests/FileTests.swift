@@ -95,6 +95,25 @@ import Testing
         #expect(probe.streams.first?.channelLayout == layout)
     }
 
+    /// Layouts other than FFmpeg's default for their count are kept too (they used to become the
+    /// default: 5.1(side) was written as 5.1), in FLAC, WAV and Matroska; AAC gets the default,
+    /// which reads back by name (FFmpeg writes 5.1(side) AAC as an "unknown" layout).
+    @Test(arguments: [("5.1(side)", 6, "5.1"), ("quad", 4, "4.0"), ("7.1(wide)", 8, "7.1"), ("2.1", 3, "2.1")])
+    func nonDefaultChannelLayoutsAreKept(layout: String, channels: Int, aacLayout: String) throws {
+        let dir = ScratchDirectory()
+        let tones = (0..<channels).map { "0.2*sin(2*PI*\(200 + 100 * $0)*t)" }.joined(separator: "|")
+        try WAVTests().ffmpeg(["-f", "lavfi", "-i", "aevalsrc=\(tones):s=48000:d=1:channel_layout=\(layout)", "-c:a", "flac", dir.file("in.flac")])
+        #expect(try Prober.probe(path: dir.file("in.flac")).streams.first?.channelLayout == layout)
+        for (ext, expected) in [("flac", layout), ("wav", layout), ("mka", layout), ("m4a", aacLayout)] {
+            let out = dir.file("out.\(ext)")
+            let report = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.flac"), output: out,
+                                                                  spec: RetimeSpec(rate: Rational(1, 2)), algorithm: .varispeed))
+            #expect(report.channelLayout == layout && report.outputFrames == 96_000)
+            let stream = try Prober.probe(path: out).streams.first
+            #expect(stream?.channels == channels && stream?.channelLayout == expected, "\(layout) → .\(ext): \(stream?.channelLayout ?? "none")")
+        }
+    }
+
     @Test func stretchWritesExactLengthsInEveryFormatAndRefusesToOverwrite() throws {
         let dir = ScratchDirectory()
         writeWAV(dir.file("in.wav"), [Signal.tone(440, seconds: 1, sampleRate: 44_100)], sampleRate: 44_100)

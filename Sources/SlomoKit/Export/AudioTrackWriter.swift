@@ -7,6 +7,8 @@ public protocol RetimedAudio: AnyObject {
     var sampleRate: Int { get }
     var channels: Int { get }
     var totalFrames: Int64 { get }
+    /// FFmpeg's name of the channel layout (`5.1(side)`…), kept in the output; nil: the default.
+    var channelLayout: String? { get }
     func read(maxFrames: Int) throws -> [[Float]]?
 }
 
@@ -37,11 +39,18 @@ final class AudioTrackWriter {
         self.muxer = muxer
         encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
                                                                        channels: source.channels, bitRate: bitRate,
-                                                                       options: EncoderDefaults.audioOptions(codec), deep: deep),
+                                                                       options: EncoderDefaults.audioOptions(codec), deep: deep,
+                                                                       layout: Self.keepsLayout(codec) ? source.channelLayout : nil),
                               globalHeader: muxer.wantsGlobalHeader)
         streamIndex = try muxer.addStream(for: encoder)
         pending = Array(repeating: [], count: source.channels)
     }
+
+    /// Whether `codec` gets the source's own channel layout (5.1(side), 7.1(wide)…). Not AAC:
+    /// FFmpeg's encoder takes 5.1(side), but writes it as a program config that reads back as an
+    /// "unknown" layout (the ffmpeg CLI does the same); as FFmpeg's default layout it reads back
+    /// as 5.1 / 7.1. Encoders that cannot hold a layout fall back to the default themselves.
+    static func keepsLayout(_ codec: String) -> Bool { codec != "aac" }
 
     /// Frames asked of the source per read.
     static let readFrames = 4096
@@ -106,7 +115,8 @@ final class AudioTrackWriter {
             try refill(atLeast: chunk)
             let n = Swift.min(chunk, pending[0].count)
             if n == 0 { return }
-            let frame = try Frame(samples: n, sampleRate: source.sampleRate, channels: source.channels, format: encoder.sampleFormat)
+            let frame = try Frame(samples: n, sampleRate: source.sampleRate, channels: source.channels, format: encoder.sampleFormat,
+                                  layout: encoder.channelLayoutName)
             try fill(frame, count: n)
             frame.pts = framesWritten
             framesWritten += Int64(n)

@@ -16,6 +16,7 @@ final class RenderAheadAudio: RetimedAudio {
     let sampleRate: Int
     let channels: Int
     let totalFrames: Int64
+    let channelLayout: String?
     private let shared: Shared
     /// The block being handed out in pieces of at most `maxFrames`.
     private var current: [[Float]] = []
@@ -26,6 +27,7 @@ final class RenderAheadAudio: RetimedAudio {
         sampleRate = source.sampleRate
         channels = source.channels
         totalFrames = source.totalFrames
+        channelLayout = source.channelLayout
         let shared = Shared(depth: depth)
         self.shared = shared
         let owned = Handoff(source)
