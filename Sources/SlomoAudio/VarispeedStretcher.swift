@@ -31,9 +31,8 @@ public final class VarispeedStretcher: StretchEngine {
 
     /// The corresponding C function is `swr_convert` (through `SampleConverter`).
     public func feed(_ planes: [UnsafePointer<Float>], count: Int) throws {
-        let input = planes.map { Array(UnsafeBufferPointer(start: $0, count: count)) }
         let out: [[Float]]
-        do { out = try converter.planarFloat(from: input, count: count) } catch {
+        do { out = try converter.planarFloat(fromPlanes: planes, count: count) } catch {
             throw AudioFailure(.engineFailed, subject: "audio", operation: "varispeed swr_convert", cause: "\(error)")
         }
         ready.append(out)

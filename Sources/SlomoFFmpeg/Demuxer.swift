@@ -37,6 +37,8 @@ public struct StreamInfo: Sendable {
     public var extradata: [UInt8]
     /// Display rotation in degrees from the display matrix side data (counter-clockwise), if any.
     public var rotation: Double?
+    /// True when the display matrix also mirrors the picture (negative determinant).
+    public var mirrored = false
 }
 
 /// An open input file (`AVFormatContext` from `avformat_open_input`); closes it in `deinit`.
@@ -102,10 +104,15 @@ public final class Demuxer {
             }
         }
         var rotation: Double?
+        var mirrored = false
         var sideSize: Int = 0
         if let side = av_stream_get_side_data(s, AV_PKT_DATA_DISPLAYMATRIX, &sideSize), sideSize >= 36 {
-            let r = side.withMemoryRebound(to: Int32.self, capacity: 9) { av_display_rotation_get($0) }
-            if r.isFinite { rotation = r }
+            side.withMemoryRebound(to: Int32.self, capacity: 9) { m in
+                let r = av_display_rotation_get(m)
+                if r.isFinite { rotation = r }
+                // 16.16 fixed point a, b / c, d: a mirror turns the sign of ad − bc
+                mirrored = Double(m[0]) * Double(m[4]) - Double(m[1]) * Double(m[3]) < 0
+            }
         }
         return StreamInfo(
             index: i, kind: kind,
@@ -126,7 +133,7 @@ public final class Demuxer {
             metadata: Demuxer.dictionary(s.pointee.metadata),
             intraOnly: desc.map { $0.pointee.props & AV_CODEC_PROP_INTRA_ONLY != 0 } ?? false,
             extradata: par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? [],
-            rotation: rotation)
+            rotation: rotation, mirrored: mirrored)
     }
 
     /// Seeks to the keyframe at or before `seconds` on stream `index` (`av_seek_frame` backward).

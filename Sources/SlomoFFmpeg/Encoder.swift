@@ -50,8 +50,17 @@ public struct AudioEncoderSettings: Sendable {
 public final class Encoder {
     public let path: String
     public let codecName: String
-    /// An audio encoder's channel layout (FFmpeg's name): what its frames must carry.
-    public private(set) var channelLayoutName: String?
+    /// A writable audio frame of `samples` samples in this encoder's sample format, rate and
+    /// channel layout (copied, not parsed again for every frame).
+    public func makeAudioFrame(samples: Int) throws(FFmpegError) -> Frame {
+        let f = Frame()
+        f.raw.pointee.nb_samples = Int32(samples)
+        f.raw.pointee.sample_rate = ctx!.pointee.sample_rate
+        f.raw.pointee.format = ctx!.pointee.sample_fmt.rawValue
+        try ffcall("frame", "av_channel_layout_copy", kind: .internalError) { av_channel_layout_copy(&f.raw.pointee.ch_layout, &ctx!.pointee.ch_layout) }
+        try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(f.raw, 0) }
+        return f
+    }
     var ctx: UnsafeMutablePointer<AVCodecContext>?
     /// The encoder's time base: frame pts and packet timestamps are in it.
     public let timeBase: Rational
@@ -106,7 +115,6 @@ public final class Encoder {
         if !ChannelLayout.isAccepted(ctx.pointee.ch_layout, by: codec) {
             ChannelLayout.set(&ctx.pointee.ch_layout, name: nil, channels: s.channels)   // e.g. 5.1(side) into AAC
         }
-        channelLayoutName = ChannelLayout.name(ctx.pointee.ch_layout)
         ctx.pointee.bit_rate = Int64(s.bitRate)
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(s.sampleRate))
         timeBase = Rational(1, Int64(s.sampleRate))

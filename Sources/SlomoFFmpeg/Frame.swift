@@ -26,14 +26,14 @@ public final class Frame {
         }
     }
 
-    /// A writable audio frame of `samples` samples (`av_frame_get_buffer`), in channel layout
-    /// `layout` (FFmpeg's name; nil or unusable: the default layout for `channels`).
-    public convenience init(samples: Int, sampleRate: Int, channels: Int, format: SampleFormat, layout: String? = nil) throws(FFmpegError) {
+    /// A writable audio frame of `samples` samples (`av_frame_get_buffer`), in the default
+    /// layout for `channels` (`Encoder.makeAudioFrame` makes one in an encoder's own layout).
+    public convenience init(samples: Int, sampleRate: Int, channels: Int, format: SampleFormat) throws(FFmpegError) {
         self.init()
         raw.pointee.nb_samples = Int32(samples)
         raw.pointee.sample_rate = Int32(sampleRate)
         raw.pointee.format = format.raw.rawValue
-        ChannelLayout.set(&raw.pointee.ch_layout, name: layout, channels: channels)
+        av_channel_layout_default(&raw.pointee.ch_layout, Int32(channels))
         try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
     }
 
@@ -227,13 +227,5 @@ enum ChannelLayout {
             p += 1
         }
         return false
-    }
-
-    /// FFmpeg's name of `layout` (`av_channel_layout_describe`).
-    static func name(_ layout: AVChannelLayout) -> String? {
-        var l = layout
-        var buf = [CChar](repeating: 0, count: 128)
-        guard av_channel_layout_describe(&l, &buf, buf.count) > 0 else { return nil }
-        return String(cString: buf)
     }
 }

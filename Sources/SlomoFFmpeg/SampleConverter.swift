@@ -53,6 +53,17 @@ public final class SampleConverter {
         }
     }
 
+    /// The same from plane pointers (`planes[c][0..<count]`), not copied.
+    public func planarFloat(fromPlanes planes: [UnsafePointer<Float>], count: Int) throws(FFmpegError) -> [[Float]] {
+        precondition(planes.count == channels)
+        let ins = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
+        defer { ins.deallocate() }
+        for c in 0..<channels { ins[c] = UnsafeRawPointer(planes[c]).assumingMemoryBound(to: UInt8.self) }
+        return try converting(capacity: Int(swr_get_out_samples(swr, Int32(count))) + 64) { outs, capacity in
+            swr_convert(swr, outs, capacity, ins, Int32(count))
+        }
+    }
+
     /// Writes `count` planar Float samples per channel (the first `count` of each of `input`'s
     /// arrays) into `frame` (allocated in this converter's out format, same rate).
     public func fill(_ frame: Frame, from input: [[Float]], count: Int) throws(FFmpegError) {

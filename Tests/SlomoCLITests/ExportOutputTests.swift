@@ -111,7 +111,8 @@ import Testing
             #expect(try size(mp4) == "320,180", "\(command): the pixels stay as stored")
         }
         // export into Matroska: upright pixels, no matrix, no warning; the picture ffmpeg shows
-        for (name, args) in [("auto.mkv", [String]()), ("pixels.mp4", ["--rotation", "pixels"])] {
+        // (ProRes: 4:2:2, which transpose does not take; the turned frames come back in it)
+        for (name, args) in [("auto.mkv", [String]()), ("pixels.mp4", ["--rotation", "pixels"]), ("prores.mkv", ["--codec", "prores_ks"])] {
             let out = Self.dir.file(name)
             let e = try CLI.run(["export", rotated, "-o", out, "--rate", "1/2", "--no-audio", "--json"] + args)
             #expect(e.status == 0 && !e.stderr.contains("rotation"), "\(e.stderr)")
@@ -123,6 +124,15 @@ import Testing
             let meanDiff = zip(frame, upright).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } / Swift.max(1, frame.count)
             #expect(meanDiff <= 3, "\(name): mean difference \(meanDiff) from ffmpeg's autorotated frame")
         }
+        // a half turn: the same size, the picture upside down, as ffmpeg shows it
+        let upsideDown = Self.dir.file("rot180.mp4"), turnedHalf = Self.dir.file("rot180.mkv")
+        #expect(try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c", "copy", "-metadata:s:v:0", "rotate=180", upsideDown]).status == 0)
+        let h = try CLI.run(["export", upsideDown, "-o", turnedHalf, "--rate", "1/2", "--no-audio", "--json"])
+        #expect(h.status == 0, "\(h.stderr)")
+        #expect(try report(h)["rotationApplied"] as? Int == 180)
+        #expect(try size(turnedHalf) == "320,180")
+        let (a, b) = (try firstFrame(turnedHalf), try firstFrame(upsideDown))
+        #expect(a.count == b.count && zip(a, b).reduce(0) { $0 + abs(Int($1.0) - Int($1.1)) } / Swift.max(1, a.count) <= 3)
         // what cannot be applied is reported
         for (command, args) in [("retime", [String]()), ("export", ["--rotation", "metadata"])] {
             let mkv = Self.dir.file("rot-\(command)-\(args.count).mkv")

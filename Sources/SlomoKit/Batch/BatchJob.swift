@@ -42,7 +42,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         if let frameBlend, !["none", "blend", "motion"].contains(frameBlend) { throw bad("frameBlend '\(frameBlend)': expected none, blend or motion") }
-        if let rotation, !["auto", "pixels", "metadata"].contains(rotation) { throw bad("rotation '\(rotation)': expected auto, pixels or metadata") }
+        if let rotation, ExportRequest.Rotation(rawValue: rotation) == nil { throw bad("rotation '\(rotation)': expected auto, pixels or metadata") }
         let exportOnly = fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil || rotation != nil
         if command == .stretch, exportOnly {
             throw bad("fps, codec, preset, crf, frameBlend and rotation do not apply to stretch")
@@ -84,7 +84,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
                                 codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)]
         // fields added later only when set, so outputs made before they existed keep their key
         if let audioCodec { fields.append(audioCodec) }
-        if let rotation { fields.append("rotation=" + rotation) }
+        if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }

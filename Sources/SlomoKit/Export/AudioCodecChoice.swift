@@ -57,7 +57,7 @@ public struct AudioCodecChoice: Sendable, Equatable {
                 return AudioCodecChoice(encoder: encoder, bitRate: bitRate, deep: deep)
             }
             // AAC where the container holds it; WebM holds only Opus (48 kHz family) and Vorbis
-            let fallback = ["aac", "libopus", "libvorbis"].first { usable($0) == nil } ?? "aac"
+            let fallback = muxer.accepts(codecName: "aac") ? "aac" : ["libopus", "libvorbis"].first { usable($0) == nil } ?? "aac"
             return AudioCodecChoice(encoder: fallback, bitRate: defaultBitRate, deep: false)
         }
         guard let encoder = named.first(where: { $0.key == requested })?.value else {

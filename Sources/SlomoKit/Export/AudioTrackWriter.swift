@@ -115,8 +115,7 @@ final class AudioTrackWriter {
             try refill(atLeast: chunk)
             let n = Swift.min(chunk, pending[0].count)
             if n == 0 { return }
-            let frame = try Frame(samples: n, sampleRate: source.sampleRate, channels: source.channels, format: encoder.sampleFormat,
-                                  layout: encoder.channelLayoutName)
+            let frame = try encoder.makeAudioFrame(samples: n)
             try fill(frame, count: n)
             frame.pts = framesWritten
             framesWritten += Int64(n)

@@ -59,7 +59,7 @@ public struct ExportReport: Codable, Sendable {
     /// The encoder that wrote the audio (`aac`, `flac`…), nil without audio.
     public var audioCodec: String?
     /// The source's display rotation in degrees when the output container cannot store it
-    /// (Matroska, NUT) and the pixels were not turned: the output plays unrotated.
+    /// (Matroska, WebM, NUT) and the pixels were not turned: the output plays unrotated.
     public var rotationDropped: Double?
     /// Clockwise degrees (90, 180, 270) the pixels were turned to show the source upright; the
     /// output then carries no display rotation.
@@ -79,7 +79,7 @@ public enum Exporter {
     public static func export(_ r: ExportRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> ExportReport {
         let started = DispatchTime.now()
         try Prober.checkInput(r.input)
-        let formatName = try ContainerFormat.forOutput(r.output)
+        let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         guard r.frameRate.isPositive, r.frameRate <= Rational(1000), r.frameRate.denominator <= 1_000_000 else {
             throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
         }
@@ -116,7 +116,8 @@ public enum Exporter {
         // frame blending and minterpolate work in 8-bit 4:2:0; their frames are converted at the encoder
         let workFormat: PixelFormat = r.frameBlend == .none ? pixelFormat : (codec == "mjpeg" ? .yuvj420p : .yuv420p)
         // the display rotation: kept as the matrix, or applied to the pixels (quarter turns only)
-        let turns = DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
+        // (a mirroring matrix is left as metadata: turning alone would show it the wrong way round)
+        let turns = timeline.info.mirrored ? nil : DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
         let turnPixels = turns != nil && (r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix))
         // odd sizes are kept where the encoder takes them (FFV1, 4:4:4…); where it refuses them (x264
         // and most 4:2:0 encoders), the last column/row is cropped off, never resampled
@@ -142,8 +143,10 @@ public enum Exporter {
         let vOut = try muxer.addStream(for: venc)
         let demuxer = try Prober.openInput(r.input)
         muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut, displayMatrix: !turnPixels)
+        // `format`: transpose takes no 4:2:2 (ProRes), for which libavfilter converts; back to the encoder's format
         let rotator = try turnPixels ? FilterGraph(width: width, height: height, pixelFormat: pixelFormat, timeBase: Rational(1, 1),
-                                                   description: DisplayRotation.filter(clockwiseQuarterTurns: turns!)) : nil
+                                                   description: DisplayRotation.filter(clockwiseQuarterTurns: turns!) + ",format=\(pixelFormat)",
+                                                   threads: r.threads) : nil
         let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
                                                          input: r.input, output: r.output, command: "export", audio: r.audio,
                                                          pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
@@ -175,8 +178,8 @@ public enum Exporter {
                 // transpose / flips: one frame in, the same frame out, at once
                 f.pts = n
                 try g.push(f)
-                guard case .got = try g.pull(into: turned) else {
-                    throw SimpleFailure("\(r.input): export: rotating frame \(n) gave no frame", .software)
+                guard case .got = try g.pull(into: turned), turned.pixelFormat == pixelFormat else {
+                    throw SimpleFailure("\(r.input): export: rotating frame \(n) gave no \(pixelFormat) frame", .software)
                 }
                 f = turned
             }

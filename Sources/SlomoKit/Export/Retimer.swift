@@ -55,7 +55,7 @@ public enum Retimer {
 
     public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
         try Prober.checkInput(r.input)
-        let formatName = try ContainerFormat.forOutput(r.output)
+        let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio)
         let tb = timeline.info.timeBase

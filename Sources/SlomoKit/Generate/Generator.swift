@@ -195,11 +195,12 @@ public enum ContainerFormat {
         "mp4": "mp4", "m4v": "mp4", "mov": "mov", "mkv": "matroska", "mka": "matroska", "webm": "webm", "nut": "nut",
     ]
 
-    /// FFmpeg's muxer name for `path`'s extension.
-    public static func forOutput(_ path: String) throws(SimpleFailure) -> String {
+    /// FFmpeg's muxer name for `path`'s extension. WebM only where the command can write what it
+    /// holds (VP8/VP9/AV1 with Opus/Vorbis: export and retime), else it is refused here, up front.
+    public static func forOutput(_ path: String, webm: Bool = false) throws(SimpleFailure) -> String {
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
-        guard let f = byExtension[ext] else {
-            throw SimpleFailure("\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv, .webm or .nut)", .usage)
+        guard let f = byExtension[ext], webm || f != "webm" else {
+            throw SimpleFailure("\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv\(webm ? ", .webm" : "") or .nut)", .usage)
         }
         return f
     }
