@@ -25,6 +25,9 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public static let fields: Set<String> = ["input", "output", "command", "rate", "segments", "segment", "ramps", "ramp",
                                              "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec", "rotation"]
 
+    /// Fields only export takes (retime copies the video, stretch has none).
+    static let exportOnlyFields: Set<String> = ["fps", "codec", "preset", "crf", "frameBlend", "rotation"]
+
     public init(input: String, output: String, command: Command = .export) {
         self.input = input; self.output = output; self.command = command
     }

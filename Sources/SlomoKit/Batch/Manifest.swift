@@ -85,7 +85,7 @@ public enum Manifest {
         let command = (own["command"] ?? defaults["command"]) as? String ?? "export"
         var out = own
         for (k, v) in defaults where out[k] == nil {
-            if command != "export" && ["fps", "codec", "preset", "crf", "frameBlend", "rotation"].contains(k) { continue }
+            if command != "export" && BatchJob.exportOnlyFields.contains(k) { continue }
             if command == "stretch" && k == "audioCodec" { continue }
             out[k] = v
         }
