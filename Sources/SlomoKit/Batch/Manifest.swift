@@ -1,8 +1,9 @@
 import Foundation
 import SlomoCore
 
-/// Reads batch manifests: JSON (`{"defaults": {...}, "jobs": [...]}` or a bare array) and CSV
-/// (header row of field names; `segments`/`ramps` cells hold several values separated by `;`).
+/// Reads batch manifests: JSON (`{"defaults": {...}, "jobs": [...]}` or a bare array), the same
+/// in YAML (`.yaml`/`.yml`, the subset `ManifestYAML` reads), and CSV (header row of field names;
+/// `segments`/`ramps` cells hold several values separated by `;`).
 /// Every error names the file, the line or job, and the field.
 public enum Manifest {
     public static func load(path: String, defaults: [String: Any] = [:]) throws -> [BatchJob] {
@@ -13,7 +14,9 @@ public enum Manifest {
             }
             throw SimpleFailure("\(path): cannot read manifest: no such file", .noInput)
         }
-        if path.lowercased().hasSuffix(".csv") { return try csv(data, path: path, defaults: defaults) }
+        let lower = path.lowercased()
+        if lower.hasSuffix(".csv") { return try csv(data, path: path, defaults: defaults) }
+        if lower.hasSuffix(".yaml") || lower.hasSuffix(".yml") { return try yaml(data, path: path, defaults: defaults) }
         return try json(data, path: path, defaults: defaults)
     }
 
@@ -22,6 +25,19 @@ public enum Manifest {
         do { root = try ManifestJSON.parse(Array(data)) } catch {
             throw SimpleFailure("\(path):\(error.line):\(error.column): not valid JSON: \(error.message)", .dataError)
         }
+        return try jobs(root, path: path, defaults: defaults, syntax: "JSON")
+    }
+
+    static func yaml(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
+        let root: ManifestJSON.Node
+        do { root = try ManifestYAML.parse(Array(data)) } catch {
+            throw SimpleFailure("\(path):\(error.line):\(error.column): not a YAML manifest: \(error.message)", .dataError)
+        }
+        return try jobs(root, path: path, defaults: defaults, syntax: "YAML")
+    }
+
+    /// The jobs of a JSON or YAML manifest's tree.
+    static func jobs(_ root: ManifestJSON.Node, path: String, defaults: [String: Any], syntax: String) throws -> [BatchJob] {
         var fileDefaults = defaults
         let items: [ManifestJSON.Node]
         switch root.value {
@@ -35,15 +51,19 @@ public enum Manifest {
                 throw SimpleFailure("\(path):\(root["jobs"]?.line ?? root.line): jobs: expected a list of jobs", .dataError)
             }
             if let d = root["defaults"] {
-                guard let d = d.any as? [String: Any] else { throw SimpleFailure("\(path):\(d.line): defaults: expected an object", .dataError) }
+                guard let d = d.any as? [String: Any] else {
+                    throw SimpleFailure("\(path):\(d.line): defaults: expected \(syntax == "JSON" ? "an object" : "a mapping")", .dataError)
+                }
                 fileDefaults.merge(d) { _, new in new }
             }
             items = array
         default:
-            throw SimpleFailure("\(path):\(root.line): expected a list of jobs or {\"jobs\": [...]}", .dataError)
+            throw SimpleFailure("\(path):\(root.line): expected a list of jobs or \(syntax == "JSON" ? "{\"jobs\": [...]}" : "'jobs:' with a list")", .dataError)
         }
         return try items.enumerated().map { i, item in
-            guard let fields = item.any as? [String: Any] else { throw SimpleFailure("\(path):\(item.line): jobs[\(i)]: expected an object", .dataError) }
+            guard let fields = item.any as? [String: Any] else {
+                throw SimpleFailure("\(path):\(item.line): jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")", .dataError)
+            }
             return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]")
         }
     }
@@ -51,8 +71,9 @@ public enum Manifest {
     static func csv(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
         let text = String(decoding: data, as: UTF8.self)
         var rows: [(Int, [String])] = []
-        for (n, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let l = line.hasSuffix("\r") ? String(line.dropLast()) : String(line)
+        // ("\r\n" is one Character in Swift: a split on "\n" alone would not see Windows line ends)
+        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+            let l = String(line)
             if l.trimmingCharacters(in: .whitespaces).isEmpty || l.hasPrefix("#") { continue }
             rows.append((n + 1, try cells(l, place: "\(path):\(n + 1)")))
         }

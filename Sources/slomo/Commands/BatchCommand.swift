@@ -8,15 +8,15 @@ struct BatchCommand: ParsableCommand {
         commandName: "batch",
         abstract: "Run export/retime/stretch over many files: parallel, resumable, shardable, JSON Lines on stdout.",
         discussion: """
-        Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json or .csv; see README). \
+        Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json, .yaml or .csv; see README). \
         Every job ends with one JSON line on stdout; the last line is {"summary": ...}. A re-run skips jobs \
         whose output is complete (opens cleanly and carries the job's fingerprint) and redoes the rest; \
         --force redoes all. --shard I/N runs jobs k with k mod N == I-1 (GNU parallel, Slurm arrays, \
         Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/73 before any job ran, 130 interrupted.
         """)
 
-    @Argument(help: "Input files, quoted globs, or one manifest (.json/.csv).") var inputs: [String] = []
-    @Option(help: "Manifest file (.json or .csv).") var manifest: String?
+    @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).") var inputs: [String] = []
+    @Option(help: "Manifest file (.json, .yaml or .csv).") var manifest: String?
     @Option(help: "Directory for outputs of jobs that do not name one.") var outDir: String?
     @Option(help: "Command for every job without one: export, retime, stretch.") var command = "export"
     @Option(help: "Rate for every job (0.5 = half speed).") var rate: String?
@@ -101,7 +101,7 @@ struct BatchCommand: ParsableCommand {
         }
         var manifestPath = manifest
         var files = inputs
-        if manifestPath == nil, files.count == 1, ["json", "csv"].contains(URL(fileURLWithPath: files[0]).pathExtension.lowercased()) {
+        if manifestPath == nil, files.count == 1, ["json", "yaml", "yml", "csv"].contains(URL(fileURLWithPath: files[0]).pathExtension.lowercased()) {
             manifestPath = files[0]; files = []
         }
         if let out = outDir {
