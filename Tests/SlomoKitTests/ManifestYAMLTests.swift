@@ -87,6 +87,9 @@ import SlomoCore
         #expect(d["j"] as? String == "C:\\clips\\a.mp4")  // plain values have no escapes
         #expect(d["k"] as? String == "2-4@1/4" && d["l"] as? String == "tab\there é" && d["m"] as? Double == 1000)
         #expect(root["k"]?.line == 11)
+        // tabs after the indentation separate as spaces do: not part of a value, and a comment after one is a comment
+        let tabs = try #require(try ManifestYAML.parse(Array("a:\tx.mp4\t# note\nb: \ty.mp4\t\nc:\t1/2\n".utf8)).any as? [String: Any])
+        #expect(tabs["a"] as? String == "x.mp4" && tabs["b"] as? String == "y.mp4" && tabs["c"] as? String == "1/2")
     }
 
     /// Manifests saved on Windows: "\r\n" is one Character in Swift, so both line readers used to
@@ -122,7 +125,10 @@ import SlomoCore
         ("jobs: []\n---\njobs: []\n", 2, 1, "a second YAML document"),
         ("defaults:\n  rate: 1/2\n   pitch: spectral\n", 3, 4, "continued on the next line"),
         ("jobs:\n  - input: a.mp4\n output: b.mp4\n", 3, 2, "unexpected indentation"),
-        ("jobs:\n  - input: \"C:\\clips\"\n", 2, 17, "unknown escape '\\c'"),
+        ("jobs:\n  - input: \"C:\\clips\"\n", 2, 15, "unknown escape '\\c'"),
+        ("jobs:\n  - input: a.mp4 output: b.mp4\n", 2, 12, "second key on the line"),
+        ("jobs:\n  - segments: - 1-2@1/2\n", 2, 15, "a list item"),
+        ("--- {jobs: []}\n", 1, 5, "content on the '---' line"),
         ("", 1, 1, "empty"),
     ])
     func syntaxErrorsHaveLineAndColumn(text: String, line: Int, column: Int, message: String) {

@@ -40,9 +40,13 @@ struct ManifestYAML {
             if rest.first == "\t" {
                 throw SyntaxError(line: n + 1, column: indent + 1, message: "a tab in the indentation (YAML indents with spaces)")
             }
-            if indent == 0 && (rest == "---" || rest.hasPrefix("--- ")) {
+            if indent == 0 && (rest == "---" || rest.hasPrefix("--- ") || rest.hasPrefix("---\t")) {
                 if documentStarted || !p.lines.isEmpty {
                     throw SyntaxError(line: n + 1, column: 1, message: "a second YAML document: a manifest is one document")
+                }
+                let after = rest.dropFirst(3).drop(while: \.isBlank)
+                if !after.isEmpty && after.first != "#" {
+                    throw SyntaxError(line: n + 1, column: 5, message: "content on the '---' line: start the manifest on the next line")
                 }
                 documentStarted = true
                 continue
@@ -65,7 +69,7 @@ struct ManifestYAML {
 
     // MARK: block structure
 
-    private func isSequenceItem(_ l: Line) -> Bool { l.text == "-" || l.text.hasPrefix("- ") }
+    private func isSequenceItem(_ l: Line) -> Bool { l.text == "-" || l.text.hasPrefix("- ") || l.text.hasPrefix("-\t") }
 
     /// The block node whose lines start at `indent`.
     private mutating func block(indent: Int) throws(SyntaxError) -> Node {
@@ -87,7 +91,7 @@ struct ManifestYAML {
         while k < lines.count, lines[k].indent == indent, isSequenceItem(lines[k]) {
             let l = lines[k]
             let afterDash = l.text.dropFirst(1)
-            let spaces = afterDash.prefix { $0 == " " }.count
+            let spaces = afterDash.prefix(while: \.isBlank).count
             let rest = afterDash.dropFirst(spaces)
             if rest.isEmpty || rest.first == "#" {
                 // the item is the block below, or null
@@ -128,7 +132,7 @@ struct ManifestYAML {
             if fields.contains(where: { $0.key == key }) {
                 throw SyntaxError(line: l.number, column: l.indent + 1, message: "'\(key)' is given twice in this mapping")
             }
-            let rest = l.text[valueStart...].drop { $0 == " " }
+            let rest = l.text[valueStart...].drop(while: \.isBlank)
             let column = l.indent + 1 + l.text.distance(from: l.text.startIndex, to: rest.startIndex)
             k += 1
             let node: Node
@@ -158,7 +162,7 @@ struct ManifestYAML {
     /// When `l` is `key: …`, the key and the index after its colon.
     private func keyEnd(_ l: Line) throws(SyntaxError) -> (String, Substring.Index)? {
         let t = l.text
-        if t.first == "?" && (t.count == 1 || t.dropFirst().first == " ") {
+        if t.first == "?" && (t.count == 1 || t.dropFirst().first?.isBlank == true) {
             throw SyntaxError(line: l.number, column: l.indent + 1, message: "complex keys ('? ') are not supported in manifests")
         }
         if t.first == "\"" || t.first == "'" {
@@ -167,16 +171,16 @@ struct ManifestYAML {
             s.skipSpaces()
             guard s.peek == ":" else { return nil }
             s.advance()
-            guard s.atEnd || s.peek == " " else { return nil }
+            guard s.atEnd || s.peek?.isBlank == true else { return nil }
             return (key, s.index)
         }
         if t.first == "[" || t.first == "{" { return nil }
         var i = t.startIndex
         while i < t.endIndex {
-            if t[i] == "#" && i > t.startIndex && t[t.index(before: i)] == " " { return nil }
+            if t[i] == "#" && i > t.startIndex && t[t.index(before: i)].isBlank { return nil }
             if t[i] == ":" {
                 let next = t.index(after: i)
-                if next == t.endIndex || t[next] == " " {
+                if next == t.endIndex || t[next].isBlank {
                     let key = t[..<i].trimmingSuffixSpaces
                     return key.isEmpty ? nil : (String(key), next)
                 }
@@ -212,7 +216,7 @@ struct ManifestYAML {
         var peek: Character? { atEnd ? nil : text[index] }
         var rest: Substring { text[index...] }
         mutating func advance() { index = text.index(after: index) }
-        mutating func skipSpaces() { while peek == " " { advance() } }
+        mutating func skipSpaces() { while peek?.isBlank == true { advance() } }
         func error(_ message: String) -> SyntaxError {
             SyntaxError(line: line, column: column + text.distance(from: text.startIndex, to: index), message: message)
         }
@@ -228,7 +232,11 @@ struct ManifestYAML {
             case "!"?: throw error("tags (!) are not supported in manifests")
             case "|"?, ">"?: throw error("block scalars (| and >) are not supported in manifests: put the value on one line")
             case "@"?, "`"?: throw error("a plain value cannot start with '\(peek!)' in YAML: quote it")
-            default: return Node(value: Self.resolve(plain(flow: flow)), line: line)
+            default:
+                let start = self
+                let text = plain(flow: flow)
+                if !flow, let problem = Self.misplaced(text) { throw start.error(problem) }
+                return Node(value: Self.resolve(text), line: line)
             }
         }
 
@@ -236,11 +244,11 @@ struct ManifestYAML {
         mutating func plain(flow: Bool) -> String {
             let start = index
             while let c = peek {
-                if c == "#" && index > text.startIndex && text[text.index(before: index)] == " " { break }
+                if c == "#" && index > text.startIndex && text[text.index(before: index)].isBlank { break }
                 if flow && (c == "," || c == "]" || c == "}") { break }
                 if flow && c == ":" {
                     let next = text.index(after: index)
-                    if next == text.endIndex || text[next] == " " || text[next] == "," { break }
+                    if next == text.endIndex || text[next].isBlank || text[next] == "," { break }
                 }
                 advance()
             }
@@ -262,7 +270,9 @@ struct ManifestYAML {
                     return out
                 }
                 if c == "\\" && q == "\"" {
-                    guard let e = peek else { throw error("a '\\' at the end of the line") }
+                    var escape = self
+                    escape.index = text.index(before: index)   // errors point at the backslash
+                    guard let e = peek else { throw escape.error("a '\\' at the end of the line") }
                     advance()
                     switch e {
                     case "\"": out.append("\""); case "\\": out.append("\\"); case "/": out.append("/")
@@ -272,11 +282,11 @@ struct ManifestYAML {
                         var hex = ""
                         for _ in 0..<4 { if let h = peek, h.isHexDigit { hex.append(h); advance() } }
                         guard hex.count == 4, let v = UInt32(hex, radix: 16), let u = Unicode.Scalar(v) else {
-                            throw error("\\u needs four hex digits of a character")
+                            throw escape.error("\\u needs four hex digits of a character")
                         }
                         out.unicodeScalars.append(u)
                     default:
-                        throw error("unknown escape '\\\(e)' in a double-quoted value (a Windows path: use single quotes or '/')")
+                        throw escape.error("unknown escape '\\\(e)' in a double-quoted value (a Windows path: use single quotes or '/')")
                     }
                     continue
                 }
@@ -328,6 +338,18 @@ struct ManifestYAML {
             }
         }
 
+        /// What YAML refuses in a plain value outside [ ] and { }: a `: ` (or a final `:`) is a
+        /// key where none can be, a leading `- ` a list item; both are mostly a lost line break.
+        static func misplaced(_ s: String) -> String? {
+            if s.hasPrefix("- ") || s == "-" { return "a list item ('- ') cannot follow a key on its line: start it on the next line" }
+            let blank: Set<Character> = [" ", "\t"]
+            let chars = Array(s)
+            for (i, c) in chars.enumerated() where c == ":" && (i + 1 == chars.count || blank.contains(chars[i + 1])) {
+                return "'\(s)' holds ': ', which YAML reads as a second key on the line: put a line break before it, or quote the value"
+            }
+            return nil
+        }
+
         /// YAML 1.2 core schema for plain scalars.
         static func resolve(_ s: String) -> ManifestJSON.Value {
             switch s {
@@ -363,12 +385,14 @@ struct ManifestYAML {
 
 private extension Character {
     var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    /// YAML's separation white space after the indentation.
+    var isBlank: Bool { self == " " || self == "\t" }
 }
 
 private extension Substring {
     var trimmingSuffixSpaces: Substring {
         var s = self
-        while s.last == " " { s = s.dropLast() }
+        while s.last?.isBlank == true { s = s.dropLast() }
         return s
     }
 }

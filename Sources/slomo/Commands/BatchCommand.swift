@@ -16,7 +16,7 @@ struct BatchCommand: ParsableCommand {
         """)
 
     @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).") var inputs: [String] = []
-    @Option(help: "Manifest file (.json, .yaml or .csv).") var manifest: String?
+    @Option(help: "Manifest file (.json, .yaml/.yml or .csv).") var manifest: String?
     @Option(help: "Directory for outputs of jobs that do not name one.") var outDir: String?
     @Option(help: "Command for every job without one: export, retime, stretch.") var command = "export"
     @Option(help: "Rate for every job (0.5 = half speed).") var rate: String?
