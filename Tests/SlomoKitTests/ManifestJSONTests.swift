@@ -38,13 +38,7 @@ import SlomoCore
         ("\u{FEFF}{\"a\" 1}", 1, 6, "expected ':'"),                                      // columns after a byte order mark
     ])
     func syntaxErrorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) throws {
-        do throws(ManifestJSON.SyntaxError) {
-            _ = try ManifestJSON.parse(Array(text.utf8))
-            Issue.record("\(text) parsed")
-        } catch {
-            #expect(error.line == line && error.column == column, "\(error)")
-            #expect(error.message.contains(message), "\(error.message)")
-        }
+        expectSyntaxError(text, line: line, column: column, message: message) { b throws(ManifestJSON.SyntaxError) in try ManifestJSON.parse(b) }
     }
 
     /// A batch job's fingerprint: fields added later enter it only when set, so outputs written
@@ -77,5 +71,18 @@ import SlomoCore
             other.rotation = "auto"
             #expect(throws: SimpleFailure.self) { try other.validate(where: "m:1") }
         }
+    }
+}
+
+/// `parse` refuses `text` with an error at `line`:`column` whose message contains `message`.
+func expectSyntaxError(_ text: String, line: Int, column: Int, message: String,
+                       sourceLocation: SourceLocation = #_sourceLocation,
+                       _ parse: ([UInt8]) throws(ManifestJSON.SyntaxError) -> ManifestJSON.Node) {
+    do throws(ManifestJSON.SyntaxError) {
+        _ = try parse(Array(text.utf8))
+        Issue.record("\(text) parsed", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.line == line && error.column == column, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.message.contains(message), "\(error.message)", sourceLocation: sourceLocation)
     }
 }

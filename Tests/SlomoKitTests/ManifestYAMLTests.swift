@@ -132,12 +132,6 @@ import SlomoCore
         ("", 1, 1, "empty"),
     ])
     func syntaxErrorsHaveLineAndColumn(text: String, line: Int, column: Int, message: String) {
-        do throws(ManifestJSON.SyntaxError) {
-            _ = try ManifestYAML.parse(Array(text.utf8))
-            Issue.record("\(text) parsed")
-        } catch {
-            #expect(error.line == line && error.column == column, "\(error)")
-            #expect(error.message.contains(message), "\(error.message)")
-        }
+        expectSyntaxError(text, line: line, column: column, message: message) { b throws(ManifestJSON.SyntaxError) in try ManifestYAML.parse(b) }
     }
 }
