@@ -126,11 +126,7 @@ struct ManifestJSON {
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':' after field name '\(key)', found '\(peekText)'") }
             i += 1
             fields.append((key, try value(context: "the value of '\(key)'")))
-            skipSpace()
-            guard i < bytes.count else { throw error("the file ends inside an object: a '}' is missing") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(fields) }
-            throw error("expected ',' or '}' after the value of '\(key)', found '\(peekText)'")
+            if try !another(close: "}", inside: "an object", after: "the value of '\(key)'") { return .object(fields) }
         }
     }
 
@@ -142,12 +138,18 @@ struct ManifestJSON {
             guard i < bytes.count else { throw error("the file ends inside a list: a ']' is missing") }
             if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
             items.append(try value(context: "list item \(items.count)"))
-            skipSpace()
-            guard i < bytes.count else { throw error("the file ends inside a list: a ']' is missing") }
-            if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
-            throw error("expected ',' or ']' after list item \(items.count - 1), found '\(peekText)'")
+            if try !another(close: "]", inside: "a list", after: "list item \(items.count - 1)") { return .array(items) }
         }
+    }
+
+    /// After an object's or a list's element: true at ',' (another element follows), false at
+    /// `close` (the end; both consumed), else the error naming what it came after.
+    private mutating func another(close: Unicode.Scalar, inside: String, after: String) throws(SyntaxError) -> Bool {
+        skipSpace()
+        guard i < bytes.count else { throw error("the file ends inside \(inside): a '\(close)' is missing") }
+        if bytes[i] == UInt8(ascii: ",") { i += 1; return true }
+        if bytes[i] == UInt8(ascii: close) { i += 1; return false }
+        throw error("expected ',' or '\(close)' after \(after), found '\(peekText)'")
     }
 
     private mutating func string() throws(SyntaxError) -> String {
