@@ -31,11 +31,9 @@ public final class VarispeedStretcher: StretchEngine {
 
     /// The corresponding C function is `swr_convert` (through `SampleConverter`).
     public func feed(_ planes: [UnsafePointer<Float>], count: Int) throws {
-        let out: [[Float]]
-        do { out = try converter.planarFloat(fromPlanes: planes, count: count) } catch {
+        do { try converter.convert(fromPlanes: planes, count: count) { out, n in ready.append(out, count: n) } } catch {
             throw AudioFailure(.engineFailed, subject: "audio", operation: "varispeed swr_convert", cause: "\(error)")
         }
-        ready.append(out)
     }
 
     public func retrieve(into planes: [UnsafeMutablePointer<Float>], maxCount: Int) -> Int {

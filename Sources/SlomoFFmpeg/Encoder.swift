@@ -53,13 +53,7 @@ public final class Encoder {
     /// A writable audio frame of `samples` samples in this encoder's sample format, rate and
     /// channel layout (copied, not parsed again for every frame).
     public func makeAudioFrame(samples: Int) throws(FFmpegError) -> Frame {
-        let f = Frame()
-        f.raw.pointee.nb_samples = Int32(samples)
-        f.raw.pointee.sample_rate = ctx!.pointee.sample_rate
-        f.raw.pointee.format = ctx!.pointee.sample_fmt.rawValue
-        try ffcall("frame", "av_channel_layout_copy", kind: .internalError) { av_channel_layout_copy(&f.raw.pointee.ch_layout, &ctx!.pointee.ch_layout) }
-        try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(f.raw, 0) }
-        return f
+        try Frame(samples: samples, sampleRate: ctx!.pointee.sample_rate, format: ctx!.pointee.sample_fmt, layout: &ctx!.pointee.ch_layout)
     }
     var ctx: UnsafeMutablePointer<AVCodecContext>?
     /// The encoder's time base: frame pts and packet timestamps are in it.
@@ -138,8 +132,8 @@ public final class Encoder {
     /// The codec (`AVCodecDescriptor` name) that encoder `name` writes (`libopus` → `opus`); nil
     /// when this FFmpeg has no such encoder.
     public static func codecName(ofEncoder name: String) -> String? {
-        guard let c = avcodec_find_encoder_by_name(name), let d = avcodec_descriptor_get(c.pointee.id) else { return nil }
-        return String(cString: d.pointee.name)
+        guard let c = avcodec_find_encoder_by_name(name), let n = avcodec_get_name(c.pointee.id) else { return nil }
+        return String(cString: n)
     }
 
     /// The items of one of `AVCodec`'s lists, which end with `end`.

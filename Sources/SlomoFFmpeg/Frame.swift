@@ -29,11 +29,19 @@ public final class Frame {
     /// A writable audio frame of `samples` samples (`av_frame_get_buffer`), in the default
     /// layout for `channels` (`Encoder.makeAudioFrame` makes one in an encoder's own layout).
     public convenience init(samples: Int, sampleRate: Int, channels: Int, format: SampleFormat) throws(FFmpegError) {
+        var layout = AVChannelLayout()
+        av_channel_layout_default(&layout, Int32(channels))
+        defer { av_channel_layout_uninit(&layout) }
+        try self.init(samples: samples, sampleRate: Int32(sampleRate), format: format.raw, layout: &layout)
+    }
+
+    /// A writable audio frame with a copy of `layout`.
+    convenience init(samples: Int, sampleRate: Int32, format: AVSampleFormat, layout: UnsafePointer<AVChannelLayout>) throws(FFmpegError) {
         self.init()
         raw.pointee.nb_samples = Int32(samples)
-        raw.pointee.sample_rate = Int32(sampleRate)
-        raw.pointee.format = format.raw.rawValue
-        av_channel_layout_default(&raw.pointee.ch_layout, Int32(channels))
+        raw.pointee.sample_rate = sampleRate
+        raw.pointee.format = format.rawValue
+        try ffcall("frame", "av_channel_layout_copy", kind: .internalError) { av_channel_layout_copy(&raw.pointee.ch_layout, layout) }
         try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
     }
 

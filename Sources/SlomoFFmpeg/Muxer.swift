@@ -165,7 +165,7 @@ public final class Muxer {
     var streamsDescription: String {
         (0..<Int(context.pointee.nb_streams)).map { i -> String in
             let par = context.pointee.streams[i]!.pointee.codecpar!
-            let codec = avcodec_descriptor_get(par.pointee.codec_id).map { String(cString: $0.pointee.name) } ?? "unknown"
+            let codec = avcodec_get_name(par.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
             let kind = par.pointee.codec_type == AVMEDIA_TYPE_VIDEO ? "video" : par.pointee.codec_type == AVMEDIA_TYPE_AUDIO ? "audio" : "data"
             return "\(codec) \(kind)"
         }.joined(separator: " and ")

@@ -35,33 +35,23 @@ public final class SampleConverter {
     public func planarFloat(from frame: Frame) throws(FFmpegError) -> [[Float]] {
         let n = Int32(frame.sampleCount)
         let inputs = UnsafeMutableRawPointer(frame.raw.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-        return try converting(capacity: Int(swr_get_out_samples(swr, n)) + 16) { outs, capacity in
+        return try converting(capacity: Int(swr_get_out_samples(swr, n)) + 16, { outs, capacity in
             swr_convert(swr, outs, capacity, inputs, n)
-        }
+        }, deliver: { planes, got in planes.map { Array(UnsafeBufferPointer(start: $0, count: got)) } })
     }
 
-    /// Converts planar Float samples (`input[c][0..<count]`) to planar Float at the out rate;
-    /// `nil` input drains what the resampler still holds.
-    public func planarFloat(from input: [[Float]]?, count: Int) throws(FFmpegError) -> [[Float]] {
-        let capacity = Int(swr_get_out_samples(swr, Int32(count))) + 64
-        guard let input else {
-            return try converting(capacity: capacity) { outs, capacity in swr_convert(swr, outs, capacity, nil, 0) }
-        }
-        precondition(input.count == channels && input.allSatisfy { $0.count >= count })
-        return try Self.withPlanes(of: input) { ins throws(FFmpegError) -> [[Float]] in
-            try converting(capacity: capacity) { outs, capacity in swr_convert(swr, outs, capacity, ins, Int32(count)) }
-        }
-    }
-
-    /// The same from plane pointers (`planes[c][0..<count]`), not copied.
-    public func planarFloat(fromPlanes planes: [UnsafePointer<Float>], count: Int) throws(FFmpegError) -> [[Float]] {
+    /// Converts planar Float samples (`planes[c][0..<count]`, not copied) and hands `body` the
+    /// output planes and their length, valid only inside `body` (so the caller copies once, to
+    /// where it keeps them).
+    public func convert<R>(fromPlanes planes: [UnsafePointer<Float>], count: Int,
+                           _ body: ([UnsafePointer<Float>], Int) -> R) throws(FFmpegError) -> R {
         precondition(planes.count == channels)
         let ins = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
         defer { ins.deallocate() }
         for c in 0..<channels { ins[c] = UnsafeRawPointer(planes[c]).assumingMemoryBound(to: UInt8.self) }
-        return try converting(capacity: Int(swr_get_out_samples(swr, Int32(count))) + 64) { outs, capacity in
+        return try converting(capacity: Int(swr_get_out_samples(swr, Int32(count))) + 64, { outs, capacity in
             swr_convert(swr, outs, capacity, ins, Int32(count))
-        }
+        }, deliver: body)
     }
 
     /// Writes `count` planar Float samples per channel (the first `count` of each of `input`'s
@@ -76,8 +66,9 @@ public final class SampleConverter {
     }
 
     /// Runs `convert` with one output plane of `capacity` floats per channel (swresample writes
-    /// into them) and returns what it wrote: one copy, out of the planes into arrays.
-    private func converting(capacity: Int, _ convert: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) -> Int32) throws(FFmpegError) -> [[Float]] {
+    /// into them) and hands `deliver` the planes and how many frames were written.
+    private func converting<R>(capacity: Int, _ convert: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) -> Int32,
+                               deliver: ([UnsafePointer<Float>], Int) -> R) throws(FFmpegError) -> R {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: Swift.max(1, capacity * channels))
         let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
         defer { block.deallocate(); planes.deallocate() }
@@ -86,7 +77,7 @@ public final class SampleConverter {
         }
         let got = convert(planes, Int32(capacity))
         if got < 0 { throw FFmpegError(path: "resampler", operation: "swr_convert", code: got) }
-        return (0..<channels).map { c in Array(UnsafeBufferPointer(start: block.baseAddress! + c * capacity, count: Int(got))) }
+        return deliver((0..<channels).map { UnsafePointer(block.baseAddress! + $0 * capacity) }, Int(got))
     }
 
     /// Calls `body` with plane pointers into `arrays` (one per channel), without copying them.

@@ -8,13 +8,6 @@ import Testing
     /// A small valid clip shared by the tests below.
     static let clip = CLI.generated(dir, "ok.mp4", ["--fps", "60", "--duration", "1", "--size", "320x180"])
 
-    func expectOneLine(_ r: CLI.Result, status: Int32, contains parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(r.status == status, "exit \(r.status), stderr: \(r.stderr)", sourceLocation: sourceLocation)
-        let lines = r.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "stderr: \(r.stderr)", sourceLocation: sourceLocation)
-        for p in parts { #expect(r.stderr.contains(p), "'\(p)' not in: \(r.stderr)", sourceLocation: sourceLocation) }
-    }
-
     @Test func missingFile() throws {
         let p = Self.dir.file("nope.mp4")
         expectOneLine(try CLI.run(["probe", p]), status: 66, contains: [p, "no such file"])

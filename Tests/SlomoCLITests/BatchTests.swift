@@ -149,10 +149,13 @@ import Testing
         for p in [d.path, d.file("clips"), d.file("clips/a.mp4")] { chmod(p, 0o755) }
         chmod(d.file("clips/a.mp4"), 0o644)
         chmod(ro, 0o555)
-        let args = ["batch", d.file("clips/a.mp4"), "--out-dir", ro, "--rate", "1/2"]
-        let r = getuid() == 0
-            ? try CLI.run(executable: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + args)
-            : try CLI.run(args)
+        /// slomo as a user the mode binds (root ignores it): nobody, through setpriv, when run as root
+        func asUser(_ args: [String]) throws -> CLI.Result {
+            getuid() == 0
+                ? try CLI.run(executable: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary] + args)
+                : try CLI.run(args)
+        }
+        let r = try asUser(["batch", d.file("clips/a.mp4"), "--out-dir", ro, "--rate", "1/2"])
         #expect(r.status == 73, "\(r.stderr)")
         #expect(r.stderr == "slomo: \(ro): --out-dir is not writable\n")
         #expect(r.stdout.isEmpty)
@@ -161,9 +164,7 @@ import Testing
         let m = d.file("ro.json")
         _ = FileManager.default.createFile(atPath: m, contents: Data("[{\"input\": \"\(d.file("clips/a.mp4"))\", \"output\": \"\(ro)/a.mp4\"}]".utf8))
         chmod(m, 0o644)
-        let mr = getuid() == 0
-            ? try CLI.run(executable: "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary, "batch", m])
-            : try CLI.run(["batch", m])
+        let mr = try asUser(["batch", m])
         #expect(mr.status == 73 && mr.stderr.contains(ro) && mr.stderr.contains("not writable"), "\(mr.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: ro).isEmpty)
     }

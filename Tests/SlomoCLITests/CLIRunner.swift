@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// Runs the built `slomo` binary, as a user would.
 struct CLI {
@@ -90,4 +91,11 @@ extension CLI {
     }
 
     struct ProbeFailed: Error, CustomStringConvertible { var message: String; var description: String { message } }
+}
+
+/// The bad-input contract for one run: exit `status`, one line on stderr, holding every one of `parts`.
+func expectOneLine(_ r: CLI.Result, status: Int32, contains parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(r.status == status, "exit \(r.status), stderr: \(r.stderr)", sourceLocation: sourceLocation)
+    #expect(r.stderr.split(separator: "\n").count == 1, "stderr: \(r.stderr)", sourceLocation: sourceLocation)
+    for p in parts { #expect(r.stderr.contains(p), "'\(p)' not in: \(r.stderr)", sourceLocation: sourceLocation) }
 }

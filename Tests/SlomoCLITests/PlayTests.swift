@@ -173,7 +173,7 @@ import Testing
         let (status, events) = try play.finish()
         #expect(status == 0, "\(events)")
         #expect(kinds(events) == ["pause", "end"], "\(events)")
-        let index = try CLI.probedFrames(out).map { $0["calibrationIndex"] as? Int }
+        let index = try CLI.calibrationIndices(out)
         #expect(index.count > 0 && index.count < 60, "\(index.count) frames: the pause did not hold playback")
         #expect(index == (0..<index.count).map { Optional($0) })
     }
@@ -214,7 +214,7 @@ import Testing
         let audio = try #require((json["streams"] as! [[String: Any]]).first { $0["kind"] as? String == "audio" })
         let rate = try #require(audio["sampleRate"] as? Int)
         #expect(audio["sampleCount"] as? Int == 4 * rate, "\(audio)")
-        #expect(try CLI.probedFrames(out).map { $0["calibrationIndex"] as? Int } == [0, 1])
+        #expect(try CLI.calibrationIndices(out) == [0, 1])
         // paced: the audio's last second is not written at once when the video ends
         #expect(wall > .milliseconds(3_500), "\(wall)")
     }
@@ -236,7 +236,7 @@ import Testing
         let r = try CLI.run(["play", src, "-o", "udp://127.0.0.1:\(port)?pkt_size=1316", "--format", "mpegts", "--no-audio"])
         #expect(r.status == 0, "\(r.stderr)")
         receiver.waitUntilExit()
-        #expect(try CLI.probedFrames(received).map { $0["calibrationIndex"] as? Int } == (0..<60).map { Optional($0) })
+        #expect(try CLI.calibrationIndices(received) == (0..<60).map { Optional($0) })
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
-import SlomoKit
+import Testing
+@testable import SlomoKit
 
 /// A fresh directory under the system temp dir, removed when the test ends.
 final class TemporaryDirectory {
@@ -13,4 +14,17 @@ final class TemporaryDirectory {
     deinit { try? FileManager.default.removeItem(atPath: path) }
     func file(_ name: String) -> String { (path as NSString).appendingPathComponent(name) }
     var entries: [String] { (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? [] }
+}
+
+/// `parse` refuses `text` with an error at `line`:`column` whose message contains `message`.
+func expectSyntaxError(_ text: String, line: Int, column: Int, message: String,
+                       sourceLocation: SourceLocation = #_sourceLocation,
+                       _ parse: ([UInt8]) throws(ManifestJSON.SyntaxError) -> ManifestJSON.Node) {
+    do throws(ManifestJSON.SyntaxError) {
+        _ = try parse(Array(text.utf8))
+        Issue.record("\(text) parsed", sourceLocation: sourceLocation)
+    } catch {
+        #expect(error.line == line && error.column == column, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.message.contains(message), "\(error.message)", sourceLocation: sourceLocation)
+    }
 }

@@ -8,7 +8,7 @@ CPU-bound job on a shared machine (noise only ever adds); the median shows the s
   bench/audio/headtohead.py --slomo PATH [--runs N] [--quick]
 """
 import argparse, statistics, subprocess, sys, tempfile
-from run import run   # run.py beside this file: CPU seconds of one command, None if it failed
+from run import run, frac   # run.py beside this file: CPU seconds of one command, None if it failed
 
 def cpu(cmd):
     seconds = run(cmd)
@@ -35,12 +35,12 @@ def main():
     plan = [("1/8", 4, 1), ("1/2", 16, 1), ("2", 24, 1), ("4", 24, 1), ("32", 24, 1), ("1/2", 16, 2)]
     if a.quick: plan = [("1/2", 8, 1), ("4", 24, 1)]
     for r, s, ch in plan:
-        n, _, d = r.partition("/"); f = float(n) / float(d or 1)
+        f = frac(r)
         i = make("mix", s, ch)
         cases.append((f"spectral {r} ({s} s, {ch} ch)", i, ["--pitch", "spectral", "--rate", r],
                       lambda i, o, f=f: ["rubberband", "-3", "-q", "-T", f"{f:.9f}", i, o], "rubberband -3"))
     for r, s, ch in ([("1/2", 180, 1), ("2", 180, 1), ("1/2", 60, 2)] if not a.quick else [("1/2", 60, 1)]):
-        n, _, d = r.partition("/"); f = float(n) / float(d or 1)
+        f = frac(r)
         i = make("mix", s, ch, 44100)
         cases.append((f"time-domain {r} ({s} s, {ch} ch)", i, ["--pitch", "time-domain", "--rate", r],
                       lambda i, o, f=f: ["soundstretch", i, o, f"-tempo={(f - 1) * 100:.6f}"], "soundstretch"))

@@ -58,7 +58,7 @@ public enum AudioStretch {
         }
         // a plain WAV file is measured from its header and read without FFmpeg (WAVFileSource)
         let wav = AudioFiles.wav(path: r.input, streamIndex: r.streamIndex, origin: .zero)
-        let (origin, duration, _) = try wav.map { (Rational.zero, Rational($0.frames, Int64($0.sampleRate)), $0.sampleRate) }
+        let (origin, duration) = try wav.map { (Rational.zero, Rational($0.frames, Int64($0.sampleRate))) }
             ?? measure(r.input, stream: r.streamIndex)
         let map: RetimeMap
         do { map = try r.spec.resolve(duration: duration, frameRate: nil) } catch {
@@ -98,14 +98,14 @@ public enum AudioStretch {
             seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
     }
 
-    /// Start, duration and sample rate of the audio stream.
+    /// Start and duration of the audio stream.
     ///
     /// Start: the stream's start time, which libavformat derives with the codec's priming already
     /// skipped (an AAC stream in MP4 has a first packet at −1024 samples whose decoded frame the
     /// decoder trims and stamps 0), else the first packet. Duration: the declared duration (an MP4
     /// edit list ends the audio before the last frame's padding) when the packets really reach it,
     /// else up to the end of the last packet (headers can be missing or wrong).
-    static func measure(_ path: String, stream: Int?) throws -> (origin: Rational, duration: Rational, sampleRate: Int) {
+    static func measure(_ path: String, stream: Int?) throws -> (origin: Rational, duration: Rational) {
         let d = try Prober.openInput(path)
         guard let a = stream ?? d.bestStream(.audio), d.streamInfo(a).kind == .audio else {
             throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "the file has no audio stream")
@@ -131,6 +131,6 @@ public enum AudioStretch {
         guard stop > start else {
             throw AudioFailure(.emptyAudio, subject: path, operation: "read audio stream \(a)", cause: "the audio stream is empty")
         }
-        return (Rational(ticks: start, timeBase: info.timeBase), Rational(ticks: stop - start, timeBase: info.timeBase), info.sampleRate)
+        return (Rational(ticks: start, timeBase: info.timeBase), Rational(ticks: stop - start, timeBase: info.timeBase))
     }
 }

@@ -26,7 +26,17 @@ public struct BatchJob: Codable, Sendable, Equatable {
                                              "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec", "rotation"]
 
     /// Fields only export takes (retime copies the video, stretch has none).
-    static let exportOnlyFields: Set<String> = ["fps", "codec", "preset", "crf", "frameBlend", "rotation"]
+    static let exportOnlyFields = ["fps", "codec", "preset", "crf", "frameBlend", "rotation"]
+
+    /// Fields `command` does not take: the export-only ones for retime and stretch, and the audio
+    /// codec for stretch (its output's extension chooses).
+    static func fieldsNotTaken(by command: Command) -> [String] {
+        switch command {
+        case .export: return []
+        case .retime: return exportOnlyFields
+        case .stretch: return exportOnlyFields + ["audioCodec"]
+        }
+    }
 
     public init(input: String, output: String, command: Command = .export) {
         self.input = input; self.output = output; self.command = command
@@ -44,14 +54,13 @@ public struct BatchJob: Codable, Sendable, Equatable {
         }
         if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
-        if let frameBlend, !["none", "blend", "motion"].contains(frameBlend) { throw bad("frameBlend '\(frameBlend)': expected none, blend or motion") }
-        if let rotation, ExportRequest.Rotation(rawValue: rotation) == nil { throw bad("rotation '\(rotation)': expected auto, pixels or metadata") }
-        let exportOnly = fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil || rotation != nil
-        if command == .stretch, exportOnly {
-            throw bad("fps, codec, preset, crf, frameBlend and rotation do not apply to stretch")
+        if let frameBlend, ExportRequest.FrameBlend(rawValue: frameBlend) == nil {
+            throw bad("frameBlend '\(frameBlend)': \(OptionValues.expected(ExportRequest.FrameBlend.self))")
         }
-        if command == .retime, exportOnly {
-            throw bad("fps, codec, preset, crf, frameBlend and rotation do not apply to retime (it copies video)")
+        if let rotation, ExportRequest.Rotation(rawValue: rotation) == nil { throw bad("rotation '\(rotation)': \(OptionValues.expected(ExportRequest.Rotation.self))") }
+        if command != .export, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil || rotation != nil {
+            let names = Self.exportOnlyFields
+            throw bad("\(names.dropLast().joined(separator: ", ")) and \(names.last!) do not apply to \(command)\(command == .retime ? " (it copies video)" : "")")
         }
     }
 

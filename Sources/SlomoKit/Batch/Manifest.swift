@@ -6,6 +6,9 @@ import SlomoCore
 /// `segments`/`ramps` cells hold several values separated by `;`).
 /// Every error names the file, the line or job, and the field.
 public enum Manifest {
+    /// File extensions read as manifests (by `load`; `slomo batch` takes a lone such input as one).
+    public static let extensions: Set<String> = ["json", "yaml", "yml", "csv"]
+
     public static func load(path: String, defaults: [String: Any] = [:]) throws -> [BatchJob] {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDir: ObjCBool = false
@@ -14,10 +17,11 @@ public enum Manifest {
             }
             throw SimpleFailure("\(path): cannot read manifest: no such file", .noInput)
         }
-        let lower = path.lowercased()
-        if lower.hasSuffix(".csv") { return try csv(data, path: path, defaults: defaults) }
-        if lower.hasSuffix(".yaml") || lower.hasSuffix(".yml") { return try yaml(data, path: path, defaults: defaults) }
-        return try json(data, path: path, defaults: defaults)
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "csv": return try csv(data, path: path, defaults: defaults)
+        case "yaml", "yml": return try yaml(data, path: path, defaults: defaults)
+        default: return try json(data, path: path, defaults: defaults)
+        }
     }
 
     static func json(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
@@ -71,8 +75,7 @@ public enum Manifest {
     static func csv(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
         let text = String(decoding: data, as: UTF8.self)
         var rows: [(Int, [String])] = []
-        // ("\r\n" is one Character in Swift: a split on "\n" alone would not see Windows line ends)
-        for (n, line) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (n, line) in lines(text).enumerated() {
             let l = String(line)
             if l.trimmingCharacters(in: .whitespaces).isEmpty || l.hasPrefix("#") { continue }
             rows.append((n + 1, try cells(l, place: "\(path):\(n + 1)")))
@@ -100,17 +103,21 @@ public enum Manifest {
         }
     }
 
-    /// A job's own fields over the defaults; export-only defaults (fps, codec, rotation…) are not given
-    /// to retime and stretch jobs, nor audioCodec to stretch jobs, where they would not apply.
+    /// A job's own fields over the defaults, without the defaults its command does not take
+    /// (`BatchJob.fieldsNotTaken`: fps, codec… for retime and stretch, audioCodec for stretch).
     static func merge(_ own: [String: Any], defaults: [String: Any]) -> [String: Any] {
-        let command = (own["command"] ?? defaults["command"]) as? String ?? "export"
+        let name = (own["command"] ?? defaults["command"]) as? String ?? "export"
+        // (an unknown command fails in `job`; give it every default meanwhile)
+        let notTaken = BatchJob.Command(rawValue: name).map(BatchJob.fieldsNotTaken(by:)) ?? []
         var out = own
-        for (k, v) in defaults where out[k] == nil {
-            if command != "export" && BatchJob.exportOnlyFields.contains(k) { continue }
-            if command == "stretch" && k == "audioCodec" { continue }
-            out[k] = v
-        }
+        for (k, v) in defaults where out[k] == nil && !notTaken.contains(k) { out[k] = v }
         return out
+    }
+
+    /// A manifest's lines, "\n" or "\r\n" ended ("\r\n" is one Character in Swift: a split on
+    /// "\n" alone would not see Windows line ends).
+    static func lines(_ text: String) -> [Substring] {
+        text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
     }
 
     /// Splits one CSV line (RFC 4180 quotes).
@@ -160,7 +167,7 @@ public enum Manifest {
         var command = BatchJob.Command.export
         if let c = try string("command") {
             guard let parsed = BatchJob.Command(rawValue: c) else {
-                throw SimpleFailure("\(place): command: unknown command '\(c)' (expected export, retime or stretch)", .dataError)
+                throw SimpleFailure("\(place): command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))", .dataError)
             }
             command = parsed
         }

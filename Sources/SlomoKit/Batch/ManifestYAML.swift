@@ -32,8 +32,7 @@ struct ManifestYAML {
         var p = ManifestYAML()
         let text = String(decoding: body, as: UTF8.self)
         var documentStarted = false, documentEnded = false
-        // ("\r\n" is one Character in Swift: a split on "\n" alone would not see Windows line ends)
-        for (n, l) in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
+        for (n, l) in Manifest.lines(text).enumerated() {
             let indent = l.prefix { $0 == " " }.count
             let rest = l.dropFirst(indent)
             if rest.allSatisfy({ $0 == " " || $0 == "\t" }) || rest.first == "#" { continue }
@@ -61,8 +60,7 @@ struct ManifestYAML {
         guard let first = p.lines.first else { throw SyntaxError(line: 1, column: 1, message: "the manifest is empty") }
         let root = try p.block(indent: first.indent)
         if p.k < p.lines.count {
-            let l = p.lines[p.k]
-            throw SyntaxError(line: l.number, column: l.indent + 1, message: "unexpected indentation")
+            throw p.unexpectedIndentation(p.lines[p.k])
         }
         return root
     }
@@ -117,7 +115,7 @@ struct ManifestYAML {
                 }
             }
         }
-        if k < lines.count && lines[k].indent > indent { throw SyntaxError(line: lines[k].number, column: lines[k].indent + 1, message: "unexpected indentation") }
+        if k < lines.count && lines[k].indent > indent { throw unexpectedIndentation(lines[k]) }
         return Node(value: .array(items), line: startLine)
     }
 
@@ -150,8 +148,12 @@ struct ManifestYAML {
             }
             fields.append((key, node))
         }
-        if k < lines.count && lines[k].indent > indent { throw SyntaxError(line: lines[k].number, column: lines[k].indent + 1, message: "unexpected indentation") }
+        if k < lines.count && lines[k].indent > indent { throw unexpectedIndentation(lines[k]) }
         return Node(value: .object(fields), line: startLine)
+    }
+
+    private func unexpectedIndentation(_ l: Line) -> SyntaxError {
+        SyntaxError(line: l.number, column: l.indent + 1, message: "unexpected indentation")
     }
 
     private func continued(_ l: Line) -> SyntaxError {

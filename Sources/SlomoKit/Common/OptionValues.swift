@@ -9,6 +9,13 @@ public enum OptionValues {
         }
     }
 
+    /// "expected a, b or c": the values an option of type `T` takes, in declaration order.
+    public static func expected<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String {
+        let names = T.allCases.map(\.rawValue)
+        guard let last = names.last, names.count > 1 else { return "expected " + names.joined() }
+        return "expected " + names.dropLast().joined(separator: ", ") + " or " + last
+    }
+
     /// `WxH`, e.g. `1280x720`.
     public static func size(_ text: String, option: String) throws(SimpleFailure) -> (width: Int, height: Int) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)

@@ -40,17 +40,11 @@ final class AudioTrackWriter {
         encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
                                                                        channels: source.channels, bitRate: bitRate,
                                                                        options: EncoderDefaults.audioOptions(codec), deep: deep,
-                                                                       layout: Self.keepsLayout(codec) ? source.channelLayout : nil),
+                                                                       layout: EncoderDefaults.keepsLayout(codec) ? source.channelLayout : nil),
                               globalHeader: muxer.wantsGlobalHeader)
         streamIndex = try muxer.addStream(for: encoder)
         pending = Array(repeating: [], count: source.channels)
     }
-
-    /// Whether `codec` gets the source's own channel layout (5.1(side), 7.1(wide)…). Not AAC:
-    /// FFmpeg's encoder takes 5.1(side), but writes it as a program config that reads back as an
-    /// "unknown" layout (the ffmpeg CLI does the same); as FFmpeg's default layout it reads back
-    /// as 5.1 / 7.1. Encoders that cannot hold a layout fall back to the default themselves.
-    static func keepsLayout(_ codec: String) -> Bool { codec != "aac" }
 
     /// Frames asked of the source per read.
     static let readFrames = 4096

@@ -118,11 +118,12 @@ public enum Exporter {
         // the display rotation: kept as the matrix, or applied to the pixels (quarter turns only)
         // (a mirroring matrix is left as metadata: turning alone would show it the wrong way round)
         let turns = timeline.info.mirrored ? nil : DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
-        let turnPixels = turns != nil && (r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix))
+        // the quarter turns applied to the pixels; nil: none (no rotation, or kept as the matrix)
+        let pixelTurns = r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix) ? turns : nil
         // odd sizes are kept where the encoder takes them (FFV1, 4:4:4…); where it refuses them (x264
         // and most 4:2:0 encoders), the last column/row is cropped off, never resampled
         func openEncoder(_ w: Int, _ h: Int) throws -> Encoder {
-            let sideways = turnPixels && turns! % 2 == 1
+            let sideways = pixelTurns.map { $0 % 2 == 1 } ?? false
             return try Encoder(path: r.output, video: VideoEncoderSettings(
                 codec: codec, width: sideways ? h : w, height: sideways ? w : h, pixelFormat: pixelFormat, frameRate: r.frameRate,
                 options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
@@ -142,11 +143,12 @@ public enum Exporter {
             ? "\(timeline.info.width)x\(timeline.info.height) → \(width)x\(height)" : nil
         let vOut = try muxer.addStream(for: venc)
         let demuxer = try Prober.openInput(r.input)
-        muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut, displayMatrix: !turnPixels)
+        muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut, displayMatrix: pixelTurns == nil)
         // `format`: transpose takes no 4:2:2 (ProRes), for which libavfilter converts; back to the encoder's format
-        let rotator = try turnPixels ? FilterGraph(width: width, height: height, pixelFormat: pixelFormat, timeBase: Rational(1, 1),
-                                                   description: DisplayRotation.filter(clockwiseQuarterTurns: turns!) + ",format=\(pixelFormat)",
-                                                   threads: r.threads) : nil
+        let rotator = try pixelTurns.map {
+            try FilterGraph(width: width, height: height, pixelFormat: pixelFormat, timeBase: Rational(1, 1),
+                            description: DisplayRotation.filter(clockwiseQuarterTurns: $0) + ",format=\(pixelFormat)", threads: r.threads)
+        }
         let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
                                                          input: r.input, output: r.output, command: "export", audio: r.audio,
                                                          pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
@@ -305,7 +307,7 @@ public enum Exporter {
         guard next == total else {
             throw SimpleFailure("\(r.input): export: no decodable video frames", .dataError)
         }
-        let damage = reader.damage + (undecodable > 0 ? ["\(undecodable) video packets failed to decode"] : [])
+        let damage = reader.damage + [Prober.undecodable(undecodable)].compactMap { $0 }
         _ = try venc.send(nil)
         try drainVideo()
         try audioWriter?.finish()
@@ -319,8 +321,8 @@ public enum Exporter {
             encodeFps: elapsed > 0 ? Double(total) / elapsed : 0)
         report.videoCodec = codec
         report.audioCodec = audioWriter?.encoder.codecName
-        report.rotationDropped = turnPixels ? nil : RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
-        report.rotationApplied = turnPixels ? turns! * 90 : nil
+        report.rotationDropped = pixelTurns == nil ? RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer) : nil
+        report.rotationApplied = pixelTurns.map { $0 * 90 }
         return report
     }
 }

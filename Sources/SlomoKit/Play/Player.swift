@@ -291,8 +291,9 @@ public final class Player {
                         _ = reject(c, SimpleFailure("the input has ended; only its audio is still playing", .usage))
                     }
                 }
-                if running && pausedAt == nil { try a.write(upTo: Rational.min(nowOut() + r.lead, a.sourceEndTime)) }
-                muxer.flush()
+                let before = a.endTime
+                if running && pausedAt == nil { try a.write(upTo: nowOut() + r.lead) }   // (write stops at the source's end)
+                if a.endTime > before { muxer.flush() }
                 usleep(2_000)
             }
             lastOut = Rational.max(lastOut, a.endTime)

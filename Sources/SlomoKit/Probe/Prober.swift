@@ -131,7 +131,7 @@ public enum Prober {
             let (entries, errors) = try decodeFrames(path: path, stream: v, timeBase: infos[v].timeBase)
             report.frames = entries
             report.decodeErrors = errors
-            if errors > 0 { report.damage.append("\(errors) video packets failed to decode") }
+            if let sign = undecodable(errors) { report.damage.append(sign) }
         }
         return report
     }
@@ -160,6 +160,9 @@ public enum Prober {
         }
         return out
     }
+
+    /// The damage sentence for video packets the decoder refused; nil for none.
+    static func undecodable(_ count: Int) -> String? { count > 0 ? "\(count) video packets failed to decode" : nil }
 
     /// The index (MP4's sample table) promises more video frames than the file holds.
     static func truncatedIndex(declared: Int64?, present: Int64) -> String? {

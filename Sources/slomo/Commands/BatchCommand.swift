@@ -97,11 +97,11 @@ struct BatchCommand: ParsableCommand {
     /// The jobs from the manifest or the inputs, with the command-line options as defaults.
     func planJobs() throws -> [BatchJob] {
         guard let cmd = BatchJob.Command(rawValue: command) else {
-            throw SimpleFailure("--command '\(command)': expected export, retime or stretch", .usage)
+            throw SimpleFailure("--command '\(command)': \(OptionValues.expected(BatchJob.Command.self))", .usage)
         }
         var manifestPath = manifest
         var files = inputs
-        if manifestPath == nil, files.count == 1, ["json", "yaml", "yml", "csv"].contains(URL(fileURLWithPath: files[0]).pathExtension.lowercased()) {
+        if manifestPath == nil, files.count == 1, Manifest.extensions.contains(URL(fileURLWithPath: files[0]).pathExtension.lowercased()) {
             manifestPath = files[0]; files = []
         }
         if let out = outDir {

@@ -37,11 +37,11 @@ struct ExportCommand: ParsableCommand {
         r.audioCodec = retime.audioCodec
         r.codec = codec; r.preset = preset; r.crf = crf
         guard let blend = ExportRequest.FrameBlend(rawValue: frameBlend) else {
-            throw SimpleFailure("--frame-blend '\(frameBlend)': expected none, blend or motion", .usage)
+            throw SimpleFailure("--frame-blend '\(frameBlend)': \(OptionValues.expected(ExportRequest.FrameBlend.self))", .usage)
         }
         r.frameBlend = blend
         guard let turn = ExportRequest.Rotation(rawValue: rotation) else {
-            throw SimpleFailure("--rotation '\(rotation)': expected auto, pixels or metadata", .usage)
+            throw SimpleFailure("--rotation '\(rotation)': \(OptionValues.expected(ExportRequest.Rotation.self))", .usage)
         }
         r.rotation = turn
         r.overwrite = overwrite

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+import SlomoCore
+@testable import SlomoKit
+
+/// A batch job's fingerprint and the checks on its fields.
+@Suite struct BatchJobTests {
+    /// A batch job's fingerprint: fields added later enter it only when set, so outputs written
+    /// before they existed are still recognised as finished (FNV-1a 64 of the original fields).
+    @Test func jobKeysOfOlderJobsStayTheSame() {
+        var job = BatchJob(input: "/nonexistent/clip.mp4", output: "/tmp/o.mp4", command: .export)
+        job.rate = "1/2"; job.pitch = "spectral"
+        let canonical = ["export", "/nonexistent/clip.mp4", "-1", "0.0", "1/2", "", "", "spectral", "", "", "", "", "", "false"].joined(separator: "|")
+        var h: UInt64 = 0xcbf29ce484222325
+        for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }
+        #expect(job.key() == String(h, radix: 16))
+        var flac = job
+        flac.audioCodec = "flac"
+        #expect(flac.key() != job.key())
+        var turned = job
+        turned.rotation = "pixels"
+        #expect(turned.key() != job.key() && turned.key() != flac.key())
+    }
+
+    /// `rotation` is an export option: checked, and refused for the commands that copy video or have none.
+    @Test func rotationIsValidatedAndExportOnly() throws {
+        var job = BatchJob(input: "in.mp4", output: "o.mkv", command: .export)
+        job.rotation = "pixels"
+        try job.validate(where: "m:1")
+        #expect(job.arguments(threads: 1, jobKey: "k").contains("--rotation"))
+        job.rotation = "sideways"
+        #expect(throws: SimpleFailure.self) { try job.validate(where: "m:1") }
+        for command in [BatchJob.Command.retime, .stretch] {
+            var other = BatchJob(input: "in.mp4", output: "o.mkv", command: command)
+            other.rotation = "auto"
+            #expect(throws: SimpleFailure.self) { try other.validate(where: "m:1") }
+        }
+    }
+}
