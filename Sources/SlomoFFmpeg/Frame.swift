@@ -63,6 +63,44 @@ public final class Frame {
     }
 
     /// Bytes one picture of this size and format takes, packed (`av_image_get_buffer_size`, align 1).
+    /// A frame over caller-owned bytes laid out with the given bytes per line: `lineSizes[0]` for
+    /// the first plane; further planes take theirs from `lineSizes` when given (multi-planar
+    /// buffers), else scale the first plane's padding as V4L2 does (YU12 chroma rows are half).
+    /// Returns nil when `count` bytes are too few for the picture. The corresponding C functions
+    /// are `av_image_fill_linesizes` and `av_image_fill_pointers`.
+    public convenience init?(borrowing bytes: UnsafeRawPointer, count: Int, width: Int, height: Int, pixelFormat: PixelFormat,
+                             lineSizes: [Int]) throws(FFmpegError) {
+        var packed: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        let rc = withUnsafeMutablePointer(to: &packed) {
+            av_image_fill_linesizes(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self), pixelFormat.raw, Int32(width))
+        }
+        if rc < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_linesizes", code: rc) }
+        let natural = [Int(packed.0), Int(packed.1), Int(packed.2), Int(packed.3)]
+        var sizes = [Int32](repeating: 0, count: 4)
+        for i in 0..<4 where natural[i] > 0 {
+            if i < lineSizes.count, lineSizes[i] > 0 { sizes[i] = Int32(lineSizes[i]) }
+            else if let first = lineSizes.first, first > 0, natural[0] > 0 { sizes[i] = Int32(natural[i] * first / natural[0]) }
+            else { sizes[i] = Int32(natural[i]) }
+        }
+        self.init()
+        raw.pointee.width = Int32(width)
+        raw.pointee.height = Int32(height)
+        raw.pointee.format = pixelFormat.raw.rawValue
+        let needed = withUnsafeMutablePointer(to: &raw.pointee.data) { d in
+            sizes.withUnsafeMutableBufferPointer { l in
+                withUnsafeMutablePointer(to: &raw.pointee.linesize) { fl in
+                    let flp = UnsafeMutableRawPointer(fl).assumingMemoryBound(to: Int32.self)
+                    for i in 0..<4 { flp[i] = l[i] }
+                }
+                return av_image_fill_pointers(UnsafeMutableRawPointer(d).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                                              pixelFormat.raw, Int32(height), UnsafeMutablePointer(mutating: bytes.assumingMemoryBound(to: UInt8.self)),
+                                              l.baseAddress)
+            }
+        }
+        if needed < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_pointers", code: needed) }
+        if Int(needed) > count { return nil }
+    }
+
     public static func bufferSize(width: Int, height: Int, pixelFormat: PixelFormat) -> Int {
         Int(av_image_get_buffer_size(pixelFormat.raw, Int32(width), Int32(height), 1))
     }
@@ -149,6 +187,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let yuv420p = PixelFormat(raw: AV_PIX_FMT_YUV420P)
     public static let yuvj420p = PixelFormat(raw: AV_PIX_FMT_YUVJ420P)
     public static let gray = PixelFormat(raw: AV_PIX_FMT_GRAY8)
+    public static let bgr0 = PixelFormat(raw: AV_PIX_FMT_BGR0)
     public static let yuv422p = PixelFormat(raw: AV_PIX_FMT_YUV422P)
     public static let yuv444p = PixelFormat(raw: AV_PIX_FMT_YUV444P)
     public static let yuv420p10 = PixelFormat(raw: AV_PIX_FMT_YUV420P10LE)
@@ -177,6 +216,14 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
             "422P": AV_PIX_FMT_YUV422P, "GREY": AV_PIX_FMT_GRAY8, "Y16 ": AV_PIX_FMT_GRAY16LE, "RGB3": AV_PIX_FMT_RGB24,
             "BGR3": AV_PIX_FMT_BGR24, "XR24": AV_PIX_FMT_BGR0, "AR24": AV_PIX_FMT_BGRA, "RGBP": AV_PIX_FMT_RGB565LE,
             "BA81": AV_PIX_FMT_BAYER_BGGR8, "GBRG": AV_PIX_FMT_BAYER_GBRG8, "GRBG": AV_PIX_FMT_BAYER_GRBG8, "RGGB": AV_PIX_FMT_BAYER_RGGB8,
+            // multi-planar variants: the same samples, each plane in its own buffer
+            "NM12": AV_PIX_FMT_NV12, "NM21": AV_PIX_FMT_NV21, "NM16": AV_PIX_FMT_NV16, "NM61": AV_PIX_FMT_NV16,
+            "YM12": AV_PIX_FMT_YUV420P, "YM16": AV_PIX_FMT_YUV422P, "YM24": AV_PIX_FMT_YUV444P, "NV24": AV_PIX_FMT_NV24,
+            // 10/12-bit samples right-aligned in 16-bit little-endian words (gray, and Bayer stored undebayered)
+            "Y10 ": AV_PIX_FMT_GRAY10LE, "Y12 ": AV_PIX_FMT_GRAY12LE,
+            "BG10": AV_PIX_FMT_GRAY10LE, "GB10": AV_PIX_FMT_GRAY10LE, "BA10": AV_PIX_FMT_GRAY10LE, "RG10": AV_PIX_FMT_GRAY10LE,
+            "BG12": AV_PIX_FMT_GRAY12LE, "GB12": AV_PIX_FMT_GRAY12LE, "BA12": AV_PIX_FMT_GRAY12LE, "RG12": AV_PIX_FMT_GRAY12LE,
+            "BG16": AV_PIX_FMT_GRAY16LE, "GB16": AV_PIX_FMT_GRAY16LE, "GR16": AV_PIX_FMT_GRAY16LE, "RG16": AV_PIX_FMT_GRAY16LE,
         ]
         guard let f = table[v4l2FourCC] else { return nil }
         raw = f

@@ -43,11 +43,13 @@ extension VideoDevice {
             f.fmt.pix_mp.height = UInt32(mode.height)
             f.fmt.pix_mp.pixelformat = VideoDevice.code(mode.pixelFormat)
             f.fmt.pix_mp.field = V4L2_FIELD_ANY.rawValue
+            if let bpl = requestedBytesPerLine { f.fmt.pix_mp.plane_fmt.0.bytesperline = UInt32(bpl) }
         } else {
             f.fmt.pix.width = UInt32(mode.width)
             f.fmt.pix.height = UInt32(mode.height)
             f.fmt.pix.pixelformat = VideoDevice.code(mode.pixelFormat)
             f.fmt.pix.field = V4L2_FIELD_ANY.rawValue
+            if let bpl = requestedBytesPerLine { f.fmt.pix.bytesperline = UInt32(bpl) }
         }
         try call(.sFmt, &f, detail: "\(mode.pixelFormat) \(mode.width)x\(mode.height)")
         return try currentFormat()

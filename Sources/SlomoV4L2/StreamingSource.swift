@@ -4,38 +4,42 @@ import Glibc
 #endif
 import SlomoCore
 
-/// Streams a V4L2 node with mmap buffers. Each dequeued buffer is copied into a `CapturedFrame`
-/// and queued back at once, so the driver always has its buffers, however slow the writer is.
-/// Timestamps are the driver's (CLOCK_MONOTONIC, µs); sequence numbers are kept for drop counting.
+/// Streams a V4L2 node (single- or multi-planar) with mmap buffers. Each dequeued buffer is lent
+/// to the caller's closure (which copies it into the ring) and queued back the moment the closure
+/// returns, so the driver always has its buffers, however slow the writer is.
+/// Timestamps are the driver's (µs; the clock is read from the buffer flags); sequence numbers
+/// are kept for drop counting.
 public final class V4L2StreamingSource: CaptureSource {
     let device: VideoDevice
     public let format: CaptureFormat
     public var name: String { "\(device.path) (\(device.info.card))" }
+    public var adjustments: [String] { applied.adjustments }
+    public private(set) var timestampClock = "unknown (no frame yet)"
     let bufferCount: Int
-    private var buffers: [(UnsafeMutableRawPointer, Int)] = []
+    /// Per buffer, per plane: the mapping and its length.
+    private var buffers: [[(UnsafeMutableRawPointer, Int)]] = []
+    private var planeCount = 1
     private var streaming = false
+    private var prepared = false
     public let applied: AppliedMode
-
-    /// Refuses a device this source cannot stream from (multi-planar-only nodes, for now).
-    public static func checkSupported(_ device: VideoDevice) throws(V4L2Error) {
-        guard !device.info.isMultiplanar else {
-            throw V4L2Error(device: device.path, request: "capture", errno: 0,
-                            detail: "on a multi-planar-only node is not supported yet (formats and --apply are)", code: .unsupported)
-        }
-    }
+    private var mplane: Bool { device.info.isMultiplanar }
 
     public init(device: VideoDevice, mode: CaptureMode, buffers: Int) throws(V4L2Error) {
-        try Self.checkSupported(device)
         self.device = device
         bufferCount = buffers
         applied = try device.apply(mode)
+        let planes = try device.currentPlanes()
         format = CaptureFormat(fourcc: applied.pixelFormat, width: applied.width, height: applied.height,
-                               bytesPerLine: applied.bytesPerLine, frameDuration: applied.frameDuration)
+                               bytesPerLine: planes.first?.bytesPerLine ?? applied.bytesPerLine,
+                               frameDuration: applied.frameDuration, planes: planes)
+        planeCount = max(1, planes.count)
     }
 
     deinit { stop() }
 
-    public func start() throws {
+    /// VIDIOC_REQBUFS, QUERYBUF and mmap of every buffer (every plane), and QBUF: all before STREAMON.
+    public func prepare() throws {
+        guard !prepared else { return }
         var req = v4l2_requestbuffers()
         req.count = UInt32(bufferCount)
         req.type = device.bufferType
@@ -43,43 +47,97 @@ public final class V4L2StreamingSource: CaptureSource {
         try device.call(.reqbufs, &req, detail: "\(bufferCount) mmap buffers")
         guard req.count >= 2 else { throw V4L2Error(device: device.path, request: "VIDIOC_REQBUFS", errno: 0, detail: "driver gave \(req.count) buffers", code: .other) }
         for i in 0..<Int(req.count) {
-            var b = v4l2_buffer()
-            b.index = UInt32(i)
-            b.type = device.bufferType
-            b.memory = V4L2_MEMORY_MMAP.rawValue
-            try device.call(.querybuf, &b, detail: "buffer \(i)")
-            let (p, e) = device.sys.mmap(device.fd, length: Int(b.length), offset: Int(b.m.offset))
-            guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e) }
-            buffers.append((p, Int(b.length)))
-            try device.call(.qbuf, &b, detail: "buffer \(i)")
+            var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+            var mapped: [(UnsafeMutableRawPointer, Int)] = []
+            try planes.withUnsafeMutableBufferPointer { (pp: inout UnsafeMutableBufferPointer<v4l2_plane>) throws(V4L2Error) in
+                var b = emptyBuffer(planes: pp.baseAddress!)
+                b.index = UInt32(i)
+                try device.call(.querybuf, &b, detail: "buffer \(i)")
+                if mplane {
+                    for k in 0..<Int(b.length) {
+                        let (p, e) = device.sys.mmap(device.fd, length: Int(pp[k].length), offset: Int(pp[k].m.mem_offset))
+                        guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e, detail: "buffer \(i) plane \(k)") }
+                        mapped.append((p, Int(pp[k].length)))
+                    }
+                } else {
+                    let (p, e) = device.sys.mmap(device.fd, length: Int(b.length), offset: Int(b.m.offset))
+                    guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e, detail: "buffer \(i)") }
+                    mapped.append((p, Int(b.length)))
+                }
+                buffers.append(mapped)
+                b = emptyBuffer(planes: pp.baseAddress!)
+                b.index = UInt32(i)
+                try device.call(.qbuf, &b, detail: "buffer \(i)")
+            }
         }
+        prepared = true
+    }
+
+    /// A `v4l2_buffer` of this node's type; on multi-planar nodes it points at `planes`.
+    private func emptyBuffer(planes: UnsafeMutablePointer<v4l2_plane>) -> v4l2_buffer {
+        var b = v4l2_buffer()
+        b.type = device.bufferType
+        b.memory = V4L2_MEMORY_MMAP.rawValue
+        if mplane {
+            b.m.planes = planes
+            b.length = UInt32(VIDEO_MAX_PLANES)
+        }
+        return b
+    }
+
+    public func start() throws {
+        try prepare()
         var type = Int32(device.bufferType)
         try device.call(.streamon, &type)
         streaming = true
     }
 
-    public func nextFrame() throws -> Result<CapturedFrame, CaptureEnd> {
-        while true {
-            let (ready, pe) = device.sys.poll(device.fd, milliseconds: 2000)
-            if pe != 0 { return .failure(.disconnected("poll: \(String(cString: strerror(pe)))")) }
-            if !ready { return .failure(.disconnected("no frame for 2 s")) }
-            var b = v4l2_buffer()
-            b.type = device.bufferType
-            b.memory = V4L2_MEMORY_MMAP.rawValue
-            let rc = device.sys.ioctl(device.fd, .dqbuf, &b)
-            if rc == EAGAIN { continue }
-            if rc == ENODEV || rc == EIO || rc == EPIPE { return .failure(.disconnected("VIDIOC_DQBUF: \(String(cString: strerror(rc)))")) }
-            if rc != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_DQBUF", errno: rc) }
-            let (p, _) = buffers[Int(b.index)]
-            let t = Rational(Int64(b.timestamp.tv_sec) * 1_000_000 + Int64(b.timestamp.tv_usec), 1_000_000)
-            let corrupt = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0
-            let frame = CapturedFrame(copying: p, count: Int(b.bytesused), timestamp: t, sequence: b.sequence)
-            let q = device.sys.ioctl(device.fd, .qbuf, &b)
-            if q == ENODEV { return .failure(.disconnected("VIDIOC_QBUF: device gone")) }
-            if q != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_QBUF", errno: q) }
-            if corrupt || b.bytesused == 0 { continue }
-            return .success(frame)
+    public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
+        var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+        return try planes.withUnsafeMutableBufferPointer { pp in
+            while true {
+                let (ready, pe) = device.sys.poll(device.fd, milliseconds: 2000)
+                if pe != 0 { return .disconnected("poll: \(String(cString: strerror(pe)))") }
+                if !ready { return .disconnected("no frame for 2 s") }
+                var b = emptyBuffer(planes: pp.baseAddress!)
+                let rc = device.sys.ioctl(device.fd, .dqbuf, &b)
+                if rc == EAGAIN { continue }
+                if rc == ENODEV || rc == EIO || rc == EPIPE { return .disconnected("VIDIOC_DQBUF: \(String(cString: strerror(rc)))") }
+                if rc != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_DQBUF", errno: rc) }
+                let t = Rational(Int64(b.timestamp.tv_sec) * 1_000_000 + Int64(b.timestamp.tv_usec), 1_000_000)
+                if b.sequence == 0 || timestampClock.hasPrefix("unknown (") { timestampClock = V4L2StreamingSource.clock(flags: b.flags) }
+                let mapped = buffers[Int(b.index)]
+                var views: [UnsafeRawBufferPointer] = []
+                if mplane {
+                    for k in 0..<min(Int(b.length), mapped.count) {
+                        // bytesused counts from the plane's start, data_offset bytes of it are not picture
+                        let used = min(Int(pp[k].bytesused), mapped[k].1)
+                        let off = min(Int(pp[k].data_offset), used)
+                        views.append(UnsafeRawBufferPointer(start: mapped[k].0 + off, count: used - off))
+                    }
+                } else {
+                    views.append(UnsafeRawBufferPointer(start: mapped[0].0, count: min(Int(b.bytesused), mapped[0].1)))
+                }
+                let damaged = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0
+                body(BorrowedFrame(planes: views, timestamp: t, sequence: b.sequence, driverError: damaged))
+                let q = device.sys.ioctl(device.fd, .qbuf, &b)
+                if q == ENODEV || q == EIO { return .disconnected("VIDIOC_QBUF: \(String(cString: strerror(q)))") }
+                if q != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_QBUF", errno: q) }
+                return nil
+            }
         }
+    }
+
+    /// The buffer flags' clock and timestamp source, as the report names them.
+    static func clock(flags: UInt32) -> String {
+        let clock: String
+        switch flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) {
+        case UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC): clock = "CLOCK_MONOTONIC"
+        case UInt32(V4L2_BUF_FLAG_TIMESTAMP_COPY): clock = "copy"
+        default: clock = "unknown"
+        }
+        let source = flags & UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_MASK) == UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_SOE) ? "start of exposure" : "end of frame"
+        return "\(clock), \(source)"
     }
 
     public func stop() {
@@ -88,9 +146,10 @@ public final class V4L2StreamingSource: CaptureSource {
             _ = device.sys.ioctl(device.fd, .streamoff, &type)
             streaming = false
         }
-        for (p, n) in buffers { device.sys.munmap(p, length: n) }
-        if !buffers.isEmpty {
+        for planes in buffers { for (p, n) in planes { device.sys.munmap(p, length: n) } }
+        if !buffers.isEmpty || prepared {
             buffers.removeAll()
+            prepared = false
             var req = v4l2_requestbuffers()
             req.count = 0
             req.type = device.bufferType

@@ -11,6 +11,8 @@ public final class VideoDevice {
     let sys: V4L2Syscalls
     let fd: Int32
     public let info: DeviceInfo
+    /// Rows padded to this many bytes (S_FMT `bytesperline`; the driver may adjust it). Nil: the driver's choice.
+    public var requestedBytesPerLine: Int?
 
     /// `V4L2_BUF_TYPE_VIDEO_CAPTURE`, or `…_MPLANE` on multi-planar-only nodes (every format,
     /// parameter and buffer ioctl must then use the MPLANE type).
@@ -128,6 +130,24 @@ public final class VideoDevice {
         }
         let p = g.fmt.pix
         return (VideoDevice.fourcc(p.pixelformat), Int(p.width), Int(p.height), Int(p.bytesperline))
+    }
+
+    /// The current format's buffer planes (VIDIOC_G_FMT): bytes per line and buffer size of each
+    /// plane the driver hands over (one on single-planar nodes).
+    public func currentPlanes() throws(V4L2Error) -> [CapturePlane] {
+        var g = v4l2_format()
+        g.type = bufferType
+        try call(.gFmt, &g)
+        if info.isMultiplanar {
+            let mp = g.fmt.pix_mp
+            return withUnsafeBytes(of: mp.plane_fmt) { raw in
+                let planes = raw.bindMemory(to: v4l2_plane_pix_format.self)
+                return (0..<Int(min(mp.num_planes, UInt8(VIDEO_MAX_PLANES)))).map {
+                    CapturePlane(bytesPerLine: Int(planes[$0].bytesperline), size: Int(planes[$0].sizeimage))
+                }
+            }
+        }
+        return [CapturePlane(bytesPerLine: Int(g.fmt.pix.bytesperline), size: Int(g.fmt.pix.sizeimage))]
     }
 
     /// The current format's size, used for stepwise/continuous sizes (scalers, HDMI receivers):

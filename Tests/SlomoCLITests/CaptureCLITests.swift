@@ -58,6 +58,15 @@ import Testing
         (["--duration", "0"], 64, "--duration"), (["--frames", "0"], 64, "--frames"),
         (["--source", "synthetic:fps=0"], 64, "fps"), (["--source", "synthetic:colour=red"], 64, "unknown key"),
         (["--buffers", "1"], 64, "--buffers"), (["--segment", "2-1@1/2"], 64, "not after start"),
+        (["--post-trigger", "1"], 64, "--post-trigger needs --trigger"), (["--trigger", "button"], 64, "expected stdin, signal or motion"),
+        (["--trigger", "motion=300"], 64, "(0, 255]"), (["--trigger", "motion=0"], 64, "(0, 255]"),
+        (["--trigger", "stdin", "--shots", "3"], 64, "%d"), (["--trigger", "stdin", "--pre-trigger", "-1"], 64, "--pre-trigger"),
+        (["--trigger", "stdin", "--trigger-region", "0,0,10,10"], 64, "for --trigger motion"),
+        (["--source", "synthetic:format=yuyv,size=320x180", "--trigger", "motion", "--trigger-region", "300,0,40,10"], 64, "outside the 320x180 frame"),
+        (["--source", "synthetic:format=mjpeg", "--trigger", "motion"], 64, "compressed"),
+        (["--source", "synthetic:fps=240,size=1280x720,format=yuyv", "--trigger", "stdin", "--pre-trigger", "3000"], 64, "MiB are available"),
+        (["--codec", "ffv1"], 64, "cannot be stored in MP4"), (["--codec", "raw"], 64, "cannot be stored in MP4"),
+        (["--codec", "h265"], 64, "expected x264, ffv1 or raw"), (["--ring-memory", "lots"], 64, "--ring-memory"),
     ])
     func badValues(args: [String], status: Int32, text: String) throws {
         let d = TempDir()
@@ -79,5 +88,60 @@ import Testing
         r = try CLI.run(["capture", "/dev/video-none", "--frames", "5", "-o", d.file("v.mp4")])
         #expect([66, 69].contains(r.status) && r.stderr.contains("/dev/video-none"), "\(r.stderr)")
         #expect(d.entries == ["e.mp4"])
+    }
+
+    @Test func stdinTriggerSavesTheShotAroundTheLine() throws {
+        let d = TempDir()
+        let out = d.file("shot%02d.mkv")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["capture", "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.3", "--post-trigger", "0.2",
+                       "--trigger", "stdin", "--shots", "2", "--codec", "ffv1", "-o", out, "--json"]
+        let input = Pipe(), output = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        sleep(1)
+        input.fileHandleForWriting.write(Data("trigger\n".utf8))
+        usleep(100_000)
+        input.fileHandleForWriting.write(Data("trigger\n".utf8))   // while shot 1 is still recording: honoured
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let shots = json["shots"] as? [[String: Any]] ?? []
+        #expect(json["stopReason"] as? String == "shots" && shots.count == 2, "\(json)")
+        for (n, shot) in shots.enumerated() {
+            #expect(shot["preFrames"] as? Int == 30 && shot["postFrames"] as? Int == 20 && shot["complete"] as? Bool == true, "\(shot)")
+            let ix = try CLI.calibrationIndices(d.file(String(format: "shot%02d.mkv", n + 1)))
+            // 51 contiguous frames; the trigger frame (position 30) is the one the report names
+            #expect(ix.count == 51 && ix.compactMap { $0 }.count == 51, "\(ix)")
+            #expect(ix[30] == shot["triggerSequence"] as? Int)
+            #expect(zip(ix, ix.dropFirst()).allSatisfy { $1! == $0! + 1 })
+        }
+        let gap = (shots[1]["triggerSequence"] as! Int) - (shots[0]["triggerSequence"] as! Int)
+        #expect(gap >= 5 && gap <= 20, "second trigger 100 ms later: \(gap) frames")
+    }
+
+    /// FFV1 keeps YUYV's 4:2:2 (no 4:2:0, no 8-bit loss elsewhere): decoded back to YUYV it equals
+    /// the camera's bytes, which `--codec raw` stores unchanged.
+    @Test func ffv1IsLosslessAndRawKeepsTheBytes() throws {
+        let d = TempDir()
+        for codec in ["ffv1", "raw"] {
+            let r = try CLI.run(["capture", "--source", "synthetic:fps=60,size=320x180,format=yuyv,pace=0", "--frames", "4",
+                                 "--codec", codec, "-o", d.file("\(codec).mkv")])
+            #expect(r.status == 0, "\(r.stderr)")
+        }
+        let probe = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,pix_fmt", "-of", "csv=p=0", d.file("ffv1.mkv")])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ffv1,yuv422p")
+        let raw = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,pix_fmt", "-of", "csv=p=0", d.file("raw.mkv")])
+        #expect(raw.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "rawvideo,yuyv422")
+        var bytes: [Data] = []
+        for codec in ["ffv1", "raw"] {
+            let x = try CLI.tool(["ffmpeg", "-v", "error", "-i", d.file("\(codec).mkv"), "-f", "rawvideo", "-pix_fmt", "yuyv422", "-"])
+            bytes.append(x.output)
+        }
+        #expect(bytes[0].count == 4 * 320 * 180 * 2 && bytes[0] == bytes[1])
     }
 }

@@ -9,7 +9,7 @@ import SlomoCore
                  map: RetimeMap? = nil) throws -> (CaptureReport, ProbeReport) {
         var settings = RecordingSettings(output: dir.file(name))
         settings.map = map
-        let session = CaptureSession(source: try SyntheticSource(spec: spec), settings: settings, limits: limits)
+        let session = try CaptureSession(source: try SyntheticSource(spec: spec), settings: settings, limits: limits)
         let report = try session.run()
         return (report, try Prober.probe(path: settings.output, frames: true))
     }
@@ -69,8 +69,9 @@ import SlomoCore
         var settings = RecordingSettings(output: dir.file("q.mp4"))
         settings.preset = "veryslow"           // a writer much slower than an unpaced source
         var limits = CaptureLimits(frames: 200)
-        limits.queueCapacity = 2
-        let session = CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=1000,size=640x360,format=yuv420p,pace=0"),
+        limits.ringFrames = 4
+        limits.realtime = false
+        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=1000,size=640x360,format=yuv420p,pace=0"),
                                      settings: settings, limits: limits)
         let r = try session.run()
         #expect(r.framesCaptured == 200)
@@ -83,5 +84,80 @@ import SlomoCore
         let svg = StatsPlot.svg(s, nominal: Rational(240), title: "t")
         #expect(svg.hasPrefix("<svg") && svg.contains("<path") && svg.contains("nominal 4.167 ms"))
         #expect(s.intervals?.p50Micros == 4167 && s.achievedFrameRate == Rational(240))
+    }
+}
+
+/// The RAM ring and pre/post-trigger shots, with the synthetic camera (its frames carry their index).
+@Suite(.serialized) struct TriggerCaptureTests {
+    @Test func ringNeverOverwritesAPinnedFrame() {
+        let ring = FrameRing(capacity: 4, slotBytes: 16, lockInMemory: false)
+        let pin = ring.pin(from: 0)
+        for k in 0..<4 {
+            let s = ring.reserve()
+            #expect(s?.index == Int64(k))
+            ring.publish(FrameRing.Meta(timestamp: Rational(Int64(k)), sequence: UInt32(k), bytes: 1))
+        }
+        #expect(ring.reserve() == nil)            // frame 0 is still needed
+        ring.advance(pin.id, to: 1)
+        #expect(ring.reserve()?.index == 4)       // now slot 0 may take frame 4
+        ring.publish(FrameRing.Meta(timestamp: Rational(4), sequence: 4, bytes: 1))
+        #expect(!ring.isIntact(0) && ring.isIntact(1) && ring.oldest == 1)
+        #expect(ring.firstFrame(from: 1, atOrAfter: Rational(5, 2)) == 3)
+        ring.unpin(pin.id)
+        #expect(ring.pin(from: 0).start == 1)     // clamped to what is still there
+    }
+
+    func shots(_ spec: String, _ t: TriggerSettings, _ dir: TemporaryDirectory, name: String) throws -> CaptureReport {
+        var limits = CaptureLimits(duration: Rational(6))
+        limits.lockMemory = false
+        let session = try CaptureSession(source: try SyntheticSource(spec: spec), settings: RecordingSettings(output: dir.file(name)),
+                                         limits: limits, trigger: t)
+        return try session.run()
+    }
+
+    @Test func motionTriggerSavesPreAndPostFramesAroundTheFirstMovingFrame() throws {
+        let dir = TemporaryDirectory()
+        var t = TriggerSettings(kind: .motion(threshold: Rational(1, 2)), pre: Rational(1, 4), post: Rational(1, 4), shots: 2)
+        t.region = PixelRegion(x: 0, y: 90, width: 320, height: 90)      // below the code band and digits
+        let r = try shots("synthetic:fps=120,size=320x180,format=yuyv,still-until=90", t, dir, name: "m%d.mp4")
+        #expect(r.stopReason == "shots" && r.shots?.count == 2 && r.droppedBySlomo == 0)
+        let s1 = try #require(r.shots?.first)
+        // frame 90 is the first that moves: 30 frames (1/4 s at 120 fps) before it, 30 after, all decodable
+        #expect(s1.triggerFrame == 30 && s1.preFrames == 30 && s1.postFrames == 30 && s1.complete)
+        let p1 = try Prober.probe(path: dir.file("m1.mp4"), frames: true)
+        #expect(p1.frames?.map(\.calibrationIndex) == (60...120).map { Optional($0) })
+        #expect(p1.container.metadata["slomo_trigger_frame"] == "30" && p1.container.metadata["slomo_trigger_source"] == "motion")
+        // re-armed after the post window: the next moving frame (121; the background scrolls by 2 px a
+        // frame, a mean change above 1/2) triggers shot 2, whose pre
+        // frames overlap shot 1's post frames
+        let p2 = try Prober.probe(path: dir.file("m2.mp4"), frames: true)
+        #expect(p2.frames?.map(\.calibrationIndex) == (91...151).map { Optional($0) })
+        #expect((r.motionFramesEvaluated ?? 0) >= 121 && r.motionFramesSkipped == 0)     // every frame up to the second trigger
+        // the motion detector's latency is from the frame's timestamp to its decision: positive, small
+        #expect(s1.latency.isPositive && s1.latency < Rational(1, 2))
+    }
+
+    @Test func signalTriggerSelectsTheFirstFrameAtOrAfterTheEvent() throws {
+        let dir = TemporaryDirectory()
+        let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) { kill(getpid(), SIGUSR1) }   // GCD threads block signals: process-directed
+        let r = try shots("synthetic:fps=100,size=320x180,format=yuv420p", t, dir, name: "s.mp4")
+        let s = try #require(r.shots?.first)
+        #expect(s.preFrames == 20 && s.postFrames == 10 && s.complete && s.framesWritten == 31)
+        // the trigger frame's kernel time is at or after the event, by less than one frame period
+        #expect(s.triggerFrameTime >= s.triggerTime && s.triggerFrameTime - s.triggerTime < Rational(1, 100))
+        let ix = try Prober.probe(path: dir.file("s.mp4"), frames: true).frames?.compactMap(\.calibrationIndex) ?? []
+        #expect(ix.count == 31 && zip(ix, ix.dropFirst()).allSatisfy { $1 == $0 + 1 })      // contiguous
+        #expect(ix[20] == Int(s.triggerSequence))
+    }
+
+    @Test func ringTooLargeForMemoryIsRefusedUpFront() throws {
+        let dir = TemporaryDirectory()
+        let t = TriggerSettings(kind: .stdin, pre: Rational(3000), post: .zero)
+        #expect(throws: SimpleFailure.self) {
+            _ = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=240,size=1280x720,format=yuyv"),
+                                   settings: RecordingSettings(output: dir.file("x.mp4")), limits: CaptureLimits(), trigger: t)
+        }
+        #expect(dir.entries.isEmpty)
     }
 }

@@ -1,6 +1,14 @@
-/// The shape of a captured stream: what the writer needs to store it.
+/// One plane of a raw frame as the driver lays it out: `bytesPerLine` may exceed the visible
+/// width (padded rows), `size` is the plane's whole buffer (V4L2 `sizeimage`).
+public struct CapturePlane: Sendable, Equatable, Codable {
+    public var bytesPerLine: Int
+    public var size: Int
+    public init(bytesPerLine: Int, size: Int) { self.bytesPerLine = bytesPerLine; self.size = size }
+}
+
+/// The shape of a captured stream: what the ring and the writer need to store it.
 public struct CaptureFormat: Sendable, Equatable, Codable {
-    /// V4L2 fourcc as text: `MJPG`, `H264`, `YUYV`, `UYVY`, `NV12`, `YU12`, `GREY`…
+    /// V4L2 fourcc as text: `MJPG`, `H264`, `YUYV`, `UYVY`, `NV12`, `YU12`, `GREY`, `NM12`…
     public var fourcc: String
     public var width: Int
     public var height: Int
@@ -8,46 +16,54 @@ public struct CaptureFormat: Sendable, Equatable, Codable {
     public var bytesPerLine: Int
     /// The frame duration the driver reported (1/fps), if any.
     public var frameDuration: Rational?
+    /// The driver's buffer planes: one on single-planar nodes (all of a frame's planes in one
+    /// buffer), one per plane on multi-planar nodes (`NM12`: luma and chroma apart).
+    public var planes: [CapturePlane]
 
-    public init(fourcc: String, width: Int, height: Int, bytesPerLine: Int = 0, frameDuration: Rational? = nil) {
+    public init(fourcc: String, width: Int, height: Int, bytesPerLine: Int = 0, frameDuration: Rational? = nil,
+                planes: [CapturePlane] = []) {
         self.fourcc = fourcc; self.width = width; self.height = height
         self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration
+        self.planes = planes
     }
 
     /// Formats stored as they arrive (no re-encode).
     public var isCompressed: Bool { ["MJPG", "JPEG", "H264", "HEVC"].contains(fourcc) }
+
+    /// The most bytes one frame can take: the sum of the planes' buffer sizes.
+    public var maxFrameBytes: Int { planes.reduce(0) { $0 + $1.size } }
+
+    /// Bayer (raw sensor) formats: the colour filter pattern, else nil.
+    public var bayerPattern: String? {
+        switch fourcc {
+        case "BA81", "BG10", "BG12", "BG16": return "BGGR"
+        case "GBRG", "GB10", "GB12", "GB16": return "GBRG"
+        case "GRBG", "BA10", "BA12", "GR16": return "GRBG"
+        case "RGGB", "RG10", "RG12", "RG16": return "RGGB"
+        default: return nil
+        }
+    }
+
+    enum CodingKeys: String, CodingKey { case fourcc, width, height, bytesPerLine, frameDuration, planes }
 }
 
-/// One frame as it came from the camera: its bytes (owned), the kernel's timestamp and the
-/// driver's sequence number (gaps are frames the driver dropped).
-public final class CapturedFrame: @unchecked Sendable {
-    // Safe: the buffer is written once by the producer before the frame is handed over, and
-    // only read afterwards; ownership moves through the capture queue.
-    public let bytes: UnsafeMutableRawBufferPointer
-    public let count: Int
-    /// Presentation time in seconds on the source's monotonic clock (CLOCK_MONOTONIC for V4L2).
-    public let timestamp: Rational
-    public let sequence: UInt32
+/// One frame as the source hands it over: borrowed bytes, valid only during the
+/// `CaptureSource.next` call that passes it (the driver gets the buffer back right after).
+public struct BorrowedFrame {
+    /// The frame's planes, each as many bytes as the driver filled (`bytesused`).
+    public var planes: [UnsafeRawBufferPointer]
+    /// Presentation time in seconds on the source's clock (V4L2: the buffer's timestamp).
+    public var timestamp: Rational
+    /// The driver's sequence number: gaps are frames the driver dropped.
+    public var sequence: UInt32
+    /// The driver marked the buffer as damaged (`V4L2_BUF_FLAG_ERROR`).
+    public var driverError: Bool
 
-    /// Copies `count` bytes from `source`.
-    public init(copying source: UnsafeRawPointer, count: Int, timestamp: Rational, sequence: UInt32) {
-        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(count, 1), alignment: 64)
-        bytes.baseAddress!.copyMemory(from: source, byteCount: count)
-        self.count = count
-        self.timestamp = timestamp
-        self.sequence = sequence
+    public init(planes: [UnsafeRawBufferPointer], timestamp: Rational, sequence: UInt32, driverError: Bool = false) {
+        self.planes = planes; self.timestamp = timestamp; self.sequence = sequence; self.driverError = driverError
     }
 
-    /// A frame whose bytes the caller fills through `fill` before handing it over.
-    public init(count: Int, timestamp: Rational, sequence: UInt32, fill: (UnsafeMutableRawBufferPointer) -> Void) {
-        bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: Swift.max(count, 1), alignment: 64)
-        self.count = count
-        self.timestamp = timestamp
-        self.sequence = sequence
-        fill(bytes)
-    }
-
-    deinit { bytes.deallocate() }
+    public var byteCount: Int { planes.reduce(0) { $0 + $1.count } }
 }
 
 /// Why a source stopped giving frames.
@@ -58,15 +74,29 @@ public enum CaptureEnd: Error, Sendable, Equatable {
     case disconnected(String)
 }
 
-/// A camera (or the synthetic stand-in) as the capture session sees it. Implementations block in
-/// `nextFrame` until a frame is there; they must return each driver buffer to the driver before
-/// returning (copying the bytes), so a slow writer can never stall the device.
+/// A camera (or the synthetic stand-in) as the capture thread sees it. `next` blocks until a frame
+/// is there, lends it to `body` and returns the buffer to the driver as soon as `body` returns:
+/// `body` copies and does nothing else, so the driver always has its buffers back.
 public protocol CaptureSource: AnyObject {
     var format: CaptureFormat { get }
     /// Human-readable name for metadata and messages (`/dev/video0 (vivid)`, `synthetic`).
     var name: String { get }
+    /// The clock the timestamps come from, as the buffers' flags say (`CLOCK_MONOTONIC`,
+    /// `copy` for timestamps copied from an output, `unknown`), and where in the frame they are
+    /// taken (`end of frame`, `start of exposure`). Known after the first frame.
+    var timestampClock: String { get }
+    /// Settings the driver changed on its own (asked 35 fps, got 40), for the report.
+    var adjustments: [String] { get }
+    /// Gets everything costly ready (buffers allocated and mapped) without streaming yet.
+    func prepare() throws
+    /// Starts streaming (`VIDIOC_STREAMON`); frames arrive from here on.
     func start() throws
-    /// The next frame, or the reason the stream ended.
-    func nextFrame() throws -> Result<CapturedFrame, CaptureEnd>
+    /// The next frame lent to `body`, or why the stream ended (nil: a frame was delivered).
+    func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd?
     func stop()
+}
+
+extension CaptureSource {
+    public var adjustments: [String] { [] }
+    public func prepare() throws {}
 }

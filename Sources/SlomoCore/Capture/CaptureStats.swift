@@ -7,6 +7,10 @@ public struct CaptureStats: Sendable, Codable {
     public var droppedBySlomo: Int64 = 0
     /// Repeated sequence numbers (a driver quirk; the frame is still written).
     public var repeatedSequence: Int64 = 0
+    /// Buffers the driver flagged as damaged (`V4L2_BUF_FLAG_ERROR`): counted, not stored.
+    public var driverErrors: Int64 = 0
+    /// Raw frames with fewer bytes than the format needs (`bytesused` short): counted, not stored.
+    public var shortFrames: Int64 = 0
     public var firstTimestamp: Rational?
     public var lastTimestamp: Rational?
     /// Every frame-to-frame interval, in microseconds (for percentiles and the plot).
@@ -62,6 +66,6 @@ public struct CaptureStats: Sendable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case framesCaptured, droppedByDriver, droppedBySlomo, repeatedSequence, firstTimestamp, lastTimestamp, intervalsMicros
+        case framesCaptured, droppedByDriver, droppedBySlomo, repeatedSequence, driverErrors, shortFrames, firstTimestamp, lastTimestamp, intervalsMicros
     }
 }

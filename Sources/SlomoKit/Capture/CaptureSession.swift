@@ -1,14 +1,106 @@
 import Foundation
 import SlomoCore
 
-/// When a capture stops.
+/// When a capture stops, and how much memory its ring may take.
 public struct CaptureLimits: Sendable {
     /// Stop before the first frame at or after this much time from the first frame.
     public var duration: Rational?
     public var frames: Int64?
-    /// Frames the queue between the dequeue thread and the writer may hold before dropping.
-    public var queueCapacity = 128
+    /// Ring slots (frames); nil: sized from the rate (continuous: 2 s or 256 MiB within 1 GiB;
+    /// triggered: the shot plus a quarter second of headroom).
+    public var ringFrames: Int?
+    /// Ring size in bytes (instead of `ringFrames`).
+    public var ringMemory: Int64?
+    /// Lock the ring in RAM (`mlock`).
+    public var lockMemory = true
+    /// Run the capture thread at real-time priority (SCHED_FIFO, else a raised nice value).
+    public var realtime = true
     public init(duration: Rational? = nil, frames: Int64? = nil) { self.duration = duration; self.frames = frames }
+}
+
+/// What fires a pre/post-trigger shot.
+public enum TriggerKind: Sendable, Equatable {
+    /// A line `trigger` on standard input (`quit` ends the capture).
+    case stdin
+    /// SIGUSR1.
+    case signal
+    /// The image trigger: mean absolute brightness difference to the previous frame above this
+    /// threshold (8-bit units, 0 < threshold ≤ 255).
+    case motion(threshold: Rational)
+
+    public var name: String {
+        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion" }
+    }
+}
+
+/// Pre/post-trigger recording: the ring holds the last `pre` seconds; a trigger saves them and the
+/// next `post` seconds as one shot.
+public struct TriggerSettings: Sendable {
+    public var kind: TriggerKind
+    public var pre: Rational
+    public var post: Rational
+    /// Shots before the capture ends (0: until stopped).
+    public var shots: Int
+    /// The image trigger's region (nil: the whole frame) and sampling step.
+    public var region: PixelRegion?
+    public var motionStep = 2
+    public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
+        self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
+    }
+
+    /// Shot `n`'s file: `%d`, `%0Nd` in `template` become the shot number.
+    public static func path(_ template: String, shot: Int) -> String {
+        guard let r = template.range(of: #"%0?[0-9]*d"#, options: .regularExpression) else { return template }
+        let spec = template[r]
+        let width = Int(spec.dropFirst().dropLast()) ?? 0
+        var n = String(shot)
+        if spec.hasPrefix("%0"), n.count < width { n = String(repeating: "0", count: width - n.count) + n }
+        return template.replacingCharacters(in: r, with: n)
+    }
+
+    public static func hasShotNumber(_ template: String) -> Bool { template.range(of: #"%0?[0-9]*d"#, options: .regularExpression) != nil }
+}
+
+/// One saved shot, as the report and the recording's metadata tell it.
+public struct ShotReport: Codable, Sendable {
+    public var shot: Int
+    public var output: String
+    public var trigger: String
+    /// The trigger frame's position in the file (= `preFrames`): frame 0 of the shot's own time.
+    public var triggerFrame: Int
+    public var preFrames: Int
+    public var postFrames: Int
+    public var preFramesAsked: Int
+    public var postFramesAsked: Int
+    public var framesWritten: Int64
+    public var triggerSequence: UInt32
+    public var firstSequence: UInt32
+    public var lastSequence: UInt32
+    /// Sequence gaps inside the shot (frames the driver dropped).
+    public var sequenceGaps: Int64
+    /// When the trigger happened (CLOCK_MONOTONIC; for the image trigger, the frame's time).
+    public var triggerTime: Rational
+    public var triggerWallTime: String
+    /// The trigger frame's kernel timestamp.
+    public var triggerFrameTime: Rational
+    /// From the trigger event to the frame it selects (stdin/signal: the frame's timestamp minus the
+    /// event time; motion: from the frame's timestamp to the moment the detector decided).
+    public var latency: Rational
+    public var latencyMs: Double
+    public var motionScore: Double?
+    /// False when the capture ended before all post-trigger frames arrived, or the ring no longer
+    /// held all pre-trigger frames.
+    public var complete: Bool
+    public var bytesWritten: Int64
+}
+
+public struct RingReport: Codable, Sendable {
+    public var slots: Int
+    public var slotBytes: Int
+    public var bytes: Int64
+    public var mebibytes: Double
+    public var locked: Bool
+    public var note: String?
 }
 
 public struct CaptureReport: Codable, Sendable {
@@ -21,15 +113,37 @@ public struct CaptureReport: Codable, Sendable {
     public var framesCaptured: Int64
     public var framesWritten: Int64
     public var droppedByDriver: Int64
+    /// Frames the ring had no free slot for (a writer or shot saver too far behind).
     public var droppedBySlomo: Int64
     public var repeatedSequence: Int64
+    public var driverErrors: Int64
+    public var shortFrames: Int64
     public var duration: Rational
     public var durationSeconds: Double
     public var intervals: CaptureStats.Intervals?
-    /// duration, frames, signal, disconnected, writeError.
+    /// duration, frames, signal, disconnected, writeError, shots, quit.
     public var stopReason: String
     public var message: String?
     public var bytesWritten: Int64
+    /// The buffers' clock as the driver flags it.
+    public var timestampClock: String
+    /// What the driver changed of the request (asked 35 fps, got 40).
+    public var driverAdjustments: [String]
+    public var ring: RingReport
+    /// The capture thread's scheduling (`SCHED_FIFO 50`, `nice -10`, or `normal` with the reason).
+    public var captureThread: String
+    /// The most frames the writer was behind the camera, and how long it took to catch up after
+    /// the camera stopped.
+    public var writerBacklogMax: Int64
+    public var catchUpSeconds: Double
+    public var warnings: [String]
+    /// Pre/post-trigger captures: the trigger, and each shot saved.
+    public var trigger: String?
+    public var shots: [ShotReport]?
+    /// The image trigger: frames evaluated, frames it could not read in time, CPU per frame.
+    public var motionFramesEvaluated: Int64?
+    public var motionFramesSkipped: Int64?
+    public var motionCpuMicrosPerFrame: Double?
 }
 
 /// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
@@ -43,119 +157,477 @@ public enum StopFlag {
     }
 }
 
-/// Capture: a dequeue thread takes frames from the source as fast as they come and hands them to
-/// the writer through a bounded queue; when the queue is full the frame is dropped and counted,
-/// never waited for, so the driver is never stalled by the disk or the encoder.
+/// Capture: a capture thread (real-time priority where allowed) takes each frame from the source,
+/// copies it into the preallocated RAM ring and gives the buffer back at once; it never waits on
+/// loading, encoding, writing or a reader. The calling thread writes from the ring: the whole
+/// stream (continuous), or the shots triggers select (pre/post-trigger).
 public final class CaptureSession: @unchecked Sendable {
-    // Safe: `queue`, `stats`, `ended`, `endReason` are only touched under `cond`'s lock.
+    // Safe: `endReason`/`endMessage`/`endRequested` are touched under `lock`; `stats` only by the
+    // capture thread until it is joined; the ring synchronises itself.
     let source: CaptureSource
     let settings: RecordingSettings
     let limits: CaptureLimits
-    private let cond = NSCondition()
-    private var queue: [CapturedFrame] = []
-    private var ended = false
+    let trigger: TriggerSettings?
+    public let ringPlan: RingPlan
+    private let lock = NSLock()
+    private var endRequested = false
     private var endReason = "signal"
     private var endMessage: String?
     private var stats = CaptureStats()
-    private var writerFailed = false
+    private var threadNote = "normal"
+    private var startError: Error?
 
-    public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits) {
+    /// Plans the ring and refuses one that cannot fit in the memory available.
+    public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil) throws {
         self.source = source
         self.settings = settings
         self.limits = limits
+        self.trigger = trigger
+        let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
+        var plan = RingPlan.plan(format: source.format, fps: fps, pre: trigger?.pre, post: trigger?.post, memory: limits.ringMemory)
+        if let n = limits.ringFrames { plan = RingPlan(slots: max(n, 2), slotBytes: plan.slotBytes, bytes: Int64(max(n, 2)) * Int64(plan.slotBytes),
+                                                       preFrames: plan.preFrames, postFrames: plan.postFrames) }
+        if let t = trigger, plan.slots < plan.preFrames + 8 {
+            throw SimpleFailure("--ring-memory: \(plan.slots) frames cannot hold --pre-trigger \(Seconds(t.pre)) s (\(plan.preFrames) frames) and 8 more", .usage)
+        }
+        if let available = CaptureSession.availableMemory(), plan.bytes > available - (256 << 20) {
+            let what = trigger.map { "--pre-trigger \(Seconds($0.pre)) s + --post-trigger \(Seconds($0.post)) s" } ?? "the capture ring"
+            throw SimpleFailure("\(source.name): \(what) at \(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps needs \(plan.slots) frames × \(plan.slotBytes) bytes = \(Int(plan.mebibytes)) MiB of RAM; only \(available >> 20) MiB are available (keep 256 MiB free): shorten it or lower the size or rate", .usage)
+        }
+        ringPlan = plan
+        if let t = trigger, case .motion = t.kind {
+            guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
+                throw SimpleFailure("\(source.name): --trigger motion reads raw frames; \(source.format.fourcc) is compressed (pick a raw --format such as YUYV)", .usage)
+            }
+            if let r = t.region, !r.fits(width: source.format.width, height: source.format.height) {
+                throw SimpleFailure("--trigger-region \(r.description): outside the \(source.format.width)x\(source.format.height) frame", .usage)
+            }
+        }
     }
 
-    public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
-        let writer = try RecordingWriter(settings: settings, format: source.format, sourceName: source.name)
-        try source.start()
-        let done = DispatchSemaphore(value: 0)
-        Thread.detachNewThread { [self] in
-            dequeueLoop()
-            done.signal()
+    /// MemAvailable from /proc/meminfo, in bytes.
+    static func availableMemory() -> Int64? {
+        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
+            if let kb = Int64(line.split(separator: " ")[1]) { return kb * 1024 }
         }
-        var writeError: Error?
-        while true {
-            cond.lock()
-            while queue.isEmpty && !ended { cond.wait() }
-            if queue.isEmpty && ended { cond.unlock(); break }
-            let frame = queue.removeFirst()
-            cond.unlock()
-            do { try writer.write(frame) } catch {
-                writeError = error
-                cond.lock(); writerFailed = true; ended = true; endReason = "writeError"; queue.removeAll(); cond.unlock()
-                break
-            }
-            progress?(writer.framesWritten)
-        }
-        done.wait()
-        source.stop()
-        var finishError: Error?
-        do { try writer.finish() } catch { finishError = error }
-        cond.lock(); let s = stats; let reason = endReason; let message = endMessage; cond.unlock()
-        let report = CaptureReport(
-            output: settings.output, device: source.name, format: source.format,
-            nominalFrameRate: source.format.frameDuration.flatMap { try? $0.reciprocal() },
-            achievedFrameRate: s.achievedFrameRate, achievedFps: s.achievedFrameRate.map { ($0.doubleValue * 1000).rounded() / 1000 },
-            framesCaptured: s.framesCaptured, framesWritten: writer.framesWritten, droppedByDriver: s.droppedByDriver,
-            droppedBySlomo: s.droppedBySlomo, repeatedSequence: s.repeatedSequence, duration: s.duration,
-            durationSeconds: (s.duration.doubleValue * 1e6).rounded() / 1e6, intervals: s.intervals,
-            stopReason: reason, message: message ?? writeError.map { "\($0)" }, bytesWritten: writer.bytesWritten)
-        lastStats = s
-        try writeSidecar(report)
-        if let e = writeError ?? finishError {
-            let text = "\(e)"
-            let full = text.contains("No space") || text.contains("ENOSPC")
-            throw SimpleFailure("\(settings.output): recording stopped after \(writer.framesWritten) frames: \(full ? "disk full" : text); the file is playable up to its last fragment", .ioError)
-        }
-        return report
+        return nil
     }
 
     /// The statistics of the last run (intervals for the plot).
     public private(set) var lastStats = CaptureStats()
 
-    private func dequeueLoop() {
+    public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
+        let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: limits.lockMemory)
+        // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
+        let firstOutput = trigger.map { _ in TriggerSettings.path(settings.output, shot: 1) } ?? settings.output
+        var firstSettings = settings
+        firstSettings.output = firstOutput
+        let firstWriter = try RecordingWriter(settings: firstSettings, format: source.format, sourceName: source.name)
+        try firstWriter.prepare()
+        try source.prepare()
+        let captureDone = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            captureLoop(ring)
+            captureDone.signal()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+
+        var report: CaptureReport
+        if let trigger {
+            report = try runTriggered(trigger, ring: ring, firstWriter: firstWriter, captureDone: captureDone)
+        } else {
+            report = try runContinuous(ring: ring, writer: firstWriter, captureDone: captureDone, progress: progress)
+        }
+        if let e = startError { throw e }
+        return report
+    }
+
+    // MARK: the capture thread
+
+    private func captureLoop(_ ring: FrameRing) {
+        defer { ring.close() }
+        // an unpaced synthetic source never sleeps: at real-time priority it would hold a core
+        let unpaced = (source as? SyntheticSource).map { !$0.pace } ?? false
+        let note = limits.realtime && !unpaced ? CaptureSession.raisePriority() : "normal (\(unpaced ? "unpaced source" : "not asked"))"
+        lock.lock(); threadNote = note; lock.unlock()
+        do { try source.start() } catch {
+            lock.lock(); startError = error; endRequested = true; endReason = "error"; lock.unlock()
+            return
+        }
+        let planes = source.format.planes, height = source.format.height
         var firstTime: Rational?
-        while true {
-            if StopFlag.isRaised { finish("signal"); return }
-            cond.lock(); let stop = ended; cond.unlock()
-            if stop { return }
-            let next: Result<CapturedFrame, CaptureEnd>
-            do { next = try source.nextFrame() } catch { finish("disconnected", "\(error)"); return }
-            switch next {
-            case .failure(.finished): finish("frames"); return
-            case .failure(.disconnected(let why)): finish("disconnected", why); return
-            case .success(let frame):
-                if firstTime == nil { firstTime = frame.timestamp }
-                if let d = limits.duration, frame.timestamp - firstTime! >= d { finish("duration"); return }
-                cond.lock()
-                stats.record(sequence: frame.sequence, timestamp: frame.timestamp)
-                if queue.count >= limits.queueCapacity {
-                    stats.droppedBySlomo += 1
-                } else {
-                    queue.append(frame)
-                    cond.signal()
+        var stop: (String, String?)?
+        while stop == nil {
+            if StopFlag.isRaised { stop = ("signal", nil); break }
+            lock.lock(); let ended = endRequested; lock.unlock()
+            if ended { break }
+            let end: CaptureEnd?
+            do {
+                end = try source.next { f in
+                    if firstTime == nil { firstTime = f.timestamp }
+                    if let d = limits.duration, f.timestamp - firstTime! >= d { stop = ("duration", nil); return }
+                    stats.record(sequence: f.sequence, timestamp: f.timestamp)
+                    if let n = limits.frames, stats.framesCaptured >= n { stop = ("frames", nil) }
+                    if f.driverError { stats.driverErrors += 1; return }
+                    if f.byteCount == 0 { stats.shortFrames += 1; return }
+                    guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
+                    var offset = 0
+                    for (k, p) in f.planes.enumerated() {
+                        let n = Swift.min(p.count, ring.slotBytes - offset)
+                        if n > 0 { (slot.pointer + offset).copyMemory(from: p.baseAddress!, byteCount: n) }
+                        // multi-planar: each plane where FFmpeg's contiguous layout expects it (rows × bytes per line)
+                        offset += planes.count > 1 && k < planes.count - 1
+                            ? planes[k].bytesPerLine * (k == 0 ? height : planes[k].size / Swift.max(1, planes[k].bytesPerLine)) : n
+                    }
+                    ring.publish(FrameRing.Meta(timestamp: f.timestamp, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
                 }
-                let count = stats.framesCaptured
-                cond.unlock()
-                if let n = limits.frames, count >= n { finish("frames"); return }
+            } catch {
+                stop = ("disconnected", "\(error)")
+                break
+            }
+            switch end {
+            case nil: break
+            case .finished?: stop = ("frames", nil)
+            case .disconnected(let why)?: stop = ("disconnected", why)
+            }
+        }
+        source.stop()
+        if let (reason, message) = stop { requestEnd(reason, message) }
+    }
+
+    private func requestEnd(_ reason: String, _ message: String? = nil) {
+        lock.lock()
+        if !endRequested || endReason == "signal" && reason != "signal" && !StopFlag.isRaised {
+            if !endRequested { endReason = reason; endMessage = message }
+        }
+        endRequested = true
+        lock.unlock()
+    }
+
+    /// SCHED_FIFO for the calling thread where allowed (root, CAP_SYS_NICE, an rtprio limit), else a
+    /// raised nice value (Linux applies it to this thread only), else nothing; says which.
+    static func raisePriority() -> String {
+        var param = sched_param()
+        param.sched_priority = Swift.min(50, sched_get_priority_max(Int32(SCHED_FIFO)))
+        let rc = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &param)
+        if rc == 0 { return "SCHED_FIFO \(param.sched_priority)" }
+        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -10) == 0 { return "nice -10 (SCHED_FIFO refused: \(String(cString: strerror(rc))))" }
+        return "normal (SCHED_FIFO and nice refused: \(String(cString: strerror(rc))); run as root or grant CAP_SYS_NICE)"
+    }
+
+    // MARK: continuous recording
+
+    private func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
+                               progress: ((Int64) -> Void)?) throws -> CaptureReport {
+        let pin = ring.pin(from: 0)
+        var k = pin.start
+        var writeError: Error?
+        var backlog: Int64 = 0
+        var short: Int64 = 0
+        var cameraStopped: Date?
+        while true {
+            if ring.wait(for: k, seconds: 0.2) == nil { continue }
+            guard k < ring.count else { break }
+            let m = ring.meta(k)
+            do {
+                if try !writer.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp) { short += 1 }
+            } catch {
+                writeError = error
+                requestEnd("writeError", "\(error)")
+                break
+            }
+            k += 1
+            ring.advance(pin.id, to: k)
+            let behind = ring.count - k
+            if behind > backlog { backlog = behind }
+            if cameraStopped == nil && captureDone.wait(timeout: .now()) == .success { cameraStopped = Date(); captureDone.signal() }
+            progress?(writer.framesWritten)
+        }
+        ring.unpin(pin.id)
+        captureDone.wait()
+        let catchUp = cameraStopped.map { Date().timeIntervalSince($0) } ?? 0
+        var finishError: Error?
+        do { try writer.finish() } catch { finishError = error }
+        var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
+                                backlog: backlog, catchUp: catchUp, shortFrames: short)
+        if writeError != nil { report.message = report.message ?? writeError.map { "\($0)" } }
+        try writeSidecar(report, next: settings.output)
+        if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e) }
+        return report
+    }
+
+    static func stopped(_ output: String, frames: Int64, _ e: Error) -> SimpleFailure {
+        let text = "\(e)"
+        let full = text.contains("No space") || text.contains("ENOSPC")
+        return SimpleFailure("\(output): recording stopped after \(frames) frames: \(full ? "disk full" : text); the file is playable up to its last fragment", .ioError)
+    }
+
+    // MARK: pre/post-trigger
+
+    private struct Shot {
+        var number: Int
+        var pin: Int
+        var start: Int64
+        var triggerIndex: Int64
+        var end: Int64            // last frame index wanted
+        var eventTime: Rational
+        var wallTime: Rational
+        var latency: Rational?
+        var score: Double?
+    }
+
+    /// Shots triggered and not yet saved, and whether triggers are done.
+    private let shotCond = NSCondition()
+    private var pendingShots: [Shot] = []
+    private var triggersDone = false
+    private var shotsTriggered = 0
+    private var motionEvaluated: Int64 = 0
+    private var motionSkipped: Int64 = 0
+    private var motionCPU: Double = 0
+
+    private func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
+                              captureDone: DispatchSemaphore) throws -> CaptureReport {
+        let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
+        let preCount = Int64((t.pre * fps).floor), postCount = Int64((t.post * fps).floor)
+        let triggerThread = Thread { [self] in
+            switch t.kind {
+            case .stdin, .signal: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+            case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
+            }
+            shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
+        }
+        triggerThread.start()
+
+        var shots: [ShotReport] = []
+        var written: Int64 = 0, bytes: Int64 = 0
+        var nextWriter: RecordingWriter? = firstWriter
+        var failure: Error?
+        while true {
+            shotCond.lock()
+            while pendingShots.isEmpty && !triggersDone { shotCond.wait() }
+            if pendingShots.isEmpty { shotCond.unlock(); break }
+            let shot = pendingShots.removeFirst()
+            shotCond.unlock()
+            do {
+                let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
+                shots.append(r)
+                written += r.framesWritten; bytes += r.bytesWritten
+            } catch {
+                failure = error
+                ring.unpin(shot.pin)
+                requestEnd("writeError", "\(error)")
+                break
+            }
+            if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
+            // armed again: the next shot's encoder is ready before its trigger
+            if nextWriter == nil {
+                var s = settings
+                s.output = TriggerSettings.path(settings.output, shot: shots.count + 1)
+                if let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) { try? w.prepare(); nextWriter = w }
+            }
+        }
+        captureDone.wait()
+        shotCond.lock(); for s in pendingShots { ring.unpin(s.pin) }; pendingShots.removeAll(); shotCond.unlock()
+        triggerDoneWait(triggerThread: triggerThread)
+        var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: 0, shortFrames: 0)
+        report.trigger = t.kind.name
+        report.shots = shots
+        if case .motion = t.kind {
+            report.motionFramesEvaluated = motionEvaluated
+            report.motionFramesSkipped = motionSkipped
+            report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
+        }
+        if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
+        // each shot's file gets the whole capture's report beside it
+        for shot in shots { try writeSidecar(report, next: shot.output) }
+        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure) }
+        return report
+    }
+
+    private func triggerDoneWait(triggerThread: Thread) {
+        shotCond.lock()
+        while !triggersDone { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.1)) }
+        shotCond.unlock()
+    }
+
+    /// Saves one shot: its frames from the ring, in order, as they arrive.
+    private func save(_ shot: Shot, trigger t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64,
+                      writer: inout RecordingWriter?) throws -> ShotReport {
+        var s = settings
+        s.output = TriggerSettings.path(settings.output, shot: shot.number)
+        let pre = Int(shot.triggerIndex - shot.start)
+        s.metadata["slomo_trigger_source"] = t.kind.name
+        s.metadata["slomo_trigger_frame"] = String(pre)
+        s.metadata["slomo_pre_frames"] = String(pre)
+        s.metadata["slomo_post_frames_asked"] = String(postCount)
+        s.metadata["slomo_trigger_time"] = shot.eventTime.description
+        let wall = TriggerEvents.iso8601(shot.wallTime)
+        s.metadata["slomo_trigger_wall_time"] = wall
+        s.metadata["slomo_shot"] = String(shot.number)
+        let w: RecordingWriter
+        if let ready = writer, ready.settings.output == s.output { w = ready } else {
+            w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
+            try w.prepare()
+        }
+        w.metadata = s.metadata
+        writer = nil
+        var k = shot.start
+        var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
+        var gaps: Int64 = 0
+        var prev: UInt32?
+        while k <= shot.end {
+            guard ring.wait(for: k) else { break }
+            let m = ring.meta(k)
+            _ = try w.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp)
+            if first == nil { first = m }
+            if k == shot.triggerIndex { trig = m }
+            if let p = prev, m.sequence &- p > 1 { gaps += Int64(m.sequence &- p) - 1 }
+            prev = m.sequence
+            last = m
+            k += 1
+            ring.advance(shot.pin, to: k)
+        }
+        ring.unpin(shot.pin)
+        try w.finish()
+        let tm = trig ?? first ?? FrameRing.Meta()
+        let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
+        let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
+        return ShotReport(
+            shot: shot.number, output: s.output, trigger: t.kind.name, triggerFrame: pre, preFrames: pre, postFrames: post,
+            preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
+            triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
+            triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
+            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3, motionScore: shot.score,
+            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten)
+    }
+
+    /// Queues a shot whose trigger frame is `index` (pinned from `pin` on).
+    private func enqueue(pin: (id: Int, start: Int64), index: Int64, preCount: Int64, postCount: Int64, event: Rational,
+                         wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
+        let start = Swift.max(pin.start, index - preCount)
+        ring.advance(pin.id, to: start)
+        shotCond.lock()
+        shotsTriggered += 1
+        pendingShots.append(Shot(number: shotsTriggered, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
+                                 eventTime: event, wallTime: wall, latency: latency, score: score))
+        shotCond.broadcast()
+        shotCond.unlock()
+    }
+
+    private func captureEnded() -> Bool { lock.lock(); defer { lock.unlock() }; return endRequested }
+
+    /// stdin lines (`trigger`, `quit`) or SIGUSR1: each event selects the first frame whose kernel
+    /// timestamp is at or after the event's CLOCK_MONOTONIC time.
+    private func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
+        let events = TriggerEvents(kind: t.kind)
+        defer { events.close() }
+        while !captureEnded() {
+            if t.shots > 0 && shotsTriggered >= t.shots { return }
+            switch events.next(timeoutMilliseconds: 100) {
+            case .none: continue
+            case .quit:
+                waitForPendingShots()
+                requestEnd("quit")
+                return
+            case .trigger(let time, let wall):
+                let pin = ring.pin(from: ring.count - preCount - 4)
+                guard let index = ring.firstFrame(from: pin.start, atOrAfter: time) else { ring.unpin(pin.id); return }
+                enqueue(pin: pin, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
+                        latency: nil, score: nil, ring: ring)
             }
         }
     }
 
-    private func finish(_ reason: String, _ message: String? = nil) {
-        cond.lock()
-        if !ended { endReason = reason; endMessage = message }
-        ended = true
-        cond.broadcast()
-        cond.unlock()
+    /// Blocks until every triggered shot has been taken by the saver and its frames are in.
+    private func waitForPendingShots() {
+        shotCond.lock()
+        while !pendingShots.isEmpty && !captureEnded() { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        shotCond.unlock()
+    }
+
+    /// The image trigger on every frame, without pinning the ring (a frame overwritten before it
+    /// was read is counted as skipped).
+    private func motionTrigger(_ t: TriggerSettings, threshold: Rational, ring: FrameRing, preCount: Int64, postCount: Int64) {
+        let f = source.format
+        let layout = LumaLayout.of(fourcc: f.fourcc)!
+        var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
+                                      layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
+                                      step: t.motionStep)
+        var k: Int64 = 0
+        var rearm: Int64 = 0
+        while true {
+            if t.shots > 0 && shotsTriggered >= t.shots { return }
+            guard let ok = ring.wait(for: k, seconds: 0.2) else { if captureEnded() { return }; continue }
+            guard ok else { return }
+            if !ring.isIntact(k) { let o = ring.oldest; motionSkipped += o - k; k = o; continue }
+            let m = ring.meta(k)
+            let c0 = CaptureSession.threadCPUTime()
+            let s = detector.score(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes))
+            motionCPU += CaptureSession.threadCPUTime() - c0
+            guard ring.isIntact(k) else { motionSkipped += 1; k += 1; continue }
+            motionEvaluated += 1
+            if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
+                let decided = SyntheticSource.now()
+                let pin = ring.pin(from: k - preCount)
+                enqueue(pin: pin, index: k, preCount: preCount, postCount: postCount, event: m.timestamp,
+                        wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
+                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100, ring: ring)
+                rearm = k + postCount + 1
+            }
+            k += 1
+        }
+    }
+
+    static func threadCPUTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+    // MARK: report
+
+    private func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
+                            catchUp: Double, shortFrames: Int64) -> CaptureReport {
+        lock.lock(); var s = stats; let reason = endReason; let message = endMessage; let note = threadNote; lock.unlock()
+        s.shortFrames += shortFrames
+        lastStats = s
+        let nominal = source.format.frameDuration.flatMap { try? $0.reciprocal() }
+        var warnings: [String] = []
+        if let nominal, let achieved = s.achievedFrameRate, achieved * Rational(100) < nominal * Rational(99) {
+            let cause = s.droppedByDriver > 0 ? "the driver dropped \(s.droppedByDriver) frames (sequence gaps: no buffer was queued, or the sensor could not keep up)"
+                : s.droppedBySlomo > 0 ? "slomo's ring was full \(s.droppedBySlomo) times (the writer fell behind: a faster --codec or preset, or a larger --ring-memory)"
+                : "no frame was lost: the camera itself delivered fewer (exposure longer than the frame period, or its clock)"
+            warnings.append("achieved \(Seconds(achieved)) fps is more than 1 % below the mode's \(Seconds(nominal)) fps: \(cause)")
+        }
+        if s.driverErrors > 0 { warnings.append("\(s.driverErrors) buffers flagged damaged by the driver (V4L2_BUF_FLAG_ERROR) were not stored") }
+        if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
+        if !source.timestampClock.hasPrefix("CLOCK_MONOTONIC") && !source.timestampClock.hasPrefix("unknown (") {
+            warnings.append("timestamps are \(source.timestampClock), not CLOCK_MONOTONIC: times in the file are the driver's")
+        }
+        return CaptureReport(
+            output: output, device: source.name, format: source.format, nominalFrameRate: nominal,
+            achievedFrameRate: s.achievedFrameRate, achievedFps: s.achievedFrameRate.map { ($0.doubleValue * 1000).rounded() / 1000 },
+            framesCaptured: s.framesCaptured, framesWritten: framesWritten, droppedByDriver: s.droppedByDriver,
+            droppedBySlomo: s.droppedBySlomo, repeatedSequence: s.repeatedSequence, driverErrors: s.driverErrors,
+            shortFrames: s.shortFrames, duration: s.duration,
+            durationSeconds: (s.duration.doubleValue * 1e6).rounded() / 1e6, intervals: s.intervals,
+            stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock,
+            driverAdjustments: source.adjustments,
+            ring: RingReport(slots: ring.capacity, slotBytes: ring.slotBytes, bytes: Int64(ring.totalBytes),
+                             mebibytes: (Double(ring.totalBytes) / 1_048_576 * 10).rounded() / 10, locked: ring.locked, note: ring.lockNote),
+            captureThread: note, writerBacklogMax: backlog, catchUpSeconds: (catchUp * 1000).rounded() / 1000, warnings: warnings)
     }
 
     /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
     /// recording means the capture did not end cleanly (the recording is still playable).
-    private func writeSidecar(_ report: CaptureReport) throws {
-        let path = settings.output + ".capture.json"
+    private func writeSidecar(_ report: CaptureReport, next output: String) throws {
+        let path = (trigger == nil ? settings.output : output) + ".capture.json"
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        try enc.encode(report).write(to: URL(fileURLWithPath: path), options: .atomic)
+        do { try enc.encode(report).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            throw SimpleFailure("\(path): cannot write the capture report: \((error as NSError).localizedFailureReason ?? "write failed")", .ioError)
+        }
     }
 }

@@ -9,6 +9,8 @@ public struct DeviceCaptureRequest: Sendable {
     public var minSize: String?
     public var fps: String?
     public var buffers = 8
+    /// Rows padded to this many bytes (raw formats; the driver may adjust it). Nil: the driver's choice.
+    public var bytesPerLine: Int?
     public init(device: String) { self.device = device }
 }
 

@@ -4,7 +4,14 @@ import SlomoFFmpeg
 
 /// How a recording is encoded and stored.
 public struct RecordingSettings: Sendable {
-    public enum RawCodec: String, Sendable, CaseIterable { case x264, ffv1 }
+    /// What raw (uncompressed) camera frames become: x264 (small, lossy), FFV1 (lossless, the
+    /// camera's own sampling and depth), or the frames' bytes as they are (`raw`: no encoder at all,
+    /// for rates no encoder follows).
+    public enum RawCodec: String, Sendable, CaseIterable {
+        case x264, ffv1, raw
+        /// FFmpeg's encoder.
+        var encoder: String { switch self { case .x264: "libx264"; case .ffv1: "ffv1"; case .raw: "rawvideo" } }
+    }
     public var output: String
     public var rawCodec = RawCodec.x264
     /// x264 preset for raw cameras (real-time by default).
@@ -15,12 +22,29 @@ public struct RecordingSettings: Sendable {
     /// Per-segment time scaling applied while recording (source time from the first frame).
     public var map: RetimeMap?
     public var overwrite = false
+    /// Further `slomo_*` container metadata (a shot's trigger facts).
+    public var metadata: [String: String] = [:]
     public init(output: String) { self.output = output }
+
+    /// Refuses a codec the output's container cannot hold before any device is opened:
+    /// FFV1 and raw frames go into MOV, MKV or NUT, not MP4.
+    public func validate() throws(SimpleFailure) {
+        let container = try ContainerFormat.forOutput(output)
+        guard rawCodec != .x264 else { return }
+        let holds: Bool
+        do { holds = try Muxer(path: output, formatName: container).accepts(codecName: rawCodec == .raw ? "rawvideo" : "ffv1") } catch {
+            throw SimpleFailure("\(output): \(error)", .usage)
+        }
+        guard holds else {
+            throw SimpleFailure("\(output): --codec \(rawCodec.rawValue) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)", .usage)
+        }
+    }
 }
 
 /// Writes camera frames to a crash-safe file: fragmented MP4/MOV (a fragment at least every second,
-/// each flushed to disk), timestamps in microseconds from the first frame (kernel times kept exactly),
-/// compressed formats copied, raw formats encoded.
+/// each flushed to disk) or Matroska/NUT written as it goes; timestamps in microseconds from the
+/// first frame (kernel times kept exactly); compressed formats copied, raw formats encoded.
+/// `prepare()` opens the encoder (and so loads FFmpeg) before the camera streams.
 final class RecordingWriter {
     let settings: RecordingSettings
     let format: CaptureFormat
@@ -33,7 +57,12 @@ final class RecordingWriter {
     private var first: Rational?
     private var lastDTS: Int64 = .min
     private let packet = Packet()
+    /// The camera's samples as FFmpeg names them, and what the encoder is given.
+    private let sourcePixels: PixelFormat?
+    private(set) var storedPixels: PixelFormat?
     private(set) var framesWritten: Int64 = 0
+    /// Container metadata added when the file opens (a shot's trigger facts, known after the writer was made).
+    var metadata: [String: String] = [:]
     private(set) var bytesWritten: Int64 = 0
     static let timeBase = Rational(1, 1_000_000)
 
@@ -47,9 +76,61 @@ final class RecordingWriter {
         }
         let dir = URL(fileURLWithPath: settings.output).deletingLastPathComponent().path
         guard access(dir, W_OK) == 0 else { throw SimpleFailure("\(settings.output): cannot write output: directory \(dir) is not writable or does not exist", .cannotCreate) }
-        if !format.isCompressed && PixelFormat(v4l2FourCC: format.fourcc) == nil {
+        sourcePixels = format.isCompressed ? nil : PixelFormat(v4l2FourCC: format.fourcc)
+        if !format.isCompressed && sourcePixels == nil {
             throw SimpleFailure("\(sourceName): raw format \(format.fourcc) is not supported for recording", .dataError)
         }
+    }
+
+    /// The format the encoder stores: x264 gets 8-bit 4:2:0; FFV1 the camera's own sampling and
+    /// depth (4:2:2 stays 4:2:2, 10-bit stays 10-bit, Bayer stays undebayered gray); raw the
+    /// camera's samples unchanged.
+    static func storage(for source: PixelFormat, codec: RecordingSettings.RawCodec, bayer: Bool) -> PixelFormat {
+        switch codec {
+        case .raw: return source
+        case .x264: return .yuv420p
+        case .ffv1:
+            if bayer && source.bitDepth == 8 { return .gray }
+            let supported = Encoder.pixelFormats(codec: "ffv1")
+            if supported.contains(source) { return source }
+            switch source.name {
+            case "yuyv422", "uyvy422", "yvyu422", "nv16": return .yuv422p
+            case "nv12", "nv21": return .yuv420p
+            case "nv24", "nv42": return .yuv444p
+            case "bayer_bggr8", "bayer_gbrg8", "bayer_grbg8", "bayer_rggb8": return .gray
+            default: return .bgr0       // RGB: 8-bit per component, padded
+            }
+        }
+    }
+
+    /// Opens the encoder now (loading FFmpeg's libraries and, for x264, starting its threads), so
+    /// none of that happens while the camera streams.
+    func prepare() throws {
+        guard encoder == nil, let src = sourcePixels else {
+            if format.isCompressed { _ = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output)) }
+            return
+        }
+        let formatName = try ContainerFormat.forOutput(settings.output)
+        let probe = try Muxer(path: settings.output, formatName: formatName)
+        let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
+        let rate = fps ?? Rational(30)
+        let stored = RecordingWriter.storage(for: src, codec: settings.rawCodec, bayer: format.bayerPattern != nil)
+        let even = stored.subsamplesChroma
+        let n = settings.referenceInterval ?? Swift.max(1, Swift.min(17, Int((rate / Rational(30)).rounded(.nearest))))
+        var options: [String: String] = [:]
+        switch settings.rawCodec {
+        case .x264:
+            let keyint = Swift.max(n, Int(rate.ceiling) / n * n)
+            options = ["preset": settings.preset, "crf": String(settings.crf),
+                       "x264-params": n > 1 ? "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
+                                            : "bframes=0:keyint=\(keyint)"]
+        case .ffv1: options = ["g": String(Int(rate.ceiling))]
+        case .raw: break
+        }
+        encoder = try Encoder(path: settings.output, video: VideoEncoderSettings(
+            codec: settings.rawCodec.encoder, width: even ? format.width & ~1 : format.width, height: even ? format.height & ~1 : format.height,
+            pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: probe.wantsGlobalHeader)
+        storedPixels = stored
     }
 
     /// Opens the file on the first frame (its timestamp becomes time zero) and writes the header.
@@ -62,26 +143,8 @@ final class RecordingWriter {
             let codec = format.fourcc == "H264" ? "h264" : format.fourcc == "HEVC" ? "hevc" : "mjpeg"
             stream = try m.addStream(encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase)
         } else {
-            let rate = fps ?? Rational(30)
-            let n = settings.referenceInterval ?? Swift.max(1, Swift.min(17, Int((rate / Rational(30)).rounded(.nearest))))
-            var options: [String: String] = [:]
-            let codec: String
-            switch settings.rawCodec {
-            case .x264:
-                codec = "libx264"
-                let keyint = Swift.max(n, Int(rate.ceiling) / n * n)
-                options = ["preset": settings.preset, "crf": String(settings.crf),
-                           "x264-params": n > 1 ? "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
-                                                : "bframes=0:keyint=\(keyint)"]
-            case .ffv1:
-                codec = "ffv1"
-                options = ["g": String(Int(rate.ceiling))]
-            }
-            let e = try Encoder(path: path, video: VideoEncoderSettings(
-                codec: codec, width: format.width & ~1, height: format.height & ~1, pixelFormat: .yuv420p,
-                frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: m.wantsGlobalHeader)
-            stream = try m.addStream(for: e)
-            encoder = e
+            try prepare()
+            stream = try m.addStream(for: encoder!)
         }
         m.setMetadata("encoder", "slomo capture")
         m.setMetadata("slomo_device", sourceName)
@@ -89,43 +152,63 @@ final class RecordingWriter {
         if let fps { m.setMetadata("slomo_capture_fps", fps.description) }
         m.setMetadata("slomo_capture_clock", "CLOCK_MONOTONIC")
         m.setMetadata("slomo_capture_start", t.description)
+        if let cfa = format.bayerPattern, settings.rawCodec != .x264 { m.setMetadata("slomo_cfa_pattern", cfa) }
+        for (k, v) in settings.metadata.merging(metadata, uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) { m.setMetadata(k, v) }
         if let map = settings.map {
             m.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(map), as: UTF8.self))
         }
-        // Fragmented MP4/MOV: a moof+mdat at every keyframe and at least every second, flushed as written.
-        try m.writeHeader(options: ["movflags": "+frag_keyframe+empty_moov+default_base_moof+use_metadata_tags",
-                                    "frag_duration": "1000000", "flush_packets": "1"])
+        // Fragmented MP4/MOV: a moof+mdat at every keyframe and at least every second, flushed as
+        // written; Matroska and NUT write as they go (a cluster at least every second).
+        let mov = ["mp4", "mov"].contains(formatName)
+        try m.writeHeader(options: mov ? ["movflags": "+frag_keyframe+empty_moov+default_base_moof+use_metadata_tags",
+                                          "frag_duration": "1000000", "flush_packets": "1"]
+                                       : formatName == "matroska" ? ["cluster_time_limit": "1000", "flush_packets": "1"] : ["flush_packets": "1"])
         streamTB = m.timeBase(ofStream: stream)
         muxer = m
         first = t
     }
 
-    /// Stores one frame. Its output time is its kernel time from the first frame, through the map.
-    func write(_ frame: CapturedFrame) throws {
-        if muxer == nil { try open(at: frame.timestamp) }
-        let m = muxer!
-        var t = frame.timestamp - first!
-        if let map = settings.map { t = map.targetTime(forSource: t) }
-        if let e = encoder {
-            let f = try Frame(borrowing: frame.bytes.baseAddress!, width: format.width, height: format.height,
-                              pixelFormat: PixelFormat(v4l2FourCC: format.fourcc)!)
-            let converted = try scaler.convert(f, width: format.width & ~1, height: format.height & ~1, pixelFormat: .yuv420p)
-            converted.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
-            while try !e.send(converted) { try drain() }
+    /// Stores one frame (its bytes as the ring holds them). Its output time is its kernel time from
+    /// the first frame, through the map. Returns false, storing nothing, for a raw frame with fewer
+    /// bytes than its format needs (a short `bytesused`): it is counted, never read past its end.
+    func write(_ bytes: UnsafeRawBufferPointer, timestamp: Rational) throws -> Bool {
+        if let src = sourcePixels {
+            if encoder == nil { try prepare() }
+            let e = encoder!
+            let lineSizes = format.planes.count > 1 ? format.planes.map(\.bytesPerLine) : [format.bytesPerLine]
+            guard let f = try Frame(borrowing: bytes.baseAddress!, count: bytes.count, width: format.width, height: format.height,
+                                    pixelFormat: src, lineSizes: lineSizes) else { return false }
+            if muxer == nil { try open(at: timestamp) }
+            let t = outputTime(timestamp)
+            let stored = storedPixels ?? .yuv420p
+            let input: Frame = stored == src ? f
+                : try scaler.convert(f, width: stored.subsamplesChroma ? format.width & ~1 : format.width,
+                                     height: stored.subsamplesChroma ? format.height & ~1 : format.height, pixelFormat: stored)
+            input.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
+            while try !e.send(input) { try drain() }
             try drain()
         } else {
+            if muxer == nil { try open(at: timestamp) }
+            let m = muxer!
+            let t = outputTime(timestamp)
             packet.unref()
-            try packet.setPayload(frame.bytes.baseAddress!, count: frame.count)
+            try packet.setPayload(bytes.baseAddress!, count: bytes.count)
             let ticks = try t.ticks(in: streamTB, rounding: .nearest)
             packet.pts = Swift.max(ticks, lastDTS + 1)
             packet.dts = packet.pts
             lastDTS = packet.pts!
             packet.streamIndex = stream
-            packet.markKeyframe(format.fourcc != "H264" && format.fourcc != "HEVC" || frame.isLikelyKeyframe)
+            packet.markKeyframe(format.fourcc != "H264" && format.fourcc != "HEVC" || RecordingWriter.isLikelyKeyframe(bytes))
             try m.write(packet)
-            bytesWritten += Int64(frame.count)
+            bytesWritten += Int64(bytes.count)
         }
         framesWritten += 1
+        return true
+    }
+
+    private func outputTime(_ timestamp: Rational) -> Rational {
+        let t = timestamp - first!
+        return settings.map.map { $0.targetTime(forSource: t) } ?? t
     }
 
     private func drain() throws {
@@ -145,12 +228,10 @@ final class RecordingWriter {
         if let e = encoder { _ = try e.send(nil); try drain() }
         try m.finish()
     }
-}
 
-extension CapturedFrame {
     /// H.264/HEVC from a camera: an IDR/IRAP NAL near the start marks a keyframe (Annex B).
-    var isLikelyKeyframe: Bool {
-        let n = Swift.min(count, 256)
+    static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let n = Swift.min(bytes.count, 256)
         var i = 0
         while i + 4 < n {
             if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {

@@ -6,10 +6,21 @@ import SlomoFFmpeg
 /// in real time on CLOCK_MONOTONIC like a V4L2 driver, or as fast as possible (`pace=0`, ideal
 /// timestamps) for benchmarks. `format=mjpeg` behaves like an MJPEG camera (frames JPEG-encoded by the
 /// source), `format=yuv420p`/`yuyv` like a raw one.
-/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg,pace=1,drop-every=0`.
+/// Like a driver with `buffers` queued buffers, a paced source drops (skips sequence numbers) the
+/// frames its reader is more than `buffers` frame periods late for; timestamps are the frames' due
+/// times, as a driver stamps each frame when it is filled.
+/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg,pace=1,drop-every=0,buffers=8,still-until=0,preload=0`.
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
+    public let timestampClock = "CLOCK_MONOTONIC, end of frame"
+    /// Frames a late reader may fall behind before the source drops (a driver's queued buffers).
+    let buffers: Int
+    /// Frames before this one show a still picture (only the code band changes): the image
+    /// trigger's test scene, whose first moving frame is known.
+    let stillUntil: Int
+    /// Frames the source dropped because the reader was late (the driver-drop model).
+    public private(set) var lateDrops: Int64 = 0
     let fps: Rational
     let pace: Bool
     /// Skip a sequence number every N frames (simulates driver drops; 0 = never).
@@ -23,10 +34,13 @@ public final class SyntheticSource: CaptureSource {
     private let packet = Packet()
     private let scaler = Scaler()
     /// Pre-rendered frames (benchmarks): when set, frames are taken round-robin from here.
-    private var preloaded: [CapturedFrame] = []
+    private var preloaded: [UnsafeMutableRawBufferPointer] = []
+    private var preloadedCounts: [Int] = []
+    /// Where frames are rendered (one frame, reused).
+    private let scratch: UnsafeMutableRawBufferPointer
 
     public init(spec: String) throws(SimpleFailure) {
-        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0
+        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0, buffers = 8, still = 0
         let body = spec.hasPrefix("synthetic:") ? String(spec.dropFirst("synthetic:".count)) : (spec == "synthetic" ? "" : spec)
         for item in body.split(separator: ",") where !item.isEmpty {
             let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -48,16 +62,25 @@ public final class SyntheticSource: CaptureSource {
             case "drop-every":
                 guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): drop-every must be a whole number", .usage) }
                 drop = n
+            case "still-until":
+                guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): still-until must be a frame number", .usage) }
+                still = n
+            case "buffers":
+                guard let n = Int(kv[1]), (1...64).contains(n) else { throw SimpleFailure("--source \(spec): buffers must be in 1...64", .usage) }
+                buffers = n
             case "preload":
                 guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SimpleFailure("--source \(spec): preload must be in 0...10000", .usage) }
                 preload = n
-            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, pace, drop-every, preload)", .usage)
+            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, pace, drop-every, buffers, still-until, preload)", .usage)
             }
         }
-        self.fps = fps; self.pace = pace; dropEvery = drop
+        self.fps = fps; self.pace = pace; dropEvery = drop; self.buffers = buffers; stillUntil = still
         let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "yuyv" ? "YUYV" : "YU12"
         let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" ? size.0 : 0
-        format = CaptureFormat(fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps)
+        let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : size.0 * size.1 * 3 + 4096
+        format = CaptureFormat(fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps,
+                               planes: [CapturePlane(bytesPerLine: bpl, size: frameBytes)])
+        scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: frameBytes, alignment: 64)
         do {
             yuv = try Frame(width: size.0, height: size.1, pixelFormat: fmt == "mjpeg" ? .yuvj420p : .yuv420p)
             packed = fmt == "yuyv" ? try Frame(width: size.0, height: size.1, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!) : nil
@@ -70,11 +93,20 @@ public final class SyntheticSource: CaptureSource {
         } catch { throw SimpleFailure("synthetic source: \(error)", .software) }
     }
 
+    deinit {
+        scratch.deallocate()
+        for p in preloaded { p.deallocate() }
+    }
+
     /// Renders `count` frames now, so a benchmark times only dequeue → store.
     public func preload(_ count: Int) throws {
-        var frames: [CapturedFrame] = []
-        for _ in 0..<count { frames.append(try render(index: Int64(frames.count), timestamp: .zero)) }
-        preloaded = frames
+        for k in 0..<count {
+            let n = try render(index: Int64(k))
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(n, 1), alignment: 64)
+            copy.copyMemory(from: UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
+            preloaded.append(copy)
+            preloadedCounts.append(n)
+        }
     }
 
     public func start() throws { startTime = SyntheticSource.now() }
@@ -85,39 +117,52 @@ public final class SyntheticSource: CaptureSource {
         return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)   // µs, like V4L2
     }
 
-    public func nextFrame() throws -> Result<CapturedFrame, CaptureEnd> {
+    public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
         if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 { index += 1; sequence &+= 1 }
+        if pace {
+            // a reader more than `buffers` periods late finds only the newest frames (driver drops)
+            let now = SyntheticSource.now()
+            let latest = ((now - startTime) * fps).floor
+            if latest - index >= Int64(buffers) {
+                let lost = latest - index - Int64(buffers) + 1
+                index += lost; sequence &+= UInt32(truncatingIfNeeded: lost); lateDrops += lost
+            }
+        }
         let due = startTime + Rational(index) / fps
-        var t = due
         if pace {
             while true {
                 let now = SyntheticSource.now()
-                if now >= due { t = now; break }
+                if now >= due { break }
                 let wait = ((due - now) * Rational(1_000_000)).rounded(.up)
                 usleep(UInt32(Swift.min(wait, 100_000)))
             }
         }
-        let frame: CapturedFrame
+        let view: UnsafeRawBufferPointer
         if !preloaded.isEmpty {
-            let p = preloaded[Int(index % Int64(preloaded.count))]
-            frame = CapturedFrame(copying: p.bytes.baseAddress!, count: p.count, timestamp: t, sequence: sequence)
+            let k = Int(index % Int64(preloaded.count))
+            view = UnsafeRawBufferPointer(rebasing: preloaded[k][0..<preloadedCounts[k]])
         } else {
-            frame = try render(index: index, timestamp: t)
+            let n = try render(index: index)
+            view = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
         }
+        body(BorrowedFrame(planes: [view], timestamp: due, sequence: sequence))
         index += 1
         sequence &+= 1
-        return .success(frame)
+        return nil
     }
 
     public func stop() {}
 
-    private func render(index: Int64, timestamp: Rational) throws -> CapturedFrame {
+    /// Paints frame `index` into `scratch`; returns its byte count.
+    private func render(index: Int64) throws -> Int {
         try yuv.makeWritable()
         yuv.withPlane(0) { y, ys in
             yuv.withPlane(1) { u, cs in
                 yuv.withPlane(2) { v, _ in
-                    CalibrationPicture.paint(index: Int(index % Int64(CalibrationCode.maxIndex)), fps: fps, y: y, yStride: ys,
+                    let n = Int(index % Int64(CalibrationCode.maxIndex))
+                    CalibrationPicture.paint(index: n < stillUntil ? 0 : n, fps: fps, y: y, yStride: ys,
                                              u: u, v: v, chromaStride: cs, width: format.width, height: format.height)
+                    if n < stillUntil { CalibrationCode.paint(index: n, luma: y, width: format.width, height: format.height, stride: ys) }
                 }
             }
         }
@@ -125,20 +170,22 @@ public final class SyntheticSource: CaptureSource {
             yuv.pts = index
             _ = try jpeg.send(yuv)
             guard case .got = try jpeg.receive(into: packet) else { throw SimpleFailure("synthetic: mjpeg encoder gave no frame", .software) }
-            return packet.withBytes { CapturedFrame(copying: $0.baseAddress!, count: $0.count, timestamp: timestamp, sequence: sequence) }
-        }
-        let src: Frame = packed == nil ? yuv : try scaler.convert(yuv, width: format.width, height: format.height, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!)
-        let size = Frame.bufferSize(width: format.width, height: format.height, pixelFormat: src.pixelFormat)
-        return CapturedFrame(count: size, timestamp: timestamp, sequence: sequence) { buf in
-            var offset = 0
-            let planes = packed == nil ? [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
-                                       : [(0, format.width * 2, format.height)]
-            for (i, w, h) in planes {
-                src.withPlane(i) { p, stride in
-                    for row in 0..<h { (buf.baseAddress! + offset + row * w).copyMemory(from: p + row * stride, byteCount: w) }
-                }
-                offset += w * h
+            return packet.withBytes { b in
+                let n = Swift.min(b.count, scratch.count)
+                scratch.baseAddress!.copyMemory(from: b.baseAddress!, byteCount: n)
+                return n
             }
         }
+        let src: Frame = packed == nil ? yuv : try scaler.convert(yuv, width: format.width, height: format.height, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!)
+        var offset = 0
+        let planes = packed == nil ? [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
+                                   : [(0, format.width * 2, format.height)]
+        for (i, w, h) in planes {
+            src.withPlane(i) { p, stride in
+                for row in 0..<h { (scratch.baseAddress! + offset + row * w).copyMemory(from: p + row * stride, byteCount: w) }
+            }
+            offset += w * h
+        }
+        return offset
     }
 }

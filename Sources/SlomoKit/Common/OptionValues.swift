@@ -24,4 +24,42 @@ public enum OptionValues {
         }
         return (w, h)
     }
+
+    /// A byte count: `512M`, `2G`, `1.5G`, `800000` (K, M, G are powers of 1024).
+    public static func bytes(_ text: String, option: String) throws(SimpleFailure) -> Int64 {
+        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var body = text.uppercased()
+        if body.hasSuffix("IB") { body.removeLast(2) } else if body.hasSuffix("B") { body.removeLast() }
+        var scale: Int64 = 1
+        if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
+        guard let r = try? Rational(parsing: body), r.isPositive, r <= Rational(1 << 40) else {
+            throw SimpleFailure("\(option) '\(text)': expected a size such as 512M or 2G", .usage)
+        }
+        return (r * Rational(scale)).floor
+    }
+
+    /// A duration in seconds for an option that takes zero or more (`2`, `0.5`, `1/4`).
+    public static func seconds(_ text: String, option: String, max: Rational = Rational(86_400)) throws(SimpleFailure) -> Rational {
+        let d = try rational(text, option: option)
+        guard !d.isNegative, d <= max else { throw SimpleFailure("\(option) \(text): must be in [0, \(max)] s", .usage) }
+        return d
+    }
+
+    /// `--trigger stdin|signal|motion[=THRESHOLD]` (threshold: mean 8-bit brightness change, 0 < t ≤ 255, default 10).
+    public static func trigger(_ text: String) throws(SimpleFailure) -> TriggerKind {
+        switch text {
+        case "stdin": return .stdin
+        case "signal": return .signal
+        case "motion": return .motion(threshold: Rational(10))
+        default:
+            if text.hasPrefix("motion=") {
+                let t = try rational(String(text.dropFirst(7)), option: "--trigger motion")
+                guard t.isPositive, t <= Rational(255) else {
+                    throw SimpleFailure("--trigger \(text): the motion threshold is a mean brightness change in (0, 255]", .usage)
+                }
+                return .motion(threshold: t)
+            }
+            throw SimpleFailure("--trigger '\(text)': expected stdin, signal or motion[=THRESHOLD]", .usage)
+        }
+    }
 }

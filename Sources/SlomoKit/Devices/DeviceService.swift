@@ -164,11 +164,11 @@ public enum DeviceService {
         guard dev.info.canStream else {
             throw SimpleFailure("\(r.device): the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
         }
-        try V4L2StreamingSource.checkSupported(dev)   // before enumerating the catalog (hundreds of ioctls)
         let request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
         guard let mode = try select(dev, request).best else {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
         }
+        dev.requestedBytesPerLine = r.bytesPerLine
         return try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers)
     }
 }

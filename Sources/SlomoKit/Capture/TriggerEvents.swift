@@ -1,0 +1,110 @@
+import Foundation
+import SlomoCore
+
+/// Where stdin and signal triggers come from: lines on standard input (`trigger`, `quit`; the end
+/// of input is `quit`) or SIGUSR1, each stamped with CLOCK_MONOTONIC the moment it is read (a
+/// signal: inside the handler, which writes the time into a pipe, so none is lost or merged).
+final class TriggerEvents {
+    enum Event { case trigger(Rational, wall: Rational), quit }
+
+    let kind: TriggerKind
+    private var buffer: [UInt8] = []
+    private var stdinOpen = true
+    nonisolated(unsafe) static var pipeWrite: Int32 = -1
+    private var pipeRead: Int32 = -1
+
+    init(kind: TriggerKind) {
+        self.kind = kind
+        if kind == .signal {
+            var fds: [Int32] = [0, 0]
+            if pipe(&fds) == 0 {
+                pipeRead = fds[0]
+                TriggerEvents.pipeWrite = fds[1]
+                _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
+            }
+            let handler: @convention(c) (Int32) -> Void = { _ in
+                var ts = timespec()
+                clock_gettime(CLOCK_MONOTONIC, &ts)
+                _ = withUnsafeBytes(of: &ts) { write(TriggerEvents.pipeWrite, $0.baseAddress, $0.count) }
+            }
+            signal(SIGUSR1, handler)
+        }
+    }
+
+    func close() {
+        if kind == .signal {
+            signal(SIGUSR1, SIG_IGN)
+            if pipeRead >= 0 { Glibc.close(pipeRead) }
+            if TriggerEvents.pipeWrite >= 0 { Glibc.close(TriggerEvents.pipeWrite); TriggerEvents.pipeWrite = -1 }
+        }
+    }
+
+    static func monotonicNow() -> Rational {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)
+    }
+
+    /// CLOCK_REALTIME now, in µs: cheap to take at the event; formatted later (`iso8601`).
+    static func wallClock() -> Rational {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)
+    }
+
+    /// A wall-clock time as ISO 8601 with milliseconds (for people and logs; the exact time is the monotonic one).
+    static func iso8601(_ t: Rational) -> String {
+        let f = ISO8601DateFormatter()
+        f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return f.string(from: Date(timeIntervalSince1970: t.doubleValue))
+    }
+
+    /// The next event, or nil when none came within the timeout.
+    func next(timeoutMilliseconds: Int32) -> Event? {
+        if kind == .signal {
+            var p = pollfd(fd: pipeRead, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
+            var ts = timespec()
+            let n = withUnsafeMutableBytes(of: &ts) { read(pipeRead, $0.baseAddress, $0.count) }
+            guard n == MemoryLayout<timespec>.size else { return nil }
+            return .trigger(Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000), wall: TriggerEvents.wallClock())
+        }
+        if let line = takeLine() { return event(line) }
+        guard stdinOpen else { return .quit }
+        var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
+        let now = TriggerEvents.monotonicNow()
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n <= 0 {
+            stdinOpen = false
+            let rest = String(decoding: buffer, as: UTF8.self)
+            buffer.removeAll()
+            return rest.isEmpty ? .quit : event(rest, at: now)
+        }
+        buffer += chunk[0..<n]
+        stamped = now
+        return takeLine().map { event($0, at: now) } ?? nil
+    }
+
+    /// The time the bytes now in the buffer were read.
+    private var stamped = Rational.zero
+
+    private func takeLine() -> String? {
+        guard let i = buffer.firstIndex(of: 10) else { return nil }
+        let line = String(decoding: buffer[..<i], as: UTF8.self)
+        buffer.removeSubrange(...i)
+        return line
+    }
+
+    private func event(_ line: String, at time: Rational? = nil) -> Event? {
+        switch line.trimmingCharacters(in: .whitespacesAndNewlines) {
+        case "": return nil
+        case "trigger", "t": return .trigger(time ?? stamped, wall: TriggerEvents.wallClock())
+        case "quit", "q": return .quit
+        default:
+            FileHandle.standardError.write(Data("slomo: stdin: '\(line)' ignored (expected 'trigger' or 'quit')\n".utf8))
+            return nil
+        }
+    }
+}
