@@ -93,8 +93,9 @@ struct VividIntegrationTests {
         #expect(h == "640 480 100")                                            // rate from the DV timings
         #expect(c["cap100_rc"] == "0")
         let x = (c["cap100"] ?? "").split(separator: " ").compactMap { Double($0) }
-        // written + dropped by slomo's queue = 300 delivered frames; vivid under emulation skips some
-        #expect(x.count == 4 && x[0] + x[2] == 300 && x[3] > 20 && x[3] <= 100.6, "\(c["cap100"] ?? "")")
+        // written + dropped by slomo's ring = 300 delivered frames; vivid under emulation skips some and,
+        // near HZ, delivers some sequence numbers twice, so the rate from delivered frames has no tight upper bound
+        #expect(x.count == 4 && x[0] + x[2] == 300 && x[3] > 20, "\(c["cap100"] ?? "")")
     }
 
     @Test func injectedDropsAreCounted() throws {
@@ -110,6 +111,70 @@ struct VividIntegrationTests {
         #expect(c["int"]?.hasPrefix("signal ") == true && (Int(c["int"]?.split(separator: " ").last ?? "") ?? 0) > 0)
         #expect((Int(c["kill_frames"] ?? "") ?? 0) >= 30, "\(c["kill_frames"] ?? "")")
         #expect(c["done"] == "1")
+    }
+}
+
+/// The capture path on the real driver: clocks, padded rows, damaged buffers, pre/post-trigger,
+/// the image trigger, disconnect, multi-planar buffers (Tests/vivid/checks.sh, same VM boot).
+@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+struct VividCapturePathTests {
+    func numbers(_ c: [String: String], _ key: String) -> [Double] { (c[key] ?? "").split(separator: " ").compactMap { Double($0) } }
+
+    @Test func timestampClockAndSchedulingAreReported() throws {
+        let c = try VividVM.checks()
+        #expect(c["clock_rc"] == "0")
+        // vivid flags MONOTONIC / end of frame; as root the capture thread gets SCHED_FIFO and the ring is locked
+        #expect(c["clock"] == "CLOCK_MONOTONIC, end of frame | SCHED_FIFO 50 | True 0", "\(c["clock"] ?? "")")
+        #expect(c["clock_soe"] == "CLOCK_MONOTONIC, start of exposure")          // timestamp_source=1
+    }
+
+    @Test func paddedRowsAreNotSheared() throws {
+        let c = try VividVM.checks()
+        #expect(c["pad_rc"] == "0")
+        let p = (c["pad"] ?? "").split(separator: " ").map(String.init)
+        // bytesperline 1024 for 320-wide YUYV; the colour bars stay vertical (rows equal), all 8 bars seen
+        #expect(p.count == 5 && p[0] == "1024" && p[1] == "20" && p[2] == "True", "\(p)")
+        if p.count == 5 { #expect(Int(p[3])! <= 2 && Int(p[4])! >= 7, "\(p)") }
+    }
+
+    @Test func damagedBuffersAreCountedNotStored() throws {
+        let c = try VividVM.checks()
+        let f = numbers(c, "flag")
+        #expect(c["flag_rc"] == "0" && f.count == 4 && f[0] == 1 && f[1] + f[0] == f[2] && f[3] == 0, "\(c["flag"] ?? "")")
+    }
+
+    @Test func stdinTriggerKeepsOneSecondBeforeAndHalfASecondAfter() throws {
+        let c = try VividVM.checks()
+        #expect(c["trig_rc"] == "0")
+        let t = (c["trig"] ?? "").split(separator: " ").map(String.init)
+        try #require(t.count == 7, "\(c["trig"] ?? "")")
+        // 60 frames before the trigger frame, 30 after, 91 written; the sequence span is 90 plus any driver gaps
+        #expect(t[0] == "60" && t[1] == "30" && t[2] == "91" && t[4] == "True", "\(t)")
+        #expect(Int(t[5]) == 90 + Int(t[3])!, "\(t)")
+        #expect(c["trig_probe"] == "91 60")                   // the file: 91 frames, trigger frame 60 in its metadata
+    }
+
+    @Test func motionTriggerFiresWhenThePatternMoves() throws {
+        let c = try VividVM.checks()
+        #expect(c["motion_rc"] == "0")
+        #expect(c["motion"] == "1 30 30 True 0 True", "\(c["motion"] ?? "")")
+    }
+
+    @Test func disconnectFinishesAPlayableFileAndExits74() throws {
+        let c = try VividVM.checks()
+        #expect(c["disc_rc"] == "74")
+        let d = (c["disc"] ?? "").split(separator: " ").map(String.init)
+        #expect(d.count == 4 && d[0] == "disconnected" && d[1] == "True" && d[2] == c["disc_frames"] && d[3] == "1", "\(d)")
+    }
+
+    @Test func multiPlanarBuffersAreCaptured() throws {
+        let c = try VividVM.checks()
+        for (f, planes) in [("YUYV", 1.0), ("NM12", 2.0)] {
+            #expect(c["mpcap_\(f)_rc"] == "0")
+            let n = numbers(c, "mpcap_\(f)")
+            // 40 frames, the node's plane count, none short, rows not sheared (YUYV skips vivid's 128-byte data offset)
+            #expect(n.count == 4 && n[0] == 40 && n[1] == planes && n[2] == 0 && n[3] <= 2, "\(f): \(c["mpcap_\(f)"] ?? "")")
+        }
     }
 }
 

@@ -96,7 +96,7 @@ wh = re.search(r"Width/Height\s*:\s*(\d+)/(\d+)", open(sys.argv[4]).read())
 print("CHECK hdmi_fmt_equal", (a["width"], a["height"]) == (int(wh.group(1)), int(wh.group(2))))
 print("CHECK hdmi_applied", a["summary"], "|", "; ".join(a["adjustments"]))
 PY
-$S capture $D --frames 300 -o $OUT/hdmi100.mp4 --overwrite --json > $OUT/cap100.json; say cap100_rc $?
+$S capture $D --frames 300 --ring-memory 256M -o $OUT/hdmi100.mp4 --overwrite --json > $OUT/cap100.json; say cap100_rc $?
 python3 -c 'import json; c=json.load(open("'$OUT'/cap100.json")); print("CHECK cap100", c["framesWritten"], c["droppedByDriver"], c["droppedBySlomo"], c["achievedFps"])'
 
 # --- SIGINT mid-capture: clean finish
@@ -116,6 +116,58 @@ $S formats $D --apply >/dev/null 2>$OUT/busy.err; say busy_rc $?
 say busy_msg "$(cat $OUT/busy.err)"
 wait $pid
 
+# --- capture path details on the webcam input (60 fps, 320x180)
+v4l2-ctl -d $D -i 0 >/dev/null
+$S capture $D --frames 120 -o $OUT/clock.mp4 --overwrite --json > $OUT/clock.json; say clock_rc $?
+say clock "$(python3 -c 'import json; c=json.load(open("'$OUT'/clock.json")); print(c["timestampClock"], "|", c["captureThread"].split(" (")[0], "|", c["ring"]["locked"], c["droppedBySlomo"])')"
+v4l2-ctl -d $D -c timestamp_source=1
+$S capture $D --frames 30 -o $OUT/soe.mp4 --overwrite --json > $OUT/soe.json
+say clock_soe "$(python3 -c 'import json; print(json.load(open("'$OUT'/soe.json"))["timestampClock"])')"
+v4l2-ctl -d $D -c timestamp_source=0
+# padded rows: bytesperline 1024 for 320-wide YUYV; vivid's colour bars are vertical, so every
+# row below the text must equal the others column by column (a shear would slant them)
+$S capture $D --format YUYV --size 320x180 --bytes-per-line 1024 --frames 20 --codec raw -o $OUT/pad.mkv --overwrite --json > $OUT/pad.json; say pad_rc $?
+ffmpeg -v error -y -i $OUT/pad.mkv -frames:v 1 -f rawvideo -pix_fmt gray $OUT/pad.gray
+python3 - "$OUT/pad.json" "$OUT/pad.gray" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); g = open(sys.argv[2], "rb").read()
+rows = [g[y * 320:(y + 1) * 320] for y in range(150, 180)]      # below vivid's text
+worst = max(abs(a - b) for r in rows for a, b in zip(r, rows[0]))
+bars = len(set(rows[0][x] for x in range(20, 320, 40)))
+print("CHECK pad", c["format"]["bytesPerLine"], c["framesWritten"], len(g) == 320 * 180, worst, bars)
+PY
+# a damaged buffer (V4L2_BUF_FLAG_ERROR) is counted, not stored
+rm -f $OUT/flag.mp4
+( for i in $(seq 200); do [ -s $OUT/flag.mp4 ] && break; sleep 0.1; done; sleep 0.5; v4l2-ctl -d $D -c inject_v4l2_buf_flag_error=1 ) &
+$S capture $D --frames 150 -o $OUT/flag.mp4 --overwrite --json > $OUT/flag.json; say flag_rc $?
+wait
+python3 -c 'import json; c=json.load(open("'$OUT'/flag.json")); print("CHECK flag", c["driverErrors"], c["framesWritten"], c["framesCaptured"], c["droppedBySlomo"])'
+# pre/post trigger on the real driver: a line on stdin once armed keeps 1 s before (60 frames) and 0.5 s after (30)
+F=/tmp/slomo-trig.fifo; rm -f $F; mkfifo $F          # in the guest's RAM: 9p has no fifos
+$S capture $D --pre-trigger 1 --post-trigger 0.5 --trigger stdin -o $OUT/trig.mp4 --overwrite --json < $F > $OUT/trig.json 2> $OUT/trig.err & pid=$!
+exec 3> $F
+for i in $(seq 200); do grep -q '^slomo: armed' $OUT/trig.err && break; sleep 0.1; done
+sleep 0.3; echo trigger >&3; exec 3>&-
+wait $pid; say trig_rc $?
+python3 -c 'import json; s=json.load(open("'$OUT'/trig.json"))["shots"][0]; print("CHECK trig", s["preFrames"], s["postFrames"], s["framesWritten"], s["sequenceGaps"], s["complete"], s["lastSequence"] - s["firstSequence"], s["latencyMs"])'
+say trig_probe "$($S probe $OUT/trig.mp4 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["streams"][0]["frameCount"], d["container"]["metadata"].get("slomo_trigger_frame"))')"
+# the image trigger on the real driver: still bars until the pattern starts moving
+v4l2-ctl -d $D -c osd_text_mode=2
+rm -f $OUT/motion.err
+( for i in $(seq 200); do grep -q '^slomo: armed' $OUT/motion.err 2>/dev/null && break; sleep 0.1; done; sleep 1; v4l2-ctl -d $D -c horizontal_movement=0 ) &
+$S capture $D --pre-trigger 0.5 --post-trigger 0.5 --trigger motion=2 --trigger-region 0,140,320,40 --duration 8 -o $OUT/motion.mp4 --overwrite --json > $OUT/motion.json 2> $OUT/motion.err; say motion_rc $?
+wait
+v4l2-ctl -d $D -c horizontal_movement=3 -c osd_text_mode=0
+python3 -c 'import json; c=json.load(open("'$OUT'/motion.json")); s=(c["shots"] or [{}])[0]; print("CHECK motion", len(c["shots"]), s.get("preFrames"), s.get("postFrames"), s.get("complete"), c["motionFramesSkipped"], c["motionFramesEvaluated"] > 100)'
+# device disconnect mid-stream: the file is finished and playable, the report says why, exit 74
+rm -f $OUT/disc.mp4
+( for i in $(seq 200); do [ -s $OUT/disc.mp4 ] && break; sleep 0.1; done; sleep 1; v4l2-ctl -d $D -c disconnect=1 ) &
+$S capture $D -o $OUT/disc.mp4 --overwrite --json > $OUT/disc.json 2>$OUT/disc.err; say disc_rc $?
+wait
+say disc "$(python3 -c 'import json; c=json.load(open("'$OUT'/disc.json")); print(c["stopReason"], c["framesWritten"] > 30)') $($S probe $OUT/disc.mp4 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["streams"][0]["frameCount"])') $(grep -c 'device disconnected' $OUT/disc.err)"
+say disc_frames "$(python3 -c 'import json; print(json.load(open("'$OUT'/disc.json"))["framesWritten"])')"
+sleep 0.5
+
 # --- multi-planar capture node + output node + metadata node (a new vivid instance)
 modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x20101 multiplanar=2 num_inputs=1 input_types=0x0
 for i in $(seq 50); do [ -e /dev/video2 ] && break; sleep 0.1; done
@@ -127,4 +179,17 @@ $S formats /dev/video0 --apply --json > $OUT/mp-apply.json; say mp_apply_rc $?
 say mp_applied "$(python3 -c 'import json; a=json.load(open("'$OUT'/mp-apply.json"))["applied"]; print(a["pixelFormat"], a["width"], a["height"], a["frameDuration"]["numerator"], a["frameDuration"]["denominator"], a["exact"])')"
 say mp_v4l2ctl_fmt "$(v4l2-ctl -d /dev/video0 --get-fmt-video | awk -F"'" '/Pixel Format/ {print $2}') $(v4l2-ctl -d /dev/video0 --get-fmt-video | awk '/Width\/Height/ {print $3}')"
 for n in 1 2; do $S formats /dev/video$n 2>$OUT/n$n; say notcap$n "$? $(cat $OUT/n$n)"; done
+# capture from the multi-planar node: YUYV (one plane with a 128-byte data offset) and NM12 (two planes)
+for f in YUYV NM12; do
+  $S capture /dev/video0 --format $f --size 320x180 --frames 40 --codec raw -o $OUT/mp-$f.mkv --overwrite --json > $OUT/mp-$f.json; say mpcap_${f}_rc $?
+  ffmpeg -v error -y -i $OUT/mp-$f.mkv -frames:v 1 -f rawvideo -pix_fmt gray $OUT/mp-$f.gray
+  python3 - "$OUT/mp-$f.json" "$OUT/mp-$f.gray" $f <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); g = open(sys.argv[2], "rb").read()
+rows = [g[y * 320:(y + 1) * 320] for y in range(150, 180)]      # below vivid's text
+worst = max(abs(a - b) for r in rows for a, b in zip(r, rows[0]))
+print("CHECK mpcap_" + sys.argv[3], c["framesWritten"], len(c["format"]["planes"]), c["shortFrames"], worst)
+PY
+done
+
 say done 1

@@ -6,7 +6,7 @@ public struct CaptureLimits: Sendable {
     /// Stop before the first frame at or after this much time from the first frame.
     public var duration: Rational?
     public var frames: Int64?
-    /// Ring slots (frames); nil: sized from the rate (continuous: 2 s or 256 MiB within 1 GiB;
+    /// Ring slots (frames); nil: sized from the rate (continuous: 2 s or 64 MiB within 1 GiB;
     /// triggered: the shot plus a quarter second of headroom).
     public var ringFrames: Int?
     /// Ring size in bytes (instead of `ringFrames`).
@@ -132,6 +132,8 @@ public struct CaptureReport: Codable, Sendable {
     public var ring: RingReport
     /// The capture thread's scheduling (`SCHED_FIFO 50`, `nice -10`, or `normal` with the reason).
     public var captureThread: String
+    /// The writer's and encoder's scheduling (`nice 10`: below the camera's threads).
+    public var writerThreads: String
     /// The most frames the writer was behind the camera, and how long it took to catch up after
     /// the camera stopped.
     public var writerBacklogMax: Int64
@@ -175,6 +177,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var endMessage: String?
     private var stats = CaptureStats()
     private var threadNote = "normal"
+    private var encoderNice = "normal"
     private var startError: Error?
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
@@ -214,11 +217,26 @@ public final class CaptureSession: @unchecked Sendable {
         return nil
     }
 
+    /// Called once (from a capture thread) when a triggered capture is armed: the ring holds the
+    /// whole pre-trigger window. Scripts wait for it before they trigger.
+    public var onArmed: (@Sendable () -> Void)?
+    private var armedSaid = false
+
+    private func sayArmed(_ ring: FrameRing, preCount: Int64) {
+        guard !armedSaid, ring.count >= Swift.max(preCount, 1) else { return }
+        armedSaid = true
+        onArmed?()
+    }
+
     /// The statistics of the last run (intervals for the plot).
     public private(set) var lastStats = CaptureStats()
 
     public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
         let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: limits.lockMemory)
+        // The writer (this thread) and the encoder threads it starts inherit a lower priority than
+        // the camera's: on a loaded machine the driver's own thread and the capture thread get the
+        // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
+        if limits.realtime { encoderNice = CaptureSession.lowerPriority() }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstOutput = trigger.map { _ in TriggerSettings.path(settings.output, shot: 1) } ?? settings.output
         var firstSettings = settings
@@ -315,6 +333,11 @@ public final class CaptureSession: @unchecked Sendable {
         if rc == 0 { return "SCHED_FIFO \(param.sched_priority)" }
         if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -10) == 0 { return "nice -10 (SCHED_FIFO refused: \(String(cString: strerror(rc))))" }
         return "normal (SCHED_FIFO and nice refused: \(String(cString: strerror(rc))); run as root or grant CAP_SYS_NICE)"
+    }
+
+    /// nice +10 for the calling thread (Linux: this thread only; threads it starts inherit it).
+    static func lowerPriority() -> String {
+        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) == 0 ? "nice 10" : "normal"
     }
 
     // MARK: continuous recording
@@ -525,7 +548,8 @@ public final class CaptureSession: @unchecked Sendable {
         defer { events.close() }
         while !captureEnded() {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
-            switch events.next(timeoutMilliseconds: 100) {
+            sayArmed(ring, preCount: preCount)
+            switch events.next(timeoutMilliseconds: 20) {
             case .none: continue
             case .quit:
                 waitForPendingShots()
@@ -556,7 +580,9 @@ public final class CaptureSession: @unchecked Sendable {
                                       layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
                                       step: t.motionStep)
         var k: Int64 = 0
-        var rearm: Int64 = 0
+        // armed once the pre-trigger window is full (and never on a camera's first frames, which
+        // often differ while it settles)
+        var rearm: Int64 = Swift.max(preCount, 4)
         while true {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
             guard let ok = ring.wait(for: k, seconds: 0.2) else { if captureEnded() { return }; continue }
@@ -568,6 +594,7 @@ public final class CaptureSession: @unchecked Sendable {
             motionCPU += CaptureSession.threadCPUTime() - c0
             guard ring.isIntact(k) else { motionSkipped += 1; k += 1; continue }
             motionEvaluated += 1
+            if k >= rearm { sayArmed(ring, preCount: preCount) }
             if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
                 let decided = SyntheticSource.now()
                 let pin = ring.pin(from: k - preCount)
@@ -617,7 +644,7 @@ public final class CaptureSession: @unchecked Sendable {
             driverAdjustments: source.adjustments,
             ring: RingReport(slots: ring.capacity, slotBytes: ring.slotBytes, bytes: Int64(ring.totalBytes),
                              mebibytes: (Double(ring.totalBytes) / 1_048_576 * 10).rounded() / 10, locked: ring.locked, note: ring.lockNote),
-            captureThread: note, writerBacklogMax: backlog, catchUpSeconds: (catchUp * 1000).rounded() / 1000, warnings: warnings)
+            captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp * 1000).rounded() / 1000, warnings: warnings)
     }
 
     /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a

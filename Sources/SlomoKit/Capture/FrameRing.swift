@@ -197,9 +197,9 @@ public struct RingPlan: Sendable, Codable, Equatable {
         } else if pre != nil || post != nil {
             slots = Int(preFrames + postFrames + 1 + headroom)
         } else {
-            // continuous: two seconds of frames or 256 MiB, whichever is more, within 1 GiB
+            // continuous: two seconds of frames or 64 MiB, whichever is more, within 1 GiB
             let twoSeconds = Int((fps * Rational(2)).ceiling)
-            slots = Swift.max(twoSeconds, 256 << 20 / frameBytes)
+            slots = Swift.max(twoSeconds, 64 << 20 / frameBytes)
             slots = Swift.min(slots, Swift.max(twoSeconds, (1 << 30) / frameBytes))
         }
         slots = Swift.max(slots, 4)

@@ -38,7 +38,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (from the first frame).") var duration: String?
     @Option(help: "Stop after this many frames.") var frames: Int64?
     @Option(help: "Driver buffers (mmap).") var buffers = 8
-    @Option(help: "RAM ring size, e.g. 512M or 2G (default: 2 s of frames or 256 MiB; triggered: the shot + 1/4 s).") var ringMemory: String?
+    @Option(help: "RAM ring size, e.g. 512M or 2G (default: 2 s of frames or 64 MiB; triggered: the shot + 1/4 s).") var ringMemory: String?
     @Option(help: "RAM ring size in frames (instead of --ring-memory).") var ringFrames: Int?
     @Flag(help: "Do not lock the ring in RAM (mlock).") var noMlock = false
     @Flag(help: "Keep the capture thread at normal priority (default: SCHED_FIFO where allowed, else nice -10).") var noRealtime = false
@@ -98,6 +98,10 @@ struct CaptureCommand: ParsableCommand {
         let plan = session.ringPlan
         Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
                       + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
+        if let t = triggerSettings {
+            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : t.kind == .signal ? "SIGUSR1 (kill -USR1 \(getpid()))" : "motion"
+            session.onArmed = { Console.error("slomo: armed: waiting for \(what)") }
+        }
         let report = try session.run()
         if let plot = statsPlot {
             let svg = StatsPlot.svg(session.lastStats, nominal: report.nominalFrameRate, title: "\(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) → \(report.output)")
