@@ -97,12 +97,19 @@ import Testing
         p.executableURL = URL(fileURLWithPath: CLI.binary)
         p.arguments = ["capture", "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.3", "--post-trigger", "0.2",
                        "--trigger", "stdin", "--shots", "2", "--codec", "ffv1", "-o", out, "--json"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe(), output = Pipe(), errors = Pipe()
         p.standardInput = input
         p.standardOutput = output
-        p.standardError = FileHandle.nullDevice
+        p.standardError = errors
         try p.run()
-        sleep(1)
+        // trigger once armed (the ring holds the pre-trigger window), as a script would
+        var said = ""
+        while !said.contains("slomo: armed") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(said.contains("slomo: armed: waiting for a line 'trigger' on stdin"), "\(said)")
         input.fileHandleForWriting.write(Data("trigger\n".utf8))
         usleep(100_000)
         input.fileHandleForWriting.write(Data("trigger\n".utf8))   // while shot 1 is still recording: honoured

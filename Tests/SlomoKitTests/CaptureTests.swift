@@ -107,11 +107,13 @@ import SlomoCore
         #expect(ring.pin(from: 0).start == 1)     // clamped to what is still there
     }
 
-    func shots(_ spec: String, _ t: TriggerSettings, _ dir: TemporaryDirectory, name: String) throws -> CaptureReport {
+    func shots(_ spec: String, _ t: TriggerSettings, _ dir: TemporaryDirectory, name: String,
+               armed: (@Sendable () -> Void)? = nil) throws -> CaptureReport {
         var limits = CaptureLimits(duration: Rational(6))
         limits.lockMemory = false
         let session = try CaptureSession(source: try SyntheticSource(spec: spec), settings: RecordingSettings(output: dir.file(name)),
                                          limits: limits, trigger: t)
+        session.onArmed = armed
         return try session.run()
     }
 
@@ -140,8 +142,10 @@ import SlomoCore
     @Test func signalTriggerSelectsTheFirstFrameAtOrAfterTheEvent() throws {
         let dir = TemporaryDirectory()
         let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1.0) { kill(getpid(), SIGUSR1) }   // GCD threads block signals: process-directed
-        let r = try shots("synthetic:fps=100,size=320x180,format=yuv420p", t, dir, name: "s.mp4")
+        // once armed, half a second later; process-directed (GCD's threads block signals)
+        let r = try shots("synthetic:fps=100,size=320x180,format=yuv420p", t, dir, name: "s.mp4") {
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) }
+        }
         let s = try #require(r.shots?.first)
         #expect(s.preFrames == 20 && s.postFrames == 10 && s.complete && s.framesWritten == 31)
         // the trigger frame's kernel time is at or after the event, by less than one frame period

@@ -178,6 +178,7 @@ public final class CaptureSession: @unchecked Sendable {
     private var stats = CaptureStats()
     private var threadNote = "normal"
     private var encoderNice = "normal"
+    private var signalEvents: TriggerEvents?
     private var startError: Error?
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
@@ -198,6 +199,9 @@ public final class CaptureSession: @unchecked Sendable {
             throw SimpleFailure("\(source.name): \(what) at \(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps needs \(plan.slots) frames × \(plan.slotBytes) bytes = \(Int(plan.mebibytes)) MiB of RAM; only \(available >> 20) MiB are available (keep 256 MiB free): shorten it or lower the size or rate", .usage)
         }
         ringPlan = plan
+        // SIGUSR1's handler goes in now: a signal sent before the camera streams is stamped and
+        // kept, never the default action (which ends the process)
+        if trigger?.kind == .signal { signalEvents = TriggerEvents(kind: .signal) }
         if let t = trigger, case .motion = t.kind {
             guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
                 throw SimpleFailure("\(source.name): --trigger motion reads raw frames; \(source.format.fourcc) is compressed (pick a raw --format such as YUYV)", .usage)
@@ -544,7 +548,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// stdin lines (`trigger`, `quit`) or SIGUSR1: each event selects the first frame whose kernel
     /// timestamp is at or after the event's CLOCK_MONOTONIC time.
     private func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let events = TriggerEvents(kind: t.kind)
+        let events = signalEvents ?? TriggerEvents(kind: t.kind)
         defer { events.close() }
         while !captureEnded() {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
