@@ -45,62 +45,29 @@ public final class Frame {
         try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
     }
 
-    /// A frame that points into `bytes` (not copied, not owned): valid while `bytes` lives.
-    /// For converting a camera buffer with `Scaler` without a copy (`av_image_fill_arrays`).
-    public convenience init(borrowing bytes: UnsafeRawPointer, width: Int, height: Int, pixelFormat: PixelFormat) throws(FFmpegError) {
+    /// A frame that points into `bytes` (not copied, not owned), laid out as `layout` says: valid
+    /// while `bytes` lives. For encoding or converting a camera buffer without a copy. Nil when
+    /// `count` bytes are too few for the picture. No FFmpeg call: the layout was computed once.
+    public convenience init?(borrowing bytes: UnsafeRawPointer, count: Int, width: Int, height: Int, pixelFormat: PixelFormat,
+                             layout: PlaneLayout) {
+        guard count >= layout.size else { return nil }
         self.init()
         raw.pointee.width = Int32(width)
         raw.pointee.height = Int32(height)
         raw.pointee.format = pixelFormat.raw.rawValue
-        let rc = withUnsafeMutablePointer(to: &raw.pointee.data) { d in
+        withUnsafeMutablePointer(to: &raw.pointee.data) { d in
             withUnsafeMutablePointer(to: &raw.pointee.linesize) { l in
-                av_image_fill_arrays(UnsafeMutableRawPointer(d).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                     UnsafeMutableRawPointer(l).assumingMemoryBound(to: Int32.self),
-                                     bytes.assumingMemoryBound(to: UInt8.self), pixelFormat.raw, Int32(width), Int32(height), 1)
+                let data = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self)
+                let sizes = UnsafeMutableRawPointer(l).assumingMemoryBound(to: Int32.self)
+                for p in 0..<layout.offsets.count {
+                    data[p] = UnsafeMutablePointer(mutating: (bytes + layout.offsets[p]).assumingMemoryBound(to: UInt8.self))
+                    sizes[p] = layout.lineSizes[p]
+                }
             }
         }
-        if rc < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_arrays", code: rc) }
     }
 
     /// Bytes one picture of this size and format takes, packed (`av_image_get_buffer_size`, align 1).
-    /// A frame over caller-owned bytes laid out with the given bytes per line: `lineSizes[0]` for
-    /// the first plane; further planes take theirs from `lineSizes` when given (multi-planar
-    /// buffers), else scale the first plane's padding as V4L2 does (YU12 chroma rows are half).
-    /// Returns nil when `count` bytes are too few for the picture. The corresponding C functions
-    /// are `av_image_fill_linesizes` and `av_image_fill_pointers`.
-    public convenience init?(borrowing bytes: UnsafeRawPointer, count: Int, width: Int, height: Int, pixelFormat: PixelFormat,
-                             lineSizes: [Int]) throws(FFmpegError) {
-        var packed: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
-        let rc = withUnsafeMutablePointer(to: &packed) {
-            av_image_fill_linesizes(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self), pixelFormat.raw, Int32(width))
-        }
-        if rc < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_linesizes", code: rc) }
-        let natural = [Int(packed.0), Int(packed.1), Int(packed.2), Int(packed.3)]
-        var sizes = [Int32](repeating: 0, count: 4)
-        for i in 0..<4 where natural[i] > 0 {
-            if i < lineSizes.count, lineSizes[i] > 0 { sizes[i] = Int32(lineSizes[i]) }
-            else if let first = lineSizes.first, first > 0, natural[0] > 0 { sizes[i] = Int32(natural[i] * first / natural[0]) }
-            else { sizes[i] = Int32(natural[i]) }
-        }
-        self.init()
-        raw.pointee.width = Int32(width)
-        raw.pointee.height = Int32(height)
-        raw.pointee.format = pixelFormat.raw.rawValue
-        let needed = withUnsafeMutablePointer(to: &raw.pointee.data) { d in
-            sizes.withUnsafeMutableBufferPointer { l in
-                withUnsafeMutablePointer(to: &raw.pointee.linesize) { fl in
-                    let flp = UnsafeMutableRawPointer(fl).assumingMemoryBound(to: Int32.self)
-                    for i in 0..<4 { flp[i] = l[i] }
-                }
-                return av_image_fill_pointers(UnsafeMutableRawPointer(d).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                              pixelFormat.raw, Int32(height), UnsafeMutablePointer(mutating: bytes.assumingMemoryBound(to: UInt8.self)),
-                                              l.baseAddress)
-            }
-        }
-        if needed < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_pointers", code: needed) }
-        if Int(needed) > count { return nil }
-    }
-
     public static func bufferSize(width: Int, height: Int, pixelFormat: PixelFormat) -> Int {
         Int(av_image_get_buffer_size(pixelFormat.raw, Int32(width), Int32(height), 1))
     }
@@ -282,5 +249,48 @@ enum ChannelLayout {
             p += 1
         }
         return false
+    }
+}
+
+/// Where a picture's planes lie in one buffer: each plane's bytes per line (padded rows kept) and
+/// its offset, planes one after another, as V4L2 single-planar buffers (and slomo's ring, for
+/// multi-planar ones) hold them.
+public struct PlaneLayout: Sendable, Equatable {
+    public let lineSizes: [Int32]
+    public let offsets: [Int]
+    /// Bytes per plane and for the whole picture.
+    public let planeSizes: [Int]
+    public let size: Int
+
+    /// `bytesPerLine`: the driver's bytes per line, one per buffer plane; planes it does not name
+    /// scale the first plane's padding as V4L2 does (YU12's chroma rows are half its luma rows).
+    /// The corresponding C functions are `av_image_fill_linesizes` and `av_image_fill_plane_sizes`.
+    public init(pixelFormat: PixelFormat, width: Int, height: Int, bytesPerLine: [Int]) throws(FFmpegError) {
+        var packed: (Int32, Int32, Int32, Int32) = (0, 0, 0, 0)
+        let rc = withUnsafeMutablePointer(to: &packed) {
+            av_image_fill_linesizes(UnsafeMutableRawPointer($0).assumingMemoryBound(to: Int32.self), pixelFormat.raw, Int32(width))
+        }
+        if rc < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_linesizes", code: rc) }
+        let natural = [Int(packed.0), Int(packed.1), Int(packed.2), Int(packed.3)]
+        var lines = [Int32](repeating: 0, count: 4)
+        for i in 0..<4 where natural[i] > 0 {
+            if i < bytesPerLine.count, bytesPerLine[i] > 0 { lines[i] = Int32(bytesPerLine[i]) }
+            else if let first = bytesPerLine.first, first > 0 { lines[i] = Int32(natural[i] * first / natural[0]) }
+            else { lines[i] = Int32(natural[i]) }
+        }
+        var sizes = [Int](repeating: 0, count: 4)
+        let wide = lines.map { Int($0) }
+        let src = sizes.withUnsafeMutableBufferPointer { sp in
+            wide.withUnsafeBufferPointer { lp in
+                av_image_fill_plane_sizes(sp.baseAddress, pixelFormat.raw, Int32(height), lp.baseAddress)
+            }
+        }
+        if src < 0 { throw FFmpegError(path: "frame", operation: "av_image_fill_plane_sizes", code: src) }
+        let count = lines.firstIndex(of: 0) ?? 4
+        lineSizes = Array(lines.prefix(count))
+        planeSizes = Array(sizes.prefix(count))
+        var off = 0
+        offsets = planeSizes.map { s in defer { off += s }; return off }
+        size = off
     }
 }

@@ -14,11 +14,15 @@ public final class V4L2StreamingSource: CaptureSource {
     public let format: CaptureFormat
     public var name: String { "\(device.path) (\(device.info.card))" }
     public var adjustments: [String] { applied.adjustments }
-    public private(set) var timestampClock = "unknown (no frame yet)"
+    public private(set) var timestampClock: String?
     let bufferCount: Int
     /// Per buffer, per plane: the mapping and its length.
     private var buffers: [[(UnsafeMutableRawPointer, Int)]] = []
     private var planeCount = 1
+    /// The `v4l2_plane` array every multi-planar buffer ioctl points at, and the views lent to the
+    /// caller: allocated once, so dequeuing allocates nothing.
+    private let planeArray = UnsafeMutablePointer<v4l2_plane>.allocate(capacity: Int(VIDEO_MAX_PLANES))
+    private var views: [UnsafeRawBufferPointer] = []
     private var streaming = false
     private var prepared = false
     public let applied: AppliedMode
@@ -33,9 +37,13 @@ public final class V4L2StreamingSource: CaptureSource {
                                bytesPerLine: planes.first?.bytesPerLine ?? applied.bytesPerLine,
                                frameDuration: applied.frameDuration, planes: planes)
         planeCount = max(1, planes.count)
+        views.reserveCapacity(Int(VIDEO_MAX_PLANES))
     }
 
-    deinit { stop() }
+    deinit {
+        stop()
+        planeArray.deallocate()
+    }
 
     /// VIDIOC_REQBUFS, QUERYBUF and mmap of every buffer (every plane), and QBUF: all before STREAMON.
     public func prepare() throws {
@@ -46,40 +54,38 @@ public final class V4L2StreamingSource: CaptureSource {
         req.memory = V4L2_MEMORY_MMAP.rawValue
         try device.call(.reqbufs, &req, detail: "\(bufferCount) mmap buffers")
         guard req.count >= 2 else { throw V4L2Error(device: device.path, request: "VIDIOC_REQBUFS", errno: 0, detail: "driver gave \(req.count) buffers", code: .other) }
+        prepared = true        // from here on `stop()` unmaps whatever was mapped, even after a failure
+        let pp = planeArray
         for i in 0..<Int(req.count) {
-            var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
-            var mapped: [(UnsafeMutableRawPointer, Int)] = []
-            try planes.withUnsafeMutableBufferPointer { (pp: inout UnsafeMutableBufferPointer<v4l2_plane>) throws(V4L2Error) in
-                var b = emptyBuffer(planes: pp.baseAddress!)
-                b.index = UInt32(i)
-                try device.call(.querybuf, &b, detail: "buffer \(i)")
-                if mplane {
-                    for k in 0..<Int(b.length) {
-                        let (p, e) = device.sys.mmap(device.fd, length: Int(pp[k].length), offset: Int(pp[k].m.mem_offset))
-                        guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e, detail: "buffer \(i) plane \(k)") }
-                        mapped.append((p, Int(pp[k].length)))
-                    }
-                } else {
-                    let (p, e) = device.sys.mmap(device.fd, length: Int(b.length), offset: Int(b.m.offset))
-                    guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e, detail: "buffer \(i)") }
-                    mapped.append((p, Int(b.length)))
+            var b = emptyBuffer()
+            b.index = UInt32(i)
+            try device.call(.querybuf, &b, detail: "buffer \(i)")
+            buffers.append([])
+            if mplane {
+                for k in 0..<Int(b.length) {
+                    let (p, e) = device.sys.mmap(device.fd, length: Int(pp[k].length), offset: Int(pp[k].m.mem_offset))
+                    guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e, detail: "buffer \(i) plane \(k)") }
+                    buffers[i].append((p, Int(pp[k].length)))
                 }
-                buffers.append(mapped)
-                b = emptyBuffer(planes: pp.baseAddress!)
-                b.index = UInt32(i)
-                try device.call(.qbuf, &b, detail: "buffer \(i)")
+            } else {
+                let (p, e) = device.sys.mmap(device.fd, length: Int(b.length), offset: Int(b.m.offset))
+                guard let p else { throw V4L2Error(device: device.path, request: "mmap", errno: e, detail: "buffer \(i)") }
+                buffers[i].append((p, Int(b.length)))
             }
+            b = emptyBuffer()
+            b.index = UInt32(i)
+            try device.call(.qbuf, &b, detail: "buffer \(i)")
         }
-        prepared = true
     }
 
-    /// A `v4l2_buffer` of this node's type; on multi-planar nodes it points at `planes`.
-    private func emptyBuffer(planes: UnsafeMutablePointer<v4l2_plane>) -> v4l2_buffer {
+    /// A `v4l2_buffer` of this node's type; on multi-planar nodes it points at `planeArray`.
+    private func emptyBuffer() -> v4l2_buffer {
         var b = v4l2_buffer()
         b.type = device.bufferType
         b.memory = V4L2_MEMORY_MMAP.rawValue
         if mplane {
-            b.m.planes = planes
+            planeArray.update(repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
+            b.m.planes = planeArray
             b.length = UInt32(VIDEO_MAX_PLANES)
         }
         return b
@@ -93,38 +99,36 @@ public final class V4L2StreamingSource: CaptureSource {
     }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
-        var planes = [v4l2_plane](repeating: v4l2_plane(), count: Int(VIDEO_MAX_PLANES))
-        return try planes.withUnsafeMutableBufferPointer { pp in
-            while true {
-                let (ready, pe) = device.sys.poll(device.fd, milliseconds: 2000)
-                if pe != 0 { return .disconnected("poll: \(String(cString: strerror(pe)))") }
-                if !ready { return .disconnected("no frame for 2 s") }
-                var b = emptyBuffer(planes: pp.baseAddress!)
-                let rc = device.sys.ioctl(device.fd, .dqbuf, &b)
-                if rc == EAGAIN { continue }
-                if rc == ENODEV || rc == EIO || rc == EPIPE { return .disconnected("VIDIOC_DQBUF: \(String(cString: strerror(rc)))") }
-                if rc != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_DQBUF", errno: rc) }
-                let t = Rational(Int64(b.timestamp.tv_sec) * 1_000_000 + Int64(b.timestamp.tv_usec), 1_000_000)
-                if b.sequence == 0 || timestampClock.hasPrefix("unknown (") { timestampClock = V4L2StreamingSource.clock(flags: b.flags) }
-                let mapped = buffers[Int(b.index)]
-                var views: [UnsafeRawBufferPointer] = []
-                if mplane {
-                    for k in 0..<min(Int(b.length), mapped.count) {
-                        // bytesused counts from the plane's start, data_offset bytes of it are not picture
-                        let used = min(Int(pp[k].bytesused), mapped[k].1)
-                        let off = min(Int(pp[k].data_offset), used)
-                        views.append(UnsafeRawBufferPointer(start: mapped[k].0 + off, count: used - off))
-                    }
-                } else {
-                    views.append(UnsafeRawBufferPointer(start: mapped[0].0, count: min(Int(b.bytesused), mapped[0].1)))
+        let pp = planeArray
+        while true {
+            let (ready, pe) = device.sys.poll(device.fd, milliseconds: 2000)
+            if pe != 0 { return .disconnected("poll: \(String(cString: strerror(pe)))") }
+            if !ready { return .disconnected("no frame for 2 s") }
+            var b = emptyBuffer()
+            let rc = device.sys.ioctl(device.fd, .dqbuf, &b)
+            if rc == EAGAIN { continue }
+            if rc == ENODEV || rc == EIO || rc == EPIPE { return .disconnected("VIDIOC_DQBUF: \(String(cString: strerror(rc)))") }
+            if rc != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_DQBUF", errno: rc) }
+            let t = Rational(Int64(b.timestamp.tv_sec) * 1_000_000 + Int64(b.timestamp.tv_usec), 1_000_000)
+            if timestampClock == nil { timestampClock = V4L2StreamingSource.clock(flags: b.flags) }
+            let mapped = buffers[Int(b.index)]
+            views.removeAll(keepingCapacity: true)
+            if mplane {
+                for k in 0..<min(Int(b.length), mapped.count) {
+                    // bytesused counts from the plane's start, data_offset bytes of it are not picture
+                    let used = min(Int(pp[k].bytesused), mapped[k].1)
+                    let off = min(Int(pp[k].data_offset), used)
+                    views.append(UnsafeRawBufferPointer(start: mapped[k].0 + off, count: used - off))
                 }
-                let damaged = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0
-                body(BorrowedFrame(planes: views, timestamp: t, sequence: b.sequence, driverError: damaged))
-                let q = device.sys.ioctl(device.fd, .qbuf, &b)
-                if q == ENODEV || q == EIO { return .disconnected("VIDIOC_QBUF: \(String(cString: strerror(q)))") }
-                if q != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_QBUF", errno: q) }
-                return nil
+            } else {
+                views.append(UnsafeRawBufferPointer(start: mapped[0].0, count: min(Int(b.bytesused), mapped[0].1)))
             }
+            let damaged = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0
+            body(BorrowedFrame(planes: views, timestamp: t, sequence: b.sequence, driverError: damaged))
+            let q = device.sys.ioctl(device.fd, .qbuf, &b)
+            if q == ENODEV || q == EIO { return .disconnected("VIDIOC_QBUF: \(String(cString: strerror(q)))") }
+            if q != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_QBUF", errno: q) }
+            return nil
         }
     }
 

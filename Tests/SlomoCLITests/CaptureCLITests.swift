@@ -13,12 +13,6 @@ import Testing
         return p
     }
 
-    func indices(_ path: String) throws -> [Int?] {
-        let r = try CLI.run(["probe", path, "--frames", "--json"])
-        let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
-        return (json["frames"] as! [[String: Any]]).map { $0["calibrationIndex"] as? Int }
-    }
-
     /// Waits until `path` holds at least `bytes`.
     func waitFor(_ path: String, bytes: Int) {
         for _ in 0..<400 {
@@ -34,7 +28,7 @@ import Testing
         waitFor(out, bytes: 150_000)                       // a couple of fragments on disk
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
-        let ix = try indices(out)
+        let ix = try CLI.calibrationIndices(out)
         #expect(ix.count >= 60, "only \(ix.count) frames")
         #expect(ix == (0..<ix.count).map { Optional($0) })  // every frame up to the cut, in order
         #expect(!FileManager.default.fileExists(atPath: out + ".capture.json"))   // not a clean end
@@ -51,7 +45,7 @@ import Testing
         let side = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + ".capture.json"))) as! [String: Any]
         #expect(side["stopReason"] as? String == "signal")
         let n = side["framesWritten"] as! Int
-        #expect(try indices(out) == (0..<n).map { Optional($0) })
+        #expect(try CLI.calibrationIndices(out) == (0..<n).map { Optional($0) })
     }
 
     @Test(arguments: [
@@ -140,12 +134,10 @@ import Testing
                                  "--codec", codec, "-o", d.file("\(codec).mkv")])
             #expect(r.status == 0, "\(r.stderr)")
         }
-        let probe = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,pix_fmt", "-of", "csv=p=0", d.file("ffv1.mkv")])
-        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ffv1,yuv422p")
-        let raw = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,pix_fmt", "-of", "csv=p=0", d.file("raw.mkv")])
-        #expect(raw.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "rawvideo,yuyv422")
         var bytes: [Data] = []
-        for codec in ["ffv1", "raw"] {
+        for (codec, stored) in [("ffv1", "ffv1,yuv422p"), ("raw", "rawvideo,yuyv422")] {
+            let probe = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,pix_fmt", "-of", "csv=p=0", d.file("\(codec).mkv")])
+            #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == stored)
             let x = try CLI.tool(["ffmpeg", "-v", "error", "-i", d.file("\(codec).mkv"), "-f", "rawvideo", "-pix_fmt", "yuyv422", "-"])
             bytes.append(x.output)
         }

@@ -83,7 +83,7 @@ struct VividIntegrationTests {
         let w = (c["cap60"] ?? "").split(separator: " ")
         // written + dropped by slomo's queue = the 300 frames asked for (under a loaded emulated VM
         // the queue may drop a few; every one is counted)
-        let n = w.compactMap { Double($0) }
+        let n = VividVM.numbers(c, "cap60")
         #expect(n.count == 4 && n[0] + n[2] == 300 && n[0] >= 150, "\(c["cap60"] ?? "")")
         // achieved rate from kernel timestamps: never above the nominal 60 (how far below depends on
         // the emulated VM's load, so only a loose floor; the closing note carries the measurement)
@@ -92,7 +92,7 @@ struct VividIntegrationTests {
         let h = (c["hdmi_max"] ?? "")
         #expect(h == "640 480 100")                                            // rate from the DV timings
         #expect(c["cap100_rc"] == "0")
-        let x = (c["cap100"] ?? "").split(separator: " ").compactMap { Double($0) }
+        let x = VividVM.numbers(c, "cap100")
         // written + dropped by slomo's ring = 300 delivered frames; vivid under emulation skips some and,
         // near HZ, delivers some sequence numbers twice, so the rate from delivered frames has no tight upper bound
         #expect(x.count == 4 && x[0] + x[2] == 300 && x[3] > 20, "\(c["cap100"] ?? "")")
@@ -118,7 +118,7 @@ struct VividIntegrationTests {
 /// the image trigger, disconnect, multi-planar buffers (Tests/vivid/checks.sh, same VM boot).
 @Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
 struct VividCapturePathTests {
-    func numbers(_ c: [String: String], _ key: String) -> [Double] { (c[key] ?? "").split(separator: " ").compactMap { Double($0) } }
+    func numbers(_ c: [String: String], _ key: String) -> [Double] { VividVM.numbers(c, key) }
 
     @Test func timestampClockAndSchedulingAreReported() throws {
         let c = try VividVM.checks()
@@ -131,10 +131,10 @@ struct VividCapturePathTests {
     @Test func paddedRowsAreNotSheared() throws {
         let c = try VividVM.checks()
         #expect(c["pad_rc"] == "0")
-        let p = (c["pad"] ?? "").split(separator: " ").map(String.init)
-        // bytesperline 1024 for 320-wide YUYV; the colour bars stay vertical (rows equal), all 8 bars seen
-        #expect(p.count == 5 && p[0] == "1024" && p[1] == "20" && p[2] == "True", "\(p)")
-        if p.count == 5 { #expect(Int(p[3])! <= 2 && Int(p[4])! >= 7, "\(p)") }
+        let p = numbers(c, "pad")
+        // bytesperline 1024 for 320-wide YUYV, 20 frames, one plane, none short, a whole picture; the colour bars stay
+        // vertical (rows equal) and all 8 are seen
+        #expect(p.count == 7 && p[0] == 1024 && p[1] == 20 && p[2] == 1 && p[3] == 0 && p[4] == 1 && p[5] <= 2 && p[6] >= 7, "\(c["pad"] ?? "")")
     }
 
     @Test func damagedBuffersAreCountedNotStored() throws {
@@ -173,7 +173,7 @@ struct VividCapturePathTests {
             #expect(c["mpcap_\(f)_rc"] == "0")
             let n = numbers(c, "mpcap_\(f)")
             // 40 frames, the node's plane count, none short, rows not sheared (YUYV skips vivid's 128-byte data offset)
-            #expect(n.count == 4 && n[0] == 40 && n[1] == planes && n[2] == 0 && n[3] <= 2, "\(f): \(c["mpcap_\(f)"] ?? "")")
+            #expect(n.count == 7 && n[1] == 40 && n[2] == planes && n[3] == 0 && n[4] == 1 && n[5] <= 2 && n[6] >= 7, "\(f): \(c["mpcap_\(f)"] ?? "")")
         }
     }
 }
@@ -201,6 +201,9 @@ enum VividVM {
     static let lock = NSLock()
 
     struct VMFailure: Error, CustomStringConvertible { var description: String }
+
+    /// A check's value as numbers (`"300 15 0 57.1"`).
+    static func numbers(_ c: [String: String], _ key: String) -> [Double] { (c[key] ?? "").split(separator: " ").compactMap { Double($0) } }
 
     /// Boots the VM once and runs every check; later calls reuse the result (or the failure).
     static func checks() throws -> [String: String] {

@@ -7,6 +7,20 @@ S=${SLOMO_BIN:?}
 OUT=${OUT_DIR:?}
 D=/dev/video0
 say() { echo "CHECK $*"; }
+# A 320x180 capture's first frame as gray: "bytesPerLine frames planes shortFrames sizeOK worst bars".
+# vivid's colour bars are vertical, so below its text every row equals the others column by column
+# (a shear would slant them): worst = the largest difference to the first such row; bars = distinct bars seen.
+shear() {
+  ffmpeg -v error -y -i "$1" -frames:v 1 -f rawvideo -pix_fmt gray "$1.gray"
+  python3 - "$2" "$1.gray" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); g = open(sys.argv[2], "rb").read()
+rows = [g[y * 320:(y + 1) * 320] for y in range(150, 180)]
+worst = max(abs(a - b) for r in rows for a, b in zip(r, rows[0]))
+bars = len(set(rows[0][x] for x in range(20, 320, 40)))
+print(c["format"]["bytesPerLine"], c["framesWritten"], len(c["format"]["planes"]), c["shortFrames"], int(len(g) == 320 * 180), worst, bars)
+PY
+}
 
 $S devices --json > $OUT/devices.json
 say devices_json "$(python3 -c 'import json; d=json.load(open("'$OUT'/devices.json"))["devices"]; print(";".join("%s,%s,%s" % (x["path"], x["driver"], x["isCapture"]) for x in d))')"
@@ -127,15 +141,7 @@ v4l2-ctl -d $D -c timestamp_source=0
 # padded rows: bytesperline 1024 for 320-wide YUYV; vivid's colour bars are vertical, so every
 # row below the text must equal the others column by column (a shear would slant them)
 $S capture $D --format YUYV --size 320x180 --bytes-per-line 1024 --frames 20 --codec raw -o $OUT/pad.mkv --overwrite --json > $OUT/pad.json; say pad_rc $?
-ffmpeg -v error -y -i $OUT/pad.mkv -frames:v 1 -f rawvideo -pix_fmt gray $OUT/pad.gray
-python3 - "$OUT/pad.json" "$OUT/pad.gray" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); g = open(sys.argv[2], "rb").read()
-rows = [g[y * 320:(y + 1) * 320] for y in range(150, 180)]      # below vivid's text
-worst = max(abs(a - b) for r in rows for a, b in zip(r, rows[0]))
-bars = len(set(rows[0][x] for x in range(20, 320, 40)))
-print("CHECK pad", c["format"]["bytesPerLine"], c["framesWritten"], len(g) == 320 * 180, worst, bars)
-PY
+say pad "$(shear $OUT/pad.mkv $OUT/pad.json)"
 # a damaged buffer (V4L2_BUF_FLAG_ERROR) is counted, not stored
 rm -f $OUT/flag.mp4
 ( for i in $(seq 200); do [ -s $OUT/flag.mp4 ] && break; sleep 0.1; done; sleep 0.5; v4l2-ctl -d $D -c inject_v4l2_buf_flag_error=1 ) &
@@ -182,14 +188,7 @@ for n in 1 2; do $S formats /dev/video$n 2>$OUT/n$n; say notcap$n "$? $(cat $OUT
 # capture from the multi-planar node: YUYV (one plane with a 128-byte data offset) and NM12 (two planes)
 for f in YUYV NM12; do
   $S capture /dev/video0 --format $f --size 320x180 --frames 40 --codec raw -o $OUT/mp-$f.mkv --overwrite --json > $OUT/mp-$f.json; say mpcap_${f}_rc $?
-  ffmpeg -v error -y -i $OUT/mp-$f.mkv -frames:v 1 -f rawvideo -pix_fmt gray $OUT/mp-$f.gray
-  python3 - "$OUT/mp-$f.json" "$OUT/mp-$f.gray" $f <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1])); g = open(sys.argv[2], "rb").read()
-rows = [g[y * 320:(y + 1) * 320] for y in range(150, 180)]      # below vivid's text
-worst = max(abs(a - b) for r in rows for a, b in zip(r, rows[0]))
-print("CHECK mpcap_" + sys.argv[3], c["framesWritten"], len(c["format"]["planes"]), c["shortFrames"], worst)
-PY
+  say mpcap_$f "$(shear $OUT/mp-$f.mkv $OUT/mp-$f.json)"
 done
 
 say done 1

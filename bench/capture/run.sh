@@ -21,9 +21,9 @@ run() { # label frames cmd...
     'BEGIN { printf "%-44s %7d %8.2f %8.2f %10.1f %12.1f\n", l, n, w, u + s, n / w, (u + s) * 1e6 / n }'
 }
 printf "%-44s %7s %8s %8s %10s %12s\n" path frames "wall s" "cpu s" "frames/s" "cpu µs/frame"
-run "slomo MJPEG 640x360 copy (1 core)" "$N" taskset -c 0 "$S" capture --source "synthetic:fps=1000,size=640x360,format=mjpeg,pace=0,preload=64" --frames "$N" -o "$W/m.mp4" --queue 100000
-run "slomo raw YUYV 1280x720 -> x264 superfast" "$RAWN" "$S" capture --source "synthetic:fps=240,size=1280x720,format=yuyv,pace=0,preload=32" --frames "$RAWN" -o "$W/r.mp4" --queue 100000
-run "slomo raw YUYV 1280x720 -> x264 (1 core)" "$RAWN" taskset -c 0 "$S" capture --source "synthetic:fps=240,size=1280x720,format=yuyv,pace=0,preload=32" --frames "$RAWN" -o "$W/r1.mp4" --queue 100000
+run "slomo MJPEG 640x360 copy (1 core)" "$N" taskset -c 0 "$S" capture --source "synthetic:fps=1000,size=640x360,format=mjpeg,pace=0,preload=64" --frames "$N" -o "$W/m.mp4" --ring-memory 1G
+run "slomo raw YUYV 1280x720 -> x264 superfast" "$RAWN" "$S" capture --source "synthetic:fps=240,size=1280x720,format=yuyv,pace=0,preload=32" --frames "$RAWN" -o "$W/r.mp4" --ring-memory 2G
+run "slomo raw YUYV 1280x720 -> x264 (1 core)" "$RAWN" taskset -c 0 "$S" capture --source "synthetic:fps=240,size=1280x720,format=yuyv,pace=0,preload=32" --frames "$RAWN" -o "$W/r1.mp4" --ring-memory 2G
 # ffmpeg storing the same kinds of frames: an MJPEG file remuxed into fragmented MP4, raw yuyv encoded
 "$S" generate --fps 240 --duration "$((N / 240 + 1))" --size 640x360 --codec mjpeg --no-audio -o "$W/src.mov" >/dev/null
 run "ffmpeg MJPEG 640x360 -c copy to fMP4 (1 core)" "$N" taskset -c 0 ffmpeg -v error -y -i "$W/src.mov" -frames:v "$N" -c copy -movflags +frag_keyframe+empty_moov "$W/f.mp4"

@@ -83,8 +83,11 @@ public protocol CaptureSource: AnyObject {
     var name: String { get }
     /// The clock the timestamps come from, as the buffers' flags say (`CLOCK_MONOTONIC`,
     /// `copy` for timestamps copied from an output, `unknown`), and where in the frame they are
-    /// taken (`end of frame`, `start of exposure`). Known after the first frame.
-    var timestampClock: String { get }
+    /// taken (`end of frame`, `start of exposure`). Nil until the first frame.
+    var timestampClock: String? { get }
+    /// False for a source that never waits for its frames (a benchmark's unpaced synthetic camera):
+    /// its thread must not get real-time priority, or it would hold a core.
+    var isPaced: Bool { get }
     /// Settings the driver changed on its own (asked 35 fps, got 40), for the report.
     var adjustments: [String] { get }
     /// Gets everything costly ready (buffers allocated and mapped) without streaming yet.
@@ -98,5 +101,6 @@ public protocol CaptureSource: AnyObject {
 
 extension CaptureSource {
     public var adjustments: [String] { [] }
+    public var isPaced: Bool { true }
     public func prepare() throws {}
 }

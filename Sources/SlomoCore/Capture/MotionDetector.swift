@@ -33,23 +33,17 @@ public struct PixelRegion: Sendable, Equatable, Codable {
     public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
 
     /// `X,Y,W,H`.
-    public init(parsing text: String) throws(ParseError) {
+    public init(parsing text: String) throws(SimpleFailure) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingSpaces) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else {
-            throw ParseError("region '\(text)': expected X,Y,WIDTH,HEIGHT in pixels")
+            throw SimpleFailure("--trigger-region '\(text)': expected X,Y,WIDTH,HEIGHT in pixels", .usage)
         }
-        guard x >= 0, y >= 0, w > 0, h > 0 else { throw ParseError("region '\(text)': offsets must be ≥ 0 and sizes > 0") }
+        guard x >= 0, y >= 0, w > 0, h > 0 else { throw SimpleFailure("--trigger-region '\(text)': offsets must be ≥ 0 and sizes > 0", .usage) }
         self.init(x: x, y: y, width: w, height: h)
     }
 
     public func fits(width: Int, height: Int) -> Bool { x + self.width <= width && y + self.height <= height }
     public var description: String { "\(x),\(y),\(width),\(height)" }
-}
-
-/// A parse error with its message (one line).
-public struct ParseError: Error, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ d: String) { description = d }
 }
 
 /// The image trigger: the mean absolute difference of brightness between a frame and the one

@@ -41,16 +41,15 @@ public struct TriggerSettings: Sendable {
     public var post: Rational
     /// Shots before the capture ends (0: until stopped).
     public var shots: Int
-    /// The image trigger's region (nil: the whole frame) and sampling step.
+    /// The image trigger's region (nil: the whole frame).
     public var region: PixelRegion?
-    public var motionStep = 2
     public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
         self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
     }
 
     /// Shot `n`'s file: `%d`, `%0Nd` in `template` become the shot number.
     public static func path(_ template: String, shot: Int) -> String {
-        guard let r = template.range(of: #"%0?[0-9]*d"#, options: .regularExpression) else { return template }
+        guard let r = template.range(of: shotNumber, options: .regularExpression) else { return template }
         let spec = template[r]
         let width = Int(spec.dropFirst().dropLast()) ?? 0
         var n = String(shot)
@@ -58,7 +57,10 @@ public struct TriggerSettings: Sendable {
         return template.replacingCharacters(in: r, with: n)
     }
 
-    public static func hasShotNumber(_ template: String) -> Bool { template.range(of: #"%0?[0-9]*d"#, options: .regularExpression) != nil }
+    public static func hasShotNumber(_ template: String) -> Bool { template.range(of: shotNumber, options: .regularExpression) != nil }
+
+    /// `%d` or `%0Nd` in an output name.
+    static let shotNumber = #"%0?[0-9]*d"#
 }
 
 /// One saved shot, as the report and the recording's metadata tell it.
@@ -164,8 +166,11 @@ public enum StopFlag {
 /// loading, encoding, writing or a reader. The calling thread writes from the ring: the whole
 /// stream (continuous), or the shots triggers select (pre/post-trigger).
 public final class CaptureSession: @unchecked Sendable {
-    // Safe: `endReason`/`endMessage`/`endRequested` are touched under `lock`; `stats` only by the
-    // capture thread until it is joined; the ring synchronises itself.
+    // Safe: `endReason`/`endMessage`/`endRequested`/`cameraStoppedAt`/`threadNote` are touched under
+    // `lock`; `stats` only by the capture thread until it is joined (`captureDone`); `shotsTriggered`,
+    // `armedSaid` and the `motion*` counters only by the trigger thread, and read by the caller after
+    // `triggersDone` (under `shotCond`); `pendingShots`/`triggersDone` under `shotCond`; the ring
+    // synchronises itself.
     let source: CaptureSource
     let settings: RecordingSettings
     let limits: CaptureLimits
@@ -179,6 +184,8 @@ public final class CaptureSession: @unchecked Sendable {
     private var threadNote = "normal"
     private var encoderNice = "normal"
     private var signalEvents: TriggerEvents?
+    /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
+    private var cameraStoppedAt: Rational?
     private var startError: Error?
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
@@ -270,9 +277,8 @@ public final class CaptureSession: @unchecked Sendable {
 
     private func captureLoop(_ ring: FrameRing) {
         defer { ring.close() }
-        // an unpaced synthetic source never sleeps: at real-time priority it would hold a core
-        let unpaced = (source as? SyntheticSource).map { !$0.pace } ?? false
-        let note = limits.realtime && !unpaced ? CaptureSession.raisePriority() : "normal (\(unpaced ? "unpaced source" : "not asked"))"
+        let note = limits.realtime && source.isPaced ? CaptureSession.raisePriority()
+            : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
         lock.lock(); threadNote = note; lock.unlock()
         do { try source.start() } catch {
             lock.lock(); startError = error; endRequested = true; endReason = "error"; lock.unlock()
@@ -316,14 +322,13 @@ public final class CaptureSession: @unchecked Sendable {
             }
         }
         source.stop()
+        lock.lock(); cameraStoppedAt = CaptureClock.now(); lock.unlock()
         if let (reason, message) = stop { requestEnd(reason, message) }
     }
 
     private func requestEnd(_ reason: String, _ message: String? = nil) {
         lock.lock()
-        if !endRequested || endReason == "signal" && reason != "signal" && !StopFlag.isRaised {
-            if !endRequested { endReason = reason; endMessage = message }
-        }
+        if !endRequested { endReason = reason; endMessage = message }
         endRequested = true
         lock.unlock()
     }
@@ -353,10 +358,9 @@ public final class CaptureSession: @unchecked Sendable {
         var writeError: Error?
         var backlog: Int64 = 0
         var short: Int64 = 0
-        var cameraStopped: Date?
         while true {
-            if ring.wait(for: k, seconds: 0.2) == nil { continue }
-            guard k < ring.count else { break }
+            guard let arrived = ring.wait(for: k, seconds: 0.2) else { continue }
+            guard arrived else { break }
             let m = ring.meta(k)
             do {
                 if try !writer.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp) { short += 1 }
@@ -366,21 +370,19 @@ public final class CaptureSession: @unchecked Sendable {
                 break
             }
             k += 1
-            ring.advance(pin.id, to: k)
-            let behind = ring.count - k
+            let behind = ring.advance(pin.id, to: k) - k
             if behind > backlog { backlog = behind }
-            if cameraStopped == nil && captureDone.wait(timeout: .now()) == .success { cameraStopped = Date(); captureDone.signal() }
             progress?(writer.framesWritten)
         }
         ring.unpin(pin.id)
         captureDone.wait()
-        let catchUp = cameraStopped.map { Date().timeIntervalSince($0) } ?? 0
+        let catchUp = CaptureClock.now() - (cameraStoppedAt ?? CaptureClock.now())
         var finishError: Error?
         do { try writer.finish() } catch { finishError = error }
         var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
-                                backlog: backlog, catchUp: catchUp, shortFrames: short)
+                                backlog: backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: short)
         if writeError != nil { report.message = report.message ?? writeError.map { "\($0)" } }
-        try writeSidecar(report, next: settings.output)
+        try writeSidecar(report, for: settings.output)
         if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e) }
         return report
     }
@@ -416,8 +418,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     private func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
                               captureDone: DispatchSemaphore) throws -> CaptureReport {
-        let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
-        let preCount = Int64((t.pre * fps).floor), postCount = Int64((t.post * fps).floor)
+        let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
         let triggerThread = Thread { [self] in
             switch t.kind {
             case .stdin, .signal: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
@@ -456,9 +457,12 @@ public final class CaptureSession: @unchecked Sendable {
             }
         }
         captureDone.wait()
-        shotCond.lock(); for s in pendingShots { ring.unpin(s.pin) }; pendingShots.removeAll(); shotCond.unlock()
-        triggerDoneWait(triggerThread: triggerThread)
-        var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: 0, shortFrames: 0)
+        shotCond.lock()
+        while !triggersDone { shotCond.wait() }
+        for s in pendingShots { ring.unpin(s.pin) }
+        pendingShots.removeAll()
+        shotCond.unlock()
+        var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: .zero, shortFrames: 0)
         report.trigger = t.kind.name
         report.shots = shots
         if case .motion = t.kind {
@@ -468,15 +472,9 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
         // each shot's file gets the whole capture's report beside it
-        for shot in shots { try writeSidecar(report, next: shot.output) }
+        for shot in shots { try writeSidecar(report, for: shot.output) }
         if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure) }
         return report
-    }
-
-    private func triggerDoneWait(triggerThread: Thread) {
-        shotCond.lock()
-        while !triggersDone { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.1)) }
-        shotCond.unlock()
     }
 
     /// Saves one shot: its frames from the ring, in order, as they arrive.
@@ -582,7 +580,7 @@ public final class CaptureSession: @unchecked Sendable {
         let layout = LumaLayout.of(fourcc: f.fourcc)!
         var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
                                       layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
-                                      step: t.motionStep)
+                                      step: 2)
         var k: Int64 = 0
         // armed once the pre-trigger window is full (and never on a camera's first frames, which
         // often differ while it settles)
@@ -600,7 +598,7 @@ public final class CaptureSession: @unchecked Sendable {
             motionEvaluated += 1
             if k >= rearm { sayArmed(ring, preCount: preCount) }
             if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
-                let decided = SyntheticSource.now()
+                let decided = CaptureClock.now()
                 let pin = ring.pin(from: k - preCount)
                 enqueue(pin: pin, index: k, preCount: preCount, postCount: postCount, event: m.timestamp,
                         wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
@@ -620,7 +618,7 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: report
 
     private func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
-                            catchUp: Double, shortFrames: Int64) -> CaptureReport {
+                            catchUp: Rational, shortFrames: Int64) -> CaptureReport {
         lock.lock(); var s = stats; let reason = endReason; let message = endMessage; let note = threadNote; lock.unlock()
         s.shortFrames += shortFrames
         lastStats = s
@@ -634,8 +632,8 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if s.driverErrors > 0 { warnings.append("\(s.driverErrors) buffers flagged damaged by the driver (V4L2_BUF_FLAG_ERROR) were not stored") }
         if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
-        if !source.timestampClock.hasPrefix("CLOCK_MONOTONIC") && !source.timestampClock.hasPrefix("unknown (") {
-            warnings.append("timestamps are \(source.timestampClock), not CLOCK_MONOTONIC: times in the file are the driver's")
+        if let clock = source.timestampClock, !clock.hasPrefix("CLOCK_MONOTONIC") {
+            warnings.append("timestamps are \(clock), not CLOCK_MONOTONIC: times in the file are the driver's")
         }
         return CaptureReport(
             output: output, device: source.name, format: source.format, nominalFrameRate: nominal,
@@ -644,17 +642,17 @@ public final class CaptureSession: @unchecked Sendable {
             droppedBySlomo: s.droppedBySlomo, repeatedSequence: s.repeatedSequence, driverErrors: s.driverErrors,
             shortFrames: s.shortFrames, duration: s.duration,
             durationSeconds: (s.duration.doubleValue * 1e6).rounded() / 1e6, intervals: s.intervals,
-            stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock,
+            stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock ?? "unknown (no frame)",
             driverAdjustments: source.adjustments,
-            ring: RingReport(slots: ring.capacity, slotBytes: ring.slotBytes, bytes: Int64(ring.totalBytes),
-                             mebibytes: (Double(ring.totalBytes) / 1_048_576 * 10).rounded() / 10, locked: ring.locked, note: ring.lockNote),
-            captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp * 1000).rounded() / 1000, warnings: warnings)
+            ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
+                             mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
+            captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
     }
 
     /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
     /// recording means the capture did not end cleanly (the recording is still playable).
-    private func writeSidecar(_ report: CaptureReport, next output: String) throws {
-        let path = (trigger == nil ? settings.output : output) + ".capture.json"
+    private func writeSidecar(_ report: CaptureReport, for output: String) throws {
+        let path = output + ".capture.json"
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
         do { try enc.encode(report).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {

@@ -123,15 +123,17 @@ final class FrameRing: @unchecked Sendable {
         return (id, start)
     }
 
-    /// Moves a pin forward (the reader is done with everything before `index`).
-    func advance(_ id: Int, to index: Int64) {
-        cond.lock()
-        if let p = pins[id], index > p { pins[id] = index; cond.broadcast() }
-        cond.unlock()
+    /// Moves a pin forward (the reader is done with everything before `index`); returns the
+    /// frames published so far. (Nothing waits on pins: the producer never blocks.)
+    @discardableResult
+    func advance(_ id: Int, to index: Int64) -> Int64 {
+        cond.lock(); defer { cond.unlock() }
+        if let p = pins[id], index > p { pins[id] = index }
+        return published
     }
 
     func unpin(_ id: Int) {
-        cond.lock(); pins[id] = nil; cond.broadcast(); cond.unlock()
+        cond.lock(); pins[id] = nil; cond.unlock()
     }
 
     /// Blocks until frame `index` is published (true) or the ring is closed before it (false).

@@ -32,7 +32,7 @@ public struct RecordingSettings: Sendable {
         let container = try ContainerFormat.forOutput(output)
         guard rawCodec != .x264 else { return }
         let holds: Bool
-        do { holds = try Muxer(path: output, formatName: container).accepts(codecName: rawCodec == .raw ? "rawvideo" : "ffv1") } catch {
+        do { holds = try Muxer(path: output, formatName: container).accepts(codecName: rawCodec.encoder) } catch {
             throw SimpleFailure("\(output): \(error)", .usage)
         }
         guard holds else {
@@ -49,7 +49,11 @@ final class RecordingWriter {
     let settings: RecordingSettings
     let format: CaptureFormat
     let sourceName: String
+    /// Made by `prepare()` (no file yet: `Muxer` opens it in `writeHeader`), its header written on the first frame.
     private var muxer: Muxer?
+    private var headerWritten = false
+    /// The camera's plane layout (padded rows, plane offsets), computed once.
+    private var layout: PlaneLayout?
     private var encoder: Encoder?
     private var scaler = Scaler()
     private var stream = 0
@@ -106,12 +110,12 @@ final class RecordingWriter {
     /// Opens the encoder now (loading FFmpeg's libraries and, for x264, starting its threads), so
     /// none of that happens while the camera streams.
     func prepare() throws {
-        guard encoder == nil, let src = sourcePixels else {
-            if format.isCompressed { _ = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output)) }
-            return
-        }
-        let formatName = try ContainerFormat.forOutput(settings.output)
-        let probe = try Muxer(path: settings.output, formatName: formatName)
+        guard muxer == nil else { return }
+        let m = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output))
+        muxer = m
+        guard let src = sourcePixels else { return }
+        let planes = format.planes.count > 1 ? format.planes.map(\.bytesPerLine) : [format.bytesPerLine]
+        layout = try PlaneLayout(pixelFormat: src, width: format.width, height: format.height, bytesPerLine: planes)
         let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
         let rate = fps ?? Rational(30)
         let stored = RecordingWriter.storage(for: src, codec: settings.rawCodec, bayer: format.bayerPattern != nil)
@@ -129,22 +133,21 @@ final class RecordingWriter {
         }
         encoder = try Encoder(path: settings.output, video: VideoEncoderSettings(
             codec: settings.rawCodec.encoder, width: even ? format.width & ~1 : format.width, height: even ? format.height & ~1 : format.height,
-            pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: probe.wantsGlobalHeader)
+            pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: m.wantsGlobalHeader)
         storedPixels = stored
     }
 
     /// Opens the file on the first frame (its timestamp becomes time zero) and writes the header.
     private func open(at t: Rational) throws {
-        let path = settings.output
-        let formatName = try ContainerFormat.forOutput(path)
-        let m = try Muxer(path: path, formatName: formatName)
+        try prepare()
+        let m = muxer!
+        let formatName = m.formatName
         let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
-        if format.isCompressed {
+        if let encoder {
+            stream = try m.addStream(for: encoder)
+        } else {
             let codec = format.fourcc == "H264" ? "h264" : format.fourcc == "HEVC" ? "hevc" : "mjpeg"
             stream = try m.addStream(encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase)
-        } else {
-            try prepare()
-            stream = try m.addStream(for: encoder!)
         }
         m.setMetadata("encoder", "slomo capture")
         m.setMetadata("slomo_device", sourceName)
@@ -164,7 +167,7 @@ final class RecordingWriter {
                                           "frag_duration": "1000000", "flush_packets": "1"]
                                        : formatName == "matroska" ? ["cluster_time_limit": "1000", "flush_packets": "1"] : ["flush_packets": "1"])
         streamTB = m.timeBase(ofStream: stream)
-        muxer = m
+        headerWritten = true
         first = t
     }
 
@@ -173,14 +176,12 @@ final class RecordingWriter {
     /// bytes than its format needs (a short `bytesused`): it is counted, never read past its end.
     func write(_ bytes: UnsafeRawBufferPointer, timestamp: Rational) throws -> Bool {
         if let src = sourcePixels {
-            if encoder == nil { try prepare() }
-            let e = encoder!
-            let lineSizes = format.planes.count > 1 ? format.planes.map(\.bytesPerLine) : [format.bytesPerLine]
-            guard let f = try Frame(borrowing: bytes.baseAddress!, count: bytes.count, width: format.width, height: format.height,
-                                    pixelFormat: src, lineSizes: lineSizes) else { return false }
-            if muxer == nil { try open(at: timestamp) }
+            try prepare()
+            guard let e = encoder, let stored = storedPixels, let layout,
+                  let f = Frame(borrowing: bytes.baseAddress!, count: bytes.count, width: format.width, height: format.height,
+                                pixelFormat: src, layout: layout) else { return false }
+            if !headerWritten { try open(at: timestamp) }
             let t = outputTime(timestamp)
-            let stored = storedPixels ?? .yuv420p
             let input: Frame = stored == src ? f
                 : try scaler.convert(f, width: stored.subsamplesChroma ? format.width & ~1 : format.width,
                                      height: stored.subsamplesChroma ? format.height & ~1 : format.height, pixelFormat: stored)
@@ -188,7 +189,7 @@ final class RecordingWriter {
             while try !e.send(input) { try drain() }
             try drain()
         } else {
-            if muxer == nil { try open(at: timestamp) }
+            if !headerWritten { try open(at: timestamp) }
             let m = muxer!
             let t = outputTime(timestamp)
             packet.unref()
@@ -212,7 +213,7 @@ final class RecordingWriter {
     }
 
     private func drain() throws {
-        guard let e = encoder, let m = muxer else { return }
+        guard let e = encoder, let m = muxer, headerWritten else { return }
         while case .got = try e.receive(into: packet) {
             packet.streamIndex = stream
             packet.rescaleTimestamps(from: e.timeBase, to: streamTB)
@@ -224,7 +225,7 @@ final class RecordingWriter {
     /// Flushes the encoder and writes the trailer. After a failure (disk full) the fragments already
     /// on disk stay playable.
     func finish() throws {
-        guard let m = muxer else { return }
+        guard let m = muxer, headerWritten else { return }
         if let e = encoder { _ = try e.send(nil); try drain() }
         try m.finish()
     }

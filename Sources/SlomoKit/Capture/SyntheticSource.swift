@@ -13,14 +13,13 @@ import SlomoFFmpeg
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
-    public let timestampClock = "CLOCK_MONOTONIC, end of frame"
+    public let timestampClock: String? = "CLOCK_MONOTONIC, end of frame"
+    public var isPaced: Bool { pace }
     /// Frames a late reader may fall behind before the source drops (a driver's queued buffers).
     let buffers: Int
     /// Frames before this one show a still picture (only the code band changes): the image
     /// trigger's test scene, whose first moving frame is known.
     let stillUntil: Int
-    /// Frames the source dropped because the reader was late (the driver-drop model).
-    public private(set) var lateDrops: Int64 = 0
     let fps: Rational
     let pace: Bool
     /// Skip a sequence number every N frames (simulates driver drops; 0 = never).
@@ -109,29 +108,23 @@ public final class SyntheticSource: CaptureSource {
         }
     }
 
-    public func start() throws { startTime = SyntheticSource.now() }
-
-    public static func now() -> Rational {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)   // µs, like V4L2
-    }
+    public func start() throws { startTime = CaptureClock.now() }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
         if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 { index += 1; sequence &+= 1 }
         if pace {
             // a reader more than `buffers` periods late finds only the newest frames (driver drops)
-            let now = SyntheticSource.now()
+            let now = CaptureClock.now()
             let latest = ((now - startTime) * fps).floor
             if latest - index >= Int64(buffers) {
                 let lost = latest - index - Int64(buffers) + 1
-                index += lost; sequence &+= UInt32(truncatingIfNeeded: lost); lateDrops += lost
+                index += lost; sequence &+= UInt32(truncatingIfNeeded: lost)
             }
         }
         let due = startTime + Rational(index) / fps
         if pace {
             while true {
-                let now = SyntheticSource.now()
+                let now = CaptureClock.now()
                 if now >= due { break }
                 let wait = ((due - now) * Rational(1_000_000)).rounded(.up)
                 usleep(UInt32(Swift.min(wait, 100_000)))

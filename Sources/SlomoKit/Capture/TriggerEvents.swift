@@ -10,18 +10,25 @@ final class TriggerEvents {
     let kind: TriggerKind
     private var buffer: [UInt8] = []
     private var stdinOpen = true
+    /// One pipe for the process's life: a handler still running on another thread never writes
+    /// into a closed (or reused) descriptor.
     nonisolated(unsafe) static var pipeWrite: Int32 = -1
-    private var pipeRead: Int32 = -1
+    nonisolated(unsafe) static var pipeReadEnd: Int32 = -1
+    private var pipeRead: Int32 { TriggerEvents.pipeReadEnd }
 
     init(kind: TriggerKind) {
         self.kind = kind
         if kind == .signal {
             var fds: [Int32] = [0, 0]
-            if pipe(&fds) == 0 {
-                pipeRead = fds[0]
+            if TriggerEvents.pipeReadEnd < 0, pipe(&fds) == 0 {
+                TriggerEvents.pipeReadEnd = fds[0]
                 TriggerEvents.pipeWrite = fds[1]
+                _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
                 _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
             }
+            // events of an earlier session in this process are not this one's
+            var stale = timespec()
+            while withUnsafeMutableBytes(of: &stale, { read(pipeRead, $0.baseAddress, $0.count) }) > 0 {}
             let handler: @convention(c) (Int32) -> Void = { _ in
                 var ts = timespec()
                 clock_gettime(CLOCK_MONOTONIC, &ts)
@@ -34,23 +41,11 @@ final class TriggerEvents {
     func close() {
         if kind == .signal {
             signal(SIGUSR1, SIG_IGN)
-            if pipeRead >= 0 { Glibc.close(pipeRead) }
-            if TriggerEvents.pipeWrite >= 0 { Glibc.close(TriggerEvents.pipeWrite); TriggerEvents.pipeWrite = -1 }
         }
     }
 
-    static func monotonicNow() -> Rational {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)
-    }
-
-    /// CLOCK_REALTIME now, in µs: cheap to take at the event; formatted later (`iso8601`).
-    static func wallClock() -> Rational {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)
-    }
+    /// CLOCK_REALTIME now: cheap to take at the event; formatted later (`iso8601`).
+    static func wallClock() -> Rational { CaptureClock.now(CLOCK_REALTIME) }
 
     /// A wall-clock time as ISO 8601 with milliseconds (for people and logs; the exact time is the monotonic one).
     static func iso8601(_ t: Rational) -> String {
@@ -67,13 +62,13 @@ final class TriggerEvents {
             var ts = timespec()
             let n = withUnsafeMutableBytes(of: &ts) { read(pipeRead, $0.baseAddress, $0.count) }
             guard n == MemoryLayout<timespec>.size else { return nil }
-            return .trigger(Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000), wall: TriggerEvents.wallClock())
+            return .trigger(CaptureClock.time(ts), wall: TriggerEvents.wallClock())
         }
         if let line = takeLine() { return event(line) }
         guard stdinOpen else { return .quit }
         var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
-        let now = TriggerEvents.monotonicNow()
+        let now = CaptureClock.now()
         var chunk = [UInt8](repeating: 0, count: 4096)
         let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
         if n <= 0 {

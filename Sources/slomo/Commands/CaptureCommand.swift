@@ -139,7 +139,7 @@ struct CaptureCommand: ParsableCommand {
         }
         if let triggerRegion {
             guard case .motion = kind else { throw SimpleFailure("--trigger-region is for --trigger motion", .usage) }
-            do { t.region = try PixelRegion(parsing: triggerRegion) } catch { throw SimpleFailure("--trigger-region: \(error)", .usage) }
+            t.region = try PixelRegion(parsing: triggerRegion)
         }
         return t
     }
