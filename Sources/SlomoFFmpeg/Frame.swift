@@ -184,7 +184,7 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
             "BGR3": AV_PIX_FMT_BGR24, "XR24": AV_PIX_FMT_BGR0, "AR24": AV_PIX_FMT_BGRA, "RGBP": AV_PIX_FMT_RGB565LE,
             "BA81": AV_PIX_FMT_BAYER_BGGR8, "GBRG": AV_PIX_FMT_BAYER_GBRG8, "GRBG": AV_PIX_FMT_BAYER_GRBG8, "RGGB": AV_PIX_FMT_BAYER_RGGB8,
             // multi-planar variants: the same samples, each plane in its own buffer
-            "NM12": AV_PIX_FMT_NV12, "NM21": AV_PIX_FMT_NV21, "NM16": AV_PIX_FMT_NV16, "NM61": AV_PIX_FMT_NV16,
+            "NM12": AV_PIX_FMT_NV12, "NM21": AV_PIX_FMT_NV21, "NM16": AV_PIX_FMT_NV16,
             "YM12": AV_PIX_FMT_YUV420P, "YM16": AV_PIX_FMT_YUV422P, "YM24": AV_PIX_FMT_YUV444P, "NV24": AV_PIX_FMT_NV24,
             // 10/12-bit samples right-aligned in 16-bit little-endian words (gray, and Bayer stored undebayered)
             "Y10 ": AV_PIX_FMT_GRAY10LE, "Y12 ": AV_PIX_FMT_GRAY12LE,

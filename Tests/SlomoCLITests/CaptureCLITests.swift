@@ -143,4 +143,35 @@ import Testing
         }
         #expect(bytes[0].count == 4 * 320 * 180 * 2 && bytes[0] == bytes[1])
     }
+
+    /// The end of stdin right after a trigger (`--shots 0`: until stopped) ends the capture only once
+    /// that shot's post-trigger frames are in.
+    @Test func endOfInputAfterATriggerKeepsTheWholeShot() throws {
+        let d = TempDir()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: CLI.binary)
+        p.arguments = ["capture", "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.2", "--post-trigger", "0.5",
+                       "--trigger", "stdin", "--shots", "0", "-o", d.file("s%d.mkv"), "--codec", "raw", "--json"]
+        let input = Pipe(), output = Pipe(), errors = Pipe()
+        p.standardInput = input
+        p.standardOutput = output
+        p.standardError = errors
+        try p.run()
+        var said = ""
+        while !said.contains("slomo: armed") {
+            let chunk = errors.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        input.fileHandleForWriting.write(Data("trigger\n".utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
+        let shot = (json["shots"] as? [[String: Any]])?.first ?? [:]
+        #expect(json["stopReason"] as? String == "quit")
+        #expect(shot["preFrames"] as? Int == 20 && shot["postFrames"] as? Int == 50 && shot["complete"] as? Bool == true, "\(shot)")
+        #expect(try CLI.calibrationIndices(d.file("s1.mkv")).count == 71)
+    }
 }

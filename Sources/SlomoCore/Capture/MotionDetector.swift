@@ -21,7 +21,9 @@ public struct LumaLayout: Sendable, Equatable {
              "BG16", "GB16", "GR16", "RG16":
             return LumaLayout(offset: 1, pixelStride: 2)
         case "RGB3", "BGR3": return LumaLayout(offset: 1, pixelStride: 3)
-        case "XR24", "AR24", "XB24", "AB24", "RX24", "BX24", "RA24", "BA24": return LumaLayout(offset: 1, pixelStride: 4)
+        // 32-bit RGB: green's byte in memory order (BGRA, BGRX, RGBA, RGBX: 1; ABGR, XBGR, ARGB, XRGB: 2)
+        case "XR24", "AR24", "XB24", "AB24": return LumaLayout(offset: 1, pixelStride: 4)
+        case "RX24", "RA24", "BX24", "BA24": return LumaLayout(offset: 2, pixelStride: 4)
         default: return nil
         }
     }
@@ -68,10 +70,10 @@ public struct MotionDetector: Sendable {
     /// The score is the exact mean as a fraction: `sum / samples`.
     public mutating func score(_ frame: UnsafeRawBufferPointer) -> (sum: Int, samples: Int)? {
         let n = samplesPerFrame
-        let first = previous.isEmpty
-        if first { previous = [UInt8](repeating: 0, count: n) }
         let lastByte = (region.y + region.height - 1) * bytesPerLine + layout.offset + (region.x + region.width - 1) * layout.pixelStride
         guard lastByte < frame.count, let base = frame.baseAddress else { return nil }
+        let first = previous.isEmpty       // a short frame never becomes the reference
+        if first { previous = [UInt8](repeating: 0, count: n) }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         var sum = 0
         let (step, stride, off, bpl) = (self.step, layout.pixelStride, layout.offset, bytesPerLine)

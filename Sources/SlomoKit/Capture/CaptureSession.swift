@@ -284,7 +284,10 @@ public final class CaptureSession: @unchecked Sendable {
             lock.lock(); startError = error; endRequested = true; endReason = "error"; lock.unlock()
             return
         }
-        let planes = source.format.planes, height = source.format.height
+        let multiPlane = source.format.planes.count > 1 ? try? RecordingWriter.layout(of: source.format) : nil
+        // the interval list grows on this thread: room for a minute (or the asked length) up front
+        let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
+        stats.intervalsMicros.reserveCapacity(Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
         var firstTime: Rational?
         var stop: (String, String?)?
         while stop == nil {
@@ -300,14 +303,22 @@ public final class CaptureSession: @unchecked Sendable {
                     if let n = limits.frames, stats.framesCaptured >= n { stop = ("frames", nil) }
                     if f.driverError { stats.driverErrors += 1; return }
                     if f.byteCount == 0 { stats.shortFrames += 1; return }
+                    // multi-planar: every plane whole, each where the picture's layout puts it
+                    if let l = multiPlane {
+                        guard f.planes.count >= l.offsets.count,
+                              zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 }) else { stats.shortFrames += 1; return }
+                    }
                     guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
                     var offset = 0
-                    for (k, p) in f.planes.enumerated() {
-                        let n = Swift.min(p.count, ring.slotBytes - offset)
-                        if n > 0 { (slot.pointer + offset).copyMemory(from: p.baseAddress!, byteCount: n) }
-                        // multi-planar: each plane where FFmpeg's contiguous layout expects it (rows × bytes per line)
-                        offset += planes.count > 1 && k < planes.count - 1
-                            ? planes[k].bytesPerLine * (k == 0 ? height : planes[k].size / Swift.max(1, planes[k].bytesPerLine)) : n
+                    if let l = multiPlane {
+                        for k in 0..<l.offsets.count {
+                            (slot.pointer + l.offsets[k]).copyMemory(from: f.planes[k].baseAddress!, byteCount: l.planeSizes[k])
+                        }
+                        offset = l.size
+                    } else {
+                        let p = f.planes[0]
+                        offset = Swift.min(p.count, ring.slotBytes)
+                        if offset > 0 { slot.pointer.copyMemory(from: p.baseAddress!, byteCount: offset) }
                     }
                     ring.publish(FrameRing.Meta(timestamp: f.timestamp, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
                 }
@@ -362,6 +373,7 @@ public final class CaptureSession: @unchecked Sendable {
             guard let arrived = ring.wait(for: k, seconds: 0.2) else { continue }
             guard arrived else { break }
             let m = ring.meta(k)
+            if k == pin.start { stampClock(writer) }
             do {
                 if try !writer.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp) { short += 1 }
             } catch {
@@ -376,6 +388,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         ring.unpin(pin.id)
         captureDone.wait()
+        if let e = startError { throw e }      // the camera never streamed: no recording, no report
         let catchUp = CaptureClock.now() - (cameraStoppedAt ?? CaptureClock.now())
         var finishError: Error?
         do { try writer.finish() } catch { finishError = error }
@@ -412,6 +425,8 @@ public final class CaptureSession: @unchecked Sendable {
     private var pendingShots: [Shot] = []
     private var triggersDone = false
     private var shotsTriggered = 0
+    /// Shots whose frames have all been read from the ring (under `shotCond`).
+    private var shotsRead = 0
     private var motionEvaluated: Int64 = 0
     private var motionSkipped: Int64 = 0
     private var motionCPU: Double = 0
@@ -444,6 +459,7 @@ public final class CaptureSession: @unchecked Sendable {
                 written += r.framesWritten; bytes += r.bytesWritten
             } catch {
                 failure = error
+                shotRead()
                 ring.unpin(shot.pin)
                 requestEnd("writeError", "\(error)")
                 break
@@ -459,6 +475,7 @@ public final class CaptureSession: @unchecked Sendable {
         captureDone.wait()
         shotCond.lock()
         while !triggersDone { shotCond.wait() }
+        if let e = startError { shotCond.unlock(); throw e }
         for s in pendingShots { ring.unpin(s.pin) }
         pendingShots.removeAll()
         shotCond.unlock()
@@ -505,6 +522,7 @@ public final class CaptureSession: @unchecked Sendable {
         while k <= shot.end {
             guard ring.wait(for: k) else { break }
             let m = ring.meta(k)
+            if first == nil { stampClock(w) }
             _ = try w.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp)
             if first == nil { first = m }
             if k == shot.triggerIndex { trig = m }
@@ -515,6 +533,7 @@ public final class CaptureSession: @unchecked Sendable {
             ring.advance(shot.pin, to: k)
         }
         ring.unpin(shot.pin)
+        shotRead()
         try w.finish()
         let tm = trig ?? first ?? FrameRing.Meta()
         let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
@@ -566,11 +585,25 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
-    /// Blocks until every triggered shot has been taken by the saver and its frames are in.
+    /// Blocks until every triggered shot's frames, post-trigger ones included, are in (the camera
+    /// must keep running until then), or the capture ended for another reason.
     private func waitForPendingShots() {
         shotCond.lock()
-        while !pendingShots.isEmpty && !captureEnded() { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        while shotsRead < shotsTriggered && !captureEnded() { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
         shotCond.unlock()
+    }
+
+    /// The buffers' clock as the driver flags it, into the file's metadata (called once a frame is
+    /// in the ring, so the source has read it).
+    private func stampClock(_ w: RecordingWriter) {
+        guard let c = source.timestampClock else { return }
+        let parts = c.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        w.metadata["slomo_capture_clock"] = parts[0]
+        if parts.count > 1 { w.metadata["slomo_timestamp_source"] = parts[1] }
+    }
+
+    private func shotRead() {
+        shotCond.lock(); shotsRead += 1; shotCond.broadcast(); shotCond.unlock()
     }
 
     /// The image trigger on every frame, without pinning the ring (a frame overwritten before it

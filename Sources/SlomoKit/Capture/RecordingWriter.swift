@@ -54,6 +54,7 @@ final class RecordingWriter {
     private var headerWritten = false
     /// The camera's plane layout (padded rows, plane offsets), computed once.
     private var layout: PlaneLayout?
+    private var encodedSize = (width: 0, height: 0)
     private var encoder: Encoder?
     private var scaler = Scaler()
     private var stream = 0
@@ -80,28 +81,37 @@ final class RecordingWriter {
         }
         let dir = URL(fileURLWithPath: settings.output).deletingLastPathComponent().path
         guard access(dir, W_OK) == 0 else { throw SimpleFailure("\(settings.output): cannot write output: directory \(dir) is not writable or does not exist", .cannotCreate) }
-        sourcePixels = format.isCompressed ? nil : PixelFormat(v4l2FourCC: format.fourcc)
+        // Bayer kept as the sensor's samples (FFV1, raw) is read as gray: swscale would demosaic a bayer_* input
+        // (10/12/16-bit Bayer already reads as gray10/12/16: samples in 16-bit words)
+        let sensor8 = ["BA81", "GBRG", "GRBG", "RGGB"].contains(format.fourcc) && settings.rawCodec != .x264
+        sourcePixels = format.isCompressed ? nil : sensor8 ? .gray : PixelFormat(v4l2FourCC: format.fourcc)
         if !format.isCompressed && sourcePixels == nil {
             throw SimpleFailure("\(sourceName): raw format \(format.fourcc) is not supported for recording", .dataError)
         }
     }
 
+    /// Where a raw frame's planes lie in the ring: each buffer plane's bytes per line, planes one
+    /// after another (multi-planar buffers are copied into this layout by the capture thread).
+    static func layout(of format: CaptureFormat, as pixels: PixelFormat? = nil) throws -> PlaneLayout? {
+        guard let px = pixels ?? PixelFormat(v4l2FourCC: format.fourcc) else { return nil }
+        let lines = format.planes.count > 1 ? format.planes.map(\.bytesPerLine) : [format.bytesPerLine]
+        return try PlaneLayout(pixelFormat: px, width: format.width, height: format.height, bytesPerLine: lines)
+    }
+
     /// The format the encoder stores: x264 gets 8-bit 4:2:0; FFV1 the camera's own sampling and
     /// depth (4:2:2 stays 4:2:2, 10-bit stays 10-bit, Bayer stays undebayered gray); raw the
     /// camera's samples unchanged.
-    static func storage(for source: PixelFormat, codec: RecordingSettings.RawCodec, bayer: Bool) -> PixelFormat {
+    static func storage(for source: PixelFormat, codec: RecordingSettings.RawCodec) -> PixelFormat {
         switch codec {
         case .raw: return source
         case .x264: return .yuv420p
         case .ffv1:
-            if bayer && source.bitDepth == 8 { return .gray }
             let supported = Encoder.pixelFormats(codec: "ffv1")
             if supported.contains(source) { return source }
             switch source.name {
             case "yuyv422", "uyvy422", "yvyu422", "nv16": return .yuv422p
             case "nv12", "nv21": return .yuv420p
             case "nv24", "nv42": return .yuv444p
-            case "bayer_bggr8", "bayer_gbrg8", "bayer_grbg8", "bayer_rggb8": return .gray
             default: return .bgr0       // RGB: 8-bit per component, padded
             }
         }
@@ -114,12 +124,13 @@ final class RecordingWriter {
         let m = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output))
         muxer = m
         guard let src = sourcePixels else { return }
-        let planes = format.planes.count > 1 ? format.planes.map(\.bytesPerLine) : [format.bytesPerLine]
-        layout = try PlaneLayout(pixelFormat: src, width: format.width, height: format.height, bytesPerLine: planes)
+        layout = try RecordingWriter.layout(of: format, as: src)
         let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
         let rate = fps ?? Rational(30)
-        let stored = RecordingWriter.storage(for: src, codec: settings.rawCodec, bayer: format.bayerPattern != nil)
-        let even = stored.subsamplesChroma
+        let stored = RecordingWriter.storage(for: src, codec: settings.rawCodec)
+        // only x264 needs even sizes for subsampled chroma; FFV1 and raw keep every row and column
+        let even = stored.subsamplesChroma && settings.rawCodec == .x264
+        encodedSize = (even ? format.width & ~1 : format.width, even ? format.height & ~1 : format.height)
         let n = settings.referenceInterval ?? Swift.max(1, Swift.min(17, Int((rate / Rational(30)).rounded(.nearest))))
         var options: [String: String] = [:]
         switch settings.rawCodec {
@@ -132,7 +143,7 @@ final class RecordingWriter {
         case .raw: break
         }
         encoder = try Encoder(path: settings.output, video: VideoEncoderSettings(
-            codec: settings.rawCodec.encoder, width: even ? format.width & ~1 : format.width, height: even ? format.height & ~1 : format.height,
+            codec: settings.rawCodec.encoder, width: encodedSize.width, height: encodedSize.height,
             pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: m.wantsGlobalHeader)
         storedPixels = stored
     }
@@ -182,9 +193,8 @@ final class RecordingWriter {
                                 pixelFormat: src, layout: layout) else { return false }
             if !headerWritten { try open(at: timestamp) }
             let t = outputTime(timestamp)
-            let input: Frame = stored == src ? f
-                : try scaler.convert(f, width: stored.subsamplesChroma ? format.width & ~1 : format.width,
-                                     height: stored.subsamplesChroma ? format.height & ~1 : format.height, pixelFormat: stored)
+            let input: Frame = stored == src && encodedSize == (format.width, format.height) ? f
+                : try scaler.convert(f, width: encodedSize.width, height: encodedSize.height, pixelFormat: stored)
             input.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
             while try !e.send(input) { try drain() }
             try drain()
