@@ -84,25 +84,32 @@ import Testing
         #expect(d.entries == ["e.mp4"])
     }
 
-    @Test func stdinTriggerSavesTheShotAroundTheLine() throws {
-        let d = TempDir()
-        let out = d.file("shot%02d.mkv")
+    /// Starts a triggered capture with stdin, stdout and stderr piped and returns once it says it is
+    /// armed (the ring holds the pre-trigger window), as a script would wait; `said` is stderr so far.
+    func armedCapture(_ args: [String]) throws -> (process: Process, input: Pipe, output: Pipe, said: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["capture", "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.3", "--post-trigger", "0.2",
-                       "--trigger", "stdin", "--shots", "2", "--codec", "ffv1", "-o", out, "--json"]
+        p.arguments = ["capture"] + args
         let input = Pipe(), output = Pipe(), errors = Pipe()
         p.standardInput = input
         p.standardOutput = output
         p.standardError = errors
         try p.run()
-        // trigger once armed (the ring holds the pre-trigger window), as a script would
         var said = ""
         while !said.contains("slomo: armed") {
             let chunk = errors.fileHandleForReading.availableData
             if chunk.isEmpty { break }
             said += String(decoding: chunk, as: UTF8.self)
         }
+        return (p, input, output, said)
+    }
+
+    @Test func stdinTriggerSavesTheShotAroundTheLine() throws {
+        let d = TempDir()
+        let out = d.file("shot%02d.mkv")
+        let (p, input, output, said) = try armedCapture(["--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.3",
+                                                         "--post-trigger", "0.2", "--trigger", "stdin", "--shots", "2", "--codec", "ffv1",
+                                                         "-o", out, "--json"])
         #expect(said.contains("slomo: armed: waiting for a line 'trigger' on stdin"), "\(said)")
         input.fileHandleForWriting.write(Data("trigger\n".utf8))
         usleep(100_000)
@@ -148,21 +155,9 @@ import Testing
     /// that shot's post-trigger frames are in.
     @Test func endOfInputAfterATriggerKeepsTheWholeShot() throws {
         let d = TempDir()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["capture", "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.2", "--post-trigger", "0.5",
-                       "--trigger", "stdin", "--shots", "0", "-o", d.file("s%d.mkv"), "--codec", "raw", "--json"]
-        let input = Pipe(), output = Pipe(), errors = Pipe()
-        p.standardInput = input
-        p.standardOutput = output
-        p.standardError = errors
-        try p.run()
-        var said = ""
-        while !said.contains("slomo: armed") {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            said += String(decoding: chunk, as: UTF8.self)
-        }
+        let (p, input, output, _) = try armedCapture(["--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.2",
+                                                      "--post-trigger", "0.5", "--trigger", "stdin", "--shots", "0", "-o", d.file("s%d.mkv"),
+                                                      "--codec", "raw", "--json"])
         input.fileHandleForWriting.write(Data("trigger\n".utf8))
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()

@@ -210,21 +210,9 @@ final class ScriptedSource: CaptureSource {
 
     /// `ffmpeg -i FILE -f rawvideo -pix_fmt PIX -`: the decoded bytes, and the stream's `codec,pix_fmt,WxH`.
     func decoded(_ path: String, _ pix: String) throws -> ([UInt8], String) {
-        func run(_ args: [String]) throws -> Data {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = args
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
-            try p.run()
-            let d = out.fileHandleForReading.readDataToEndOfFile()
-            p.waitUntilExit()
-            return d
-        }
-        let bytes = try run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", pix, "-"])
-        let info = try run(["ffprobe", "-v", "error", "-show_entries", "stream=codec_name,pix_fmt,width,height", "-of", "csv=p=0", path])
-        return ([UInt8](bytes), String(decoding: info, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let bytes = try IndependentReaderTests.bytes(of: "ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", pix, "-"])
+        let info = try IndependentReaderTests.output(of: "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,pix_fmt,width,height", "-of", "csv=p=0", path])
+        return ([UInt8](bytes), info.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     func pattern(_ n: Int, seed: Int) -> [UInt8] { (0..<n).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 61 * 13 + seed * 31) } }

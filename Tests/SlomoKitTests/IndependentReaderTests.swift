@@ -9,6 +9,11 @@ import SlomoCore
     static let spec = RetimeSpec(segments: [try! SegmentSpec(parsing: "0.6-1.1@1/4")])
 
     static func output(of tool: String, _ args: [String]) throws -> String {
+        String(decoding: try bytes(of: tool, args), as: UTF8.self)
+    }
+
+    /// A tool's standard output as bytes (stderr dropped); its exit status is expected to be 0.
+    static func bytes(of tool: String, _ args: [String]) throws -> Data {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         p.arguments = [tool] + args
@@ -19,7 +24,7 @@ import SlomoCore
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0, "\(tool) \(args) exited \(p.terminationStatus) (installed by scripts/dev.sh deps?)")
-        return String(decoding: data, as: UTF8.self)
+        return data
     }
 
     static func retimed(_ dir: TemporaryDirectory, _ name: String) throws -> RetimeReport {
