@@ -26,6 +26,8 @@ let package = Package(
         // Rubber Band's headers only: SlomoAudio links Debian's static librubberband.a (same library,
         // same version, built as the `rubberband` tool is; Docs/TimePitch.md, "Linking Rubber Band").
         .systemLibrary(name: "CRubberBand"),
+        // ALSA (libasound2-dev): sound capture next to the camera.
+        .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
 
         // Pure core: exact time, retime maps, calibration code, format catalogs and selection.
         .target(name: "SlomoCore"),
@@ -33,12 +35,13 @@ let package = Package(
         // Wrappers: one per C library; C types stop here.
         .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "CFFmpegLoader", "SlomoCore"]),
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
+        .target(name: "SlomoALSA", dependencies: ["CALSA", "SlomoCore"]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
         .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"],
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
 
         // Use cases.
-        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio"]),
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio"]),
 
         // The command line.
         .executableTarget(

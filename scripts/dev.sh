@@ -11,7 +11,7 @@ command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 # Tests: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl and qemu for the vivid VM;
 # benchmarks: the peers users would pick instead (rubberband, soundstretch) and test signals (espeak-ng, sox).
 PACKAGES=(
-  pkg-config libsoundtouch-dev librubberband-dev
+  pkg-config libsoundtouch-dev librubberband-dev libasound2-dev alsa-utils
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
   ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc
   rubberband-cli soundstretch espeak-ng sox mkvtoolnix mediainfo

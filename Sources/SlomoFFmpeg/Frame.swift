@@ -138,6 +138,19 @@ public final class Frame {
 
     /// Drops the buffers so the frame can receive the next decoded one.
     public func unref() { av_frame_unref(raw) }
+
+    /// Gives the frame's samples another format of the same layout (one plane, the same bytes per
+    /// sample): a raw sensor's gray samples read as the Bayer mosaic they are. Returns false, and
+    /// changes nothing, when the two formats' layouts differ.
+    @discardableResult
+    public func relabel(as f: PixelFormat) -> Bool {
+        guard let a = av_pix_fmt_desc_get(AVPixelFormat(raw.pointee.format)), let b = av_pix_fmt_desc_get(f.raw),
+              a.pointee.nb_components == 1 || a.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0,
+              b.pointee.nb_components == 1 || b.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0,
+              av_get_bits_per_pixel(a) == av_get_bits_per_pixel(b) else { return false }
+        raw.pointee.format = f.raw.rawValue
+        return true
+    }
 }
 
 /// A pixel format (`AVPixelFormat`), named as FFmpeg names it.
@@ -160,6 +173,19 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     public static let yuv420p10 = PixelFormat(raw: AV_PIX_FMT_YUV420P10LE)
     public static let yuv422p10 = PixelFormat(raw: AV_PIX_FMT_YUV422P10LE)
     public static let yuv444p10 = PixelFormat(raw: AV_PIX_FMT_YUV444P10LE)
+    public static let gray16 = PixelFormat(raw: AV_PIX_FMT_GRAY16LE)
+    public static let rgb24 = PixelFormat(raw: AV_PIX_FMT_RGB24)
+    public static let rgb48 = PixelFormat(raw: AV_PIX_FMT_RGB48LE)
+
+    /// The Bayer mosaic format of a colour filter pattern (`RGGB`, `BGGR`, `GBRG`, `GRBG`), 8-bit or
+    /// 16-bit little-endian samples; nil for another pattern.
+    public static func bayer(_ pattern: String, sixteenBit: Bool) -> PixelFormat? {
+        let table: [String: (AVPixelFormat, AVPixelFormat)] = [
+            "BGGR": (AV_PIX_FMT_BAYER_BGGR8, AV_PIX_FMT_BAYER_BGGR16LE), "RGGB": (AV_PIX_FMT_BAYER_RGGB8, AV_PIX_FMT_BAYER_RGGB16LE),
+            "GBRG": (AV_PIX_FMT_BAYER_GBRG8, AV_PIX_FMT_BAYER_GBRG16LE), "GRBG": (AV_PIX_FMT_BAYER_GRBG8, AV_PIX_FMT_BAYER_GRBG16LE),
+        ]
+        return table[pattern.uppercased()].map { PixelFormat(raw: sixteenBit ? $0.1 : $0.0) }
+    }
 
     /// Bits per component (8 for yuv420p, 10 for yuv420p10le); 0 when FFmpeg does not describe it.
     /// The corresponding C function is `av_pix_fmt_desc_get`.

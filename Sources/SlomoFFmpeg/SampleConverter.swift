@@ -11,7 +11,10 @@ public final class SampleConverter {
     public let inRate: Int
     public let outRate: Int
 
-    public init(channels: Int, inRate: Int, inFormat: SampleFormat, outRate: Int, outFormat: SampleFormat, soxr: Bool = false) throws(FFmpegError) {
+    /// `compensating`: resample even at equal rates, so `compensate` can stretch or squeeze the
+    /// stream by a few samples (a sound card's clock followed against another clock).
+    public init(channels: Int, inRate: Int, inFormat: SampleFormat, outRate: Int, outFormat: SampleFormat, soxr: Bool = false,
+                compensating: Bool = false) throws(FFmpegError) {
         self.channels = channels
         self.inRate = inRate; self.outRate = outRate
         self.inFormat = inFormat.raw; self.outFormat = outFormat.raw
@@ -26,8 +29,18 @@ public final class SampleConverter {
             av_opt_set_int(UnsafeMutableRawPointer(swr), "resampler", Int64(SWR_ENGINE_SOXR.rawValue), 0)
             av_opt_set_double(UnsafeMutableRawPointer(swr), "precision", 28, 0)
         }
+        if compensating { av_opt_set_int(UnsafeMutableRawPointer(swr), "flags", Int64(SWR_FLAG_RESAMPLE), 0) }
         try ffcall("resampler", "swr_init") { swr_init(swr) }
     }
+
+    /// Spreads `delta` more (or, negative, fewer) output samples over the next `distance` output
+    /// samples (`swr_set_compensation`; the converter must be `compensating`).
+    public func compensate(delta: Int, distance: Int) throws(FFmpegError) {
+        try ffcall("resampler", "swr_set_compensation") { swr_set_compensation(swr, Int32(delta), Int32(distance)) }
+    }
+
+    /// Output samples held inside the resampler (not yet returned).
+    public var delayedOutputSamples: Int { Int(swr_get_delay(swr, Int64(outRate))) }
 
     deinit { swr_free(&swr) }
 

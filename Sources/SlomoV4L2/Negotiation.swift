@@ -26,7 +26,8 @@ extension VideoDevice {
         if got.width != mode.width || got.height != mode.height {
             adjustments.append("size \(mode.width)x\(mode.height) requested, driver set \(got.width)x\(got.height)")
         }
-        let rate = try setFrameDuration(mode.frameDuration, notes: &adjustments)
+        // a measured rate (no advertised intervals) is the driver's own: read, never set
+        let rate = mode.rateMeasured ? try readFrameDuration() : try setFrameDuration(mode.frameDuration, notes: &adjustments)
         var controls: [String: Int32] = [:]
         keepRateInLowLight(frameDuration: rate.duration ?? mode.frameDuration, controls: &controls, notes: &adjustments)
         return AppliedMode(requested: mode, pixelFormat: got.fourcc, width: got.width, height: got.height,
@@ -100,6 +101,17 @@ extension VideoDevice {
             notes.append("frame duration \(wanted) s requested; the driver's frame duration is unknown")
         }
         return (duration, dv, timePerFrame)
+    }
+
+    /// G_PARM's frame duration (the DV timings' when G_PARM has none), without setting anything.
+    func readFrameDuration() throws(V4L2Error) -> (duration: Rational?, dv: Rational?, timePerFrame: Bool) {
+        var p = v4l2_streamparm()
+        p.type = bufferType
+        let rc = sys.ioctl(fd, .gParm, &p)
+        if rc != 0 && rc != ENOTTY && rc != EINVAL { throw V4L2Error(device: path, request: V4L2Request.gParm.rawValue, errno: rc) }
+        let reported = rc == 0 ? VideoDevice.fract(p.parm.capture.timeperframe).flatMap { $0.isPositive ? $0 : nil } : nil
+        let dv = dvTimingsRate().map { Rational.one / $0 }
+        return (reported ?? dv, dv, rc == 0 && p.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0)
     }
 
     /// The current DV timings' frame rate (pixel clock / total frame size; ×1000/1001 with

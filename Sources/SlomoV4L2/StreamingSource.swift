@@ -13,7 +13,9 @@ public final class V4L2StreamingSource: CaptureSource {
     let device: VideoDevice
     public let format: CaptureFormat
     public var name: String { "\(device.path) (\(device.info.card))" }
-    public var adjustments: [String] { applied.adjustments }
+    public var adjustments: [String] { notes + applied.adjustments }
+    /// How the mode was chosen, when that needs saying (a measured rate); reported before the driver's adjustments.
+    public var notes: [String] = []
     public private(set) var timestampClock: String?
     let bufferCount: Int
     /// Per buffer, per plane: the mapping and its length.
@@ -35,7 +37,7 @@ public final class V4L2StreamingSource: CaptureSource {
         let planes = try device.currentPlanes()
         format = CaptureFormat(fourcc: applied.pixelFormat, width: applied.width, height: applied.height,
                                bytesPerLine: planes.first?.bytesPerLine ?? applied.bytesPerLine,
-                               frameDuration: applied.frameDuration, planes: planes)
+                               frameDuration: mode.rateMeasured ? mode.frameDuration : applied.frameDuration, planes: planes)
         planeCount = max(1, planes.count)
         views.reserveCapacity(Int(VIDEO_MAX_PLANES))
     }

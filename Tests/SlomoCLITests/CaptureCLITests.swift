@@ -132,6 +132,66 @@ import Testing
         #expect(gap >= 5 && gap <= 20, "second trigger 100 ms later: \(gap) frames")
     }
 
+    /// `--stats-plot`: every interval drawn against time in seconds, round ticks on both axes, the
+    /// nominal interval in a legend above the plot; an unwritable plot path is refused before capturing.
+    @Test func statsPlotDrawsEveryIntervalOnRoundAxes() throws {
+        let d = TempDir()
+        let svg = d.file("intervals.svg")
+        let r = try CLI.run(["capture", "--source", "synthetic:fps=100,size=160x90,format=yuyv,pace=0,drop-every=10", "--frames", "50",
+                             "--codec", "raw", "-o", d.file("c.mkv"), "--stats-plot", svg, "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let text = try String(contentsOfFile: svg, encoding: .utf8)
+        func values(_ cls: String) -> [Double] {
+            text.components(separatedBy: "class=\"\(cls)\"").dropFirst().compactMap { part in
+                part.split(separator: ">", maxSplits: 1).last.flatMap { Double($0.prefix { $0 != "<" }) }
+            }
+        }
+        // one point per interval: 49 intervals of 50 frames
+        let path = text.components(separatedBy: "class=\"intervals\" d=\"").dropFirst().first?.prefix { $0 != "\"" } ?? ""
+        #expect(path.filter { $0 == "M" || $0 == "L" }.count == 49)
+        #expect(text.contains("- - nominal 10.000 ms"))
+        // y: 0 and evenly stepped round values (a step of 1, 2 or 5 × 10^k); x: seconds from 0 past the last frame
+        let all = values("ytick"), x = values("xtick")
+        let y = Array(all.prefix(1) + all.dropFirst().prefix { $0 != 0 })           // the timeline's (the histogram's follow)
+        let steps = Set(zip(y.dropFirst(), y).map { (($0 - $1) * 1000).rounded() })
+        #expect(y.first == 0 && steps.count == 1 && y.count >= 3 && y.last! >= 20, "\(all)")   // the dropped frame's 20 ms fits
+        let step = (steps.first ?? 0) / 1000
+        let mantissa = step / pow(10, log10(step).rounded(.down))
+        #expect([1, 2, 5].contains(mantissa.rounded()), "\(step)")
+        #expect(x.first == 0 && (x.count >= 2 ? x[1] : 0) > 0, "\(x)")
+        #expect(text.contains("time since the first frame (s)") && text.contains("class=\"bin\""))
+
+        let bad = try CLI.run(["capture", "--source", "synthetic:fps=100,size=160x90", "--frames", "5", "-o", d.file("n.mkv"),
+                               "--stats-plot", d.file("missing/p.svg")])
+        #expect(bad.status == 73 && bad.stderr.contains("p.svg: cannot write output: directory") && !FileManager.default.fileExists(atPath: d.file("n.mkv")),
+                "\(bad.status) \(bad.stderr)")
+    }
+
+    /// `--preview`: a 10 fps MJPEG picture beside a 240 fps capture costs the capture no frame (the
+    /// preview copies the newest frame without holding it); what it sent decodes; a preview that
+    /// cannot be written is one warning and the recording goes on; `--preview -` leaves stdout to it.
+    @Test func previewBesideA240FpsCaptureCostsNoFrame() throws {
+        let d = TempDir()
+        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv,preload=240", "--duration", "2",
+                             "--codec", "raw", "-o", d.file("c.mkv"), "--preview", d.file("p.nut"), "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let j = try JSONSerialization.jsonObject(with: r.output) as? [String: Any] ?? [:]
+        #expect(j["droppedByDriver"] as? Int == 0 && j["droppedBySlomo"] as? Int == 0 && (j["framesWritten"] as? Int ?? 0) >= 470, "\(j["framesWritten"] ?? "")")
+        let p = j["preview"] as? [String: Any] ?? [:]
+        let sent = p["framesSent"] as? Int ?? 0
+        #expect(sent >= 15 && sent <= 21 && p["width"] as? Int == 640 && p["height"] as? Int == 360 && p["error"] == nil, "\(p)")
+        let probe = try CLI.tool(["ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+                                  "-of", "csv=p=0", d.file("p.nut")])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,640,360,\(sent)")
+
+        let bad = try CLI.run(["capture", "--source", "synthetic:fps=60,size=320x180,format=yuyv", "--frames", "30", "-o", d.file("b.mkv"),
+                               "--preview", d.file("no/such/dir/p.nut")])
+        #expect(bad.status == 0 && bad.stderr.contains("slomo: warning: synthetic: the preview stopped: ") && FileManager.default.fileExists(atPath: d.file("b.mkv")),
+                "\(bad.stderr)")
+        let both = try CLI.run(["capture", "--source", "synthetic", "--frames", "3", "-o", d.file("x.mkv"), "--preview", "-", "--json"])
+        #expect(both.status == 64 && both.stderr.contains("--preview - takes stdout"))
+    }
+
     /// FFV1 keeps YUYV's 4:2:2 (no 4:2:0, no 8-bit loss elsewhere): decoded back to YUYV it equals
     /// the camera's bytes, which `--codec raw` stores unchanged.
     @Test func ffv1IsLosslessAndRawKeepsTheBytes() throws {

@@ -30,11 +30,27 @@ import SlomoCore
         #expect(json["framesWritten"] as? Int == 60)
     }
 
+    /// An H.264 camera's stream is copied as it arrives into MKV and MP4: the first keyframe's
+    /// parameter sets become the header's extradata (Matroska refuses H.264 without them), and the
+    /// keyframes are marked (an IDR every 10 frames here), so every frame decodes in order.
+    @Test(arguments: ["cap.mkv", "cap.mp4"])
+    func h264IsStoredAsArrivedWithItsKeyframes(name: String) throws {
+        let dir = TemporaryDirectory()
+        let (r, p) = try capture("synthetic:fps=120,size=320x180,format=h264,gop=10,pace=0", dir, name: name, limits: CaptureLimits(frames: 40))
+        #expect(r.framesWritten == 40 && r.droppedBySlomo == 0)
+        #expect(p.streams.first?.codec == "h264")
+        #expect(p.frames?.map(\.calibrationIndex) == (0..<40).map { Optional($0) })
+        #expect(p.frames?.enumerated().filter { $0.element.keyframe }.map(\.offset) == [0, 10, 20, 30])
+    }
+
     @Test func rawIsEncodedWithAReferenceFrameEveryThirtiethOfASecond() throws {
         let dir = TemporaryDirectory()
         let (r, p) = try capture("synthetic:fps=240,size=320x180,format=yuyv,pace=0", dir, limits: CaptureLimits(frames: 96))
         #expect(r.framesWritten == 96)
         #expect(p.frames?.map(\.calibrationIndex) == (0..<96).map { Optional($0) })
+        // the first frame at time 0 although B-frames delay its decoding (the moov's edit list):
+        // the file's times are the kernel's from the first frame, and the sound starts with it
+        #expect(p.frames?.first?.ptsTicks == 0 && p.frames?.dropFirst().first?.ptsTicks == Int64((Rational(1_000_000) / Rational(240)).rounded(.nearest)))
         // export at rate 1 to 30 fps decodes only the reference frames (1 in 8)
         let e = try Exporter.export(ExportRequest(input: dir.file("cap.mp4"), output: dir.file("e.mp4"), spec: RetimeSpec()))
         // (the last partial GOP ends on P-frames x264 adds, so a few more than the 12 shown)
@@ -139,13 +155,17 @@ import SlomoCore
         #expect(s1.latency.isPositive && s1.latency < Rational(1, 2))
     }
 
-    @Test func signalTriggerSelectsTheFirstFrameAtOrAfterTheEvent() throws {
-        let dir = TemporaryDirectory()
-        let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
-        // once armed, half a second later; process-directed (GCD's threads block signals)
-        let r = try shots("synthetic:fps=100,size=320x180,format=yuv420p", t, dir, name: "s.mp4") {
+    /// A shot triggered by SIGUSR1 half a second after the session is armed (process-directed:
+    /// GCD's threads block signals).
+    func signalShot(_ spec: String, pre: Rational, post: Rational, _ dir: TemporaryDirectory, name: String) throws -> CaptureReport {
+        try shots(spec, TriggerSettings(kind: .signal, pre: pre, post: post), dir, name: name) {
             DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) }
         }
+    }
+
+    @Test func signalTriggerSelectsTheFirstFrameAtOrAfterTheEvent() throws {
+        let dir = TemporaryDirectory()
+        let r = try signalShot("synthetic:fps=100,size=320x180,format=yuv420p", pre: Rational(1, 5), post: Rational(1, 10), dir, name: "s.mp4")
         let s = try #require(r.shots?.first)
         #expect(s.preFrames == 20 && s.postFrames == 10 && s.complete && s.framesWritten == 31)
         // the trigger frame's kernel time is at or after the event, by less than one frame period
@@ -153,6 +173,24 @@ import SlomoCore
         let ix = try Prober.probe(path: dir.file("s.mp4"), frames: true).frames?.compactMap(\.calibrationIndex) ?? []
         #expect(ix.count == 31 && zip(ix, ix.dropFirst()).allSatisfy { $1 == $0 + 1 })      // contiguous
         #expect(ix[20] == Int(s.triggerSequence))
+    }
+
+    /// An H.264 camera (an IDR every 10 frames, P-frames between): the shot starts at the keyframe
+    /// before its first pre-trigger frame, so every saved frame decodes; the frames before the
+    /// pre-trigger window are reported as lead-in and the trigger frame's position counts them.
+    @Test func h264ShotsStartAtTheKeyframeTheirFirstFrameNeeds() throws {
+        let dir = TemporaryDirectory()
+        let r = try signalShot("synthetic:fps=100,size=320x180,format=h264,gop=10", pre: Rational(3, 20), post: Rational(1, 10), dir, name: "h.mkv")
+        let s = try #require(r.shots?.first)
+        let lead = try #require(s.leadInFrames)
+        #expect(s.preFrames == 15 && s.postFrames == 10 && s.complete && (0...9).contains(lead))
+        #expect(s.triggerFrame == lead + 15 && s.framesWritten == Int64(lead + 26) && s.warning == nil)
+        let p = try Prober.probe(path: dir.file("h.mkv"), frames: true)
+        let ix = p.frames?.compactMap(\.calibrationIndex) ?? []
+        // every frame decodes (none lost before the first keyframe), contiguous, the first one a keyframe
+        #expect(ix.count == lead + 26 && zip(ix, ix.dropFirst()).allSatisfy { $1 == $0 + 1 }, "\(ix.count) \(lead)")
+        #expect(ix.first.map { $0 % 10 == 0 } == true && ix[s.triggerFrame] == Int(s.triggerSequence))
+        #expect(p.container.metadata.first { $0.key.lowercased() == "slomo_lead_in_frames" }?.value == String(lead))
     }
 
     @Test func ringTooLargeForMemoryIsRefusedUpFront() throws {
@@ -231,6 +269,38 @@ final class ScriptedSource: CaptureSource {
         #expect(try Prober.probe(path: path).container.metadata.first { $0.key.lowercased() == "slomo_cfa_pattern" }?.value == "BGGR")
     }
 
+    /// A flat colour seen through an RGGB mosaic (R 200, G 120, B 40 in 8-bit terms), stored
+    /// undebayered, comes out of export in colour: the samples are read as the mosaic and demosaiced.
+    /// Without that the export would be gray (R = G = B). 12-bit samples (RG12) are widened first.
+    @Test(arguments: ["RGGB", "RG12"])
+    func exportDebayersARawSensorCapture(fourcc: String) throws {
+        let dir = TemporaryDirectory()
+        let (w, h) = (64, 32)
+        let wide = fourcc == "RG12"
+        let bpl = wide ? w * 2 : w
+        var mosaic = [UInt8](repeating: 0, count: bpl * h)
+        for y in 0..<h {
+            for x in 0..<w {
+                let v = y % 2 == 0 ? (x % 2 == 0 ? 200 : 120) : (x % 2 == 0 ? 120 : 40)
+                if wide {
+                    let s = v * 16                                   // 12-bit sample, little-endian in 16 bits
+                    mosaic[y * bpl + 2 * x] = UInt8(s & 0xff); mosaic[y * bpl + 2 * x + 1] = UInt8(s >> 8)
+                } else {
+                    mosaic[y * bpl + x] = UInt8(v)
+                }
+            }
+        }
+        let format = CaptureFormat(fourcc: fourcc, width: w, height: h, bytesPerLine: bpl, frameDuration: Rational(1, 60),
+                                   planes: [CapturePlane(bytesPerLine: bpl, size: bpl * h)])
+        let master = try store(format, Array(repeating: [mosaic], count: 4), codec: .ffv1, dir, "sensor.mkv")
+        let e = try Exporter.export(ExportRequest(input: master, output: dir.file("colour.mp4"), spec: RetimeSpec()))
+        let (rgb, info) = try decoded(e.output, "rgb24")
+        #expect(info.hasPrefix("h264,64,32,"), "\(info)")
+        let i = (16 * w + 32) * 3
+        let px = rgb.count > i + 2 ? [Int(rgb[i]), Int(rgb[i + 1]), Int(rgb[i + 2])] : []
+        #expect(px.count == 3 && abs(px[0] - 200) <= 10 && abs(px[1] - 120) <= 10 && abs(px[2] - 40) <= 10, "\(px)")
+    }
+
     @Test func threePlaneBuffersWithPaddedPlaneSizesLandWhereTheirPlanesAre() throws {
         let dir = TemporaryDirectory()
         // YM12: Y, Cb, Cr in three buffers; drivers often round each plane's size up to a page
@@ -255,4 +325,49 @@ final class ScriptedSource: CaptureSource {
         #expect(info == "ffv1,65,33,yuv420p")                      // every row and column kept
         #expect(bytes == frames.flatMap { $0[0] }, "\(bytes.count) bytes")
     }
+}
+
+/// Two cameras on one event (`MultiCapture`) with the synthetic camera: one SIGUSR1 reaches both
+/// sessions with the same stamp, each keeps the frames around it, and the skew is their timestamps'.
+@Suite(.serialized) struct MultiCaptureTests {
+    @Test func oneSignalTriggersBothCamerasAtTheSameInstant() throws {
+        let dir = TemporaryDirectory()
+        let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
+        var limits = CaptureLimits(duration: Rational(6))
+        limits.lockMemory = false
+        let sessions = try (1...2).map { i in
+            try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+                               settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t)
+        }
+        try MultiCapture.checkRates(sessions)
+        let armed = Counter()
+        for s in sessions {
+            s.onArmed = { if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } } }
+        }
+        let r = try MultiCapture.run(sessions, trigger: t)
+        let shots = r.cameras.compactMap { $0.shots?.first }
+        #expect(shots.count == 2 && shots[0].triggerTime == shots[1].triggerTime)
+        #expect(shots.allSatisfy { $0.preFrames == 20 && $0.postFrames == 10 && $0.complete })
+        // each trigger frame is the first at or after the one event: within a period of each other
+        #expect((r.triggerFrameSpreadMs?.first ?? 99) < 10, "\(r.triggerFrameSpreadMs ?? [])")
+        let k = try #require(r.skew.first)
+        #expect(k.frames > 30 && k.maxMs <= 5, "\(k)")                  // nearest frames of two 100 fps cameras
+        for i in 1...2 { #expect(FileManager.default.fileExists(atPath: dir.file("cam\(i).mp4"))) }
+    }
+
+    @Test func camerasAtDifferentRatesAreRefused() throws {
+        let dir = TemporaryDirectory()
+        let a = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180"), settings: RecordingSettings(output: dir.file("a.mp4")), limits: CaptureLimits())
+        let b = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=60,size=320x180"), settings: RecordingSettings(output: dir.file("b.mp4")), limits: CaptureLimits())
+        #expect(throws: SimpleFailure.self) { try MultiCapture.checkRates([a, b]) }
+        do { try MultiCapture.checkRates([a, b]) } catch let e as SimpleFailure {
+            #expect(e.description.hasPrefix("synthetic: runs at 60 fps, synthetic at 100 fps: cameras on one event must run at one rate") && e.exitStatus == .unavailable, "\(e.description)")
+        }
+    }
+}
+
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var n = 0
+    func increment() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
 }

@@ -44,6 +44,31 @@ final class FakeV4L2: V4L2Syscalls {
     /// Answer every ENUM_FMT index (a driver that never says EINVAL).
     var endlessFormats = false
 
+    /// Streaming (mmap buffers, QBUF/DQBUF) when set; without it mmap fails with ENOMEM.
+    var stream: Stream?
+
+    /// A camera that delivers a frame whenever a buffer is queued, with virtual timestamps
+    /// (`interval` per frame, by mode) so a measurement needs no real time.
+    final class Stream {
+        /// Microseconds per frame for the current format and size.
+        var interval: (_ fourcc: String, _ width: Int, _ height: Int) -> Int64 = { _, _, _ in 10_000 }
+        /// Per frame (0-based): bytes used (nil: the whole buffer), the error flag, sequence numbers skipped before it.
+        var frame: (Int) -> (bytesused: Int?, error: Bool, skip: UInt32) = { _ in (nil, false, 0) }
+        /// After this many frames, DQBUF fails with this errno (a disconnect).
+        var endAfter: (frames: Int, errno: Int32)?
+        fileprivate var buffers: [UnsafeMutableRawPointer] = []
+        fileprivate var length = 0
+        fileprivate var queued: [Int] = []
+        fileprivate var on = false
+        fileprivate var delivered = 0
+        fileprivate var sequence: UInt32 = 0
+        fileprivate var clockMicros: Int64 = 1_000_000
+        /// Modes streamed, in order (`YUYV 640x480`).
+        private(set) var started: [String] = []
+        fileprivate func start(_ mode: String) { started.append(mode); on = true }
+        deinit { for b in buffers { b.deallocate() } }
+    }
+
     private(set) var calls: [V4L2Request] = []
     private(set) var log: [String] = []
 
@@ -55,9 +80,59 @@ final class FakeV4L2: V4L2Syscalls {
     func kind(of path: String) -> NodeKind { kinds[path] ?? .missing }
     func open(_ path: String) -> (fd: Int32, errno: Int32) { openErrno == 0 ? (3, 0) : (-1, openErrno) }
     func close(_ fd: Int32) { log.append("close") }
-    func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) { (nil, ENOMEM) }
+    func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) {
+        guard let st = stream, offset / 4096 < st.buffers.count else { return (nil, ENOMEM) }
+        return (st.buffers[offset / 4096], 0)
+    }
     func munmap(_ p: UnsafeMutableRawPointer, length: Int) {}
-    func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) { (false, 0) }
+    func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) {
+        guard let st = stream, st.on else { return (false, 0) }
+        return (!st.queued.isEmpty, 0)
+    }
+
+    /// REQBUFS, QUERYBUF, QBUF, DQBUF, STREAMON/OFF of the streaming model (single-planar).
+    private func streamRequest(_ st: Stream, _ r: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
+        switch r {
+        case .reqbufs:
+            let q = arg.assumingMemoryBound(to: v4l2_requestbuffers.self)
+            for b in st.buffers { b.deallocate() }
+            st.length = current.width * 2 * current.height
+            st.buffers = (0..<Int(q.pointee.count)).map { _ in UnsafeMutableRawPointer.allocate(byteCount: st.length, alignment: 64) }
+            st.queued = []
+            return 0
+        case .querybuf, .qbuf:
+            let b = arg.assumingMemoryBound(to: v4l2_buffer.self)
+            guard Int(b.pointee.index) < st.buffers.count else { return EINVAL }
+            b.pointee.length = UInt32(st.length)
+            b.pointee.m.offset = b.pointee.index * 4096
+            if r == .qbuf { st.queued.append(Int(b.pointee.index)) }
+            return 0
+        case .dqbuf:
+            if let (n, e) = st.endAfter, st.delivered >= n { return e }
+            guard st.on, !st.queued.isEmpty else { return EAGAIN }
+            let b = arg.assumingMemoryBound(to: v4l2_buffer.self)
+            let i = st.queued.removeFirst()
+            let f = st.frame(st.delivered)
+            st.sequence &+= f.skip
+            st.clockMicros += st.interval(current.fourcc, current.width, current.height) * Int64(f.skip + 1)
+            b.pointee.index = UInt32(i)
+            b.pointee.bytesused = UInt32(f.bytesused ?? st.length)
+            b.pointee.sequence = st.sequence
+            b.pointee.timestamp = timeval(tv_sec: Int(st.clockMicros / 1_000_000), tv_usec: Int(st.clockMicros % 1_000_000))
+            b.pointee.flags = UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC) | (f.error ? UInt32(V4L2_BUF_FLAG_ERROR) : 0)
+            st.sequence &+= 1
+            st.delivered += 1
+            return 0
+        case .streamon:
+            st.start("\(current.fourcc) \(current.width)x\(current.height)")
+            st.delivered = 0
+            return 0
+        default:
+            st.on = false
+            st.queued = []
+            return 0
+        }
+    }
     func listDevices() -> [String] { kinds.keys.filter { $0.hasPrefix("/dev/video") }.sorted() }
 
     /// The requests after QUERYCAP and the G_PARM that opening makes.
@@ -148,6 +223,7 @@ final class FakeV4L2: V4L2Syscalls {
                 f.pointee.fmt.pix.width = UInt32(current.width)
                 f.pointee.fmt.pix.height = UInt32(current.height)
                 f.pointee.fmt.pix.bytesperline = UInt32(current.width * 2)
+                f.pointee.fmt.pix.sizeimage = UInt32(current.width * 2 * current.height)
             }
             return 0
         case .gParm, .sParm:
@@ -179,6 +255,9 @@ final class FakeV4L2: V4L2Syscalls {
                 c.pointee.value = ctrl.value
             }
             return 0
+        case .reqbufs, .querybuf, .qbuf, .dqbuf, .streamon, .streamoff:
+            guard let stream else { return ENOTTY }
+            return streamRequest(stream, r, arg)
         case .gDvTimings:
             guard let dv else { return ENOTTY }
             let t = arg.assumingMemoryBound(to: v4l2_dv_timings.self)

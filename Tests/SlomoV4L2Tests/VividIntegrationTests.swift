@@ -55,6 +55,25 @@ struct VividIntegrationTests {
         #expect(applied.hasPrefix("driver set ") && applied.contains("640x480"), "\(applied)")
     }
 
+    /// `formats --measure` streams the mode and reports the rate beside the advertised one. The rate
+    /// the camera runs at is counted by sequence numbers (vivid under emulation skips some, which
+    /// lowers the delivered rate only); it is snapped to the standard rate the mode runs at.
+    @Test func measureStreamsEachModeAndReportsItsRealRate() throws {
+        let c = try VividVM.checks()
+        #expect(c["measure60_rc"] == "0" && c["measure100_rc"] == "0" && c["measure_reduced_rc"] == "0")
+        // format size advertised sequence-rate nominal frames error notMeasured
+        #expect(c["measure60"]?.hasPrefix("YUYV 320 180 60 60 1/60 ") == true && c["measure60"]?.hasSuffix(" None 0") == true, "\(c["measure60"] ?? "")")
+        let hdmi = (c["measure100"] ?? "").split(separator: " ").map(String.init)
+        // the measurement confirms the DV timings' rate (within 1 %): that exact rate is the nominal one
+        #expect(hdmi.count == 9 && hdmi[0...3] == ["YUYV", "640", "480", "100.022"] && ["99", "100", "101"].contains(hdmi[4])
+                && hdmi[5] == "907/90720" && hdmi[7] == "None" && hdmi[8] == "71", "\(c["measure100"] ?? "")")
+        #expect(Int(hdmi.count == 9 ? hdmi[6] : "0") ?? 0 > 20)
+        // reduced_framerate: the DV timings' flag gives x1000/1001, advertised as such
+        let reduced = (c["measure_reduced"] ?? "").split(separator: " ").map(String.init)
+        #expect(reduced.count == 9 && reduced[3] == "99.922" && reduced[7] == "None", "\(c["measure_reduced"] ?? "")")
+        #expect(c["measure_reduced_text"]?.hasPrefix("  YUYV 640x480: advertised 99.922 fps, achieved ") == true, "\(c["measure_reduced_text"] ?? "")")
+    }
+
     @Test func nodesThatCannotCaptureAreRefusedWithExit69() throws {
         let c = try VividVM.checks()
         for n in ["1", "2"] {                                    // vivid's output node and metadata node
@@ -75,6 +94,16 @@ struct VividIntegrationTests {
         let applied = (c["mp_applied"] ?? "").split(separator: " ").map(String.init)
         #expect(applied.count == 6 && applied[5] == "True", "\(c["mp_applied"] ?? "")")
         if applied.count == 6 { #expect(c["mp_v4l2ctl_fmt"] == "\(applied[0]) \(applied[1])/\(applied[2])") }
+    }
+
+    /// A live preview beside a 60 fps capture: every preview picture decodes, the ring never waits
+    /// for it (no slomo drop); the driver's drops with and without it are in the closing figures.
+    @Test func previewBesideTheCaptureHoldsNoFrame() throws {
+        let c = try VividVM.checks()
+        #expect(c["prev60_rc"] == "0")
+        let n = VividVM.numbers(c, "prev60")                     // written, driver drops, slomo drops, fps, sent, w, h
+        #expect(n.count == 7 && n[0] + n[2] == 300 && n[2] == 0 && n[4] >= 30 && n[5] == 320 && n[6] == 180, "\(c["prev60"] ?? "")")
+        if n.count == 7 { #expect(c["prev60_decoded"] == "mjpeg,\(Int(n[4]))", "\(c["prev60_decoded"] ?? "")") }
     }
 
     @Test func captureAtSixtyAndAHundredFps() throws {
@@ -198,6 +227,8 @@ enum VividVM {
     }()
 
     nonisolated(unsafe) static var cached: Result<[String: String], VMFailure>?
+    nonisolated(unsafe) static var cachedAudio: Result<[String: String], VMFailure>?
+    /// One VM at a time (the suites run in parallel; two emulated VMs on two cores would starve vivid).
     static let lock = NSLock()
 
     struct VMFailure: Error, CustomStringConvertible { var description: String }
@@ -208,14 +239,25 @@ enum VividVM {
     /// Boots the VM once and runs every check; later calls reuse the result (or the failure).
     static func checks() throws -> [String: String] {
         lock.lock(); defer { lock.unlock() }
-        if cached == nil { cached = run() }
+        if cached == nil { cached = run(script: "Tests/vivid/checks.sh", out: "vivid-out") }
         return try cached!.get()
     }
 
-    private static func run() -> Result<[String: String], VMFailure> {
+    /// The sound checks: another boot, with the ALSA loopback card (`--alsa`), `Tests/vivid/audio-checks.sh`.
+    static func audioChecks() throws -> [String: String] {
+        lock.lock(); defer { lock.unlock() }
+        if cachedAudio == nil {
+            cachedAudio = run(script: "Tests/vivid/audio-checks.sh", out: "vivid-audio-out", alsa: true,
+                              vivid: "n_devs=2 node_types=0x1,0x1 num_inputs=1,1 input_types=0x0,0x0")
+        }
+        return try cachedAudio!.get()
+    }
+
+    private static func run(script checks: String, out name: String, alsa: Bool = false,
+                            vivid: String = "n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc") -> Result<[String: String], VMFailure> {
         // the VM shares only the package directory writable: keep the output inside it
         let binDir = URL(fileURLWithPath: binary).deletingLastPathComponent().path
-        let out = binDir.hasPrefix(root.path + "/") ? binDir + "/vivid-out" : root.appendingPathComponent(".build/vivid-out").path
+        let out = binDir.hasPrefix(root.path + "/") ? binDir + "/" + name : root.appendingPathComponent(".build/" + name).path
         try? FileManager.default.removeItem(atPath: out)
         do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
             return .failure(VMFailure(description: "cannot create \(out): \(error)"))
@@ -226,8 +268,8 @@ enum VividVM {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: script)
         p.currentDirectoryURL = root
-        p.arguments = ["--timeout", "600", "--vivid-opts", "n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc", "--",
-                       "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", "Tests/vivid/checks.sh"]
+        p.arguments = ["--timeout", "600"] + (alsa ? ["--alsa"] : []) + ["--vivid-opts", vivid, "--",
+                       "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", checks]
         let pipe = Pipe()
         p.standardOutput = pipe
         _ = FileManager.default.createFile(atPath: out + "/vm.stderr", contents: nil)

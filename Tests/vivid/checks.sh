@@ -79,6 +79,10 @@ say applied35 "$(python3 -c 'import json; a=json.load(open("'$OUT'/apply35.json"
 # --- capture 300 frames at 60 fps (webcam 320x180)
 $S capture $D --frames 300 -o $OUT/webcam60.mp4 --overwrite --json > $OUT/cap60.json; say cap60_rc $?
 python3 -c 'import json; c=json.load(open("'$OUT'/cap60.json")); print("CHECK cap60", c["framesWritten"], c["droppedByDriver"], c["droppedBySlomo"], c["achievedFps"])'
+# the same with a 10 fps live preview beside it: what it costs the capture (drops with and without)
+$S capture $D --frames 300 -o $OUT/prev60.mp4 --overwrite --preview $OUT/preview.nut --json > $OUT/prev60.json; say prev60_rc $?
+python3 -c 'import json; c=json.load(open("'$OUT'/prev60.json")); p=c["preview"]; print("CHECK prev60", c["framesWritten"], c["droppedByDriver"], c["droppedBySlomo"], c["achievedFps"], p["framesSent"], p["width"], p["height"])'
+say prev60_decoded "$(ffprobe -v error -count_frames -show_entries stream=codec_name,nb_read_frames -of csv=p=0 $OUT/preview.nut)"
 
 # --- injected drops: vivid drops 10 % of buffers; every sequence gap is counted
 v4l2-ctl -d $D -c percentage_of_dropped_buffers=10
@@ -112,6 +116,28 @@ print("CHECK hdmi_applied", a["summary"], "|", "; ".join(a["adjustments"]))
 PY
 $S capture $D --frames 300 --ring-memory 256M -o $OUT/hdmi100.mp4 --overwrite --json > $OUT/cap100.json; say cap100_rc $?
 python3 -c 'import json; c=json.load(open("'$OUT'/cap100.json")); print("CHECK cap100", c["framesWritten"], c["droppedByDriver"], c["droppedBySlomo"], c["achievedFps"])'
+
+# --- formats --measure: each mode streamed for 2 s of timestamps beside what it advertises
+# (HDMI at 100 fps, then with vivid's reduced_framerate: the DV timings' x1000/1001)
+measured() {
+  python3 - "$1" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+m = r["measured"][0]; n = m["nominalFrameDuration"]
+print(m["pixelFormat"], m["width"], m["height"], m["advertisedFps"], round(m["sequenceRate"]["numerator"] / m["sequenceRate"]["denominator"]) if m["sequenceRate"] else None,
+      "%d/%d" % (n["numerator"], n["denominator"]) if n else None, m["frames"], m["error"], r["notMeasured"])
+PY
+}
+$S formats $D --measure --measure-seconds 2 --json > $OUT/measure100.json; say measure100_rc $?
+say measure100 "$(measured $OUT/measure100.json)"
+v4l2-ctl -d $D -c reduced_framerate=1
+$S formats $D --measure --measure-seconds 2 --json > $OUT/measure-reduced.json; say measure_reduced_rc $?
+say measure_reduced "$(measured $OUT/measure-reduced.json)"
+$S formats $D --measure --format YUYV --measure-seconds 2 | tail -1 > $OUT/measure-reduced.txt; say measure_reduced_text "$(cat $OUT/measure-reduced.txt)"
+v4l2-ctl -d $D -c reduced_framerate=0
+v4l2-ctl -d $D -i 0 >/dev/null
+$S formats $D --measure --format YUYV --size 320x180 --measure-seconds 2 --json > $OUT/measure60.json; say measure60_rc $?
+say measure60 "$(measured $OUT/measure60.json)"
 
 # --- SIGINT mid-capture: clean finish
 v4l2-ctl -d $D -i 0 >/dev/null

@@ -9,6 +9,9 @@ public struct CaptureMode: Hashable, Sendable, Codable {
     /// ``FormatSelection/usb2BytesPerSecond``). A flag, not a verdict: a listing's bus is unknown,
     /// and USB 3, PCIe and CSI cameras carry such modes fine.
     public var exceedsUSB2Budget: Bool
+    /// The device advertises no frame interval for this size: `frameDuration` was measured by
+    /// streaming (``ModeMeasurement``), and applying the mode leaves the rate to the driver.
+    public var rateMeasured = false
 
     public init(pixelFormat: FourCC, width: Int, height: Int, frameDuration: Rational, compressed: Bool, exceedsUSB2Budget: Bool = false) {
         self.pixelFormat = pixelFormat; self.width = width; self.height = height; self.frameDuration = frameDuration
@@ -17,6 +20,19 @@ public struct CaptureMode: Hashable, Sendable, Codable {
 
     public var fps: Rational { Rational.one / frameDuration }
     public var area: Int { width * height }
+
+    enum CodingKeys: String, CodingKey { case pixelFormat, width, height, frameDuration, compressed, exceedsUSB2Budget, rateMeasured }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        pixelFormat = try c.decode(FourCC.self, forKey: .pixelFormat)
+        width = try c.decode(Int.self, forKey: .width)
+        height = try c.decode(Int.self, forKey: .height)
+        frameDuration = try c.decode(Rational.self, forKey: .frameDuration)
+        compressed = try c.decode(Bool.self, forKey: .compressed)
+        exceedsUSB2Budget = try c.decodeIfPresent(Bool.self, forKey: .exceedsUSB2Budget) ?? false
+        rateMeasured = try c.decodeIfPresent(Bool.self, forKey: .rateMeasured) ?? false
+    }
 }
 
 /// What the user asks for (`--format`, `--size`, `--min-size`, `--fps`, `--prefer`).

@@ -68,8 +68,11 @@ public struct ShotReport: Codable, Sendable {
     public var shot: Int
     public var output: String
     public var trigger: String
-    /// The trigger frame's position in the file (= `preFrames`): frame 0 of the shot's own time.
+    /// The trigger frame's position in the file (= `leadInFrames` + `preFrames`): frame 0 of the shot's own time.
     public var triggerFrame: Int
+    /// H.264/HEVC cameras: frames saved before the first pre-trigger frame, from the keyframe it
+    /// needs to decode (0 when it is a keyframe); nil for raw and MJPEG cameras, whose every frame decodes.
+    public var leadInFrames: Int?
     public var preFrames: Int
     public var postFrames: Int
     public var preFramesAsked: Int
@@ -94,6 +97,8 @@ public struct ShotReport: Codable, Sendable {
     /// held all pre-trigger frames.
     public var complete: Bool
     public var bytesWritten: Int64
+    /// Something the shot lacks, in one sentence (no keyframe to decode its first frames from).
+    public var warning: String?
 }
 
 public struct RingReport: Codable, Sendable {
@@ -148,6 +153,10 @@ public struct CaptureReport: Codable, Sendable {
     public var motionFramesEvaluated: Int64?
     public var motionFramesSkipped: Int64?
     public var motionCpuMicrosPerFrame: Double?
+    /// `--audio`: the sound card, its clock against the camera's and what was written.
+    public var audio: AudioReport?
+    /// `--preview`: where the live picture went and how many were sent.
+    public var preview: PreviewReport?
 }
 
 /// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
@@ -171,10 +180,14 @@ public final class CaptureSession: @unchecked Sendable {
     // `armedSaid` and the `motion*` counters only by the trigger thread, and read by the caller after
     // `triggersDone` (under `shotCond`); `pendingShots`/`triggersDone` under `shotCond`; the ring
     // synchronises itself.
-    let source: CaptureSource
+    public let source: CaptureSource
     let settings: RecordingSettings
     let limits: CaptureLimits
     let trigger: TriggerSettings?
+    /// The sound card (`--audio`), opened with the session, started before the camera.
+    let audioCapture: AudioCapture?
+    /// The live preview (`--preview`), started with the camera, never holding a frame.
+    let previewWriter: PreviewWriter?
     public let ringPlan: RingPlan
     private let lock = NSLock()
     private var endRequested = false
@@ -184,20 +197,31 @@ public final class CaptureSession: @unchecked Sendable {
     private var threadNote = "normal"
     private var encoderNice = "normal"
     private var signalEvents: TriggerEvents?
+    /// Several cameras, one event: this camera's share of the events (set before `run`).
+    var sharedEvents: TriggerEventSource?
     /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
     private var cameraStoppedAt: Rational?
     private var startError: Error?
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
-    public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil) throws {
+    public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
+                audio: AudioSettings? = nil, preview: PreviewSettings? = nil) throws {
         self.source = source
         self.settings = settings
         self.limits = limits
         self.trigger = trigger
+        if audio != nil && settings.map != nil {
+            throw SimpleFailure("--audio with --segment/--ramp: sound through a slowed-while-recording map is not supported yet (record at 1x and use slomo export)", .usage)
+        }
+        // the card keeps a minute of sound (more when the ring holds more): a shot's or a lagging
+        // writer's start is still there when it is read
+        let ringSeconds = source.format.frameDuration.map { (Rational(Int64(limits.ringFrames ?? 0)) * $0).ceiling } ?? 0
+        previewWriter = try preview.map { try PreviewWriter($0, format: source.format) }
+        audioCapture = try audio.map { try AudioCapture($0, seconds: Int(Swift.max(60, 2 * ringSeconds + 10))) }
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         var plan = RingPlan.plan(format: source.format, fps: fps, pre: trigger?.pre, post: trigger?.post, memory: limits.ringMemory)
         if let n = limits.ringFrames { plan = RingPlan(slots: max(n, 2), slotBytes: plan.slotBytes, bytes: Int64(max(n, 2)) * Int64(plan.slotBytes),
-                                                       preFrames: plan.preFrames, postFrames: plan.postFrames) }
+                                                       preFrames: plan.preFrames, postFrames: plan.postFrames, leadInFrames: plan.leadInFrames) }
         if let t = trigger, plan.slots < plan.preFrames + 8 {
             throw SimpleFailure("--ring-memory: \(plan.slots) frames cannot hold --pre-trigger \(Seconds(t.pre)) s (\(plan.preFrames) frames) and 8 more", .usage)
         }
@@ -253,8 +277,12 @@ public final class CaptureSession: @unchecked Sendable {
         var firstSettings = settings
         firstSettings.output = firstOutput
         let firstWriter = try RecordingWriter(settings: firstSettings, format: source.format, sourceName: source.name)
+        firstWriter.audio = audioCapture
         try firstWriter.prepare()
         try source.prepare()
+        // the sound first: its clock has settled by the time the first frame comes
+        try audioCapture?.start()
+        defer { audioCapture?.stop() }
         let captureDone = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             captureLoop(ring)
@@ -262,6 +290,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
+        previewWriter?.start(ring: ring)
 
         var report: CaptureReport
         if let trigger {
@@ -394,6 +423,8 @@ public final class CaptureSession: @unchecked Sendable {
         do { try writer.finish() } catch { finishError = error }
         var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
                                 backlog: backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: short)
+        audioWritten(writer)
+        report.audio = audioReport()
         if writeError != nil { report.message = report.message ?? writeError.map { "\($0)" } }
         try writeSidecar(report, for: settings.output)
         if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e) }
@@ -418,7 +449,13 @@ public final class CaptureSession: @unchecked Sendable {
         var wallTime: Rational
         var latency: Rational?
         var score: Double?
+        /// Frames before `start + leadIn` kept only so the first pre-trigger frame decodes (H.264/HEVC).
+        var leadIn: Int64 = 0
+        var warning: String?
     }
+
+    /// Compressed streams with inter frames: a shot must begin at a keyframe.
+    private var keyframed: Bool { ["H264", "HEVC"].contains(source.format.fourcc) }
 
     /// Shots triggered and not yet saved, and whether triggers are done.
     private let shotCond = NSCondition()
@@ -469,7 +506,7 @@ public final class CaptureSession: @unchecked Sendable {
             if nextWriter == nil {
                 var s = settings
                 s.output = TriggerSettings.path(settings.output, shot: shots.count + 1)
-                if let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) { try? w.prepare(); nextWriter = w }
+                if let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) { w.audio = audioCapture; try? w.prepare(); nextWriter = w }
             }
         }
         captureDone.wait()
@@ -482,6 +519,7 @@ public final class CaptureSession: @unchecked Sendable {
         var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: .zero, shortFrames: 0)
         report.trigger = t.kind.name
         report.shots = shots
+        report.audio = audioReport()
         if case .motion = t.kind {
             report.motionFramesEvaluated = motionEvaluated
             report.motionFramesSkipped = motionSkipped
@@ -499,9 +537,10 @@ public final class CaptureSession: @unchecked Sendable {
                       writer: inout RecordingWriter?) throws -> ShotReport {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: shot.number)
-        let pre = Int(shot.triggerIndex - shot.start)
+        let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
         s.metadata["slomo_trigger_source"] = t.kind.name
-        s.metadata["slomo_trigger_frame"] = String(pre)
+        s.metadata["slomo_trigger_frame"] = String(pre + Int(shot.leadIn))
+        if keyframed { s.metadata["slomo_lead_in_frames"] = String(shot.leadIn) }
         s.metadata["slomo_pre_frames"] = String(pre)
         s.metadata["slomo_post_frames_asked"] = String(postCount)
         s.metadata["slomo_trigger_time"] = shot.eventTime.description
@@ -511,6 +550,7 @@ public final class CaptureSession: @unchecked Sendable {
         let w: RecordingWriter
         if let ready = writer, ready.settings.output == s.output { w = ready } else {
             w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
+            w.audio = audioCapture
             try w.prepare()
         }
         w.metadata = s.metadata
@@ -535,27 +575,44 @@ public final class CaptureSession: @unchecked Sendable {
         ring.unpin(shot.pin)
         shotRead()
         try w.finish()
+        audioWritten(w)
         let tm = trig ?? first ?? FrameRing.Meta()
         let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
         let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
         return ShotReport(
-            shot: shot.number, output: s.output, trigger: t.kind.name, triggerFrame: pre, preFrames: pre, postFrames: post,
+            shot: shot.number, output: s.output, trigger: t.kind.name, triggerFrame: pre + Int(shot.leadIn),
+            leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
             preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
             triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
             triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
             latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3, motionScore: shot.score,
-            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten)
+            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
     }
 
     /// Queues a shot whose trigger frame is `index` (pinned from `pin` on).
     private func enqueue(pin: (id: Int, start: Int64), index: Int64, preCount: Int64, postCount: Int64, event: Rational,
                          wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
-        let start = Swift.max(pin.start, index - preCount)
+        var start = Swift.max(pin.start, index - preCount)
+        var leadIn: Int64 = 0
+        var warning: String?
+        if keyframed {
+            // back from the first pre-trigger frame to the keyframe it is predicted from
+            var k = start
+            let hevc = source.format.fourcc == "HEVC"
+            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(UnsafeRawBufferPointer(start: ring.pointer(k), count: ring.meta(k).bytes), hevc: hevc) }
+            while k > pin.start && !key(k) { k -= 1 }
+            if key(k) {
+                leadIn = start - k
+                start = k
+            } else {
+                warning = "no keyframe in the ring at or before the first pre-trigger frame: frames before the camera's next keyframe do not decode"
+            }
+        }
         ring.advance(pin.id, to: start)
         shotCond.lock()
         shotsTriggered += 1
         pendingShots.append(Shot(number: shotsTriggered, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
-                                 eventTime: event, wallTime: wall, latency: latency, score: score))
+                                 eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn, warning: warning))
         shotCond.broadcast()
         shotCond.unlock()
     }
@@ -565,7 +622,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// stdin lines (`trigger`, `quit`) or SIGUSR1: each event selects the first frame whose kernel
     /// timestamp is at or after the event's CLOCK_MONOTONIC time.
     private func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let events = signalEvents ?? TriggerEvents(kind: t.kind)
+        let events: TriggerEventSource = sharedEvents ?? signalEvents ?? TriggerEvents(kind: t.kind)
         defer { events.close() }
         while !captureEnded() {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
@@ -577,7 +634,10 @@ public final class CaptureSession: @unchecked Sendable {
                 requestEnd("quit")
                 return
             case .trigger(let time, let wall):
-                let pin = ring.pin(from: ring.count - preCount - 4)
+                // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
+                // so much that the camera has no free slot for the frames up to the trigger frame)
+                let room = Int64(Swift.max(0, Swift.min(ringPlan.leadInFrames, ringPlan.slots - ringPlan.preFrames - ringPlan.postFrames - 17)))
+                let pin = ring.pin(from: ring.count - preCount - 4 - room)
                 guard let index = ring.firstFrame(from: pin.start, atOrAfter: time) else { ring.unpin(pin.id); return }
                 enqueue(pin: pin, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
                         latency: nil, score: nil, ring: ring)
@@ -668,7 +728,7 @@ public final class CaptureSession: @unchecked Sendable {
         if let clock = source.timestampClock, !clock.hasPrefix("CLOCK_MONOTONIC") {
             warnings.append("timestamps are \(clock), not CLOCK_MONOTONIC: times in the file are the driver's")
         }
-        return CaptureReport(
+        var report = CaptureReport(
             output: output, device: source.name, format: source.format, nominalFrameRate: nominal,
             achievedFrameRate: s.achievedFrameRate, achievedFps: s.achievedFrameRate.map { ($0.doubleValue * 1000).rounded() / 1000 },
             framesCaptured: s.framesCaptured, framesWritten: framesWritten, droppedByDriver: s.droppedByDriver,
@@ -680,6 +740,31 @@ public final class CaptureSession: @unchecked Sendable {
             ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
                              mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
             captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
+        // the camera has stopped: so does the preview (its stream is finished)
+        report.preview = previewWriter?.stop()
+        if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }
+        return report
+    }
+
+    private var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
+    private var audioCodec = "pcm_s16le"
+
+    /// Counts a finished recording's sound for the report.
+    private func audioWritten(_ w: RecordingWriter) {
+        audioFrames += w.audioFramesWritten
+        audioCorrection += w.capturedAudio?.correction ?? 0
+        audioCodec = w.audioCodec
+    }
+
+    /// The sound's part of the report.
+    private func audioReport() -> AudioReport? {
+        guard let a = audioCapture else { return nil }
+        let clock = a.clockNow
+        return AudioReport(device: a.settings.device, sampleRate: a.rate, channels: a.channels,
+                           codec: audioCodec, measuredRate: clock.rate,
+                           ppm: (clock.ppm * 10).rounded() / 10, framesWritten: audioFrames,
+                           overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: audioCorrection,
+                           timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
     }
 
     /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a

@@ -183,21 +183,26 @@ public struct RingPlan: Sendable, Codable, Equatable {
     public var bytes: Int64
     public var preFrames: Int
     public var postFrames: Int
+    /// H.264/HEVC cameras with a trigger: room for the frames from the keyframe before the first
+    /// pre-trigger frame (one second: a GOP up to 1 s is kept whole); 0 otherwise.
+    public var leadInFrames = 0
     public var mebibytes: Double { (Double(bytes) / 1_048_576 * 10).rounded() / 10 }
 
     /// Slots for a pre/post-trigger capture: the whole shot, plus headroom for the saver to fall
-    /// behind (a quarter of a second, at least 16 frames), or what `memory` allows if given.
+    /// behind (a quarter of a second, at least 16 frames) and, for H.264/HEVC, a second of lead-in
+    /// (see `leadInFrames`), or what `memory` allows if given.
     public static func plan(format: CaptureFormat, fps: Rational, pre: Rational?, post: Rational?,
                             memory: Int64?) -> RingPlan {
         let frameBytes = Swift.max(format.maxFrameBytes, 1)
         let preFrames = pre.map { ($0 * fps).floor } ?? 0
         let postFrames = post.map { ($0 * fps).floor } ?? 0
         let headroom = Swift.max(16, (fps / Rational(4)).ceiling)
+        let leadIn = (pre != nil || post != nil) && ["H264", "HEVC"].contains(format.fourcc) ? Int(fps.ceiling) : 0
         var slots: Int
         if let memory {
             slots = Int(memory / Int64(frameBytes))
         } else if pre != nil || post != nil {
-            slots = Int(preFrames + postFrames + 1 + headroom)
+            slots = Int(preFrames + postFrames + 1 + headroom) + leadIn
         } else {
             // continuous: two seconds of frames or 64 MiB, whichever is more, within 1 GiB
             let twoSeconds = Int((fps * Rational(2)).ceiling)
@@ -207,6 +212,6 @@ public struct RingPlan: Sendable, Codable, Equatable {
         slots = Swift.max(slots, 4)
         let slotBytes = (frameBytes + 63) / 64 * 64
         return RingPlan(slots: slots, slotBytes: slotBytes, bytes: Int64(slots) * Int64(slotBytes),
-                        preFrames: Int(preFrames), postFrames: Int(postFrames))
+                        preFrames: Int(preFrames), postFrames: Int(postFrames), leadInFrames: leadIn)
     }
 }

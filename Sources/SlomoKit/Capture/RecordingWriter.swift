@@ -69,6 +69,17 @@ final class RecordingWriter {
     /// Container metadata added when the file opens (a shot's trigger facts, known after the writer was made).
     var metadata: [String: String] = [:]
     private(set) var bytesWritten: Int64 = 0
+    /// The sound card recorded next to the camera (`--audio`): set before the first frame.
+    var audio: AudioCapture?
+    private var audioTrack: AudioTrackWriter?
+    private(set) var capturedAudio: CapturedAudio?
+    /// Output time of the latest frame written (the audio is written up to it).
+    private var lastOutputTime = Rational.zero
+    /// The codec the sound is stored with: lossless, as a capture is a master — PCM where the
+    /// container holds it, ALAC in MP4 (which in FFmpeg 5.1 holds neither PCM nor, without
+    /// `-strict experimental`, FLAC).
+    var audioCodec: String { (try? ContainerFormat.forOutput(settings.output)) == "mp4" ? "alac" : "pcm_s16le" }
+    var audioFramesWritten: Int64 { audioTrack?.framesWritten ?? 0 }
     static let timeBase = Rational(1, 1_000_000)
 
     init(settings: RecordingSettings, format: CaptureFormat, sourceName: String) throws {
@@ -149,7 +160,9 @@ final class RecordingWriter {
     }
 
     /// Opens the file on the first frame (its timestamp becomes time zero) and writes the header.
-    private func open(at t: Rational) throws {
+    /// H.264/HEVC: the first frame's parameter sets become the stream's extradata (Matroska needs
+    /// them in the header; a camera sends them with each keyframe).
+    private func open(at t: Rational, first bytes: UnsafeRawBufferPointer? = nil) throws {
         try prepare()
         let m = muxer!
         let formatName = m.formatName
@@ -158,7 +171,9 @@ final class RecordingWriter {
             stream = try m.addStream(for: encoder)
         } else {
             let codec = format.fourcc == "H264" ? "h264" : format.fourcc == "HEVC" ? "hevc" : "mjpeg"
-            stream = try m.addStream(encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase)
+            let sets = bytes.map { RecordingWriter.parameterSets($0, hevc: codec == "hevc") } ?? []
+            stream = try m.addStream(encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase,
+                                     extradata: codec == "mjpeg" ? [] : sets)
         }
         m.setMetadata("encoder", "slomo capture")
         m.setMetadata("slomo_device", sourceName)
@@ -171,13 +186,24 @@ final class RecordingWriter {
         if let map = settings.map {
             m.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(map), as: UTF8.self))
         }
-        // Fragmented MP4/MOV: a moof+mdat at every keyframe and at least every second, flushed as
-        // written; Matroska and NUT write as they go (a cluster at least every second).
+        if let audio {
+            // the sound from the sample captured at this first frame's kernel time on
+            let captured = try CapturedAudio(capture: audio, start: t)
+            capturedAudio = captured
+            audioTrack = try AudioTrackWriter(source: captured, muxer: m, codec: audioCodec, bitRate: 0, path: settings.output)
+            m.setMetadata("slomo_audio_device", audio.settings.device)
+        }
+        // Fragmented MP4/MOV: the moov goes out with the first fragment (`delay_moov`), so its edit
+        // list can start the video at the first frame's time even with B-frames (with `empty_moov`
+        // every frame sat one reorder delay late, and the sound that much early); then a moof+mdat
+        // at every keyframe and at least every second, flushed as written. Matroska and NUT write
+        // as they go (a cluster at least every second).
         let mov = ["mp4", "mov"].contains(formatName)
-        try m.writeHeader(options: mov ? ["movflags": "+frag_keyframe+empty_moov+default_base_moof+use_metadata_tags",
+        try m.writeHeader(options: mov ? ["movflags": "+frag_keyframe+delay_moov+default_base_moof+use_metadata_tags",
                                           "frag_duration": "1000000", "flush_packets": "1"]
                                        : formatName == "matroska" ? ["cluster_time_limit": "1000", "flush_packets": "1"] : ["flush_packets": "1"])
         streamTB = m.timeBase(ofStream: stream)
+        audioTrack?.headerWritten()
         headerWritten = true
         first = t
     }
@@ -193,15 +219,18 @@ final class RecordingWriter {
                                 pixelFormat: src, layout: layout) else { return false }
             if !headerWritten { try open(at: timestamp) }
             let t = outputTime(timestamp)
+            lastOutputTime = t
             let input: Frame = stored == src && encodedSize == (format.width, format.height) ? f
                 : try scaler.convert(f, width: encodedSize.width, height: encodedSize.height, pixelFormat: stored)
             input.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
             while try !e.send(input) { try drain() }
             try drain()
+            try audioTrack?.write(upTo: t, notPast: true)
         } else {
-            if !headerWritten { try open(at: timestamp) }
+            if !headerWritten { try open(at: timestamp, first: bytes) }
             let m = muxer!
             let t = outputTime(timestamp)
+            lastOutputTime = t
             packet.unref()
             try packet.setPayload(bytes.baseAddress!, count: bytes.count)
             let ticks = try t.ticks(in: streamTB, rounding: .nearest)
@@ -209,9 +238,10 @@ final class RecordingWriter {
             packet.dts = packet.pts
             lastDTS = packet.pts!
             packet.streamIndex = stream
-            packet.markKeyframe(format.fourcc != "H264" && format.fourcc != "HEVC" || RecordingWriter.isLikelyKeyframe(bytes))
+            packet.markKeyframe(format.fourcc != "H264" && format.fourcc != "HEVC" || RecordingWriter.isLikelyKeyframe(bytes, hevc: format.fourcc == "HEVC"))
             try m.write(packet)
             bytesWritten += Int64(bytes.count)
+            try audioTrack?.write(upTo: t, notPast: true)
         }
         framesWritten += 1
         return true
@@ -237,19 +267,61 @@ final class RecordingWriter {
     func finish() throws {
         guard let m = muxer, headerWritten else { return }
         if let e = encoder { _ = try e.send(nil); try drain() }
+        if let track = audioTrack, let captured = capturedAudio {
+            // the sound ends where the last frame ends
+            let frame = format.frameDuration ?? .zero
+            captured.end(at: lastOutputTime + frame)
+            try track.finish()
+        }
         try m.finish()
     }
 
-    /// H.264/HEVC from a camera: an IDR/IRAP NAL near the start marks a keyframe (Annex B).
-    static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let n = Swift.min(bytes.count, 256)
+    /// The parameter-set NAL units (H.264 SPS/PPS; HEVC VPS/SPS/PPS) before the first picture NAL,
+    /// each after a 4-byte start code: Annex B extradata, which muxers turn into avcC/hvcC.
+    static func parameterSets(_ bytes: UnsafeRawBufferPointer, hevc: Bool) -> [UInt8] {
+        let n = Swift.min(bytes.count, 65_536)
+        var starts: [(at: Int, payload: Int)] = []
+        var i = 0
+        while i + 3 < n {
+            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
+                starts.append((i > 0 && bytes[i - 1] == 0 ? i - 1 : i, i + 3))
+                i += 3
+            } else { i += 1 }
+        }
+        var out: [UInt8] = []
+        for (k, s) in starts.enumerated() {
+            let h = bytes[s.payload]
+            let type = hevc ? Int(h >> 1 & 0x3F) : Int(h & 0x1F)
+            let isPicture = hevc ? type <= 31 : (1...5).contains(type)
+            if isPicture { break }
+            guard hevc ? (32...34).contains(type) : (7...8).contains(type) else { continue }
+            let end = k + 1 < starts.count ? starts[k + 1].at : n
+            out += [0, 0, 0, 1] + bytes[s.payload..<end]
+        }
+        return out
+    }
+
+    /// H.264/HEVC from a camera (Annex B): a keyframe when its first picture NAL is an IDR (H.264
+    /// type 5) or an IRAP picture (HEVC types 16–23), or when a parameter set (SPS/VPS) comes first
+    /// — cameras send those only with a keyframe. The first picture NAL decides; parameter sets, SEI
+    /// and delimiters before it are skipped (x264's first SEI alone is ~700 bytes), up to 64 KiB.
+    static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer, hevc: Bool) -> Bool {
+        let n = Swift.min(bytes.count, 65_536)
         var i = 0
         while i + 4 < n {
             if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
                 let h = bytes[i + 3]
-                if h & 0x1F == 5 || h & 0x1F == 7 { return true }          // H.264 IDR or SPS
-                let hevc = h >> 1 & 0x3F
-                if hevc >= 16 && hevc <= 23 || hevc == 32 { return true }     // HEVC IRAP or VPS
+                if hevc {
+                    let type = h >> 1 & 0x3F
+                    if type == 32 || type == 33 { return true }               // VPS, SPS
+                    if type <= 31 { return type >= 16 && type <= 23 }        // the first picture NAL
+                } else {
+                    let type = h & 0x1F
+                    if type == 7 { return true }                              // SPS
+                    if type >= 1 && type <= 5 { return type == 5 }            // the first slice
+                }
+                i += 3
+                continue
             }
             i += 1
         }

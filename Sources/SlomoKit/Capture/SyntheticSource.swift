@@ -9,7 +9,7 @@ import SlomoFFmpeg
 /// Like a driver with `buffers` queued buffers, a paced source drops (skips sequence numbers) the
 /// frames its reader is more than `buffers` frame periods late for; timestamps are the frames' due
 /// times, as a driver stamps each frame when it is filled.
-/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg,pace=1,drop-every=0,buffers=8,still-until=0,preload=0`.
+/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0`.
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
@@ -39,7 +39,7 @@ public final class SyntheticSource: CaptureSource {
     private let scratch: UnsafeMutableRawBufferPointer
 
     public init(spec: String) throws(SimpleFailure) {
-        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0, buffers = 8, still = 0
+        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0, buffers = 8, still = 0, gop = 30
         let body = spec.hasPrefix("synthetic:") ? String(spec.dropFirst("synthetic:".count)) : (spec == "synthetic" ? "" : spec)
         for item in body.split(separator: ",") where !item.isEmpty {
             let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
@@ -55,8 +55,11 @@ public final class SyntheticSource: CaptureSource {
                 }
                 size = (p[0], p[1])
             case "format":
-                guard ["mjpeg", "yuv420p", "yuyv"].contains(kv[1]) else { throw SimpleFailure("--source \(spec): format must be mjpeg, yuv420p or yuyv", .usage) }
+                guard ["mjpeg", "h264", "yuv420p", "yuyv"].contains(kv[1]) else { throw SimpleFailure("--source \(spec): format must be mjpeg, h264, yuv420p or yuyv", .usage) }
                 fmt = kv[1]
+            case "gop":
+                guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SimpleFailure("--source \(spec): gop must be in 1...1000", .usage) }
+                gop = n
             case "pace": pace = kv[1] != "0"
             case "drop-every":
                 guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): drop-every must be a whole number", .usage) }
@@ -70,11 +73,11 @@ public final class SyntheticSource: CaptureSource {
             case "preload":
                 guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SimpleFailure("--source \(spec): preload must be in 0...10000", .usage) }
                 preload = n
-            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, pace, drop-every, buffers, still-until, preload)", .usage)
+            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload)", .usage)
             }
         }
         self.fps = fps; self.pace = pace; dropEvery = drop; self.buffers = buffers; stillUntil = still
-        let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "yuyv" ? "YUYV" : "YU12"
+        let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : "YU12"
         let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" ? size.0 : 0
         let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : size.0 * size.1 * 3 + 4096
         format = CaptureFormat(fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps,
@@ -87,6 +90,13 @@ public final class SyntheticSource: CaptureSource {
                 jpeg = try Encoder(path: "synthetic", video: VideoEncoderSettings(
                     codec: "mjpeg", width: size.0, height: size.1, pixelFormat: .yuvj420p, frameRate: fps,
                     options: ["b": String(size.0 * size.1 * 8)]), globalHeader: false)
+            } else if fmt == "h264" {
+                // like a UVC H.264 camera: Annex B, SPS/PPS repeated at every IDR, an IDR every `gop`
+                // frames, P-frames only (no reordering), one access unit out per frame in
+                jpeg = try Encoder(path: "synthetic", video: VideoEncoderSettings(
+                    codec: "libx264", width: size.0, height: size.1, pixelFormat: .yuv420p, frameRate: fps,
+                    options: ["preset": "ultrafast", "tune": "zerolatency", "g": String(gop), "keyint_min": String(gop),
+                              "sc_threshold": "0", "bf": "0"]), globalHeader: false)
             }
             if preload > 0 { try self.preload(preload) }
         } catch { throw SimpleFailure("synthetic source: \(error)", .software) }
@@ -162,7 +172,7 @@ public final class SyntheticSource: CaptureSource {
         if let jpeg {
             yuv.pts = index
             _ = try jpeg.send(yuv)
-            guard case .got = try jpeg.receive(into: packet) else { throw SimpleFailure("synthetic: mjpeg encoder gave no frame", .software) }
+            guard case .got = try jpeg.receive(into: packet) else { throw SimpleFailure("synthetic: \(format.fourcc) encoder gave no frame", .software) }
             return packet.withBytes { b in
                 let n = Swift.min(b.count, scratch.count)
                 scratch.baseAddress!.copyMemory(from: b.baseAddress!, byteCount: n)

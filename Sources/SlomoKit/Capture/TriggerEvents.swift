@@ -4,7 +4,7 @@ import SlomoCore
 /// Where stdin and signal triggers come from: lines on standard input (`trigger`, `quit`; the end
 /// of input is `quit`) or SIGUSR1, each stamped with CLOCK_MONOTONIC the moment it is read (a
 /// signal: inside the handler, which writes the time into a pipe, so none is lost or merged).
-final class TriggerEvents {
+final class TriggerEvents: TriggerEventSource {
     enum Event { case trigger(Rational, wall: Rational), quit }
 
     let kind: TriggerKind
@@ -101,5 +101,58 @@ final class TriggerEvents {
             FileHandle.standardError.write(Data("slomo: stdin: '\(line)' ignored (expected 'trigger' or 'quit')\n".utf8))
             return nil
         }
+    }
+}
+
+
+/// Where a session takes its stdin/signal events from: its own `TriggerEvents`, or one camera's
+/// share of a `TriggerFanOut` when several cameras wait for the same event.
+protocol TriggerEventSource: AnyObject {
+    /// The next event, or nil when none came within the timeout.
+    func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event?
+    func close()
+}
+
+/// One event source read on one thread and handed to every camera: a `trigger` line or SIGUSR1
+/// reaches each session with the same CLOCK_MONOTONIC stamp, so each selects its own first frame
+/// at or after the same instant; `quit` (or the end of stdin) reaches them all.
+final class TriggerFanOut: @unchecked Sendable {
+    final class Share: TriggerEventSource {
+        private let cond = NSCondition()
+        private var queue: [TriggerEvents.Event] = []
+        fileprivate func push(_ e: TriggerEvents.Event) { cond.lock(); queue.append(e); cond.broadcast(); cond.unlock() }
+        func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
+            cond.lock(); defer { cond.unlock() }
+            let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
+            while queue.isEmpty { if !cond.wait(until: deadline) { return nil } }
+            return queue.removeFirst()
+        }
+        func close() {}
+    }
+
+    let shares: [Share]
+    private let source: TriggerEvents
+    private let lock = NSLock()
+    private var stopped = false
+
+    init(kind: TriggerKind, cameras: Int) {
+        source = TriggerEvents(kind: kind)
+        shares = (0..<cameras).map { _ in Share() }
+        let t = Thread { [self] in
+            while true {
+                lock.lock(); let stop = stopped; lock.unlock()
+                if stop { return }
+                guard let e = source.next(timeoutMilliseconds: 50) else { continue }
+                for s in shares { s.push(e) }
+                if case .quit = e { return }
+            }
+        }
+        t.name = "slomo-triggers"
+        t.start()
+    }
+
+    func close() {
+        lock.lock(); stopped = true; lock.unlock()
+        source.close()
     }
 }

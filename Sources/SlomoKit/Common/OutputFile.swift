@@ -14,6 +14,16 @@ public final class OutputFile {
     /// a directory, and it does not exist unless `overwrite`.
     public init(path: String, overwrite: Bool) throws(SimpleFailure) {
         finalPath = path
+        try OutputFile.check(path, overwrite: overwrite)
+        let url = URL(fileURLWithPath: path)
+        temporaryPath = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
+        InterruptCleanup.shared.register(temporaryPath)
+    }
+
+    /// The checks of `init`, alone: for small side files (a plot, a report) checked before a long
+    /// job starts and written with ``write(_:to:)`` when it ends.
+    public static func check(_ path: String, overwrite: Bool) throws(SimpleFailure) {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
@@ -28,9 +38,14 @@ public final class OutputFile {
         if access(dir, W_OK) != 0 {
             throw SimpleFailure("\(path): cannot write output: directory \(dir) is not writable", .cannotCreate)
         }
-        temporaryPath = url.deletingLastPathComponent()
-            .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
-        InterruptCleanup.shared.register(temporaryPath)
+    }
+
+    /// Writes a small file whole (temporary name, then rename): one line naming the file on failure.
+    public static func write(_ data: Data, to path: String) throws(SimpleFailure) {
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            let cause = (error as NSError).userInfo[NSUnderlyingErrorKey].flatMap { ($0 as? NSError)?.code }.map { String(cString: strerror(Int32($0))) }
+            throw SimpleFailure("\(path): cannot write: \(cause ?? "write failed")", .ioError)
+        }
     }
 
     deinit { discard() }

@@ -1,6 +1,7 @@
 import Foundation
 import SlomoCore
 import SlomoV4L2
+import SlomoALSA
 
 /// `"maxFps"` in `slomo formats --json`: the selected mode, fraction and display rate.
 public struct MaxFpsMode: Codable, Sendable, Equatable {
@@ -23,7 +24,7 @@ public struct MaxFpsMode: Codable, Sendable, Equatable {
 
 /// `slomo formats` as data: where the catalog came from, the catalog, the selection and, with
 /// `--apply`, what the driver set.
-public struct FormatsReport: Codable, Sendable {
+public struct FormatsReport: Encodable, Sendable {
     /// The device path or the listing file.
     public var source: String
     public var device: DeviceInfo?
@@ -33,8 +34,12 @@ public struct FormatsReport: Codable, Sendable {
     /// When `maxFps` is over the USB 2.0 budget: the best mode that is not (null if none).
     public var maxFpsWithinUSB2Budget: MaxFpsMode?
     public var applied: AppliedMode?
+    /// `--measure`: each candidate mode streamed briefly (advertised vs achieved rate, drops).
+    public var measured: [ModeMeasurement]?
+    /// `--measure`: candidates left out by the limit (narrow with --format/--size to reach them).
+    public var notMeasured: Int?
 
-    enum CodingKeys: String, CodingKey { case source, device, catalog, maxFps, maxFpsWithinUSB2Budget, applied }
+    enum CodingKeys: String, CodingKey { case source, device, catalog, maxFps, maxFpsWithinUSB2Budget, applied, measured, notMeasured }
 
     public func encode(to encoder: any Swift.Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
@@ -44,6 +49,8 @@ public struct FormatsReport: Codable, Sendable {
         try c.encode(maxFps, forKey: .maxFps)                 // null, never absent
         if maxFps?.exceedsUSB2Budget == true { try c.encode(maxFpsWithinUSB2Budget, forKey: .maxFpsWithinUSB2Budget) }
         try c.encodeIfPresent(applied, forKey: .applied)
+        try c.encodeIfPresent(measured, forKey: .measured)
+        try c.encodeIfPresent(notMeasured, forKey: .notMeasured)
     }
 
     /// `best` is `FormatSelection.best(in: catalog, for: request)`, chosen once by the caller.
@@ -66,11 +73,22 @@ public struct DevicesReport: Codable, Sendable {
     public var devices: [DeviceInfo]
     /// Nodes that could not be opened or queried, one line each (`/dev/video3: open failed: … (EACCES)`).
     public var problems: [String]
+    /// Sound cards' capture devices (ALSA), for `capture --audio NAME`.
+    public var soundCapture: [SoundCaptureDevice]
 
-    public init(devices: [DeviceInfo], problems: [String]) {
+    public init(devices: [DeviceInfo], problems: [String], soundCapture: [SoundCaptureDevice] = []) {
         self.devices = devices
         self.problems = problems
+        self.soundCapture = soundCapture
     }
+}
+
+/// A sound card's capture device (ALSA), as `slomo devices` lists it.
+public typealias SoundCaptureDevice = SlomoALSA.SoundCaptureDevice
+
+extension DeviceService {
+    /// Every sound card's capture devices.
+    public static func soundCaptureDevices() -> [SoundCaptureDevice] { SoundCards.captureDevices() }
 }
 
 /// The devices-and-formats use cases (`slomo devices`, `slomo formats`, capture's device opening).
@@ -103,6 +121,54 @@ public enum DeviceService {
             report.applied = try dev.apply(best)
         }
         return report
+    }
+
+    /// `formats --measure`: the catalog, the selection and each candidate mode (under the
+    /// constraints, at most `limit`, unadvertised sizes first) streamed for `seconds` of timestamps.
+    /// When nothing is selectable from the advertised intervals, `maxFps` is the fastest measured mode.
+    public static func formats(device path: String, request: ModeRequest, measure seconds: Rational, limit: Int,
+                               syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
+        let dev = try VideoDevice(path: path, syscalls: syscalls)
+        guard dev.info.canStream else {
+            throw SimpleFailure("\(path): cannot measure: the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
+        }
+        let (catalog, request, best) = try select(dev, request)
+        var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request, best: best)
+        let candidates = FormatSelection.measurementCandidates(in: catalog, for: request)
+        let measured = candidates.prefix(limit).map { measure(dev, $0, seconds: seconds) }
+        report.measured = measured
+        report.notMeasured = candidates.count - measured.count
+        if best == nil, let m = FormatSelection.best(measured: measured, for: request) { report.maxFps = MaxFpsMode(m) }
+        return report
+    }
+
+    /// Streams one candidate until its timestamps span `seconds` (or 2 s of wall time more pass,
+    /// or the driver stops delivering) and counts what came. Never throws: a mode the driver
+    /// refuses or that delivers nothing is a measurement with an `error`.
+    static func measure(_ dev: VideoDevice, _ c: MeasurementCandidate, seconds: Rational, buffers: Int = 4) -> ModeMeasurement {
+        var stats = CaptureStats()
+        var short: Int64 = 0
+        var failure: String?
+        do {
+            let source = try V4L2StreamingSource(device: dev, mode: c.mode(), buffers: buffers)
+            defer { source.stop() }
+            let f = source.format
+            // a raw frame shorter than its first plane's rows is short whatever the plane layout
+            let minimum = f.isCompressed ? 1 : max(1, (f.planes.first?.bytesPerLine ?? f.bytesPerLine) * f.height)
+            try source.start()
+            let deadline = CaptureClock.now() + seconds + Rational(2)
+            while stats.duration < seconds && stats.framesCaptured < 100_000 {
+                let end = try source.next { frame in
+                    stats.record(sequence: frame.sequence, timestamp: frame.timestamp)
+                    if frame.driverError { stats.driverErrors += 1 } else if frame.byteCount < minimum { short += 1 }
+                }
+                if case .disconnected(let why)? = end { failure = why; break }
+                if end != nil || CaptureClock.now() > deadline { break }
+            }
+        } catch {
+            failure = "\(error)"
+        }
+        return ModeMeasurement(c, stats: stats, shortFrames: short, error: failure)
     }
 
     /// The catalog parsed from a saved `v4l2-ctl --list-formats-ext` text, and the selection.
@@ -165,10 +231,27 @@ public enum DeviceService {
             throw SimpleFailure("\(r.device): the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
         }
         let request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
-        guard let mode = try select(dev, request).best else {
+        let (catalog, completed, best) = try select(dev, request)
+        var notes: [String] = []
+        var chosen = best
+        if chosen == nil {
+            // sizes without advertised intervals (some CSI drivers): time each for a second, take the fastest
+            let candidates = FormatSelection.measurementCandidates(in: catalog, for: completed, onlyUnadvertised: true)
+            let measured = candidates.prefix(8).map { measure(dev, $0, seconds: Rational(1)) }
+            chosen = FormatSelection.best(measured: measured, for: completed)
+            if let m = chosen, let got = measured.first(where: { $0.pixelFormat == m.pixelFormat && $0.width == m.width && $0.height == m.height }),
+               let rate = got.achievedFrameRate {
+                notes.append("no frame intervals advertised: \(measured.count) mode(s) measured by streaming; "
+                             + "\(m.pixelFormat) \(m.width)x\(m.height) delivered \(Seconds(rate, decimals: 3)) fps over "
+                             + "\(Seconds(got.seconds, decimals: 2)) s, taken as \(DecimalText.fps(m.frameDuration)) fps")
+            }
+        }
+        guard let mode = chosen else {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
         }
         dev.requestedBytesPerLine = r.bytesPerLine
-        return try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers)
+        let source = try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers)
+        source.notes = notes
+        return source
     }
 }

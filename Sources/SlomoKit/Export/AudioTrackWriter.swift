@@ -101,13 +101,16 @@ final class AudioTrackWriter {
     /// Output time reached so far (seconds).
     var endTime: Rational { Rational(framesWritten, Int64(source.sampleRate)) }
 
-    /// Encodes audio until its output reaches `time` (seconds on the output timeline).
-    func write(upTo time: Rational) throws {
+    /// Encodes audio until its output reaches `time` (seconds on the output timeline). `notPast`:
+    /// never beyond it (a live capture, whose end is not known yet, must not run past the video;
+    /// fixed-size frames wait until a whole one fits).
+    func write(upTo time: Rational, notPast: Bool = false) throws {
         let limit = Swift.min((time * Rational(Int64(source.sampleRate))).ceiling, sourceStart + source.totalFrames)
         let chunk = encoder.frameSize > 0 ? encoder.frameSize : (chunkFrames ?? 1024)
         while framesWritten < limit {
-            try refill(atLeast: chunk)
-            let n = Swift.min(chunk, pending[0].count)
+            if notPast && encoder.frameSize > 0 && framesWritten + Int64(chunk) > limit { return }
+            try refill(atLeast: notPast ? Int(Swift.min(Int64(chunk), limit - framesWritten)) : chunk)
+            let n = notPast ? Int(Swift.min(Int64(Swift.min(chunk, pending[0].count)), limit - framesWritten)) : Swift.min(chunk, pending[0].count)
             if n == 0 { return }
             let frame = try encoder.makeAudioFrame(samples: n)
             try fill(frame, count: n)

@@ -168,7 +168,9 @@ public enum Exporter {
         var repeated: Int64 = 0, missing: Int64 = 0
         var lastShownIndex = -1
         let outScaler = Scaler()
-        func prepare(_ f: Frame) throws -> Frame {
+        let mosaic = SensorMosaic(pattern: timeline.cfaPattern)
+        func prepare(_ decoded: Frame) throws -> Frame {
+            let f = try mosaic?.colour(decoded, input: r.input) ?? decoded
             if f.width > width || f.height > height { try f.cropBottomRight(toWidth: width, height: height) }
             if f.pixelFormat == workFormat && f.width == width && f.height == height { return f }
             return try scaler.convert(f, width: width, height: height, pixelFormat: workFormat)

@@ -26,6 +26,8 @@ struct MediaTimeline {
     /// Signs of a damaged or truncated input, one sentence each (empty when none were seen): the
     /// export and retime go on with what is there and report these.
     var damage: [String] = []
+    /// A capture's raw sensor samples stored undebayered (gray, `slomo_cfa_pattern`): the pattern.
+    var cfaPattern: String?
 
     static let retimeKey = "slomo_retime"
 
@@ -58,6 +60,7 @@ struct MediaTimeline {
         audio = d.bestStream(.audio)
         info = d.streamInfo(video)
         let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+        cfaPattern = slomo["slomo_cfa_pattern"].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
         d.keepOnly(streams: [video])
         var pts: [Int64] = []
         var packets: [(pts: Int64, dts: Int64?)] = []

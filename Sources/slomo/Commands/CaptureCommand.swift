@@ -24,11 +24,13 @@ struct CaptureCommand: ParsableCommand {
           slomo capture --source synthetic:fps=240,size=1280x720 --duration 3 -o demo.mp4
           slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin -o shot.mp4
           slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
+          slomo capture /dev/video0 --audio hw:1,0 --preview udp://10.0.0.2:5000 -o take.mkv
+          slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 --trigger signal -o 'cam{camera}.mp4'
         """)
 
-    @Argument(help: "V4L2 device (default /dev/video0) unless --source is given.") var device: String?
+    @Argument(help: "V4L2 device (default /dev/video0) unless --source is given; several: one event, -o with {camera}.") var devices: [String] = []
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).") var output: String
-    @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|yuv420p|yuyv,pace=1,drop-every=0,buffers=8,preload=0") var source: String?
+    @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0") var source: String?
     @Flag(help: "Pick the fastest mode (the default; kept for clarity).") var maxFps = false
     @Option(help: "Only this pixel format (fourcc).") var format: String?
     @Option(help: "Only this size WxH.") var size: String?
@@ -52,9 +54,41 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
     @Option(name: .customLong("segment"), help: "Mark START-END@RATE slowed while recording, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] phone-style slowed section, repeatable.") var ramps: [String] = []
+    @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
+    @Option(help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
+    @Option(help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
+    @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
+    @Option(help: "Preview pictures per second.") var previewFps = "10"
+    @Option(help: "Preview width at most (pixels).") var previewWidth = 640
     @Option(help: "Write the frame-interval timeline and histogram to this SVG file.") var statsPlot: String?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print the report as JSON.") var json = false
+
+    /// `--preview`, `--preview-fps`, `--preview-width` (exit 64 on values out of range).
+    func previewOptions() throws -> PreviewSettings? {
+        guard let preview else { return nil }
+        let fps = try OptionValues.rational(previewFps, option: "--preview-fps")
+        guard fps.isPositive, fps <= Rational(60) else { throw SimpleFailure("--preview-fps \(previewFps): must be > 0 and at most 60", .usage) }
+        guard (64...3840).contains(previewWidth) else { throw SimpleFailure("--preview-width \(previewWidth): must be in 64...3840", .usage) }
+        if preview == "-" && json { throw SimpleFailure("--preview - takes stdout: drop --json (the report is also in OUTPUT.capture.json) or preview to a file or URL", .usage) }
+        // a reader that goes away must end the preview, not the capture
+        signal(SIGPIPE, SIG_IGN)
+        var p = PreviewSettings(output: preview)
+        p.fps = fps
+        p.width = previewWidth
+        return p
+    }
+
+    /// `--audio`, `--audio-rate`, `--audio-channels` (exit 64 on values out of range).
+    func audioOptions() throws -> AudioSettings? {
+        guard let audio else {
+            if audioRate != nil || audioChannels != nil { throw SimpleFailure("--audio-rate/--audio-channels need --audio DEVICE", .usage) }
+            return nil
+        }
+        if let r = audioRate { guard (8000...384_000).contains(r) else { throw SimpleFailure("--audio-rate \(r): must be in 8000...384000 Hz", .usage) } }
+        if let c = audioChannels { guard (1...32).contains(c) else { throw SimpleFailure("--audio-channels \(c): must be in 1...32", .usage) } }
+        return AudioSettings(device: audio, rate: audioRate, channels: audioChannels)
+    }
 
     func run() throws {
         StopFlag.install()      // first: a SIGINT during device set-up must stop, not be lost
@@ -73,6 +107,8 @@ struct CaptureCommand: ParsableCommand {
         limits.realtime = !noRealtime
         if let bytesPerLine { guard (1...1 << 20).contains(bytesPerLine) else { throw SimpleFailure("--bytes-per-line \(bytesPerLine): must be in 1...1048576", .usage) } }
         let triggerSettings = try triggerOptions()
+        let previewSettings = try previewOptions()
+        if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
         var settings = RecordingSettings(output: output)
         guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw SimpleFailure("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .usage) }
         settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite
@@ -85,16 +121,19 @@ struct CaptureCommand: ParsableCommand {
                 throw SimpleFailure("\(error)", .usage)
             }
         }
+        if devices.count > 1 {
+            try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings)
+            return
+        }
         let src: CaptureSource
         if let source {
-            guard device == nil else { throw SimpleFailure("give a DEVICE or --source, not both", .usage) }
+            guard devices.isEmpty else { throw SimpleFailure("give a DEVICE or --source, not both", .usage) }
             src = try SyntheticSource(spec: source)
         } else {
-            var r = DeviceCaptureRequest(device: device ?? "/dev/video0")
-            r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers; r.bytesPerLine = bytesPerLine
-            src = try DeviceCapture.open(r)
+            src = try DeviceCapture.open(request(devices.first ?? "/dev/video0"))
         }
-        let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings)
+        let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
+                                         preview: previewSettings)
         let plan = session.ringPlan
         Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
                       + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
@@ -105,18 +144,83 @@ struct CaptureCommand: ParsableCommand {
         let report = try session.run()
         if let plot = statsPlot {
             let svg = StatsPlot.svg(session.lastStats, nominal: report.nominalFrameRate, title: "\(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) → \(report.output)")
-            try Data(svg.utf8).write(to: URL(fileURLWithPath: plot), options: .atomic)
+            try OutputFile.write(Data(svg.utf8), to: plot)
         }
-        if json { try JSONOutput.print(report) } else {
-            let i = report.intervals
-            Console.out("\(report.output): \(report.framesWritten) frames from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason)")
-            for shot in report.shots ?? [] {
-                Console.out("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after, latency \(shot.latencyMs) ms\(shot.complete ? "" : " (incomplete)")")
-            }
-        }
+        if json { try JSONOutput.print(report) } else { summary(report) }
         for w in report.warnings { Console.error("slomo: warning: \(report.device): \(w)") }
         if report.stopReason == "disconnected" {
             throw SimpleFailure("\(report.device): device disconnected during capture (\(report.message ?? "no reason given")); \(report.framesWritten) frames kept in \(report.output)", .ioError)
+        }
+    }
+
+    /// The human summary of one camera's capture (on stderr when the preview has stdout).
+    func summary(_ report: CaptureReport) {
+        let i = report.intervals
+        let toStderr = preview == "-"
+        func say(_ line: String) { if toStderr { Console.error(line) } else { Console.out(line) } }
+        say("\(report.output): \(report.framesWritten) frames from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason)")
+        if let a = report.audio {
+            say("audio: \(a.device) \(a.sampleRate) Hz × \(a.channels) as \(a.codec): \(a.framesWritten) frames; the card runs at \(Seconds(a.measuredRate, decimals: 3)) Hz on the camera's clock (\(a.ppm) ppm), \(a.driftCorrectionFrames) frames of drift corrected; \(a.overruns) overruns (\(a.framesLost) frames lost)")
+        }
+        if let p = report.preview {
+            say("preview: \(p.output) \(p.width)x\(p.height) at \(Seconds(p.fps)) fps: \(p.framesSent) pictures sent, \(p.framesSkipped) skipped")
+        }
+        for shot in report.shots ?? [] {
+            say("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), latency \(shot.latencyMs) ms\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")")
+        }
+    }
+
+    /// The device request for one camera, from the shared mode options.
+    func request(_ device: String) -> DeviceCaptureRequest {
+        var r = DeviceCaptureRequest(device: device)
+        r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers; r.bytesPerLine = bytesPerLine
+        return r
+    }
+
+    /// Several cameras on one event (`MultiCapture`): one session each, `{camera}` in the names,
+    /// the same mode options; the sound and the preview go with the first camera.
+    func runSeveral(settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
+                    preview previewSettings: PreviewSettings?) throws {
+        guard source == nil else { throw SimpleFailure("give DEVICEs or --source, not both", .usage) }
+        guard output.contains("{camera}") else {
+            throw SimpleFailure("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .usage)
+        }
+        guard Set(devices).count == devices.count else { throw SimpleFailure("a device is given twice: \(devices.joined(separator: " "))", .usage) }
+        if let t = trigger, case .motion = t.kind {
+            throw SimpleFailure("--trigger motion with several cameras is not supported: use stdin or signal (one event for all)", .usage)
+        }
+        if statsPlot != nil { throw SimpleFailure("--stats-plot with several cameras is not supported: see each OUTPUT.capture.json", .usage) }
+        var sessions: [CaptureSession] = []
+        for (i, d) in devices.enumerated() {
+            var s = settings
+            s.output = MultiCapture.path(output, camera: i + 1)
+            let src = try DeviceCapture.open(request(d))
+            sessions.append(try CaptureSession(source: src, settings: s, limits: limits, trigger: trigger,
+                                               audio: i == 0 ? audio : nil, preview: i == 0 ? previewSettings : nil))
+        }
+        try MultiCapture.checkRates(sessions)
+        for s in sessions {
+            let plan = s.ringPlan
+            Console.error("slomo: ring: \(s.source.name): \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB")
+        }
+        if let t = trigger {
+            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : "SIGUSR1 (kill -USR1 \(getpid()))"
+            let armed = ArmedCount(sessions.count), n = sessions.count
+            for s in sessions { s.onArmed = { if armed.one() { Console.error("slomo: armed: \(n) cameras waiting for \(what)") } } }
+        }
+        let report = try MultiCapture.run(sessions, trigger: trigger)
+        if json { try JSONOutput.print(report) } else {
+            for r in report.cameras { summary(r) }
+            for k in report.skew {
+                Console.out("skew: \(k.camera) against \(k.reference): p50 \(k.p50Ms) ms, p99 \(k.p99Ms) ms, max \(k.maxMs) ms, mean \(k.meanMs) ms over \(k.frames) frames")
+            }
+            if let spread = report.triggerFrameSpreadMs, !spread.isEmpty {
+                Console.out("trigger frames across cameras: " + spread.enumerated().map { "shot \($0.offset + 1) within \($0.element) ms" }.joined(separator: ", "))
+            }
+        }
+        for r in report.cameras { for w in r.warnings { Console.error("slomo: warning: \(r.device): \(w)") } }
+        if let r = report.cameras.first(where: { $0.stopReason == "disconnected" }) {
+            throw SimpleFailure("\(r.device): device disconnected during capture (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioError)
         }
     }
 
@@ -143,4 +247,12 @@ struct CaptureCommand: ParsableCommand {
         }
         return t
     }
+}
+
+/// Counts the cameras that are armed; true for the last one (one `armed` line for all).
+final class ArmedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var left: Int
+    init(_ n: Int) { left = n }
+    func one() -> Bool { lock.lock(); defer { lock.unlock() }; left -= 1; return left == 0 }
 }

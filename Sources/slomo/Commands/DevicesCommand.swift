@@ -7,21 +7,23 @@ import SlomoKit
 struct DevicesCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "List V4L2 video nodes (QUERYCAP): path, driver, card, bus, capabilities.",
+        abstract: "List V4L2 video nodes (QUERYCAP) and sound cards' capture devices (ALSA).",
         discussion: """
         Nodes without video capture (output, metadata, touch…) are listed and marked; capture and \
         'slomo formats' use only capture nodes. Nodes that cannot be opened are reported on stderr \
-        (in JSON: "problems") and do not change the exit status.
+        (in JSON: "problems") and do not change the exit status. Sound capture devices are listed by \
+        their ALSA name for 'slomo capture --audio NAME' (in JSON: "soundCapture").
         """)
 
-    @Flag(help: "Print JSON: {\"devices\": [...], \"problems\": [...]}.") var json = false
+    @Flag(help: "Print JSON: {\"devices\": [...], \"problems\": [...], \"soundCapture\": [...]}.") var json = false
     @Flag(help: "Only video-capture nodes.") var captureOnly = false
 
     func run() throws {
         var (devices, problems) = DeviceService.devices()
         if captureOnly { devices = devices.filter(\.isCapture) }
+        let sound = DeviceService.soundCaptureDevices()
         if json {
-            try JSONOutput.print(DevicesReport(devices: devices, problems: problems))
+            try JSONOutput.print(DevicesReport(devices: devices, problems: problems, soundCapture: sound))
             return
         }
         if devices.isEmpty { Console.out("no V4L2 video nodes") }
@@ -35,6 +37,7 @@ struct DevicesCommand: ParsableCommand {
             let rate = d.hasTimePerFrame.map { $0 ? ", rate settable" : ", fixed rate (no TIMEPERFRAME)" } ?? ""
             Console.out("\(d.path)\t\(d.driver)\t\(d.card)\t\(d.bus)\t\(kind)\(rate)\t[\(d.capabilityNames.joined(separator: ", "))]")
         }
+        for a in sound { Console.out("\(a.name)\t\(a.cardId)\t\(a.cardName)\t\(a.deviceName)\tsound capture") }
         for p in problems { Console.error("slomo: warning: \(p)") }
     }
 }

@@ -16,7 +16,7 @@ struct FormatsCommand: ParsableCommand {
         Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 not a capture device or \
         busy or nothing selectable, 74 device I/O error, 77 permission denied.
         Examples: slomo formats /dev/video0 --json; slomo formats --listing cam.txt; \
-        slomo formats /dev/video0 --apply --min-size 1280x720
+        slomo formats /dev/video0 --apply --min-size 1280x720; slomo formats /dev/video0 --measure --format YUYV
         """)
 
     @Argument(help: "Device (default /dev/video0).") var device: String?
@@ -28,9 +28,14 @@ struct FormatsCommand: ParsableCommand {
     @Option(help: "Tie-break order, e.g. mjpeg,h264,raw.") var prefer: String?
     @Flag(help: "Apply the selected mode to the device and read it back.") var apply = false
     @Flag(help: "Print JSON (always with \"maxFps\").") var json = false
+    @Flag(help: "Stream each candidate mode briefly: achieved rate and drops beside the advertised rate.") var measure = false
+    @Option(help: "Seconds of frames per measured mode (timestamps).") var measureSeconds = "1"
+    @Option(help: "Most modes measured (unadvertised sizes first, then fastest).") var measureLimit = 12
 
     func validate() throws {
-        if listing != nil && (device != nil || apply) { throw ValidationError("--listing takes no DEVICE and no --apply") }
+        if listing != nil && (device != nil || apply || measure) { throw ValidationError("--listing takes no DEVICE, --apply or --measure") }
+        if measure && apply { throw ValidationError("--measure and --apply are separate runs") }
+        if !(1...200).contains(measureLimit) { throw ValidationError("--measure-limit \(measureLimit): must be in 1...200") }
     }
 
     func run() throws {
@@ -38,6 +43,12 @@ struct FormatsCommand: ParsableCommand {
         let report: FormatsReport
         if let listing {
             report = try DeviceService.formats(listing: listing, request: request)
+        } else if measure {
+            let seconds = try OptionValues.rational(measureSeconds, option: "--measure-seconds")
+            guard seconds.isPositive, seconds <= Rational(60) else {
+                throw SimpleFailure("--measure-seconds '\(measureSeconds)': must be > 0 and at most 60", .usage)
+            }
+            report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, measure: seconds, limit: measureLimit)
         } else {
             report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, apply: apply)
         }
@@ -69,6 +80,10 @@ enum FormatsTable {
         } else {
             out.append("max fps: none (no size with known frame intervals matches)")
         }
+        if let list = report.measured {
+            out.append("measured (\(list.count) mode\(list.count == 1 ? "" : "s")\(report.notMeasured.map { $0 > 0 ? ", \($0) more not measured" : "" } ?? "")):")
+            for m in list { out.append("  " + measured(m)) }
+        }
         if let a = report.applied {
             out.append("applied: \(a.summary)")
             for adj in a.adjustments { out.append("  note: \(adj)") }
@@ -79,6 +94,21 @@ enum FormatsTable {
 
     static func mode(_ m: MaxFpsMode) -> String {
         "\(m.pixelFormat) \(m.width)x\(m.height) @ \(m.frameDuration) s = \(DecimalText.fps(m.frameDuration)) fps"
+    }
+
+    /// `YUYV 320x180: advertised 60 fps, achieved 59.9 fps (60 frames in 1.002 s), 0 drops`.
+    static func measured(_ m: ModeMeasurement) -> String {
+        let head = "\(m.pixelFormat) \(m.width)x\(m.height): advertised "
+            + (m.advertisedFrameDuration.map { "\(DecimalText.fps($0)) fps" } ?? "none")
+        if let e = m.error, m.frames < 2 { return head + ", not measured: \(e)" }
+        var text = head + ", achieved " + (m.achievedFrameRate.map { "\(Seconds($0, decimals: 2)) fps" } ?? "?")
+            + " (\(m.frames) frames in \(Seconds(m.seconds, decimals: 3)) s), \(m.drops) drop\(m.drops == 1 ? "" : "s")"
+        if m.drops > 0, let r = m.sequenceRate { text += " (runs at \(Seconds(r, decimals: 2)) fps by sequence numbers)" }
+        if m.damaged > 0 { text += ", \(m.damaged) damaged" }
+        if m.shortFrames > 0 { text += ", \(m.shortFrames) short" }
+        if let f = m.deliveredFraction, f < Rational(99, 100) { text += " — below what it advertises" }
+        if let e = m.error { text += " (stopped: \(e))" }
+        return text
     }
 
     static func size(_ s: SizeEntry) -> String {

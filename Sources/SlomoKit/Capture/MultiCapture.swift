@@ -1,0 +1,143 @@
+import Foundation
+import SlomoCore
+
+/// How far apart two cameras' frames are: for every frame of a camera, its kernel timestamp minus
+/// that of the first camera's nearest frame (both CLOCK_MONOTONIC, so directly comparable).
+public struct CameraSkew: Codable, Sendable, Equatable {
+    /// The camera compared with the first one (its device name).
+    public var camera: String
+    public var reference: String
+    /// Frames of this camera within the reference camera's capture, each matched to its nearest.
+    public var frames: Int
+    /// Signed offsets in milliseconds (display; from exact microsecond timestamps).
+    public var meanMs: Double
+    /// |offset| percentiles and maximum, milliseconds.
+    public var p50Ms: Double
+    public var p99Ms: Double
+    public var maxMs: Double
+
+    /// Nil when either list has no frame in common time.
+    public static func between(_ a: [Rational], reference r: [Rational], camera: String, referenceName: String) -> CameraSkew? {
+        guard !a.isEmpty, !r.isEmpty else { return nil }
+        var offsets: [Int64] = []        // µs
+        var j = 0
+        for t in a where t >= r.first! && t <= r.last! {
+            while j + 1 < r.count && r[j + 1] <= t { j += 1 }
+            let before = t - r[j]
+            let after = j + 1 < r.count ? r[j + 1] - t : before
+            let o = before <= after ? before : -after
+            offsets.append((o * Rational(1_000_000)).rounded(.nearest))
+        }
+        guard !offsets.isEmpty else { return nil }
+        let mags = offsets.map { abs($0) }.sorted()
+        func ms(_ us: Int64) -> Double { Double(us) / 1000 }
+        let mean = Double(offsets.reduce(0, +)) / Double(offsets.count) / 1000
+        return CameraSkew(camera: camera, reference: referenceName, frames: offsets.count, meanMs: (mean * 1000).rounded() / 1000,
+                          p50Ms: ms(mags[mags.count / 2]), p99Ms: ms(mags[Swift.min(mags.count - 1, mags.count * 99 / 100)]),
+                          maxMs: ms(mags.last!))
+    }
+}
+
+/// `slomo capture DEV1 DEV2 …`: what each camera did, and their skew.
+public struct MultiCaptureReport: Codable, Sendable {
+    public var cameras: [CaptureReport]
+    /// Each camera after the first against the first.
+    public var skew: [CameraSkew]
+    /// Triggered: per shot number, the spread of the cameras' trigger-frame times (ms; display).
+    public var triggerFrameSpreadMs: [Double]?
+}
+
+/// Several cameras on one event: each has its own session (ring, capture thread, writer), they run
+/// side by side on one CLOCK_MONOTONIC timeline, and a stdin or SIGUSR1 trigger reaches all of
+/// them with the same stamp (`TriggerFanOut`), so each keeps the frames around the same instant.
+public enum MultiCapture {
+    /// The cameras must run at one rate; `names` are their device names for messages.
+    public static func checkRates(_ sessions: [CaptureSession]) throws {
+        guard let first = sessions.first, let d0 = first.source.format.frameDuration else { return }
+        for s in sessions.dropFirst() {
+            guard let d = s.source.format.frameDuration, d == d0 else {
+                let other = s.source.format.frameDuration.map { "\(DecimalText.fps($0)) fps" } ?? "an unknown rate"
+                throw SimpleFailure("\(s.source.name): runs at \(other), \(first.source.name) at \(DecimalText.fps(d0)) fps: "
+                                    + "cameras on one event must run at one rate (choose it with --fps, and a size both reach)", .unavailable)
+            }
+        }
+    }
+
+    /// Runs every session on its own thread and waits for all; the first failure is thrown after
+    /// every camera has finished (each recording is finished either way).
+    public static func run(_ sessions: [CaptureSession], trigger: TriggerSettings?) throws -> MultiCaptureReport {
+        let fanOut = trigger.flatMap { t -> TriggerFanOut? in
+            if case .motion = t.kind { return nil }
+            return TriggerFanOut(kind: t.kind, cameras: sessions.count)
+        }
+        defer { fanOut?.close() }
+        for (i, s) in sessions.enumerated() { s.sharedEvents = fanOut?.shares[i] }
+        let results = ResultBox(count: sessions.count)
+        let group = DispatchGroup()
+        for (i, s) in sessions.enumerated() {
+            group.enter()
+            let t = Thread {
+                results.set(i, Result { try s.run() })
+                group.leave()
+            }
+            t.name = "slomo-camera-\(i + 1)"
+            t.stackSize = 1 << 20
+            t.start()
+        }
+        group.wait()
+        var reports: [CaptureReport] = []
+        var failure: Error?
+        for r in results.all {
+            switch r {
+            case .success(let rep)?: reports.append(rep)
+            case .failure(let e)?: if failure == nil { failure = e }
+            case nil: break
+            }
+        }
+        if let failure { throw failure }
+        let times = sessions.map { $0.lastStats.timestamps }
+        var skew: [CameraSkew] = []
+        for i in 1..<sessions.count {
+            if let s = CameraSkew.between(times[i], reference: times[0], camera: sessions[i].source.name, referenceName: sessions[0].source.name) {
+                skew.append(s)
+            }
+        }
+        var spread: [Double]?
+        if trigger != nil {
+            let shots = reports.map { $0.shots ?? [] }
+            let n = shots.map(\.count).min() ?? 0
+            spread = (0..<n).map { k in
+                let ts = shots.map { $0[k].triggerFrameTime }
+                return ((ts.max()! - ts.min()!).doubleValue * 1e6).rounded() / 1e3
+            }
+        }
+        return MultiCaptureReport(cameras: reports, skew: skew, triggerFrameSpreadMs: spread)
+    }
+
+    /// `{camera}` in an output name: the camera's number (1, 2, …).
+    public static func path(_ template: String, camera: Int) -> String {
+        template.replacingOccurrences(of: "{camera}", with: String(camera))
+    }
+}
+
+/// Results written by the camera threads, read after they have all finished.
+private final class ResultBox: @unchecked Sendable {
+    private let lock = NSLock()
+    private var results: [Result<CaptureReport, Error>?]
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ r: Result<CaptureReport, Error>) { lock.lock(); results[i] = r; lock.unlock() }
+    var all: [Result<CaptureReport, Error>?] { lock.lock(); defer { lock.unlock() }; return results }
+}
+
+extension CaptureStats {
+    /// Every recorded frame's kernel timestamp: the first plus the intervals (kept in µs, as V4L2
+    /// stamps them, so the sum is exact).
+    var timestamps: [Rational] {
+        guard let first = firstTimestamp else { return [] }
+        var out = [first]
+        out.reserveCapacity(intervalsMicros.count + 1)
+        var us: Int64 = 0
+        for d in intervalsMicros { us += d; out.append(first + Rational(us, 1_000_000)) }
+        return out
+    }
+}

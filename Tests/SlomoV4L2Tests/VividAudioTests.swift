@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// Sound capture against real ALSA: the kernel's loopback card (snd-aloop) next to vivid in the VM
+/// (`run-in-vivid-vm.sh --alsa`). A click track is played into the loopback at known CLOCK_MONOTONIC
+/// times (Tests/vivid/clicks.c); each recording's clicks are found in its audio and placed on the
+/// video's clock through `slomo_capture_start` (Tests/vivid/av-offsets.py). One boot runs
+/// Tests/vivid/audio-checks.sh.
+@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+struct VividAudioTests {
+    /// "clicks N found M offset_ms p50 max first last rate R player_xruns X" → (found, p50, max, first,
+    /// last, rate); a failed expectation when the player itself underran: then it is no reference.
+    func offsets(_ c: [String: String], _ key: String) -> [Double] {
+        let f = (c[key] ?? "").split(separator: " ").map(String.init)
+        guard f.count == 13 else { return [] }
+        #expect(f[12] == "0", "the click player underran \(f[12]) times: its timeline is not a reference (\(key))")
+        return [f[3], f[5], f[6], f[7], f[8], f[10]].compactMap(Double.init)
+    }
+
+    /// "video-end audio-end audio-start codec" (where each stream's last packet ends, s)
+    func streams(_ c: [String: String], _ key: String) -> (video: Double, audio: Double, start: Double, codec: String)? {
+        let f = (c[key] ?? "").split(separator: " ").map(String.init)
+        guard f.count == 4, let v = Double(f[0]), let a = Double(f[1]), let s = Double(f[2]) else { return nil }
+        return (v, a, s, f[3])
+    }
+
+    @Test func loopbackCardsAreListedForAudioCapture() throws {
+        let c = try VividAudioVM.checks()
+        let devices = (c["sound_devices"] ?? "").split(separator: ";")
+        #expect(devices.contains("hw:0,0,Loopback") && devices.contains("hw:0,1,Loopback"), "\(c["sound_devices"] ?? "")")
+    }
+
+    /// Goal of the issue: every click within 2 ms of when it was played, on the camera's clock.
+    @Test func soundIsPlacedOnTheVideosClockWithinTwoMilliseconds() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["av_rc"] == "0")
+        let o = offsets(c, "av_offsets")
+        #expect(o.count == 6 && o[0] >= 10 && o[2] <= 2.0, "\(c["av_offsets"] ?? "")")     // ≥ 10 of 12 clicks, max |offset| ≤ 2 ms
+        let s = try #require(streams(c, "av_streams"), "\(c["av_streams"] ?? "")")
+        // PCM in MKV from the first frame's time (0) to the end of the last frame, to the sample
+        #expect(s.codec == "pcm_s16le" && s.start == 0 && abs(s.audio - s.video) < 0.02, "\(c["av_streams"] ?? "")")
+        let r = (c["av_report"] ?? "").split(separator: " ")
+        #expect(r.count == 7 && r[0] == "48000" && r[1] == "2" && r[3] == "0" && r[4] == "0" && (Int(r[6]) ?? 0) > 100, "\(c["av_report"] ?? "")")
+    }
+
+    /// A card 0.1 % off-speed for a minute: the clock is measured and followed, the last click as close as the first.
+    @Test func aFastCardStaysInStepForAMinute() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["drift_rc"] == "0")
+        let o = offsets(c, "drift_offsets")
+        #expect(o.count == 6 && o[0] >= 100 && o[2] <= 2.0 && abs(o[4]) <= 2.0, "\(c["drift_offsets"] ?? "")")
+        let r = (c["drift_report"] ?? "").split(separator: " ").compactMap { Double($0) }
+        // the card ran 0.1 % off (the player's own timestamps say so too); slomo measured it within
+        // 5 Hz of the player and moved about 48 frames a second to follow it
+        #expect(o.count == 6 && abs(abs(o[5] - 48_000) - 48) < 5, "the player's own fit: \(c["drift_offsets"] ?? "")")
+        #expect(r.count == 4 && o.count == 6 && abs(r[0] - o[5]) < 5 && abs(abs(r[1]) - 1000) < 100 && abs(r[2]) > 2000 && r[3] == 0,
+                "\(c["drift_report"] ?? "")")
+        let s = try #require(streams(c, "drift_streams"))
+        #expect(abs(s.audio - s.video) < 0.05, "\(c["drift_streams"] ?? "")")
+    }
+
+    @Test func aTriggeredShotHasItsSoundFromItsFirstFrame() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["shot_rc"] == "0")
+        let s = try #require(streams(c, "shot_streams"), "\(c["shot_streams"] ?? "")")
+        // 1 s before + 1 after (121 frames at 60 fps; vivid's dropped frames under emulation stretch it a little)
+        #expect(s.codec == "alac" && s.start == 0 && s.video > 1.95 && s.video < 2.5 && abs(s.audio - s.video) < 0.1, "\(c["shot_streams"] ?? "")")
+        let o = offsets(c, "shot_offsets")
+        #expect(o.count == 6 && o[0] >= 3 && o[2] <= 2.0, "\(c["shot_offsets"] ?? "")")
+    }
+
+    @Test func aKilledRecordingKeepsItsSoundUpToTheLastFragment() throws {
+        let c = try VividAudioVM.checks()
+        let s = try #require(streams(c, "kill_streams"), "\(c["kill_streams"] ?? "")")
+        #expect(s.codec == "alac" && s.audio > 1 && abs(s.audio - s.video) < 1.1, "\(c["kill_streams"] ?? "")")
+    }
+
+    @Test func badSoundInputIsOneLineAndNothingIsWritten() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["bad_card"] == "66 slomo: hw:7,0: cannot open the sound device for capture: No such file or directory 1", "\(c["bad_card"] ?? "")")
+        #expect(c["bad_rate"]?.hasPrefix("64 slomo: hw:Loopback,1,0: 384000 Hz: Invalid argument (the card offers ") == true
+                && c["bad_rate"]?.hasSuffix(" 1") == true, "\(c["bad_rate"] ?? "")")
+        #expect(c["bad_busy"] == "69 slomo: hw:Loopback,1,0: cannot open the sound device for capture: Device or resource busy 1", "\(c["bad_busy"] ?? "")")
+    }
+}
+
+/// Two vivid webcams (n_devs=2) on one CLOCK_MONOTONIC timeline and one trigger (same boot as the sound checks).
+@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+struct VividTwoCameraTests {
+    /// The reported skew is what the two files' own timestamps say (pts + slomo_capture_start).
+    @Test func skewIsWhatTheKernelTimestampsSay() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["two_rc"] == "0")
+        let r = VividVM.numbers(c, "two_report")            // cameras, frames 1, frames 2, matched, p50, p99, max (ms)
+        let f = VividVM.numbers(c, "two_files")             // matched, p50, max (ms), from the files
+        #expect(r.count == 7 && r[0] == 2 && r[1] >= 150 && r[2] >= 150, "\(c["two_report"] ?? "")")
+        #expect(r.count == 7 && f.count == 3 && abs(r[3] - f[0]) <= 2 && abs(r[4] - f[1]) < 0.002 && abs(r[6] - f[2]) < 0.002,
+                "report \(c["two_report"] ?? "") vs files \(c["two_files"] ?? "")")
+        // nearest frames of two 60 fps cameras are at most half a period apart
+        #expect(r.count == 7 && r[6] <= 8.4, "\(c["two_report"] ?? "")")
+    }
+
+    /// One stdin trigger, two shots around the same instant: the same event time, trigger frames within one period.
+    @Test func oneTriggerSelectsTheSameInstantOnBothCameras() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["twoshot_rc"] == "0")
+        let s = (c["twoshot"] ?? "").split(separator: " ").map(String.init)
+        #expect(s.count == 6 && (Double(s[0]) ?? 99) <= 16.7 && s[1] == "True" && s[2] == "30" && s[3] == "30" && s[4] == "30" && s[5] == "30",
+                "\(c["twoshot"] ?? "")")
+        #expect(c["two_noname"]?.hasPrefix("64 slomo: -o '") == true && c["two_noname"]?.contains("{camera}") == true, "\(c["two_noname"] ?? "")")
+    }
+}
+
+enum VividAudioVM {
+    static func checks() throws -> [String: String] { try VividVM.audioChecks() }
+}

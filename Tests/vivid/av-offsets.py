@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+# Where the clicks of Tests/vivid/clicks.c landed in a slomo recording, against when they were
+# played (CLOCK_MONOTONIC). Usage: av-offsets.py CLICKS.txt RECORDING
+# Prints: "clicks N found M offset_ms p50 max first last rate R player_xruns X" (offset = recorded time − played time;
+# recorded time = slomo_capture_start + the click's position in the file's audio).
+import subprocess, sys, json, struct
+from fractions import Fraction
+
+clicks_txt, rec = sys.argv[1], sys.argv[2]
+starts, pairs, xruns = [], [], "?"
+for line in open(clicks_txt):
+    f = line.split()
+    if f[0] == "X": xruns = f[1]
+    elif f[0] == "C": starts.append(int(f[1]))
+    elif f[0] == "P": pairs.append((int(f[1]), int(f[2]) + int(f[3]) / 1e9))
+pairs = [p for p in pairs if p[0] > 0]
+# least squares: time = a + b * position
+n = len(pairs); sx = sum(p for p, _ in pairs); sy = sum(t for _, t in pairs)
+sxx = sum(p * p for p, _ in pairs); sxy = sum(p * t for p, t in pairs)
+b = (n * sxy - sx * sy) / (n * sxx - sx * sx); a = (sy - b * sx) / n
+played = [a + b * k for k in starts]
+
+meta = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format_tags", "-of", "json", rec],
+                                 capture_output=True, text=True).stdout)["format"]["tags"]
+start = float(Fraction(next(v for k, v in meta.items() if k.lower() == "slomo_capture_start")))
+pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", rec, "-map", "0:a:0", "-ac", "1", "-f", "s16le", "-"],
+                     capture_output=True).stdout
+x = struct.unpack("<%dh" % (len(pcm) // 2), pcm)
+found, i = [], 0
+while i < len(x):
+    if abs(x[i]) > 14000:
+        found.append(start + i / 48000)
+        i += 4800                                   # 100 ms: past this click
+    else:
+        i += 1
+offsets = []
+for t in found:
+    near = min(played, key=lambda p: abs(p - t))
+    if abs(near - t) < 0.1: offsets.append((t - near) * 1000)
+s = sorted(abs(o) for o in offsets)
+if not s: print("clicks %d found %d offset_ms none" % (len(starts), len(found))); sys.exit()
+print("clicks %d found %d offset_ms %.2f %.2f %.2f %.2f rate %.1f player_xruns %s" % (len(starts), len(offsets), s[len(s) // 2], s[-1], offsets[0], offsets[-1], 1 / b, xruns))
