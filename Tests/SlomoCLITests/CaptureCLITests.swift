@@ -61,6 +61,12 @@ import Testing
         (["--source", "synthetic:fps=240,size=1280x720,format=yuyv", "--trigger", "stdin", "--pre-trigger", "3000"], 64, "MiB are available"),
         (["--codec", "ffv1"], 64, "cannot be stored in MP4"), (["--codec", "raw"], 64, "cannot be stored in MP4"),
         (["--codec", "h265"], 64, "expected x264, ffv1 or raw"), (["--ring-memory", "lots"], 64, "--ring-memory"),
+        // the sound's options are checked before the card (or the camera) opens
+        (["--audio", "hw:0,0", "--audio-codec", "pcm"], 64, "--audio-codec pcm: mp4 cannot hold pcm_s16le audio"),
+        (["--audio", "hw:0,0", "--audio-codec", "wav"], 64, "--audio-codec 'wav': expected aac"),
+        (["--audio-rate", "48000"], 64, "need --audio DEVICE"), (["--audio", "hw:0,0", "--audio-rate", "10"], 64, "--audio-rate 10"),
+        (["--audio", "hw:0,0", "--segment", "1-2@1/4"], 64, "--audio with --segment/--ramp"),
+        (["--preview-fps", "0", "--preview", "p.nut"], 64, "--preview-fps 0"),
     ])
     func badValues(args: [String], status: Int32, text: String) throws {
         let d = TempDir()

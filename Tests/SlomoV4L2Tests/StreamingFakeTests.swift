@@ -1,4 +1,5 @@
 import CV4L2
+import Foundation
 import Glibc
 import Testing
 import SlomoCore
@@ -39,6 +40,12 @@ import SlomoCore
         // nothing advertised → the measured fastest is maxFps
         #expect(report.maxFps?.width == 320 && report.maxFps?.frameDuration == Rational(1, 90))
         #expect(fake.log.filter { $0.hasPrefix("S_PARM") }.isEmpty)                    // a measured rate is never set
+        // the JSON: exact fractions, display rates, and unknowns as null (never absent)
+        let enc = JSONEncoder()
+        enc.outputFormatting = .sortedKeys
+        let json = String(decoding: try enc.encode(m[1]), as: UTF8.self)
+        #expect(json.contains("\"advertisedFps\":null") && json.contains("\"advertisedFrameDuration\":null") && json.contains("\"error\":null")
+                && json.contains("\"nominalFrameDuration\":{\"denominator\":90,\"numerator\":1}") && json.contains("\"achievedFps\":90"), "\(json)")
     }
 
     @Test func aModeBelowItsAdvertisedRateIsShownAsSuch() throws {

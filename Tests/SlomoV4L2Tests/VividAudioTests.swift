@@ -69,6 +69,17 @@ struct VividAudioTests {
         #expect(o.count == 6 && o[0] >= 3 && o[2] <= 2.0, "\(c["shot_offsets"] ?? "")")
     }
 
+    /// A shot with its sound, slowed to 1/4 with spectral time-pitch by export: the phone's experience.
+    @Test func aShotExportsSlowedWithItsSound() throws {
+        let c = try VividAudioVM.checks()
+        let f = (c["shot_export"] ?? "").split(separator: " ").map(String.init)
+        let shot = try #require(streams(c, "shot_streams"))
+        #expect(f.count == 5 && f[0] == "0", "\(c["shot_export"] ?? "")")
+        if f.count == 5, let v = Double(f[1]), let a = Double(f[2]) {
+            #expect(abs(v - 4 * shot.video) < 0.1 && abs(a - v) < 0.1, "\(c["shot_export"] ?? "") from \(c["shot_streams"] ?? "")")
+        }
+    }
+
     @Test func aKilledRecordingKeepsItsSoundUpToTheLastFragment() throws {
         let c = try VividAudioVM.checks()
         let s = try #require(streams(c, "kill_streams"), "\(c["kill_streams"] ?? "")")
@@ -96,8 +107,8 @@ struct VividTwoCameraTests {
         #expect(r.count == 7 && r[0] == 2 && r[1] >= 150 && r[2] >= 150, "\(c["two_report"] ?? "")")
         #expect(r.count == 7 && f.count == 3 && abs(r[3] - f[0]) <= 2 && abs(r[4] - f[1]) < 0.002 && abs(r[6] - f[2]) < 0.002,
                 "report \(c["two_report"] ?? "") vs files \(c["two_files"] ?? "")")
-        // nearest frames of two 60 fps cameras are at most half a period apart
-        #expect(r.count == 7 && r[6] <= 8.4, "\(c["two_report"] ?? "")")
+        // nearest frames of two 60 fps cameras: half a period apart at most, a period where a frame was dropped
+        #expect(r.count == 7 && r[6] <= 16.7, "\(c["two_report"] ?? "")")
     }
 
     /// One stdin trigger, two shots around the same instant: the same event time, trigger frames within one period.

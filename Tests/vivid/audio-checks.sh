@@ -62,6 +62,8 @@ $S capture $D --audio hw:Loopback,1,0 --pre-trigger 1 --post-trigger 1 --trigger
 wait
 say shot_offsets "$(offsets $OUT/clicks3.txt $OUT/shot.mp4)"
 say shot_streams "$(streams $OUT/shot.mp4)"
+$S export $OUT/shot.mp4 -o $OUT/shot-slow.mp4 --rate 1/4 --pitch spectral --overwrite >/dev/null 2>$OUT/shot-slow.err
+say shot_export "$? $(streams $OUT/shot-slow.mp4)"
 
 # --- SIGKILL mid-capture: the sound survives up to the last fragment (fragmented MP4)
 $S capture $D --audio hw:Loopback,1,0 -o $OUT/kill.mp4 --overwrite & pid=$!

@@ -80,22 +80,15 @@ public struct ModeMeasurement: Sendable, Equatable, Encodable {
     /// same rates rounded to 3 decimals for display. Unknown values are `null`, never absent.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(pixelFormat, forKey: .pixelFormat)
-        try c.encode(width, forKey: .width)
-        try c.encode(height, forKey: .height)
-        try c.encode(compressed, forKey: .compressed)
-        try c.encode(advertisedFrameDuration, forKey: .advertisedFrameDuration)
-        try c.encode(advertisedFrameDuration.flatMap { try? $0.reciprocal() }.map(ModeMeasurement.display), forKey: .advertisedFps)
-        try c.encode(frames, forKey: .frames)
-        try c.encode(seconds, forKey: .seconds)
-        try c.encode(drops, forKey: .drops)
-        try c.encode(damaged, forKey: .damaged)
-        try c.encode(shortFrames, forKey: .shortFrames)
-        try c.encode(achievedFrameRate, forKey: .achievedFrameRate)
-        try c.encode(achievedFrameRate.map(ModeMeasurement.display), forKey: .achievedFps)
-        try c.encode(sequenceRate, forKey: .sequenceRate)
-        try c.encode(nominalFrameDuration, forKey: .nominalFrameDuration)
-        try c.encode(error, forKey: .error)
+        let fields: [(CodingKeys, any Encodable)] = [
+            (.pixelFormat, pixelFormat), (.width, width), (.height, height), (.compressed, compressed),
+            (.advertisedFrameDuration, advertisedFrameDuration),
+            (.advertisedFps, advertisedFrameDuration.flatMap { try? $0.reciprocal() }.map(ModeMeasurement.display)),
+            (.frames, frames), (.seconds, seconds), (.drops, drops), (.damaged, damaged), (.shortFrames, shortFrames),
+            (.achievedFrameRate, achievedFrameRate), (.achievedFps, achievedFrameRate.map(ModeMeasurement.display)),
+            (.sequenceRate, sequenceRate), (.nominalFrameDuration, nominalFrameDuration), (.error, error),
+        ]
+        for (key, value) in fields { try c.encode(value, forKey: key) }      // nil optionals as null
     }
 
     static func display(_ r: Rational) -> Double { (r.doubleValue * 1000).rounded() / 1000 }

@@ -10,8 +10,26 @@ public struct AudioSettings: Sendable {
     /// Nil: the card's own (48 kHz where offered; 2 channels where offered).
     public var rate: Int?
     public var channels: Int?
-    public init(device: String, rate: Int? = nil, channels: Int? = nil) {
-        self.device = device; self.rate = rate; self.channels = channels
+    /// A name of `AudioCodecChoice.named` (`aac`, `flac`, `pcm`…); nil: lossless, PCM where the
+    /// container holds it, ALAC in MP4.
+    public var codec: String?
+    public init(device: String, rate: Int? = nil, channels: Int? = nil, codec: String? = nil) {
+        self.device = device; self.rate = rate; self.channels = channels; self.codec = codec
+    }
+
+    /// The encoder for a recording named `output`: the requested one, or the lossless default.
+    /// A codec the container cannot hold (or this FFmpeg lacks) is a usage error, before anything opens.
+    func encoder(for output: String) throws -> (name: String, bitRate: Int) {
+        let container = try ContainerFormat.forOutput(output)
+        guard let codec else { return (container == "mp4" ? "alac" : "pcm_s16le", 0) }
+        guard let encoder = AudioCodecChoice.named.first(where: { $0.key == codec })?.value else {
+            throw SimpleFailure("--audio-codec '\(codec)': \(AudioCodecChoice.expected.replacingOccurrences(of: "auto, ", with: ""))", .usage)
+        }
+        guard let name = Encoder.codecName(ofEncoder: encoder) else { throw SimpleFailure("--audio-codec \(codec): this FFmpeg has no \(encoder) encoder", .unavailable) }
+        guard try Muxer(path: output, formatName: container).accepts(codecName: name) else {
+            throw SimpleFailure("--audio-codec \(codec): \(container) cannot hold \(name) audio (\(output))", .usage)
+        }
+        return (encoder, AudioCodecChoice.lossy.contains(encoder) ? AudioCodecChoice.defaultBitRate : 0)
     }
 }
 

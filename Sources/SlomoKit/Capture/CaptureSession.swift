@@ -210,6 +210,7 @@ public final class CaptureSession: @unchecked Sendable {
         self.settings = settings
         self.limits = limits
         self.trigger = trigger
+        _ = try audio?.encoder(for: settings.output)     // a codec the container cannot hold: refused before anything opens
         if audio != nil && settings.map != nil {
             throw SimpleFailure("--audio with --segment/--ramp: sound through a slowed-while-recording map is not supported yet (record at 1x and use slomo export)", .usage)
         }

@@ -78,7 +78,7 @@ final class RecordingWriter {
     /// The codec the sound is stored with: lossless, as a capture is a master — PCM where the
     /// container holds it, ALAC in MP4 (which in FFmpeg 5.1 holds neither PCM nor, without
     /// `-strict experimental`, FLAC).
-    var audioCodec: String { (try? ContainerFormat.forOutput(settings.output)) == "mp4" ? "alac" : "pcm_s16le" }
+    var audioCodec: String { (try? audio?.settings.encoder(for: settings.output).name) ?? "pcm_s16le" }
     var audioFramesWritten: Int64 { audioTrack?.framesWritten ?? 0 }
     static let timeBase = Rational(1, 1_000_000)
 
@@ -190,7 +190,8 @@ final class RecordingWriter {
             // the sound from the sample captured at this first frame's kernel time on
             let captured = try CapturedAudio(capture: audio, start: t)
             capturedAudio = captured
-            audioTrack = try AudioTrackWriter(source: captured, muxer: m, codec: audioCodec, bitRate: 0, path: settings.output)
+            let codec = try audio.settings.encoder(for: settings.output)
+            audioTrack = try AudioTrackWriter(source: captured, muxer: m, codec: codec.name, bitRate: codec.bitRate, path: settings.output)
             m.setMetadata("slomo_audio_device", audio.settings.device)
         }
         // Fragmented MP4/MOV: the moov goes out with the first fragment (`delay_moov`), so its edit

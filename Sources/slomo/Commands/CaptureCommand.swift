@@ -57,6 +57,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
     @Option(help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
     @Option(help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
+    @Option(help: "Sound codec: aac, flac, alac, pcm, pcm24, opus… (default: lossless, PCM; ALAC in MP4).") var audioCodec: String?
     @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
     @Option(help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
@@ -82,12 +83,12 @@ struct CaptureCommand: ParsableCommand {
     /// `--audio`, `--audio-rate`, `--audio-channels` (exit 64 on values out of range).
     func audioOptions() throws -> AudioSettings? {
         guard let audio else {
-            if audioRate != nil || audioChannels != nil { throw SimpleFailure("--audio-rate/--audio-channels need --audio DEVICE", .usage) }
+            if audioRate != nil || audioChannels != nil || audioCodec != nil { throw SimpleFailure("--audio-rate/--audio-channels/--audio-codec need --audio DEVICE", .usage) }
             return nil
         }
         if let r = audioRate { guard (8000...384_000).contains(r) else { throw SimpleFailure("--audio-rate \(r): must be in 8000...384000 Hz", .usage) } }
         if let c = audioChannels { guard (1...32).contains(c) else { throw SimpleFailure("--audio-channels \(c): must be in 1...32", .usage) } }
-        return AudioSettings(device: audio, rate: audioRate, channels: audioChannels)
+        return AudioSettings(device: audio, rate: audioRate, channels: audioChannels, codec: audioCodec)
     }
 
     func run() throws {
