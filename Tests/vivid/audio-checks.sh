@@ -9,7 +9,9 @@ OUT=${OUT_DIR:?}
 D=/dev/video0
 say() { echo "CHECK $*"; }
 HERE=$(dirname "$0")
-cc -O2 -o $OUT/clicks $HERE/clicks.c -lasound || { say done 0; exit 1; }
+# the click player: the system's C compiler, else the clang that comes with Swift
+CC=$(command -v cc || command -v clang || echo /opt/swift/usr/bin/clang)
+$CC -O2 -o $OUT/clicks $HERE/clicks.c -lasound || { echo "cannot build clicks.c with $CC" >&2; say done 0; exit 1; }
 offsets() { python3 $HERE/av-offsets.py "$1" "$2"; }
 # the player at a real-time priority: an underrun would spoil it as a reference
 PLAY="chrt -f 70 $OUT/clicks"
