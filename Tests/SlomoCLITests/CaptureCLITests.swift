@@ -65,7 +65,6 @@ import Testing
         (["--audio", "hw:0,0", "--audio-codec", "pcm"], 64, "--audio-codec pcm: mp4 cannot hold pcm_s16le audio"),
         (["--audio", "hw:0,0", "--audio-codec", "wav"], 64, "--audio-codec 'wav': expected aac"),
         (["--audio-rate", "48000"], 64, "need --audio DEVICE"), (["--audio", "hw:0,0", "--audio-rate", "10"], 64, "--audio-rate 10"),
-        (["--audio", "hw:0,0", "--segment", "1-2@1/4"], 64, "--audio with --segment/--ramp"),
         (["--preview-fps", "0", "--preview", "p.nut"], 64, "--preview-fps 0"),
     ])
     func badValues(args: [String], status: Int32, text: String) throws {

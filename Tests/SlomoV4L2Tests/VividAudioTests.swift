@@ -76,8 +76,20 @@ struct VividAudioTests {
         let shot = try #require(streams(c, "shot_streams"))
         #expect(f.count == 5 && f[0] == "0", "\(c["shot_export"] ?? "")")
         if f.count == 5, let v = Double(f[1]), let a = Double(f[2]) {
-            #expect(abs(v - 4 * shot.video) < 0.1 && abs(a - v) < 0.1, "\(c["shot_export"] ?? "") from \(c["shot_streams"] ?? "")")
+            // (the export's 30 fps grid and its last frame's duration: within 0.15 s)
+            #expect(abs(v - 4 * shot.video) < 0.15 && abs(a - v) < 0.1, "\(c["shot_export"] ?? "") from \(c["shot_streams"] ?? "")")
         }
+    }
+
+    /// Slowed while recording (`--segment 1-2@1/4`): the sound follows the same map (7 s of video
+    /// and sound from 4 s), and the clicks outside the slowed second stay where they were played.
+    @Test func soundFollowsASegmentSlowedWhileRecording() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["seg_rc"] == "0")
+        let s = try #require(streams(c, "seg_streams"), "\(c["seg_streams"] ?? "")")
+        #expect(abs(s.video - 7) < 0.1 && abs(s.audio - s.video) < 0.05 && s.start == 0, "\(c["seg_streams"] ?? "")")
+        let o = offsets(c, "seg_offsets")
+        #expect(o.count == 6 && o[0] >= 4 && o[2] <= 2.0, "\(c["seg_offsets"] ?? "")")
     }
 
     @Test func aKilledRecordingKeepsItsSoundUpToTheLastFragment() throws {

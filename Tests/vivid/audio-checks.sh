@@ -67,6 +67,14 @@ say shot_streams "$(streams $OUT/shot.mp4)"
 $S export $OUT/shot.mp4 -o $OUT/shot-slow.mp4 --rate 1/4 --pitch spectral --overwrite >/dev/null 2>$OUT/shot-slow.err
 say shot_export "$? $(streams $OUT/shot-slow.mp4)"
 
+# --- slowed while recording: 1-2 s at 1/4 with sound (time-domain through the same map)
+$PLAY hw:Loopback,0,0 7 > $OUT/clicks4.txt &
+sleep 0.5
+$S capture $D --audio hw:Loopback,1,0 --duration 4 --segment 1-2@1/4 -o $OUT/seg.mkv --overwrite --json > $OUT/seg.json; say seg_rc $?
+wait
+say seg_streams "$(streams $OUT/seg.mkv)"
+say seg_offsets "$(python3 $HERE/av-offsets.py $OUT/clicks4.txt $OUT/seg.mkv --map 1:2:1/4)"
+
 # --- SIGKILL mid-capture: the sound survives up to the last fragment (fragmented MP4)
 $S capture $D --audio hw:Loopback,1,0 -o $OUT/kill.mp4 --overwrite & pid=$!
 for i in $(seq 100); do [ -s $OUT/kill.mp4 ] && break; sleep 0.1; done

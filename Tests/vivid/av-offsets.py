@@ -7,6 +7,16 @@ import subprocess, sys, json, struct
 from fractions import Fraction
 
 clicks_txt, rec = sys.argv[1], sys.argv[2]
+# --map A:B:R: the recording was slowed while recording, source A..B s at rate R; file times are
+# mapped back to source times and clicks inside the slowed section are left out (stretched)
+seg = None
+if len(sys.argv) > 4 and sys.argv[3] == "--map":
+    a, b, r = sys.argv[4].split(":"); seg = (float(a), float(b), float(Fraction(r)))
+def source_time(t):
+    if seg is None or t < seg[0]: return t
+    a, b, r = seg
+    out_b = a + (b - a) / r
+    return a + (t - a) * r if t < out_b else t - out_b + b
 starts, pairs, xruns = [], [], "?"
 for line in open(clicks_txt):
     f = line.split()
@@ -29,8 +39,9 @@ x = struct.unpack("<%dh" % (len(pcm) // 2), pcm)
 found, i = [], 0
 while i < len(x):
     if abs(x[i]) > 14000:
-        found.append(start + i / 48000)
-        i += 4800                                   # 100 ms: past this click
+        s = source_time(i / 48000)
+        if seg is None or not (seg[0] - 0.05 <= s <= seg[1] + 0.05): found.append(start + s)
+        i += 4800 if seg is None or s < seg[0] else 4800 * 4         # past this click (stretched in the section)
     else:
         i += 1
 offsets = []

@@ -1,5 +1,6 @@
 import Foundation
 import SlomoALSA
+import SlomoAudio
 import SlomoCore
 import SlomoFFmpeg
 
@@ -313,5 +314,48 @@ final class CapturedAudio: RetimedAudio {
         let delta = Int(max(-Int64(sampleRate / 200), min(Int64(sampleRate / 200), perSecond + expected - actual)))
         // (each call replaces the previous one: a proportional correction, re-aimed every block)
         try converter.compensate(delta: delta, distance: sampleRate)
+    }
+}
+
+/// The clock-followed sound of a recording (`CapturedAudio`, at the nominal rate from the first
+/// frame's time) as a random-access sample source, so the time-pitch renderer can play it through
+/// a retime map while it is being captured (`--segment`/`--ramp` with `--audio`). Frames are pulled
+/// in order as the renderer asks for them and kept until it discards them.
+final class LiveSampleSource: AudioFileSource {
+    let captured: CapturedAudio
+    /// Frames pulled and not yet discarded; `base` is the source frame of `held[c][0]`.
+    private var held: [[Float]]
+    private var base: Int64 = 0
+    private var ended = false
+    let path: String
+    var sampleRate: Int { captured.sampleRate }
+    var channels: Int { captured.channels }
+    var channelLayout: String? { nil }
+    var corruptPackets: Int { 0 }
+
+    init(_ captured: CapturedAudio, path: String) {
+        self.captured = captured
+        self.path = path
+        held = Array(repeating: [], count: captured.channels)
+    }
+
+    func read(at position: Int64, count: Int, into planes: [UnsafeMutablePointer<Float>]) throws {
+        while !ended && base + Int64(held[0].count) < position + Int64(count) {
+            guard let block = try captured.read(maxFrames: 4096) else { ended = true; break }
+            for c in 0..<channels { held[c].append(contentsOf: block[c]) }
+        }
+        for c in 0..<channels {
+            for i in 0..<count {
+                let k = position + Int64(i) - base
+                planes[c][i] = k >= 0 && k < Int64(held[c].count) ? held[c][Int(k)] : 0
+            }
+        }
+    }
+
+    func discard(before position: Int64) {
+        let n = Int(min(max(0, position - base), Int64(held[0].count)))
+        guard n > 0 else { return }
+        for c in 0..<channels { held[c].removeFirst(n) }
+        base += Int64(n)
     }
 }

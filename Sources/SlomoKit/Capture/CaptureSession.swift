@@ -211,9 +211,6 @@ public final class CaptureSession: @unchecked Sendable {
         self.limits = limits
         self.trigger = trigger
         _ = try audio?.encoder(for: settings.output)     // a codec the container cannot hold: refused before anything opens
-        if audio != nil && settings.map != nil {
-            throw SimpleFailure("--audio with --segment/--ramp: sound through a slowed-while-recording map is not supported yet (record at 1x and use slomo export)", .usage)
-        }
         // the card keeps a minute of sound (more when the ring holds more): a shot's or a lagging
         // writer's start is still there when it is read
         let ringSeconds = source.format.frameDuration.map { (Rational(Int64(limits.ringFrames ?? 0)) * $0).ceiling } ?? 0

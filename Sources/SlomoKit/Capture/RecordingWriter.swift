@@ -28,6 +28,13 @@ public struct RecordingSettings: Sendable {
 
     /// Refuses a codec the output's container cannot hold before any device is opened:
     /// FFV1 and raw frames go into MOV, MKV or NUT, not MP4.
+    /// The time-pitch algorithm that plays the sound through a slowed-while-recording map: time-domain
+    /// (SoundTouch; cheap beside a camera) where every rate of the map is in its range (1/2…2), else
+    /// spectral (Rubber Band, 1/32…32). `slomo export --pitch …` of a 1x capture can choose any.
+    public static func soundAlgorithm(for map: RetimeMap) -> TimePitchAlgorithm {
+        map.mappings.allSatisfy { TimePitchAlgorithm.timeDomain.range.contains($0.rate) } ? .timeDomain : .spectral
+    }
+
     public func validate() throws(SimpleFailure) {
         let container = try ContainerFormat.forOutput(output)
         guard rawCodec != .x264 else { return }
@@ -75,6 +82,7 @@ final class RecordingWriter {
     private(set) var capturedAudio: CapturedAudio?
     /// Output time of the latest frame written (the audio is written up to it).
     private var lastOutputTime = Rational.zero
+    private var lastSourceTime = Rational.zero
     /// The codec the sound is stored with: lossless, as a capture is a master — PCM where the
     /// container holds it, ALAC in MP4 (which in FFmpeg 5.1 holds neither PCM nor, without
     /// `-strict experimental`, FLAC).
@@ -191,7 +199,12 @@ final class RecordingWriter {
             let captured = try CapturedAudio(capture: audio, start: t)
             capturedAudio = captured
             let codec = try audio.settings.encoder(for: settings.output)
-            audioTrack = try AudioTrackWriter(source: captured, muxer: m, codec: codec.name, bitRate: codec.bitRate, path: settings.output)
+            // slowed while recording: the sound through the same map (`RecordingSettings.soundAlgorithm`)
+            let sound: any RetimedAudio = try settings.map.map {
+                try TimePitchAudioSource(source: LiveSampleSource(captured, path: settings.output), map: $0,
+                                         algorithm: RecordingSettings.soundAlgorithm(for: $0))
+            } ?? captured
+            audioTrack = try AudioTrackWriter(source: sound, muxer: m, codec: codec.name, bitRate: codec.bitRate, path: settings.output)
             m.setMetadata("slomo_audio_device", audio.settings.device)
         }
         // Fragmented MP4/MOV: the moov goes out with the first fragment (`delay_moov`), so its edit
@@ -221,6 +234,7 @@ final class RecordingWriter {
             if !headerWritten { try open(at: timestamp) }
             let t = outputTime(timestamp)
             lastOutputTime = t
+            lastSourceTime = timestamp - first!
             let input: Frame = stored == src && encodedSize == (format.width, format.height) ? f
                 : try scaler.convert(f, width: encodedSize.width, height: encodedSize.height, pixelFormat: stored)
             input.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
@@ -232,6 +246,7 @@ final class RecordingWriter {
             let m = muxer!
             let t = outputTime(timestamp)
             lastOutputTime = t
+            lastSourceTime = timestamp - first!
             packet.unref()
             try packet.setPayload(bytes.baseAddress!, count: bytes.count)
             let ticks = try t.ticks(in: streamTB, rounding: .nearest)
@@ -269,10 +284,15 @@ final class RecordingWriter {
         guard let m = muxer, headerWritten else { return }
         if let e = encoder { _ = try e.send(nil); try drain() }
         if let track = audioTrack, let captured = capturedAudio {
-            // the sound ends where the last frame ends
+            // the sound ends where the last frame ends (through the map when slowed while recording)
             let frame = format.frameDuration ?? .zero
-            captured.end(at: lastOutputTime + frame)
-            try track.finish()
+            if let map = settings.map {
+                captured.end(at: lastSourceTime + frame)
+                try track.finish(at: map.targetTime(forSource: lastSourceTime + frame))
+            } else {
+                captured.end(at: lastOutputTime + frame)
+                try track.finish()
+            }
         }
         try m.finish()
     }

@@ -151,6 +151,28 @@ final class AudioTrackWriter {
         for c in 0..<channels { pending[c].removeFirst(n) }
     }
 
+    /// Ends the track at output time `time` (to the sample; a fixed-size codec's last frame is
+    /// short) without reading the source further, and flushes the encoder: for a source longer
+    /// than what is kept (a live capture's map runs to the longest capture allowed).
+    func finish(at time: Rational) throws {
+        try write(upTo: time, notPast: true)
+        let limit = (time * Rational(Int64(source.sampleRate))).ceiling
+        if framesWritten < limit {
+            let n = Int(limit - framesWritten)
+            try refill(atLeast: n)
+            let count = Swift.min(n, pending[0].count)
+            if count > 0 {
+                let frame = try encoder.makeAudioFrame(samples: count)
+                try fill(frame, count: count)
+                frame.pts = framesWritten
+                framesWritten += Int64(count)
+                while try !encoder.send(frame) { try drain() }
+            }
+        }
+        _ = try encoder.send(nil)
+        try drain()
+    }
+
     /// Flushes the encoder after the last samples. The source is read to its end, so that a
     /// render-ahead worker has finished with it when this returns (its counters can be read).
     func finish() throws {
