@@ -5,7 +5,7 @@ import Glibc
 import SlomoCore
 
 /// An ALSA failure: the device, the call, and ALSA's own text (`snd_strerror`).
-public struct ALSAError: Error, CustomStringConvertible, Sendable {
+public struct ALSAError: SlomoFailure, Sendable {
     public var device: String
     public var operation: String
     /// The negative errno ALSA returned (0 when the failure is not an errno).

@@ -31,8 +31,12 @@ b = (n * sxy - sx * sy) / (n * sxx - sx * sx); a = (sy - b * sx) / n
 played = [a + b * k for k in starts]
 
 meta = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format_tags", "-of", "json", rec],
-                                 capture_output=True, text=True).stdout)["format"]["tags"]
-start = float(Fraction(next(v for k, v in meta.items() if k.lower() == "slomo_capture_start")))
+                                 capture_output=True, text=True).stdout)["format"].get("tags", {})
+# --start S: the audio's first sample at CLOCK_MONOTONIC S (a recording not written by slomo)
+if "--start" in sys.argv:
+    start = float(sys.argv[sys.argv.index("--start") + 1])
+else:
+    start = float(Fraction(next(v for k, v in meta.items() if k.lower() == "slomo_capture_start")))
 pcm = subprocess.run(["ffmpeg", "-v", "error", "-i", rec, "-map", "0:a:0", "-ac", "1", "-f", "s16le", "-"],
                      capture_output=True).stdout
 x = struct.unpack("<%dh" % (len(pcm) // 2), pcm)

@@ -44,7 +44,7 @@ public struct AudioClock: Sendable {
 
     /// The fit relative to the window's oldest pair: origin, n, sums, slope = num/den µs per frame
     /// (the nominal 10⁶/rate until the pairs span `slopeSpanSeconds`).
-    private var fit: (x0: Int64, y0: Int64, n: Int128, sx: Int128, sy: Int128, num: Int128, den: Int128)? {
+    private var fit: Fit? {
         guard !positions.isEmpty else { return nil }
         let x0 = positions[head], y0 = micros[head]
         var n: Int128 = 0, sx: Int128 = 0, sy: Int128 = 0, sxx: Int128 = 0, sxy: Int128 = 0
@@ -60,7 +60,11 @@ public struct AudioClock: Sendable {
 
     /// The card's rate in frames per second of CLOCK_MONOTONIC, to 1/1000 frame; the nominal
     /// rate until the pairs span `slopeSpanSeconds`.
-    public var rate: Rational {
+    public var rate: Rational { rate(fit) }
+
+    private typealias Fit = (x0: Int64, y0: Int64, n: Int128, sx: Int128, sy: Int128, num: Int128, den: Int128)
+
+    private func rate(_ fit: Fit?) -> Rational {
         guard let f = fit, f.den > 0, f.num > 0 else { return Rational(Int64(nominalRate)) }
         let milli = (f.den * 1_000_000_000 + f.num / 2) / f.num      // frames per µs ×10⁶ ×10³
         return Rational(Int64(clamping: milli), 1000)
@@ -70,7 +74,15 @@ public struct AudioClock: Sendable {
     public var ppm: Double { (rate / Rational(Int64(nominalRate)) - Rational.one).doubleValue * 1e6 }
 
     /// When the frame at `position` was captured (to the microsecond); nil before any pair.
-    public func time(ofPosition position: Int64) -> Rational? {
+    public func time(ofPosition position: Int64) -> Rational? { time(ofPosition: position, fit) }
+
+    /// `time(ofPosition:)` and `rate` from one fit (the window is summed once).
+    public func timeAndRate(ofPosition position: Int64) -> (time: Rational, rate: Rational)? {
+        let f = fit
+        return time(ofPosition: position, f).map { ($0, rate(f)) }
+    }
+
+    private func time(ofPosition position: Int64, _ fit: Fit?) -> Rational? {
         guard let f = fit else { return nil }
         let x = Int128(position - f.x0)
         let us: Int128

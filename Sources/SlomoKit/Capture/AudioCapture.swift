@@ -80,9 +80,7 @@ final class AudioCapture: @unchecked Sendable {
     /// Opens and configures the card now (before the camera streams); `seconds` of sound are kept.
     init(_ settings: AudioSettings, seconds: Int) throws {
         self.settings = settings
-        do { pcm = try PCMCapture(device: settings.device, rate: settings.rate, channels: settings.channels) } catch {
-            throw SimpleFailure("\(error.description)", error.exitStatus)
-        }
+        pcm = try PCMCapture(device: settings.device, rate: settings.rate, channels: settings.channels)
         clock = AudioClock(nominalRate: pcm.rate)
         capacity = max(pcm.rate, pcm.rate * seconds)
         ring = .allocate(capacity: capacity * pcm.channels)
@@ -95,7 +93,7 @@ final class AudioCapture: @unchecked Sendable {
 
     /// Starts the card and the reading thread (raised priority where allowed, like the camera's).
     func start() throws {
-        do { try pcm.start() } catch { throw SimpleFailure(error.description, error.exitStatus) }
+        try pcm.start()
         cond.lock(); running = true; cond.unlock()
         let t = Thread { [self] in loop() }
         t.name = "slomo-audio"
@@ -259,7 +257,7 @@ final class CapturedAudio: RetimedAudio {
         converter = try SampleConverter(channels: capture.channels, inRate: capture.rate, inFormat: .floatPlanar,
                                         outRate: capture.rate, outFormat: .floatPlanar, compensating: true)
         out = Array(repeating: [], count: capture.channels)
-        scratch = .allocate(capacity: Self.block * 64 * capture.channels)
+        scratch = .allocate(capacity: Self.block * capture.channels)
     }
 
     deinit { scratch.deallocate() }
@@ -281,10 +279,10 @@ final class CapturedAudio: RetimedAudio {
                 first = next
             }
             let from = next!
-            let have = capture.wait(for: from + Int64(Self.block), seconds: 0.5)
+            // one block: what is there, silence once the card has stopped (or nothing came for half a second)
+            _ = capture.wait(for: from + Int64(Self.block), seconds: 0.5)
             var planes = Array(repeating: [Float](), count: channels)
-            // what is there; silence once the card has stopped (or nothing came for half a second)
-            let count = min(Self.block * 64, have >= from + Int64(Self.block) ? Self.block : max(Self.block, Int(max(0, have - from))))
+            let count = Self.block
             capture.copy(from: from, count: count, into: &planes)
             next = from + Int64(count)
             for c in 0..<channels { (scratch.baseAddress! + c * count).update(from: planes[c], count: count) }
@@ -306,11 +304,10 @@ final class CapturedAudio: RetimedAudio {
     /// where the output should be for the input read so far against where it is (the error, so
     /// the output converges on the card's clock and stays there). At most 0.5 % of a second.
     private func followClock() throws {
-        let clock = capture.clockNow
-        guard let next, let t = clock.time(ofPosition: next) else { return }
+        guard let next, let (t, rate) = capture.clockNow.timeAndRate(ofPosition: next) else { return }
         let expected = ((t - start) * Rational(Int64(sampleRate))).rounded(.nearest)
         let actual = produced + Int64(out[0].count) + Int64(converter.delayedOutputSamples)
-        let perSecond = (Rational(Int64(sampleRate)) - clock.rate).rounded(.nearest)
+        let perSecond = (Rational(Int64(sampleRate)) - rate).rounded(.nearest)
         let delta = Int(max(-Int64(sampleRate / 200), min(Int64(sampleRate / 200), perSecond + expected - actual)))
         // (each call replaces the previous one: a proportional correction, re-aimed every block)
         try converter.compensate(delta: delta, distance: sampleRate)

@@ -289,6 +289,8 @@ public final class CaptureSession: @unchecked Sendable {
         thread.stackSize = 1 << 20
         thread.start()
         previewWriter?.start(ring: ring)
+        // also when the camera never streams (no report is made then); a second stop only returns the report
+        defer { _ = previewWriter?.stop() }
 
         var report: CaptureReport
         if let trigger {
@@ -598,8 +600,9 @@ public final class CaptureSession: @unchecked Sendable {
             var k = start
             let hevc = source.format.fourcc == "HEVC"
             func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(UnsafeRawBufferPointer(start: ring.pointer(k), count: ring.meta(k).bytes), hevc: hevc) }
-            while k > pin.start && !key(k) { k -= 1 }
-            if key(k) {
+            var found = key(k)
+            while k > pin.start && !found { k -= 1; found = key(k) }
+            if found {
                 leadIn = start - k
                 start = k
             } else {

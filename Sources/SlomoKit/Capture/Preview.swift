@@ -49,9 +49,6 @@ final class PreviewWriter: @unchecked Sendable {
         guard !["H264", "HEVC"].contains(format.fourcc) else {
             throw SimpleFailure("--preview: \(format.fourcc) cameras are not previewed (their frames need the ones before them); use a raw or MJPEG format", .usage)
         }
-        if format.isCompressed && format.fourcc != "MJPG" && format.fourcc != "JPEG" {
-            throw SimpleFailure("--preview: \(format.fourcc) cameras are not previewed", .usage)
-        }
         let w = min(settings.width, format.width) & ~1
         let h = max(2, (w * format.height / max(1, format.width)) & ~1)
         report = PreviewReport(output: settings.output, fps: settings.fps, width: format.isCompressed ? format.width : w,

@@ -80,13 +80,14 @@ final class RecordingWriter {
     var audio: AudioCapture?
     private var audioTrack: AudioTrackWriter?
     private(set) var capturedAudio: CapturedAudio?
-    /// Output time of the latest frame written (the audio is written up to it).
-    private var lastOutputTime = Rational.zero
-    private var lastSourceTime = Rational.zero
+    /// Kernel time of the latest frame written (the sound ends with it).
+    private var lastTimestamp: Rational?
     /// The codec the sound is stored with: lossless, as a capture is a master — PCM where the
     /// container holds it, ALAC in MP4 (which in FFmpeg 5.1 holds neither PCM nor, without
     /// `-strict experimental`, FLAC).
-    var audioCodec: String { (try? audio?.settings.encoder(for: settings.output).name) ?? "pcm_s16le" }
+    var audioCodec: String { audioEncoder?.name ?? "pcm_s16le" }
+    /// The sound's encoder, resolved once (the session checked it before the camera opened).
+    private lazy var audioEncoder: (name: String, bitRate: Int)? = try? audio?.settings.encoder(for: settings.output)
     var audioFramesWritten: Int64 { audioTrack?.framesWritten ?? 0 }
     static let timeBase = Rational(1, 1_000_000)
 
@@ -198,7 +199,7 @@ final class RecordingWriter {
             // the sound from the sample captured at this first frame's kernel time on
             let captured = try CapturedAudio(capture: audio, start: t)
             capturedAudio = captured
-            let codec = try audio.settings.encoder(for: settings.output)
+            guard let codec = audioEncoder else { throw SimpleFailure("\(settings.output): no encoder for the sound", .software) }
             // slowed while recording: the sound through the same map (`RecordingSettings.soundAlgorithm`)
             let sound: any RetimedAudio = try settings.map.map {
                 try TimePitchAudioSource(source: LiveSampleSource(captured, path: settings.output), map: $0,
@@ -233,8 +234,7 @@ final class RecordingWriter {
                                 pixelFormat: src, layout: layout) else { return false }
             if !headerWritten { try open(at: timestamp) }
             let t = outputTime(timestamp)
-            lastOutputTime = t
-            lastSourceTime = timestamp - first!
+            lastTimestamp = timestamp
             let input: Frame = stored == src && encodedSize == (format.width, format.height) ? f
                 : try scaler.convert(f, width: encodedSize.width, height: encodedSize.height, pixelFormat: stored)
             input.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
@@ -245,8 +245,7 @@ final class RecordingWriter {
             if !headerWritten { try open(at: timestamp, first: bytes) }
             let m = muxer!
             let t = outputTime(timestamp)
-            lastOutputTime = t
-            lastSourceTime = timestamp - first!
+            lastTimestamp = timestamp
             packet.unref()
             try packet.setPayload(bytes.baseAddress!, count: bytes.count)
             let ticks = try t.ticks(in: streamTB, rounding: .nearest)
@@ -283,7 +282,8 @@ final class RecordingWriter {
     func finish() throws {
         guard let m = muxer, headerWritten else { return }
         if let e = encoder { _ = try e.send(nil); try drain() }
-        if let track = audioTrack, let captured = capturedAudio {
+        if let track = audioTrack, let captured = capturedAudio, let last = lastTimestamp {
+            let lastSourceTime = last - first!, lastOutputTime = outputTime(last)
             // the sound ends where the last frame ends (through the map when slowed while recording)
             let frame = format.frameDuration ?? .zero
             if let map = settings.map {

@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Sound beside the camera on real drivers (../shared/vivid VM with --alsa: vivid + snd-aloop):
+# slomo vs the ffmpeg CLI, same VM run. A click every 0.5 s is played into the loopback at known
+# CLOCK_MONOTONIC times (Tests/vivid/clicks.c); each tool records webcam 320x180@60 + the loopback
+# for 6 s; every click found in the recording is placed on CLOCK_MONOTONIC and compared with when
+# it was played (Tests/vivid/av-offsets.py). ffmpeg gets its best chance: both inputs stamped on
+# CLOCK_REALTIME (v4l2 `-ts mono2abs`, ALSA's wall-clock stamps) and kept (`-copyts`), NUT output.
+#   bench/capture/vivid-audio.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+swift build -c release --product slomo >/dev/null
+../shared/vivid/run-in-vivid-vm.sh --alsa --timeout 900 --vivid-opts "n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0" -- \
+  env SLOMO_BIN="$PWD/.build/release/slomo" bash bench/capture/vivid-audio-guest.sh
