@@ -19,9 +19,11 @@ import SlomoCore
 ///
 /// Every difference between request and read-back becomes one sentence in `adjustments`.
 extension VideoDevice {
-    public func apply(_ mode: CaptureMode) throws(V4L2Error) -> AppliedMode {
+    /// `controls`: the user's control settings, planned against the device's controls once the
+    /// rate is known (step 4) — refused before anything is written when the device cannot do them.
+    public func apply(_ mode: CaptureMode, controls requests: ControlRequests = ControlRequests()) throws -> AppliedMode {
         var adjustments: [String] = []
-        let got = try setFormat(mode)
+        var got = try setFormat(mode)
         if got.fourcc != mode.pixelFormat { adjustments.append("pixel format \(mode.pixelFormat) requested, driver set \(got.fourcc)") }
         if got.width != mode.width || got.height != mode.height {
             adjustments.append("size \(mode.width)x\(mode.height) requested, driver set \(got.width)x\(got.height)")
@@ -30,9 +32,26 @@ extension VideoDevice {
         let rate = mode.rateMeasured ? try readFrameDuration() : try setFrameDuration(mode.frameDuration, notes: &adjustments)
         var controls: [String: Int32] = [:]
         keepRateInLowLight(frameDuration: rate.duration ?? mode.frameDuration, controls: &controls, notes: &adjustments)
-        return AppliedMode(requested: mode, pixelFormat: got.fourcc, width: got.width, height: got.height,
-                           bytesPerLine: got.bytesPerLine, frameDuration: rate.duration, dvTimingsFrameDuration: rate.dv,
-                           timePerFrameSupported: rate.timePerFrame, controls: controls, adjustments: adjustments)
+        var applied: (controls: [AppliedControl], crop: AppliedCrop?)?
+        if !requests.isEmpty {
+            let steps: [ControlStep]
+            do { steps = try ControlPlanner.plan(requests, controls: try self.controls(), frameDuration: rate.duration ?? mode.frameDuration) } catch let e as ControlError {
+                throw e.on(path)
+            }
+            applied = try carryOut(steps)
+            if let crop = applied?.crop {
+                let before = got
+                got = try currentFormat()
+                adjustments.append("--zoom \(crop.factor): sensor area cropped to \(crop.readBack) of \(crop.bounds)"
+                                   + (got.width == before.width && got.height == before.height ? ", scaled by the driver to \(got.width)x\(got.height)" : "; frames are \(got.width)x\(got.height)"))
+            }
+        }
+        var a = AppliedMode(requested: mode, pixelFormat: got.fourcc, width: got.width, height: got.height,
+                            bytesPerLine: got.bytesPerLine, frameDuration: rate.duration, dvTimingsFrameDuration: rate.dv,
+                            timePerFrameSupported: rate.timePerFrame, controls: controls, adjustments: adjustments)
+        a.cameraControls = applied?.controls
+        a.crop = applied?.crop
+        return a
     }
 
     /// S_FMT then G_FMT (single- or multi-planar).

@@ -14,6 +14,8 @@ public final class V4L2StreamingSource: CaptureSource {
     public let format: CaptureFormat
     public var name: String { "\(device.path) (\(device.info.card))" }
     public var adjustments: [String] { notes + applied.adjustments }
+    /// The controls as set, read again now (after `stop()`: the values at the end of the capture).
+    public func cameraControls() -> [AppliedControl] { device.readAgain(applied.cameraControls ?? []) }
     /// How the mode was chosen, when that needs saying (a measured rate); reported before the driver's adjustments.
     public var notes: [String] = []
     public private(set) var timestampClock: String?
@@ -30,10 +32,10 @@ public final class V4L2StreamingSource: CaptureSource {
     public let applied: AppliedMode
     private var mplane: Bool { device.info.isMultiplanar }
 
-    public init(device: VideoDevice, mode: CaptureMode, buffers: Int) throws(V4L2Error) {
+    public init(device: VideoDevice, mode: CaptureMode, buffers: Int, controls: ControlRequests = ControlRequests()) throws {
         self.device = device
         bufferCount = buffers
-        applied = try device.apply(mode)
+        applied = try device.apply(mode, controls: controls)
         let planes = try device.currentPlanes()
         format = CaptureFormat(fourcc: applied.pixelFormat, width: applied.width, height: applied.height,
                                bytesPerLine: planes.first?.bytesPerLine ?? applied.bytesPerLine,

@@ -12,6 +12,8 @@ public enum V4L2Request: String, Sendable, CaseIterable {
     case qbuf = "VIDIOC_QBUF", dqbuf = "VIDIOC_DQBUF", streamon = "VIDIOC_STREAMON", streamoff = "VIDIOC_STREAMOFF"
     case gCtrl = "VIDIOC_G_CTRL", sCtrl = "VIDIOC_S_CTRL", queryctrl = "VIDIOC_QUERYCTRL", gInput = "VIDIOC_G_INPUT"
     case gDvTimings = "VIDIOC_G_DV_TIMINGS"
+    case queryExtCtrl = "VIDIOC_QUERY_EXT_CTRL", querymenu = "VIDIOC_QUERYMENU", gExtCtrls = "VIDIOC_G_EXT_CTRLS"
+    case sExtCtrls = "VIDIOC_S_EXT_CTRLS", gSelection = "VIDIOC_G_SELECTION", sSelection = "VIDIOC_S_SELECTION"
 
     /// The request number from the shim (the `VIDIOC_*` macros are function-like in C).
     var number: UInt {
@@ -35,6 +37,12 @@ public enum V4L2Request: String, Sendable, CaseIterable {
         case .queryctrl: return CV4L2_VIDIOC_QUERYCTRL
         case .gInput: return CV4L2_VIDIOC_G_INPUT
         case .gDvTimings: return CV4L2_VIDIOC_G_DV_TIMINGS
+        case .queryExtCtrl: return CV4L2_VIDIOC_QUERY_EXT_CTRL
+        case .querymenu: return CV4L2_VIDIOC_QUERYMENU
+        case .gExtCtrls: return CV4L2_VIDIOC_G_EXT_CTRLS
+        case .sExtCtrls: return CV4L2_VIDIOC_S_EXT_CTRLS
+        case .gSelection: return CV4L2_VIDIOC_G_SELECTION
+        case .sSelection: return CV4L2_VIDIOC_S_SELECTION
         }
     }
 }

@@ -44,6 +44,18 @@ final class FakeV4L2: V4L2Syscalls {
     /// Answer every ENUM_FMT index (a driver that never says EINVAL).
     var endlessFormats = false
 
+    /// Controls of the extended API (QUERY_EXT_CTRL, QUERYMENU, G/S_EXT_CTRLS), in id order.
+    var extControls: [CameraControl] = []
+    /// Auto clusters: manual id → (auto id, the auto's manual value). While the auto control is not
+    /// manual, the manual one is inactive and reads `settled(id)`; switching to manual keeps that
+    /// value (the kernel's auto-cluster update).
+    var clusters: [UInt32: (auto: UInt32, manual: Int64)] = [:]
+    var settled: (UInt32) -> Int64 = { _ in 42 }
+    /// S_EXT_CTRLS to an id here fails with that errno.
+    var refuseExt: [UInt32: Int32] = [:]
+    /// The selection API's crop bounds and crop (nil: G_SELECTION fails with ENODATA, as vivid's webcam).
+    var selection: (bounds: PixelRect, crop: PixelRect)?
+
     /// Streaming (mmap buffers, QBUF/DQBUF) when set; without it mmap fails with ENOMEM.
     var stream: Stream?
 
@@ -255,6 +267,22 @@ final class FakeV4L2: V4L2Syscalls {
                 c.pointee.value = ctrl.value
             }
             return 0
+        case .queryExtCtrl, .querymenu, .gExtCtrls, .sExtCtrls:
+            return extRequest(r, arg)
+        case .gSelection, .sSelection:
+            guard var sel = selection else { return ENODATA }
+            let p = arg.assumingMemoryBound(to: v4l2_selection.self)
+            if r == .sSelection {
+                let w = p.pointee.r
+                log.append("S_SELECTION \(w.width)x\(w.height) at \(w.left),\(w.top)")
+                sel.crop = PixelRect(left: Int(w.left), top: Int(w.top), width: Int(w.width), height: Int(w.height))
+                selection = sel
+                current.width = sel.crop.width                        // no scaler: the frames are the crop
+                current.height = sel.crop.height
+            }
+            let rect = p.pointee.target == UInt32(V4L2_SEL_TGT_CROP_BOUNDS) ? sel.bounds : sel.crop
+            p.pointee.r = v4l2_rect(left: Int32(rect.left), top: Int32(rect.top), width: UInt32(rect.width), height: UInt32(rect.height))
+            return 0
         case .reqbufs, .querybuf, .qbuf, .dqbuf, .streamon, .streamoff:
             guard let stream else { return ENOTTY }
             return streamRequest(stream, r, arg)
@@ -270,6 +298,62 @@ final class FakeV4L2: V4L2Syscalls {
             return 0
         default:
             return ENOTTY
+        }
+    }
+
+    /// Whether a manual control is governed by its automatic partner right now.
+    private func governed(_ id: UInt32) -> Bool {
+        guard let (auto, manual) = clusters[id], let a = extControls.first(where: { $0.id == auto }) else { return false }
+        return a.value != manual
+    }
+
+    private func extRequest(_ r: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
+        switch r {
+        case .queryExtCtrl:
+            let q = arg.assumingMemoryBound(to: v4l2_query_ext_ctrl.self)
+            let next = q.pointee.id & 0xC000_0000 != 0, id = q.pointee.id & 0x0FFF_FFFF
+            guard let c = next ? extControls.first(where: { $0.id > id }) : extControls.first(where: { $0.id == id }) else { return EINVAL }
+            q.pointee = v4l2_query_ext_ctrl()
+            q.pointee.id = c.id
+            let types: [CameraControl.Kind: v4l2_ctrl_type] = [
+                .integer: V4L2_CTRL_TYPE_INTEGER, .boolean: V4L2_CTRL_TYPE_BOOLEAN, .menu: V4L2_CTRL_TYPE_MENU,
+                .integerMenu: V4L2_CTRL_TYPE_INTEGER_MENU, .button: V4L2_CTRL_TYPE_BUTTON, .integer64: V4L2_CTRL_TYPE_INTEGER64,
+                .bitmask: V4L2_CTRL_TYPE_BITMASK]
+            q.pointee.type = (types[c.kind] ?? V4L2_CTRL_TYPE_U8).rawValue
+            write(c.label, to: &q.pointee.name)
+            q.pointee.minimum = c.minimum
+            q.pointee.maximum = c.maximum
+            q.pointee.step = UInt64(c.step)
+            q.pointee.default_value = c.defaultValue
+            q.pointee.flags = c.flags.rawValue | (governed(c.id) ? CameraControl.Flags.inactive.rawValue | CameraControl.Flags.volatile.rawValue : 0)
+            q.pointee.elem_size = c.kind == .integer64 ? 8 : 4
+            q.pointee.elems = 1
+            return 0
+        case .querymenu:
+            let m = arg.assumingMemoryBound(to: v4l2_querymenu.self)
+            guard let c = extControls.first(where: { $0.id == m.pointee.id }), let item = c.menuItem(Int64(m.pointee.index)) else { return EINVAL }
+            if c.kind == .integerMenu { m.pointee.value = item.value ?? 0 } else { write(item.name ?? "", to: &m.pointee.name) }
+            return 0
+        default:
+            let e = arg.assumingMemoryBound(to: v4l2_ext_controls.self)
+            guard e.pointee.count == 1, let p = e.pointee.controls else { return EINVAL }
+            guard let i = extControls.firstIndex(where: { $0.id == p.pointee.id }) else { return EINVAL }
+            let c = extControls[i]
+            if r == .gExtCtrls {
+                let v = governed(c.id) ? settled(c.id) : (c.value ?? 0)
+                if c.kind == .integer64 { p.pointee.value64 = v } else { p.pointee.value = Int32(truncatingIfNeeded: v) }
+                return 0
+            }
+            let v = c.kind == .integer64 ? p.pointee.value64 : Int64(p.pointee.value)
+            log.append("S_EXT \(c.name)=\(v)")
+            if let err = refuseExt[c.id] { return err }
+            if c.kind != .button && (v < c.minimum || v > c.maximum) { return ERANGE }
+            // switching an automatic mode to manual keeps the value it had settled on
+            for (manual, cl) in clusters where cl.auto == c.id && v == cl.manual && governed(manual) {
+                if let k = extControls.firstIndex(where: { $0.id == manual }) { extControls[k].value = settled(manual) }
+            }
+            extControls[i].value = v
+            return 0
         }
     }
 

@@ -143,6 +143,68 @@ struct VividIntegrationTests {
     }
 }
 
+/// Camera controls on the real driver (Tests/vivid/checks.sh, same VM boot): the listing against
+/// v4l2-ctl, auto-off-then-manual and lock on vivid's `gain_automatic`/`gain` pair, read-back,
+/// brightness changing the picture, the refusals, and zoom by cropping on the HDMI input.
+@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+struct VividControlsTests {
+    @Test func controlsMatchV4L2Ctl() throws {
+        let c = try VividVM.checks()
+        #expect(c["controls_rc"] == "0" && c["controls_listing_rc"] == "0")
+        // count, names, ids, types, ranges, defaults, menu entries equal; values equal but the volatile gain's
+        let f = (c["controls_same"] ?? "").split(separator: " ").map(String.init)
+        #expect(f.count == 5 && f[0] == f[1] && Int(f[0]) ?? 0 >= 60 && f[2] == "True" && f[3] == "True" && f[4] == "inactive,volatile", "\(c["controls_same"] ?? "")")
+    }
+
+    @Test func gainLockHoldsTheValueAutomaticGainHadSettledOn() throws {
+        let c = try VividVM.checks()
+        let moving = VividVM.numbers(c, "gain_auto_moves")
+        #expect(moving.count == 2 && moving[0] != moving[1], "vivid's automatic gain should move while streaming: \(c["gain_auto_moves"] ?? "")")
+        #expect(c["lock_rc"] == "0")
+        // gain_automatic written 0, read 0; gain written = read back = read at the end; brightness 200 both times
+        let f = (c["gain_lock"] ?? "").split(separator: " ").map(String.init)
+        #expect(f.count == 9 && f[0] == "0" && f[1] == "0" && f[2] == f[3] && f[3] == f[4] && f[5] == "200" && f[6] == "200"
+                && f[7...].joined(separator: " ") == "--gain lock", "\(c["gain_lock"] ?? "")")
+        // after the capture v4l2-ctl reads the same: manual gain at the locked value
+        #expect(c["gain_lock_after"] == "0 \(f.count > 3 ? f[3] : "?") 200", "\(c["gain_lock_after"] ?? "")")
+        #expect(c["lock_meta"] == "gain_automatic=0 (--gain lock); gain=\(f.count > 3 ? f[3] : "?") (--gain lock); brightness=200 (--control brightness=200)",
+                "\(c["lock_meta"] ?? "")")
+        #expect(c["apply_gain_rc"] == "0" && c["apply_gain"] == "gain_automatic=0 gain=42 42", "\(c["apply_gain"] ?? "")")
+    }
+
+    @Test func brightnessChangesThePicture() throws {
+        let m = VividVM.numbers(try VividVM.checks(), "brightness")
+        #expect(m.count == 2 && m[1] > m[0] + 60, "mean luma at brightness 60 and 200: \(m)")
+    }
+
+    @Test func refusalsAreOneLineWithTheirExitStatusAndNothingRecorded() throws {
+        let c = try VividVM.checks()
+        let expected: [(String, String, String)] = [
+            ("range", "64", "--gain 300: gain 300: outside 0...255"),
+            ("unknown", "64", "did you mean 'gain'?"),
+            ("inactive", "69", "gain is inactive while gain_automatic is automatic"),
+            ("readonly", "69", "read_only_integer_32_bits is read-only on this device"),
+            ("nofocus", "69", "--focus lock: the device has no automatic focus to lock"),
+            ("noshutter", "69", "--shutter 1/1000: the device has no exposure time control"),
+            ("nocrop", "69", "and the device cannot crop) failed: No data available (ENODATA)"),
+        ]
+        for (name, rc, text) in expected {
+            let line = c["bad_\(name)"] ?? ""
+            #expect(line.hasPrefix("\(rc) 1 none slomo: /dev/video0: ") && line.contains(text), "\(name): \(line)")
+        }
+    }
+
+    @Test func zoomCropsTheSensorAreaWhereThereIsNoZoomControl() throws {
+        let c = try VividVM.checks()
+        #expect(c["zoom_rc"] == "0")
+        // the middle half of the HDMI input's crop bounds, as v4l2-ctl reads the crop back; vivid scales it to the format
+        let z = c["zoom"] ?? ""
+        let n = z.split(separator: " ").prefix(10).compactMap { Int($0) }
+        #expect(n.count == 8 && n[2] == n[4] / 2 && n[3] == n[5] / 2 && n[0] == (n[4] - n[2]) / 2 && n[1] == (n[5] - n[3]) / 2, "\(z)")
+        if n.count == 8 { #expect(z.hasSuffix("| Left \(n[0]), Top \(n[1]), Width \(n[2]), Height \(n[3]), Flags:"), "\(z)") }
+    }
+}
+
 /// The capture path on the real driver: clocks, padded rows, damaged buffers, pre/post-trigger,
 /// the image trigger, disconnect, multi-planar buffers (Tests/vivid/checks.sh, same VM boot).
 @Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))

@@ -156,6 +156,70 @@ $S formats $D --apply >/dev/null 2>$OUT/busy.err; say busy_rc $?
 say busy_msg "$(cat $OUT/busy.err)"
 wait $pid
 
+# --- camera controls on the real driver (webcam input): listing vs v4l2-ctl, gain lock, brightness, refusals, crop
+v4l2-ctl -d $D -i 0 >/dev/null
+$S controls $D --json > $OUT/ctrls.json; say controls_rc $?
+v4l2-ctl -d $D --list-ctrls-menus > $OUT/ctrls.listing
+$S controls --listing $OUT/ctrls.listing --json > $OUT/ctrls-listing.json; say controls_listing_rc $?
+python3 - "$OUT/ctrls.json" "$OUT/ctrls-listing.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["controls"]; b = json.load(open(sys.argv[2]))["controls"]
+key = lambda c: (c["name"], c["id"], c["type"], c["minimum"], c["maximum"], c["default"], [m["index"] for m in c.get("menu") or []])
+same = [key(x) for x in a] == [key(x) for x in b]
+diff = [x["name"] for x, y in zip(a, b) if "volatile" not in x["flags"] and x["value"] != y["value"]]
+vals = not diff and all(x["valueText"] == y["valueText"] for x, y in zip(a, b) if x["type"] == "string")
+g = {c["name"]: c for c in a}["gain"]
+print("CHECK controls_same", len(a), len(b), same, vals, ",".join(g["flags"]), ",".join(diff))
+PY
+# vivid's automatic gain moves while it streams (read twice during a plain capture); --gain lock holds
+# the value it had settled on
+v4l2-ctl -d $D -c gain_automatic=1
+rm -f $OUT/auto.mp4
+$S capture $D --format YUYV --size 320x180 --frames 150 -o $OUT/auto.mp4 --overwrite >/dev/null 2>&1 & pid=$!
+for i in $(seq 200); do [ -s $OUT/auto.mp4 ] && break; sleep 0.1; done
+g1=$(v4l2-ctl -d $D -C gain | awk '{print $2}'); sleep 0.5; g2=$(v4l2-ctl -d $D -C gain | awk '{print $2}')
+wait $pid
+say gain_auto_moves "$g1 $g2"
+$S capture $D --format YUYV --size 320x180 --frames 90 --gain lock --control brightness=200 -o $OUT/lock.mp4 --overwrite --json > $OUT/lock.json; say lock_rc $?
+python3 - "$OUT/lock.json" <<'PY'
+import json, sys
+c = {x["name"]: x for x in json.load(open(sys.argv[1]))["controls"]}
+a, g, b = c["gain_automatic"], c["gain"], c["brightness"]
+print("CHECK gain_lock", a["written"], a["readBack"], g["written"], g["readBack"], g["atEnd"], b["readBack"], b["atEnd"], g["option"])
+PY
+say gain_lock_after "$(v4l2-ctl -d $D -C gain_automatic,gain,brightness | awk '{print $2}' | paste -sd' ')"
+say lock_meta "$($S probe $OUT/lock.mp4 --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["container"]["metadata"].get("slomo_controls"))')"
+# brightness changes the picture: mean luma of the frames at brightness 60 and 200
+for v in 60 200; do
+  $S capture $D --format YUYV --size 320x180 --frames 10 --codec raw --control brightness=$v -o $OUT/bright$v.mkv --overwrite >/dev/null 2>&1
+  ffmpeg -v error -y -i $OUT/bright$v.mkv -frames:v 1 -f rawvideo -pix_fmt gray $OUT/bright$v.gray
+done
+say brightness "$(python3 -c 'import sys; m=[sum(open("'$OUT'/bright%d.gray" % v, "rb").read()) / (320 * 180) for v in (60, 200)]; print(round(m[0], 1), round(m[1], 1))')"
+v4l2-ctl -d $D -c brightness=128 -c gain_automatic=1
+# refusals: one line, the documented exit status, nothing recorded
+bad() {  # name, then capture options
+  local n=$1; shift; rm -f $OUT/bad-$n.mp4
+  $S capture $D --frames 10 -o $OUT/bad-$n.mp4 "$@" > /dev/null 2> $OUT/bad-$n.err; local rc=$?
+  say bad_$n "$rc $(wc -l < $OUT/bad-$n.err) $([ -e $OUT/bad-$n.mp4 ] && echo written || echo none) $(head -c 300 $OUT/bad-$n.err)"
+}
+bad range --gain 300
+bad unknown --control gian=5
+bad inactive --control gain=50
+bad readonly --control read_only_integer_32_bits=1
+bad nofocus --focus lock
+bad noshutter --shutter 1/1000
+bad nocrop --zoom 2
+# formats --apply with a control: set, read back, and what v4l2-ctl sees
+$S formats $D --apply --gain 42 --json > $OUT/apply-gain.json; say apply_gain_rc $?
+say apply_gain "$(python3 -c 'import json; c=json.load(open("'$OUT'/apply-gain.json"))["applied"]["cameraControls"]; print(" ".join("%s=%s" % (x["name"], x["readBack"]) for x in c))') $(v4l2-ctl -d $D -C gain | awk '{print $2}')"
+v4l2-ctl -d $D -c gain_automatic=1
+# --zoom on the HDMI input (no zoom control; crop through the selection API, scaled back by vivid)
+v4l2-ctl -d $D -i 1 >/dev/null
+$S formats $D --apply --zoom 2 --json > $OUT/zoom.json; say zoom_rc $?
+say zoom "$(python3 -c 'import json; a=json.load(open("'$OUT'/zoom.json"))["applied"]; c=a["crop"]; r=c["readBack"]; b=c["bounds"]; print(r["left"], r["top"], r["width"], r["height"], "of", b["width"], b["height"], "->", a["width"], a["height"])') | $(v4l2-ctl -d $D --get-selection target=crop | sed 's/.*crop, //; s/ *$//')"
+v4l2-ctl -d $D --set-selection "$(python3 -c 'import json; b=json.load(open("'$OUT'/zoom.json"))["applied"]["crop"]["bounds"]; print("target=crop,left=0,top=0,width=%d,height=%d" % (b["width"], b["height"]))')" >/dev/null 2>&1
+v4l2-ctl -d $D -i 0 >/dev/null
+
 # --- capture path details on the webcam input (60 fps, 320x180)
 v4l2-ctl -d $D -i 0 >/dev/null
 $S capture $D --frames 120 -o $OUT/clock.mp4 --overwrite --json > $OUT/clock.json; say clock_rc $?

@@ -32,6 +32,12 @@ extern const unsigned long CV4L2_VIDIOC_S_CTRL;
 extern const unsigned long CV4L2_VIDIOC_QUERYCTRL;
 extern const unsigned long CV4L2_VIDIOC_G_INPUT;
 extern const unsigned long CV4L2_VIDIOC_G_DV_TIMINGS;
+extern const unsigned long CV4L2_VIDIOC_QUERY_EXT_CTRL;
+extern const unsigned long CV4L2_VIDIOC_QUERYMENU;
+extern const unsigned long CV4L2_VIDIOC_G_EXT_CTRLS;
+extern const unsigned long CV4L2_VIDIOC_S_EXT_CTRLS;
+extern const unsigned long CV4L2_VIDIOC_G_SELECTION;
+extern const unsigned long CV4L2_VIDIOC_S_SELECTION;
 
 // Control ids. Why: they are sums of class bases (V4L2_CID_CAMERA_CLASS_BASE + n), which Swift does not import.
 extern const unsigned int CV4L2_CID_EXPOSURE_AUTO;

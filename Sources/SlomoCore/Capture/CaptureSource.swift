@@ -90,6 +90,9 @@ public protocol CaptureSource: AnyObject {
     var isPaced: Bool { get }
     /// Settings the driver changed on its own (asked 35 fps, got 40), for the report.
     var adjustments: [String] { get }
+    /// The camera controls set for this capture (`--gain lock`, `--shutter`…) as written and read
+    /// back; `atEnd` filled once the camera has stopped.
+    func cameraControls() -> [AppliedControl]
     /// Gets everything costly ready (buffers allocated and mapped) without streaming yet.
     func prepare() throws
     /// Starts streaming (`VIDIOC_STREAMON`); frames arrive from here on.
@@ -101,6 +104,7 @@ public protocol CaptureSource: AnyObject {
 
 extension CaptureSource {
     public var adjustments: [String] { [] }
+    public func cameraControls() -> [AppliedControl] { [] }
     public var isPaced: Bool { true }
     public func prepare() throws {}
 }

@@ -47,6 +47,10 @@ public struct AppliedMode: Sendable, Codable, Equatable {
     public var controls: [String: Int32]
     /// One sentence per difference between what was asked and what the driver did, or what it refused.
     public var adjustments: [String]
+    /// `--shutter`, `--gain`, `--control`…: each write, with what was asked and read back (nil: none asked).
+    public var cameraControls: [AppliedControl]?
+    /// `--zoom` on a camera without a zoom control: the sensor area cropped (selection API).
+    public var crop: AppliedCrop?
     /// True when format, size and frame duration read back exactly as requested.
     public var exact: Bool
     /// One line for people: what runs now, and whether the driver changed the request.
@@ -67,6 +71,68 @@ public struct AppliedMode: Sendable, Codable, Equatable {
             let asked = "\(requested.pixelFormat) \(requested.width)x\(requested.height) at \(requested.frameDuration) s"
             summary = "driver set \(now), NOT as requested (\(asked), \(DecimalText.fps(requested.frameDuration)) fps)"
         }
+    }
+}
+
+/// One control write of a capture or `formats --apply`, as the report and the recording's
+/// metadata keep it: the option, what it asked, the value written, the value read back right
+/// after and (capture) when the camera stopped — a locked value that moved shows here.
+public struct AppliedControl: Sendable, Codable, Equatable {
+    public var name: String
+    /// The V4L2 control id (nil for a control known only by name).
+    public var id: UInt32?
+    /// `--gain lock`, `--control brightness=200`.
+    public var option: String
+    /// `lock`, `auto`, `manual`, `1/2000 s`, `200`.
+    public var requested: String
+    public var written: Int64?
+    public var readBack: Int64?
+    /// The value read back, as a person reads it (a menu entry's name, on/off).
+    public var readBackText: String?
+    /// Read again when the capture ended (nil until then, or when it could not be read).
+    public var atEnd: Int64?
+    public var note: String?
+
+    public init(name: String, option: String, requested: String, written: Int64?, readBack: Int64?, readBackText: String? = nil, note: String? = nil) {
+        self.name = name; self.option = option; self.requested = requested; self.written = written
+        self.readBack = readBack; self.readBackText = readBackText; self.note = note
+    }
+}
+
+extension AppliedControl {
+    /// The recording's `slomo_controls` tag: `gain_automatic=0 (--gain lock); gain=30 (--gain lock)`.
+    public static func metadataText(_ list: [AppliedControl]) -> String {
+        list.map { "\($0.name)=\($0.readBack ?? $0.written.map { $0 } ?? 0) (\($0.option))" }.joined(separator: "; ")
+    }
+
+    /// A value that moved between the start and the end of the capture, as one warning.
+    public var driftWarning: String? {
+        guard let a = readBack, let b = atEnd, a != b else { return nil }
+        return "\(name) moved during the capture: \(a) after \(option), \(b) at the end"
+    }
+}
+
+/// A pixel rectangle (V4L2 selection).
+public struct PixelRect: Sendable, Codable, Equatable, CustomStringConvertible {
+    public var left: Int, top: Int, width: Int, height: Int
+    public init(left: Int, top: Int, width: Int, height: Int) { self.left = left; self.top = top; self.width = width; self.height = height }
+    public var description: String { "\(width)x\(height) at \(left),\(top)" }
+
+    /// The middle 1/factor of `self`, sizes rounded down to even, centred on even offsets.
+    public func centred(zoom factor: Rational) -> PixelRect {
+        let w = max(2, (Rational(width) / factor).floor & ~1), h = max(2, (Rational(height) / factor).floor & ~1)
+        return PixelRect(left: left + ((width - Int(w)) / 2) & ~1, top: top + ((height - Int(h)) / 2) & ~1, width: Int(w), height: Int(h))
+    }
+}
+
+/// `--zoom` by cropping: the sensor area's bounds, the crop asked and the one read back.
+public struct AppliedCrop: Sendable, Codable, Equatable {
+    public var factor: Rational
+    public var bounds: PixelRect
+    public var requested: PixelRect
+    public var readBack: PixelRect
+    public init(factor: Rational, bounds: PixelRect, requested: PixelRect, readBack: PixelRect) {
+        self.factor = factor; self.bounds = bounds; self.requested = requested; self.readBack = readBack
     }
 }
 

@@ -157,6 +157,8 @@ public struct CaptureReport: Codable, Sendable {
     public var audio: AudioReport?
     /// `--preview`: where the live picture went and how many were sent.
     public var preview: PreviewReport?
+    /// `--shutter`, `--gain`, `--control`…: each control as written, read back, and read again at the end.
+    public var controls: [AppliedControl]?
 }
 
 /// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
@@ -207,6 +209,9 @@ public final class CaptureSession: @unchecked Sendable {
     public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
                 audio: AudioSettings? = nil, preview: PreviewSettings? = nil) throws {
         self.source = source
+        var settings = settings
+        let controls = source.cameraControls()
+        if !controls.isEmpty { settings.metadata["slomo_controls"] = AppliedControl.metadataText(controls) }
         self.settings = settings
         self.limits = limits
         self.trigger = trigger
@@ -741,6 +746,11 @@ public final class CaptureSession: @unchecked Sendable {
             ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
                              mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
             captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
+        let controls = source.cameraControls()
+        if !controls.isEmpty {
+            report.controls = controls
+            for c in controls { if let w = c.driftWarning { report.warnings.append(w) } }
+        }
         // the camera has stopped: so does the preview (its stream is finished)
         report.preview = previewWriter?.stop()
         if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }

@@ -11,6 +11,8 @@ public struct DeviceCaptureRequest: Sendable {
     public var buffers = 8
     /// Rows padded to this many bytes (raw formats; the driver may adjust it). Nil: the driver's choice.
     public var bytesPerLine: Int?
+    /// `--shutter`, `--gain`, `--control`…: set after the mode, checked against the device first.
+    public var controls = ControlRequests()
     public init(device: String) { self.device = device }
 }
 

@@ -67,6 +67,72 @@ public struct FormatsReport: Encodable, Sendable {
     }
 }
 
+/// `slomo controls` as data (`Docs/JSON.md`): version 1, the source, the device (absent for a
+/// listing) and every control in the driver's order, each with its `group`.
+public struct ControlsReport: Encodable, Sendable {
+    public var version = 1
+    public var source: String
+    public var device: DeviceInfo?
+    public var controls: [ControlEntry]
+
+    init(source: String, device: DeviceInfo?, controls: [CameraControl]) {
+        self.source = source
+        self.device = device
+        self.controls = controls.map(ControlEntry.init)
+    }
+
+    /// The controls grouped for people: camera first, then user, …, vendor last.
+    public var grouped: [(group: String, controls: [ControlEntry])] {
+        let groups = Dictionary(grouping: controls, by: \.group)
+        return CameraControl.groupOrder.compactMap { g in groups[g].map { (g, $0) } }
+    }
+}
+
+/// One control in `slomo controls --json`: fields named for people, nulls where a kind has no value.
+public struct ControlEntry: Encodable, Sendable {
+    public var name: String
+    public var label: String
+    /// `0x00980913`.
+    public var id: String
+    public var group: String
+    public var type: String
+    public var minimum: Int64?
+    public var maximum: Int64?
+    public var step: Int64?
+    public var `default`: Int64?
+    public var value: Int64?
+    /// The value as read (`3 (Aperture Priority Mode)`, `on`); a string control's text.
+    public var valueText: String?
+    public var flags: [String]
+    public var menu: [CameraControl.MenuItem]?
+    let control: CameraControl
+
+    init(_ c: CameraControl) {
+        control = c
+        name = c.name; label = c.label; group = c.group; type = c.kind.rawValue
+        id = "0x" + String(repeating: "0", count: max(0, 8 - String(c.id, radix: 16).count)) + String(c.id, radix: 16)
+        let ranged = [.integer, .integer64, .menu, .integerMenu, .boolean, .bitmask, .string].contains(c.kind)
+        minimum = ranged ? c.minimum : nil; maximum = ranged ? c.maximum : nil
+        step = [.integer, .integer64, .string].contains(c.kind) ? c.step : nil
+        self.default = ranged && c.kind != .string ? c.defaultValue : nil
+        value = c.value
+        valueText = c.kind == .string ? c.text : c.value.map(c.describe)
+        flags = c.flags.list
+        menu = c.menu.isEmpty ? nil : c.menu
+    }
+
+    enum CodingKeys: String, CodingKey { case name, label, id, group, type, minimum, maximum, step, `default`, value, valueText, flags, menu }
+
+    public func encode(to encoder: any Swift.Encoder) throws {
+        var k = encoder.container(keyedBy: CodingKeys.self)
+        try k.encode(name, forKey: .name); try k.encode(label, forKey: .label); try k.encode(id, forKey: .id)
+        try k.encode(group, forKey: .group); try k.encode(type, forKey: .type)
+        try k.encode(minimum, forKey: .minimum); try k.encode(maximum, forKey: .maximum); try k.encode(step, forKey: .step)
+        try k.encode(self.default, forKey: .default); try k.encode(value, forKey: .value); try k.encode(valueText, forKey: .valueText)
+        try k.encode(flags, forKey: .flags); try k.encodeIfPresent(menu, forKey: .menu)
+    }
+}
+
 /// `slomo devices` as data.
 public struct DevicesReport: Codable, Sendable {
     /// Every /dev/video* node in numeric order, capture or not (see `isCapture`, `isMetadata`).
@@ -109,7 +175,7 @@ public enum DeviceService {
     }
 
     /// The catalog of a capture node and the selection; with `apply`, the selected mode applied and read back.
-    public static func formats(device path: String, request: ModeRequest, apply: Bool,
+    public static func formats(device path: String, request: ModeRequest, apply: Bool, controls: ControlRequests = ControlRequests(),
                                syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         let (catalog, request, best) = try select(dev, request)
@@ -118,7 +184,7 @@ public enum DeviceService {
             guard let best else {
                 throw SimpleFailure("\(path): no selectable mode matches the constraints (no size with known frame intervals)", .unavailable)
             }
-            report.applied = try dev.apply(best)
+            report.applied = try dev.apply(best, controls: controls)
         }
         return report
     }
@@ -171,9 +237,22 @@ public enum DeviceService {
         return ModeMeasurement(c, stats: stats, shortFrames: short, error: failure)
     }
 
-    /// The catalog parsed from a saved `v4l2-ctl --list-formats-ext` text, and the selection.
+    /// `slomo controls DEVICE`: every control with its range, value, flags and menu.
+    public static func controls(device path: String, syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> ControlsReport {
+        let dev = try VideoDevice(path: path, syscalls: syscalls, requireCapture: false)
+        return ControlsReport(source: path, device: dev.info, controls: try dev.controls())
+    }
+
+    /// `slomo controls --listing FILE`: a saved `v4l2-ctl --list-ctrls-menus` text.
     /// Missing or unreadable file: exit 66; not a listing: exit 65.
-    public static func formats(listing path: String, request: ModeRequest) throws -> FormatsReport {
+    public static func controls(listing path: String) throws -> ControlsReport {
+        let text = try readListing(path)
+        do { return ControlsReport(source: path, device: nil, controls: try ControlListing.parse(text)) } catch {
+            throw SimpleFailure("\(path): \(error)", .dataError)
+        }
+    }
+
+    static func readListing(_ path: String) throws -> String {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
             throw SimpleFailure("\(path): cannot read listing: \(isDir.boolValue ? "it is a directory" : "no such file")", .noInput)
@@ -181,8 +260,15 @@ public enum DeviceService {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SimpleFailure("\(path): cannot read listing: permission denied or unreadable", .noInput)
         }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// The catalog parsed from a saved `v4l2-ctl --list-formats-ext` text, and the selection.
+    /// Missing or unreadable file: exit 66; not a listing: exit 65.
+    public static func formats(listing path: String, request: ModeRequest) throws -> FormatsReport {
+        let text = try readListing(path)
         let catalog: DeviceCatalog
-        do { catalog = try ListingParser.parse(String(decoding: data, as: UTF8.self)) } catch {
+        do { catalog = try ListingParser.parse(text) } catch {
             throw SimpleFailure("\(path): \(error)", .dataError)
         }
         return FormatsReport(source: path, device: nil, catalog: catalog, request: request,
@@ -250,7 +336,7 @@ public enum DeviceService {
             throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
         }
         dev.requestedBytesPerLine = r.bytesPerLine
-        let source = try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers)
+        let source = try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers, controls: r.controls)
         source.notes = notes
         return source
     }

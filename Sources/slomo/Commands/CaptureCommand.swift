@@ -26,6 +26,7 @@ struct CaptureCommand: ParsableCommand {
           slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
           slomo capture /dev/video0 --audio hw:1,0 --preview udp://10.0.0.2:5000 -o take.mkv
           slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 --trigger signal -o 'cam{camera}.mp4'
+          slomo capture /dev/video0 --shutter-angle 180 --gain lock --white-balance lock --focus lock -o run.mp4
         """)
 
     @Argument(help: "V4L2 device (default /dev/video0) unless --source is given; several: one event, -o with {camera}.") var devices: [String] = []
@@ -64,6 +65,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Write the frame-interval timeline and histogram to this SVG file.") var statsPlot: String?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print the report as JSON.") var json = false
+    @OptionGroup(title: "Camera controls (checked against the device before it streams; each read back)") var cameraControls: ControlOptions
 
     /// `--preview`, `--preview-fps`, `--preview-width` (exit 64 on values out of range).
     func previewOptions() throws -> PreviewSettings? {
@@ -122,8 +124,10 @@ struct CaptureCommand: ParsableCommand {
                 throw SimpleFailure("\(error)", .usage)
             }
         }
+        let controls = try cameraControls.requests()
+        if !controls.isEmpty && source != nil { throw SimpleFailure("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .usage) }
         if devices.count > 1 {
-            try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings)
+            try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings, controls: controls)
             return
         }
         let src: CaptureSource
@@ -131,7 +135,7 @@ struct CaptureCommand: ParsableCommand {
             guard devices.isEmpty else { throw SimpleFailure("give a DEVICE or --source, not both", .usage) }
             src = try SyntheticSource(spec: source)
         } else {
-            src = try DeviceCapture.open(request(devices.first ?? "/dev/video0"))
+            src = try DeviceCapture.open(request(devices.first ?? "/dev/video0", controls: controls))
         }
         let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
                                          preview: previewSettings)
@@ -166,14 +170,16 @@ struct CaptureCommand: ParsableCommand {
         if let p = report.preview {
             say("preview: \(p.output) \(p.width)x\(p.height) at \(Seconds(p.fps)) fps: \(p.framesSent) pictures sent, \(p.framesSkipped) skipped")
         }
+        for c in report.controls ?? [] { say("control: " + ControlsTable.applied(c)) }
         for shot in report.shots ?? [] {
             say("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), latency \(shot.latencyMs) ms\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")")
         }
     }
 
     /// The device request for one camera, from the shared mode options.
-    func request(_ device: String) -> DeviceCaptureRequest {
+    func request(_ device: String, controls: ControlRequests) -> DeviceCaptureRequest {
         var r = DeviceCaptureRequest(device: device)
+        r.controls = controls
         r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers; r.bytesPerLine = bytesPerLine
         return r
     }
@@ -181,7 +187,7 @@ struct CaptureCommand: ParsableCommand {
     /// Several cameras on one event (`MultiCapture`): one session each, `{camera}` in the names,
     /// the same mode options; the sound and the preview go with the first camera.
     func runSeveral(settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
-                    preview previewSettings: PreviewSettings?) throws {
+                    preview previewSettings: PreviewSettings?, controls: ControlRequests) throws {
         guard source == nil else { throw SimpleFailure("give DEVICEs or --source, not both", .usage) }
         guard output.contains("{camera}") else {
             throw SimpleFailure("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .usage)
@@ -195,7 +201,7 @@ struct CaptureCommand: ParsableCommand {
         for (i, d) in devices.enumerated() {
             var s = settings
             s.output = MultiCapture.path(output, camera: i + 1)
-            let src = try DeviceCapture.open(request(d))
+            let src = try DeviceCapture.open(request(d, controls: controls))
             sessions.append(try CaptureSession(source: src, settings: s, limits: limits, trigger: trigger,
                                                audio: i == 0 ? audio : nil, preview: i == 0 ? previewSettings : nil))
         }

@@ -12,7 +12,7 @@ struct FormatsCommand: ParsableCommand {
         Selection: highest frame rate, then larger area, then H.264 > MJPEG > raw (--prefer reorders). \
         Raw modes over a USB 2.0 budget (24 MB/s) are flagged and the best mode within it is shown too. \
         --apply sets the mode on the device (S_FMT, S_PARM, exposure controls) and prints what the driver \
-        really set. JSON always has "maxFps" (null when nothing is selectable).
+        really set; with camera controls (as capture takes them), those too, each read back. JSON always has "maxFps" (null when nothing is selectable).
         Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 not a capture device or \
         busy or nothing selectable, 74 device I/O error, 77 permission denied.
         Examples: slomo formats /dev/video0 --json; slomo formats --listing cam.txt; \
@@ -31,6 +31,7 @@ struct FormatsCommand: ParsableCommand {
     @Flag(help: "Stream each candidate mode briefly: achieved rate and drops beside the advertised rate.") var measure = false
     @Option(help: "Seconds of frames per measured mode (timestamps).") var measureSeconds = "1"
     @Option(help: "Most modes measured (unadvertised sizes first, then fastest).") var measureLimit = 12
+    @OptionGroup(title: "Camera controls (with --apply)") var cameraControls: ControlOptions
 
     func validate() throws {
         if listing != nil && (device != nil || apply || measure) { throw ValidationError("--listing takes no DEVICE, --apply or --measure") }
@@ -40,6 +41,8 @@ struct FormatsCommand: ParsableCommand {
 
     func run() throws {
         let request = try DeviceService.request(format: format, size: size, minSize: minSize, fps: fps, prefer: prefer)
+        let controls = try cameraControls.requests()
+        if !controls.isEmpty && !apply { throw SimpleFailure("camera controls (--shutter, --gain, --control…) are set with --apply", .usage) }
         let report: FormatsReport
         if let listing {
             report = try DeviceService.formats(listing: listing, request: request)
@@ -50,7 +53,7 @@ struct FormatsCommand: ParsableCommand {
             }
             report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, measure: seconds, limit: measureLimit)
         } else {
-            report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, apply: apply)
+            report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, apply: apply, controls: controls)
         }
         if json { try JSONOutput.print(report); return }
         for line in FormatsTable.lines(report) { Console.out(line) }
@@ -88,6 +91,7 @@ enum FormatsTable {
             out.append("applied: \(a.summary)")
             for adj in a.adjustments { out.append("  note: \(adj)") }
             for (k, v) in a.controls.sorted(by: { $0.key < $1.key }) { out.append("  \(k) = \(v)") }
+            for c in a.cameraControls ?? [] { out.append("  " + ControlsTable.applied(c)) }
         }
         return out
     }
