@@ -105,6 +105,8 @@ public final class WAVFileSource: AudioFileSource {
 /// The header is written last, with the sizes of what was really written.
 public final class WAVFileWriter {
     public let path: String
+    /// The name messages give (the final name when `path` is a temporary one).
+    public var name: String
     public let channels: Int
     public let sampleRate: Int
     public private(set) var framesWritten: Int64 = 0
@@ -120,7 +122,7 @@ public final class WAVFileWriter {
         guard fd >= 0 else {
             throw SimpleFailure("\(path): cannot create output: \(String(cString: strerror(errno)))", .cannotCreate)
         }
-        self.path = path; self.channels = channels; self.sampleRate = sampleRate
+        self.path = path; name = path; self.channels = channels; self.sampleRate = sampleRate
         pending.reserveCapacity(1 << 17)
         pending.append(contentsOf: repeatElement(0, count: 44))   // header's place
     }
@@ -138,7 +140,7 @@ public final class WAVFileWriter {
     public func finish() throws {
         try flush(at: nil)
         guard let header = WAV.header16(channels: channels, sampleRate: sampleRate, frames: framesWritten) else {
-            throw SimpleFailure("\(path): \(framesWritten) frames do not fit a WAV file's 4 GiB", .cannotCreate)
+            throw SimpleFailure("\(name): \(framesWritten) frames do not fit a WAV file's 4 GiB", .cannotCreate)
         }
         pending = header
         try flush(at: 0)
@@ -150,7 +152,10 @@ public final class WAVFileWriter {
             while done < raw.count {
                 let r = Glibc.pwrite(fd, raw.baseAddress! + done, raw.count - done, off_t((offset ?? end) + Int64(done)))
                 if r < 0 && errno == EINTR { continue }
-                guard r > 0 else { throw SimpleFailure("\(path): write failed: \(String(cString: strerror(errno)))", .ioError) }
+                guard r > 0 else {
+                    let e = errno
+                    throw SimpleFailure("\(name): write failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC); nothing was left under that name" : "")", .ioError)
+                }
                 done += r
             }
         }

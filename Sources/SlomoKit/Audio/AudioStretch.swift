@@ -75,6 +75,7 @@ public enum AudioStretch {
             // the same 16-bit samples FFmpeg's encoder would write, without loading FFmpeg; no
             // render-ahead thread: writing PCM costs too little to be worth the hand-over
             let file = try WAVFileWriter(path: out.temporaryPath, channels: source.channels, sampleRate: source.sampleRate)
+            file.name = r.output
             while let b = try source.read(maxFrames: AudioTrackWriter.readFrames) { try file.append(b) }
             try file.finish()
             framesWritten = file.framesWritten

@@ -159,6 +159,8 @@ public struct CaptureReport: Codable, Sendable {
     public var preview: PreviewReport?
     /// `--shutter`, `--gain`, `--control`…: each control as written, read back, and read again at the end.
     public var controls: [AppliedControl]?
+    /// `fdatasync`s of the recording (each second and at the end; absent with `--no-sync`).
+    public var fileSyncs: FileSyncs?
 }
 
 /// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
@@ -430,16 +432,18 @@ public final class CaptureSession: @unchecked Sendable {
                                 backlog: backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: short)
         audioWritten(writer)
         report.audio = audioReport()
+        syncReport(&report)
         if writeError != nil { report.message = report.message ?? writeError.map { "\($0)" } }
-        try writeSidecar(report, for: settings.output)
-        if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e) }
+        writeSidecar(report, for: settings.output)
+        if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: reportNote) }
         return report
     }
 
-    static func stopped(_ output: String, frames: Int64, _ e: Error) -> SimpleFailure {
+    static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> SimpleFailure {
         let text = "\(e)"
         let full = text.contains("No space") || text.contains("ENOSPC")
-        return SimpleFailure("\(output): recording stopped after \(frames) frames: \(full ? "disk full" : text); the file is playable up to its last fragment", .ioError)
+        return SimpleFailure("\(output): recording stopped after \(frames) frames: \(full ? "no space left on the device (ENOSPC)" : text); "
+                             + "the file plays up to its last complete fragment" + (report.map { "; \($0)" } ?? ""), .ioError)
     }
 
     // MARK: pre/post-trigger
@@ -525,6 +529,7 @@ public final class CaptureSession: @unchecked Sendable {
         report.trigger = t.kind.name
         report.shots = shots
         report.audio = audioReport()
+        syncReport(&report)
         if case .motion = t.kind {
             report.motionFramesEvaluated = motionEvaluated
             report.motionFramesSkipped = motionSkipped
@@ -532,8 +537,8 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
         // each shot's file gets the whole capture's report beside it
-        for shot in shots { try writeSidecar(report, for: shot.output) }
-        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure) }
+        for shot in shots { writeSidecar(report, for: shot.output) }
+        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
         return report
     }
 
@@ -761,7 +766,17 @@ public final class CaptureSession: @unchecked Sendable {
     private var audioCodec = "pcm_s16le"
 
     /// Counts a finished recording's sound for the report.
+    private var syncs = FileSyncs()
+
+    /// The recordings' `fdatasync`s for the report (nil with `--no-sync`); a refusal is a warning.
+    private func syncReport(_ report: inout CaptureReport) {
+        guard settings.sync else { return }
+        report.fileSyncs = syncs
+        if let why = syncs.refused { report.warnings.append("\(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
+    }
+
     private func audioWritten(_ w: RecordingWriter) {
+        syncs.add(w.syncs)
         audioFrames += w.audioFramesWritten
         audioCorrection += w.capturedAudio?.correction ?? 0
         audioCodec = w.audioCodec
@@ -778,14 +793,31 @@ public final class CaptureSession: @unchecked Sendable {
                            timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
     }
 
+    /// Where the report went when it could not go beside the recording (a full disk), or that it
+    /// could not be written at all; nil when it is beside the recording.
+    public private(set) var reportNote: String?
+    /// True when the report could be written nowhere.
+    public private(set) var reportLost = false
+
     /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
-    /// recording means the capture did not end cleanly (the recording is still playable).
-    private func writeSidecar(_ report: CaptureReport, for output: String) throws {
+    /// recording means the capture did not end cleanly (the recording is still playable). Where it
+    /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
+    /// says where; it never hides the recording's own outcome.
+    private func writeSidecar(_ report: CaptureReport, for output: String) {
         let path = output + ".capture.json"
         let enc = JSONEncoder()
         enc.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        do { try enc.encode(report).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw SimpleFailure("\(path): cannot write the capture report: \((error as NSError).localizedFailureReason ?? "write failed")", .ioError)
+        guard let data = try? enc.encode(report) else { reportNote = "\(path): the report could not be encoded"; reportLost = true; return }
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            let why = OutputFile.reason(error)
+            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
+            if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
+                reportNote = "report not written beside it (\(why)): it is in \(fallback)"
+            } else {
+                reportNote = "report not written (\(why)), nor in \(dir)"
+                reportLost = true
+            }
         }
     }
 }

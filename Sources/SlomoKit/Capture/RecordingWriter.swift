@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import SlomoCore
 import SlomoFFmpeg
 
@@ -22,6 +25,9 @@ public struct RecordingSettings: Sendable {
     /// Per-segment time scaling applied while recording (source time from the first frame).
     public var map: RetimeMap?
     public var overwrite = false
+    /// `fdatasync` the file at least every second of frames and at the end, so a power cut loses at
+    /// most the last second (false: `--no-sync`, the kernel writes back when it chooses).
+    public var sync = true
     /// Further `slomo_*` container metadata (a shot's trigger facts).
     public var metadata: [String: String] = [:]
     public init(output: String) { self.output = output }
@@ -45,6 +51,19 @@ public struct RecordingSettings: Sendable {
         guard holds else {
             throw SimpleFailure("\(output): --codec \(rawCodec.rawValue) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)", .usage)
         }
+    }
+}
+
+/// How often a recording was forced to disk, and what it cost.
+public struct FileSyncs: Codable, Sendable, Equatable {
+    public var count: Int64 = 0
+    public var totalMicros: Int64 = 0
+    public var maxMicros: Int64 = 0
+    /// Why syncing stopped early (a file system that refuses `fdatasync`); nil when it did not.
+    public var refused: String?
+    public init() {}
+    mutating func add(_ o: FileSyncs) {
+        count += o.count; totalMicros += o.totalMicros; maxMicros = max(maxMicros, o.maxMicros); refused = refused ?? o.refused
     }
 }
 
@@ -82,6 +101,10 @@ final class RecordingWriter {
     private(set) var capturedAudio: CapturedAudio?
     /// Kernel time of the latest frame written (the sound ends with it).
     private var lastTimestamp: Rational?
+    /// `fdatasync`s done, their total and longest time (µs), and why syncing stopped (a file system that refuses it).
+    private(set) var syncs = FileSyncs()
+    private var syncFD: Int32 = -1
+    private var lastSync: Rational?
     /// The codec the sound is stored with: lossless, as a capture is a master — PCM where the
     /// container holds it, ALAC in MP4 (which in FFmpeg 5.1 holds neither PCM nor, without
     /// `-strict experimental`, FLAC).
@@ -259,8 +282,37 @@ final class RecordingWriter {
             try audioTrack?.write(upTo: t, notPast: true)
         }
         framesWritten += 1
+        try syncIfDue(timestamp)
         return true
     }
+
+    /// `fdatasync` when a second of frames has gone out since the last one (on the writer's thread,
+    /// never the camera's). EINVAL/EROFS (a file system without sync): noted once, syncing stops.
+    private func syncIfDue(_ timestamp: Rational, force: Bool = false) throws {
+        guard settings.sync, syncs.refused == nil else { return }
+        if !force, let last = lastSync, timestamp - last < Rational(1) { return }
+        if lastSync == nil && !force { lastSync = timestamp; return }
+        lastSync = timestamp
+        if syncFD < 0 {
+            // only a regular file is synced (a FIFO or device output is not a file on a disk)
+            var st = stat()
+            guard stat(settings.output, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { syncs.refused = "the output is not a regular file"; return }
+            syncFD = Glibc.open(settings.output, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        }
+        guard syncFD >= 0 else { syncs.refused = "cannot open for fdatasync: \(String(cString: strerror(errno)))"; return }
+        let start = CaptureClock.now()
+        if fdatasync(syncFD) != 0 {
+            let e = errno
+            if e == EINVAL || e == EROFS || e == ENOTSUP { syncs.refused = "the file system refuses fdatasync (\(String(cString: strerror(e))))"; return }
+            throw SimpleFailure("\(settings.output): fdatasync failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC)" : e == EIO ? " (EIO)" : "")", .ioError)
+        }
+        let micros = ((CaptureClock.now() - start) * Rational(1_000_000)).rounded(.nearest)
+        syncs.count += 1
+        syncs.totalMicros += micros
+        syncs.maxMicros = Swift.max(syncs.maxMicros, micros)
+    }
+
+    deinit { if syncFD >= 0 { Glibc.close(syncFD) } }
 
     private func outputTime(_ timestamp: Rational) -> Rational {
         let t = timestamp - first!
@@ -295,6 +347,7 @@ final class RecordingWriter {
             }
         }
         try m.finish()
+        if let last = lastTimestamp { try syncIfDue(last, force: true) }
     }
 
     /// The parameter-set NAL units (H.264 SPS/PPS; HEVC VPS/SPS/PPS) before the first picture NAL,

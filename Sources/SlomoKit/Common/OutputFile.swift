@@ -43,9 +43,29 @@ public final class OutputFile {
     /// Writes a small file whole (temporary name, then rename): one line naming the file on failure.
     public static func write(_ data: Data, to path: String) throws(SimpleFailure) {
         do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            let cause = (error as NSError).userInfo[NSUnderlyingErrorKey].flatMap { ($0 as? NSError)?.code }.map { String(cString: strerror(Int32($0))) }
-            throw SimpleFailure("\(path): cannot write: \(cause ?? "write failed")", .ioError)
+            throw SimpleFailure("\(path): cannot write: \(reason(error))", .ioError)
         }
+    }
+
+    /// A Foundation write error as the system's words (`No space left on device (ENOSPC)`), never
+    /// Foundation's own text.
+    public static func reason(_ error: Error) -> String {
+        let ns = error as NSError
+        let code = (ns.userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
+            ?? (ns.domain == NSPOSIXErrorDomain ? Int32(ns.code) : nil)
+            ?? (ns.code == NSFileWriteOutOfSpaceError ? ENOSPC : ns.code == NSFileWriteVolumeReadOnlyError ? EROFS
+                : ns.code == NSFileWriteNoPermissionError ? EACCES : nil)
+        guard let code else { return "write failed" }
+        let name: String
+        switch code {
+        case ENOSPC: name = " (ENOSPC)"
+        case EROFS: name = " (EROFS)"
+        case EACCES: name = " (EACCES)"
+        case EDQUOT: name = " (EDQUOT)"
+        case EIO: name = " (EIO)"
+        default: name = ""
+        }
+        return String(cString: strerror(code)) + name
     }
 
     deinit { discard() }

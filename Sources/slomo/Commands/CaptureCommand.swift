@@ -63,6 +63,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
     @Option(help: "Write the frame-interval timeline and histogram to this SVG file.") var statsPlot: String?
+    @Flag(help: "Do not fdatasync the recording each second (the kernel writes back when it chooses; a power cut may lose more).") var noSync = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print the report as JSON.") var json = false
     @OptionGroup(title: "Camera controls (checked against the device before it streams; each read back)") var cameraControls: ControlOptions
@@ -114,7 +115,7 @@ struct CaptureCommand: ParsableCommand {
         if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
         var settings = RecordingSettings(output: output)
         guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw SimpleFailure("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .usage) }
-        settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite
+        settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
         if !segments.isEmpty || !ramps.isEmpty {
             let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps)
@@ -171,6 +172,9 @@ struct CaptureCommand: ParsableCommand {
             say("preview: \(p.output) \(p.width)x\(p.height) at \(Seconds(p.fps)) fps: \(p.framesSent) pictures sent, \(p.framesSkipped) skipped")
         }
         for c in report.controls ?? [] { say("control: " + ControlsTable.applied(c)) }
+        if let f = report.fileSyncs, f.count > 0 {
+            say("disk: fdatasync \(f.count) times, \(Seconds(Rational(f.totalMicros, 1000), decimals: 1)) ms in all, longest \(Seconds(Rational(f.maxMicros, 1000), decimals: 1)) ms")
+        }
         for shot in report.shots ?? [] {
             say("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), latency \(shot.latencyMs) ms\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")")
         }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// A 6 MB tmpfs that fills up (root only: the test mounts it; elsewhere it says it is skipped):
+/// capture stops with one line naming the output and "no space", keeps a file that plays, and puts
+/// its report where it can; retime and stretch leave nothing under the final name; all exit 74.
+@Suite(.serialized) struct FullDiskTests {
+    /// Mounts a small tmpfs at a new directory; nil (with the reason) when this machine cannot.
+    static func smallDisk(_ megabytes: Int) -> (dir: TempDir, skipped: String?) {
+        let d = TempDir()
+        guard getuid() == 0 else { return (d, "not root: cannot mount a small tmpfs") }
+        let r = try? CLI.tool(["mount", "-t", "tmpfs", "-o", "size=\(megabytes)m", "tmpfs", d.path])
+        guard r?.status == 0 else { return (d, "mount -t tmpfs failed: \(r?.stderr ?? "no mount")") }
+        return (d, nil)
+    }
+
+    static func unmount(_ d: TempDir) { _ = try? CLI.tool(["umount", d.path]) }
+
+    @Test func captureIntoAFullDiskStopsWithOneLineAndAPlayableFile() throws {
+        let (disk, skipped) = Self.smallDisk(6)
+        if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
+        defer { Self.unmount(disk) }
+        let tmp = TempDir()
+        let out = disk.file("cap.mkv")
+        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv", "--codec", "raw", "--duration", "5", "-o", out],
+                            environment: ["TMPDIR": tmp.path])
+        #expect(r.status == 74, "\(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("slomo: ring:") }
+        #expect(lines.count == 1, "\(r.stderr)")
+        let line = String(lines.first ?? "")
+        #expect(line.hasPrefix("slomo: \(out): recording stopped after ") && line.contains("no space left on the device (ENOSPC)")
+                && line.contains("the file plays up to its last complete fragment")
+                && line.hasSuffix("report not written beside it (No space left on device (ENOSPC)): it is in \(tmp.file("cap.mkv.capture.json"))"), "\(line)")
+        // the report went to TMPDIR, and says why the recording stopped
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp.file("cap.mkv.capture.json")))) as? [String: Any])
+        #expect(report["stopReason"] as? String == "writeError")
+        // what is on the disk decodes: every frame up to the last complete cluster
+        let probe = try CLI.run(["probe", out, "--json"])
+        let streams = (try JSONSerialization.jsonObject(with: probe.output) as? [String: Any])?["streams"] as? [[String: Any]]
+        #expect(probe.status == 0 && (streams?.first?["frameCount"] as? Int ?? 0) >= 5, "\(probe.stderr)")
+    }
+
+    @Test func retimeAndStretchIntoAFullDiskLeaveNothing() throws {
+        let src = TempDir()
+        let clip = src.file("g.mp4")
+        #expect(try CLI.run(["generate", "--fps", "60", "--duration", "4", "--size", "1280x720", "-o", clip]).status == 0)
+        let (disk, skipped) = Self.smallDisk(1)
+        if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
+        defer { Self.unmount(disk) }
+        let retime = try CLI.run(["retime", clip, "-o", disk.file("r.mp4"), "--rate", "1/2"])
+        #expect(retime.status == 74 && retime.stderr.hasPrefix("slomo: \(disk.file("r.mp4")): ") && retime.stderr.contains("No space left on device"), "\(retime.stderr)")
+        let stretch = try CLI.run(["stretch", clip, "-o", disk.file("s.wav"), "--rate", "1/4"])
+        #expect(stretch.status == 74 && stretch.stderr == "slomo: \(disk.file("s.wav")): write failed: No space left on device (ENOSPC); nothing was left under that name\n", "\(stretch.stderr)")
+        #expect(disk.entries.isEmpty, "\(disk.entries)")          // no final name, no partial file
+    }
+}
