@@ -2,7 +2,10 @@
 # slomo's developer entry point: install what is missing, build, run the demo or the tests.
 #   scripts/dev.sh deps    install missing Debian packages (apt-get, only when missing)
 #   scripts/dev.sh demo    deps + release build + the main job on its built-in default input
-#   scripts/dev.sh test    deps + layer check + debug build + every test (vivid VM tests included)
+#   scripts/dev.sh test    deps + layer check + debug build + every test (vivid VM tests included),
+#                          then the Slurm and Kubernetes checks of Samples/batch (below)
+#   scripts/dev.sh slurm   Samples/batch/slurm-array.sbatch on a real one-node Slurm cluster (root)
+#   scripts/dev.sh k8s     Samples/batch/k8s-indexed-job.yaml against the Kubernetes API schema
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
@@ -13,7 +16,7 @@ command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev libasound2-dev alsa-utils
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
-  ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc
+  ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc python3-venv
   rubberband-cli soundstretch espeak-ng sox mkvtoolnix mediainfo
 )
 
@@ -62,6 +65,21 @@ test() {
   layers
   swift build --build-tests
   swift test --skip-build
+  slurm
+  k8s
+}
+
+# Batch beyond one machine (Docs/Batch.md): the Slurm array sample on a real cluster started and
+# stopped by the script (needs root for the daemons; elsewhere it says it is skipped), and the
+# Kubernetes sample validated against the API schema.
+slurm() {
+  if [ "$(id -u)" != 0 ]; then echo "slurm: SKIPPED (the one-node cluster needs root)" >&2; return 0; fi
+  [ -x .build/debug/slomo ] || swift build --product slomo
+  SLOMO=.build/debug/slomo scripts/slurm-check.sh
+}
+
+k8s() {
+  scripts/k8s-validate.sh
 }
 
 case "${1:-}" in
@@ -69,5 +87,7 @@ case "${1:-}" in
   demo) demo ;;
   test) test ;;
   layers) layers ;;
-  *) echo "usage: scripts/dev.sh deps|demo|test|layers" >&2; exit 64 ;;
+  slurm) deps; slurm ;;
+  k8s) deps; k8s ;;
+  *) echo "usage: scripts/dev.sh deps|demo|test|layers|slurm|k8s" >&2; exit 64 ;;
 esac

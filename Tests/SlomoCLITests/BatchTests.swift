@@ -19,6 +19,17 @@ import Testing
         try r.stdout.split(separator: "\n").map { try JSONSerialization.jsonObject(with: Data($0.utf8)) as! [String: Any] }
     }
 
+    /// `--out-dir` that does not exist yet is made (as `mkdir -p`); a dry run makes nothing.
+    @Test func outDirIsMadeWhenMissing() throws {
+        let d = try Self.library()
+        let out = d.file("new/deeper")
+        let dry = try CLI.run(["batch", d.file("clips/a.mp4"), "--out-dir", out, "--rate", "1/2", "--no-audio", "--dry-run"])
+        #expect(dry.status == 0 && !FileManager.default.fileExists(atPath: out), "\(dry.stderr)")
+        let r = try CLI.run(["batch", d.file("clips/a.mp4"), "--out-dir", out, "--rate", "1/2", "--no-audio", "--progress", "none"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: out) == ["a.mp4"])
+    }
+
     @Test func oneBadInputDoesNotStopTheBatchAndResumeSkipsFinishedJobs() throws {
         let d = try Self.library()
         _ = FileManager.default.createFile(atPath: d.file("clips/broken.mp4"), contents: Data("not a video".utf8))
@@ -132,7 +143,10 @@ import Testing
             #expect(r.status == status, "\(path): \(r.stderr)")
             #expect(r.stderr.split(separator: "\n").count == 1, "\(r.stderr)")
             for p in parts { #expect(r.stderr.contains(p), "'\(p)' not in \(r.stderr)") }
-            #expect(r.stdout.isEmpty)
+            // and the same refusal as the one JSON line on stdout
+            let line = try records(r)
+            #expect(line.count == 1 && line[0]["status"] as? String == "refused" && line[0]["exitStatus"] as? Int == Int(status)
+                    && "slomo: \(line[0]["error"] as? String ?? "")\n" == r.stderr, "\(r.stdout)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.file("out")).isEmpty)
         // an output directory that is a file
@@ -158,7 +172,7 @@ import Testing
         let r = try asUser(["batch", d.file("clips/a.mp4"), "--out-dir", ro, "--rate", "1/2"])
         #expect(r.status == 73, "\(r.stderr)")
         #expect(r.stderr == "slomo: \(ro): --out-dir is not writable\n")
-        #expect(r.stdout.isEmpty)
+        #expect(r.stdout == "{\"error\":\"\(ro): --out-dir is not writable\",\"exitStatus\":73,\"status\":\"refused\"}\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: ro).isEmpty)
         // the same job with a manifest naming an output inside it
         let m = d.file("ro.json")
@@ -167,6 +181,19 @@ import Testing
         let mr = try asUser(["batch", m])
         #expect(mr.status == 73 && mr.stderr.contains(ro) && mr.stderr.contains("not writable"), "\(mr.stderr)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: ro).isEmpty)
+        // sharded: only the shard with the unwritable directory refuses; the other runs its job
+        let ok = d.file("ok")
+        try FileManager.default.createDirectory(atPath: ok, withIntermediateDirectories: true)
+        chmod(ok, 0o777)
+        let two = d.file("two.json")
+        _ = FileManager.default.createFile(atPath: two, contents: Data(("[{\"input\": \"\(d.file("clips/a.mp4"))\", \"output\": \"\(ro)/a.mp4\", \"noAudio\": true},"
+            + " {\"input\": \"\(d.file("clips/b.mp4"))\", \"output\": \"\(ok)/b.mp4\", \"noAudio\": true}]").utf8))
+        chmod(two, 0o644)
+        let first = try asUser(["batch", two, "--shard", "0/2", "--shard-base", "0", "--progress", "none"])
+        #expect(first.status == 73 && first.stdout.contains("\"status\":\"refused\""), "\(first.stderr)")
+        let second = try asUser(["batch", two, "--shard", "1/2", "--shard-base", "0", "--progress", "none"])
+        #expect(second.status == 0 && second.stdout.contains("\"shard\":\"1/2\",\"shardBase\":0"), "\(second.stderr) \(second.stdout)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ok) == ["b.mp4"])
     }
 
     @Test func csvManifestRuns() throws {

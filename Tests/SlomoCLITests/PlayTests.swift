@@ -219,6 +219,20 @@ import Testing
         #expect(wall > .milliseconds(3_500), "\(wall)")
     }
 
+    /// The README's own example, `slomo play clip.mp4 --rate 1/4`, works with the default pitch:
+    /// `auto` takes spectral outside zero-latency's 1/2…2 (it used to fail at once).
+    @Test func theDefaultPitchTakesEveryRate() throws {
+        let d = TempDir()
+        let src = d.file("c.mkv"), out = d.file("p.nut")
+        #expect(try CLI.run(["generate", "--fps", "4", "--duration", "1/2", "--size", "160x90", "-o", src]).status == 0)
+        let r = try CLI.run(["play", src, "--rate", "1/4", "-o", out])
+        #expect(r.status == 0 && !r.stderr.contains("\"error\""), "\(r.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(try CLI.run(["probe", out, "--json"]).stdout.utf8)) as! [String: Any]
+        let audio = try #require((json["streams"] as! [[String: Any]]).first { $0["kind"] as? String == "audio" })
+        let rate = try #require(audio["sampleRate"] as? Int)
+        #expect(audio["sampleCount"] as? Int == 2 * rate, "\(audio)")           // 1/2 s at 1/4 = 2 s of sound
+    }
+
     /// A URL FFmpeg writes: MPEG-TS over UDP to a receiving ffmpeg on localhost, which gets every frame.
     @Test func udpStreamReachesAReceiver() throws {
         let d = TempDir()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// The samples users copy: run for real (GNU parallel, the JSON-only library script, both manifests,
-/// the Swift library tour); the Slurm and Kubernetes files are syntax-checked.
+/// the Swift library tour); the Slurm and Kubernetes files are syntax-checked here and run for real by `scripts/dev.sh slurm`/`k8s` (part of the test command).
 @Suite struct SamplesTests {
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Samples/batch").path

@@ -25,7 +25,9 @@ public struct BatchSummary: Codable, Sendable {
     public var elapsedSeconds: Double
     public var jobs: Int
     public var threadsPerJob: Int
+    /// `I/N` as given on the command line, numbered from `shardBase`.
     public var shard: String?
+    public var shardBase: Int?
     public init(total: Int, ok: Int, failed: Int, skipped: Int, interrupted: Int, elapsedSeconds: Double,
                 jobs: Int, threadsPerJob: Int, shard: String?) {
         self.total = total; self.ok = ok; self.failed = failed; self.skipped = skipped; self.interrupted = interrupted
@@ -64,7 +66,12 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Checks the whole list before anything runs: duplicate outputs, output directories,
     /// inputs that are the outputs of other jobs.
-    public static func validate(_ jobs: [BatchJob]) throws(SimpleFailure) {
+    /// `creatable`: a directory that will be made before the jobs run (a dry run's `--out-dir`): it
+    /// and what is under it may be missing.
+    /// `directoriesOf`: the jobs whose output directories are checked (this shard's; nil: all), so
+    /// one array task with an unwritable directory fails while the others run.
+    public static func validate(_ jobs: [BatchJob], creatable: String? = nil, directoriesOf selected: [BatchJob]? = nil) throws(SimpleFailure) {
+        let made = creatable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         var seen: [String: Int] = [:]
         for (i, j) in jobs.enumerated() {
             guard !j.output.isEmpty else { throw SimpleFailure("job \(i) (\(j.input)): no output (give --out-dir or an output field)", .usage) }
@@ -78,10 +85,12 @@ public final class BatchRunner: @unchecked Sendable {
             }
         }
         var checked = Set<String>()
-        for j in jobs {
+        for j in selected ?? jobs {
             let dir = URL(fileURLWithPath: j.output).deletingLastPathComponent().path
             guard checked.insert(dir).inserted else { continue }
             var isDir: ObjCBool = false
+            if let made, !FileManager.default.fileExists(atPath: dir),
+               URL(fileURLWithPath: dir).standardizedFileURL.path == made || dir.hasPrefix(made + "/") { continue }
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
                 throw SimpleFailure("\(dir): output directory does not exist", .cannotCreate)
             }

@@ -11,7 +11,8 @@ public struct PlayRequest: Sendable {
     public var output: String
     public var format: String?
     public var rate = Rational.one
-    public var pitch = "zero-latency"
+    /// `auto`: zero-latency for rates in 1/2…2 (it reacts fastest), spectral outside; or an algorithm name.
+    public var pitch = "auto"
     public var audio = true
     public var start = Rational.zero
     /// Packets are written this far ahead of the wall clock (seconds). A command reaches the
@@ -88,6 +89,12 @@ public final class PlayCommandQueue: @unchecked Sendable {
 }
 
 public final class Player {
+    /// `auto` made concrete for a rate: zero-latency inside its 1/2…2, spectral outside.
+    static func algorithm(_ pitch: String, rate: Rational) -> String {
+        guard pitch == "auto" else { return pitch }
+        return TimePitchAlgorithm.zeroLatency.range.contains(rate) ? TimePitchAlgorithm.zeroLatency.rawValue : TimePitchAlgorithm.spectral.rawValue
+    }
+
     let r: PlayRequest
     let events: (PlayEvent) -> Void
     public init(_ request: PlayRequest, events: @escaping (PlayEvent) -> Void) {
@@ -117,7 +124,7 @@ public final class Player {
             guard r.audio, let a = timeline.audio, s < timeline.duration else { return nil }
             let spec = RetimeSpec(rate: rate)
             let map = try spec.resolve(duration: timeline.duration - s, frameRate: nil)
-            return try Retimer.audioSource(r.input, stream: a, map: map, pitch: pitch, origin: timeline.origin + s)
+            return try Retimer.audioSource(r.input, stream: a, map: map, pitch: Player.algorithm(pitch, rate: rate), origin: timeline.origin + s)
         }
         var crossfadeFrames = 0
         if let first = try audioSource(from: r.start) {

@@ -12,12 +12,13 @@ struct BatchCommand: ParsableCommand {
         Every job ends with one JSON line on stdout; the last line is {"summary": ...}. A re-run skips jobs \
         whose output is complete (opens cleanly and carries the job's fingerprint) and redoes the rest; \
         --force redoes all. --shard I/N runs jobs k with k mod N == I-1 (GNU parallel, Slurm arrays, \
-        Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/73 before any job ran, 130 interrupted.
+        Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/66/73 before any job ran \
+        (also as one JSON line {"status": "refused", "exitStatus": N, "error": ...}), 130 interrupted.
         """)
 
     @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).") var inputs: [String] = []
     @Option(help: "Manifest file (.json, .yaml/.yml or .csv).") var manifest: String?
-    @Option(help: "Directory for outputs of jobs that do not name one.") var outDir: String?
+    @Option(help: "Directory for outputs of jobs that do not name one (made if missing).") var outDir: String?
     @Option(help: "Command for every job without one: export, retime, stretch.") var command = "export"
     @Option(help: "Rate for every job (0.5 = half speed).") var rate: String?
     @Option(name: .customLong("segment"), help: "START-END@RATE for every job, repeatable.") var segments: [String] = []
@@ -40,10 +41,18 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Progress on stderr: auto, json, none.") var progress = "auto"
 
     func run() throws {
+        do { try runBatch() } catch let e as SlomoFailure where e.exitStatus != .interrupted && e.exitStatus != .partialFailure {
+            // a refusal before any job ran is a JSON line too, so a scheduler's log says why
+            try? printLine(["status": "refused", "exitStatus": Int(e.exitStatus.rawValue), "error": e.description])
+            throw e
+        }
+    }
+
+    func runBatch() throws {
         let jobs = try planJobs()
-        try BatchRunner.validate(jobs)
         let shardSpec = try shard.map { s throws(SimpleFailure) in try ShardSpec(parsing: s, base: shardBase) }
         let selected = jobs.enumerated().filter { shardSpec?.contains(jobNumber: $0.offset) ?? true }.map { (number: $0.offset, job: $0.element) }
+        try BatchRunner.validate(jobs, creatable: dryRun ? outDir : nil, directoriesOf: selected.map(\.job))
         let defaults = BatchRunner.defaultParallelism()
         let nJobs = jobs.isEmpty ? 1 : (self.jobs ?? defaults.jobs)
         guard nJobs >= 1, nJobs <= 256 else { throw SimpleFailure("--jobs \(nJobs): expected 1...256", .usage) }
@@ -70,11 +79,12 @@ struct BatchCommand: ParsableCommand {
         })
         reporter.finish()
         let r = runner.records
-        let summary = BatchSummary(
+        var summary = BatchSummary(
             total: selected.count, ok: r.filter { $0.status == "ok" }.count, failed: r.filter { $0.status == "failed" }.count,
             skipped: r.filter { $0.status == "skipped" }.count, interrupted: r.filter { $0.status == "interrupted" }.count,
             elapsedSeconds: (Date().timeIntervalSince(t0) * 100).rounded() / 100, jobs: nJobs, threadsPerJob: nThreads,
-            shard: shardSpec.map { "\($0.index)/\($0.count)" })
+            shard: shard)
+        summary.shardBase = shard == nil ? nil : shardBase
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         Console.out("{\"summary\":" + String(decoding: try encoder.encode(summary), as: UTF8.self) + "}")
@@ -106,10 +116,19 @@ struct BatchCommand: ParsableCommand {
         }
         if let out = outDir {
             var isDir: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: out, isDirectory: &isDir), isDir.boolValue else {
-                throw SimpleFailure("\(out): --out-dir does not exist or is not a directory", .cannotCreate)
+            if !FileManager.default.fileExists(atPath: out, isDirectory: &isDir) && !dryRun {
+                // made as `mkdir -p` would (a user expects `--out-dir out` to work on a first run)
+                do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
+                    throw SimpleFailure("\(out): cannot create --out-dir: \(OutputFile.reason(error))", .cannotCreate)
+                }
+                isDir = true
+            } else if dryRun && !FileManager.default.fileExists(atPath: out) {
+                isDir = true                                   // a dry run creates nothing
             }
-            guard access(out, W_OK) == 0 else { throw SimpleFailure("\(out): --out-dir is not writable", .cannotCreate) }
+            guard isDir.boolValue else { throw SimpleFailure("\(out): --out-dir is not a directory", .cannotCreate) }
+            guard !FileManager.default.fileExists(atPath: out) || access(out, W_OK) == 0 else {
+                throw SimpleFailure("\(out): --out-dir is not writable", .cannotCreate)
+            }
         }
         var defaults: [String: Any] = ["command": cmd.rawValue]
         if let rate { defaults["rate"] = rate }
