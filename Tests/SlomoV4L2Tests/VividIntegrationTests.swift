@@ -159,7 +159,7 @@ struct VividControlsTests {
     @Test func gainLockHoldsTheValueAutomaticGainHadSettledOn() throws {
         let c = try VividVM.checks()
         let moving = VividVM.numbers(c, "gain_auto_moves")
-        #expect(moving.count == 2 && moving[0] != moving[1], "vivid's automatic gain should move while streaming: \(c["gain_auto_moves"] ?? "")")
+        #expect(moving.count == 6 && Set(moving).count >= 2, "vivid's automatic gain should move while streaming: \(c["gain_auto_moves"] ?? "")")
         #expect(c["lock_rc"] == "0")
         // gain_automatic written 0, read 0; gain written = read back = read at the end; brightness 200 both times
         let f = (c["gain_lock"] ?? "").split(separator: " ").map(String.init)

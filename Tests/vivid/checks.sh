@@ -175,11 +175,11 @@ PY
 # the value it had settled on
 v4l2-ctl -d $D -c gain_automatic=1
 rm -f $OUT/auto.mp4
-$S capture $D --format YUYV --size 320x180 --frames 150 -o $OUT/auto.mp4 --overwrite >/dev/null 2>&1 & pid=$!
+$S capture $D --format YUYV --size 320x180 --frames 360 -o $OUT/auto.mp4 --overwrite >/dev/null 2>&1 & pid=$!
 for i in $(seq 200); do [ -s $OUT/auto.mp4 ] && break; sleep 0.1; done
-g1=$(v4l2-ctl -d $D -C gain | awk '{print $2}'); sleep 0.5; g2=$(v4l2-ctl -d $D -C gain | awk '{print $2}')
+g=$(for i in 1 2 3 4 5 6; do v4l2-ctl -d $D -C gain | awk '{print $2}'; sleep 0.3; done | paste -sd' ')
 wait $pid
-say gain_auto_moves "$g1 $g2"
+say gain_auto_moves "$g"
 $S capture $D --format YUYV --size 320x180 --frames 90 --gain lock --control brightness=200 -o $OUT/lock.mp4 --overwrite --json > $OUT/lock.json; say lock_rc $?
 python3 - "$OUT/lock.json" <<'PY'
 import json, sys

@@ -28,6 +28,8 @@ public struct ExportRequest: Sendable {
     public var rotation = Rotation.auto
     public var overwrite = false
     public var fromOriginal = true
+    /// `--real-time`: the spec's rates are relative to real time (a phone's capture rate metadata).
+    public var realTime = false
     /// Skip decoding frames that nothing shows and nothing references.
     public var skipUnneeded = true
     /// Decoder and encoder threads (0 = FFmpeg's choice: all cores).
@@ -84,7 +86,7 @@ public enum Exporter {
             throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
         }
         let timeline = try MediaTimeline(path: r.input)
-        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio)
+        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
         let schedule = CFRSchedule(map: map, frameRate: r.frameRate)
         let total = schedule.frameCount
         let times = timeline.frameTimes

@@ -28,6 +28,10 @@ struct MediaTimeline {
     var damage: [String] = []
     /// A capture's raw sensor samples stored undebayered (gray, `slomo_cfa_pattern`): the pattern.
     var cfaPattern: String?
+    /// A phone's slow-motion recording: the rate it was captured at (`com.android.capture.fps`).
+    var captureRate: CaptureRate?
+    /// The container's metadata, for `captureRate` once the frame rate is known.
+    private var containerMetadata: [String: String] = [:]
 
     static let retimeKey = "slomo_retime"
 
@@ -61,6 +65,7 @@ struct MediaTimeline {
         info = d.streamInfo(video)
         let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         cfaPattern = slomo["slomo_cfa_pattern"].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
+        containerMetadata = d.metadata
         d.keepOnly(streams: [video])
         var pts: [Int64] = []
         var packets: [(pts: Int64, dts: Int64?)] = []
@@ -85,6 +90,7 @@ struct MediaTimeline {
         origin = Rational(ticks: first, timeBase: tb)
         let measured = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate)
         frameRate = measured.rate ?? info.realFrameRate
+        captureRate = CaptureRate(metadata: containerMetadata, storedFrameRate: frameRate)
         // a constant rate the time base cannot hold exactly (60 fps in Matroska's 1 ms)
         let grid = measured.onNominalGrid ? measured.rate.flatMap { (Rational.one / $0 / tb).isInteger ? nil : $0 } : nil
         gridRate = grid
@@ -154,7 +160,14 @@ struct MediaTimeline {
     /// `resolve`, then the map the audio's time-pitch algorithm really plays when the output has
     /// audio: zero-latency snaps its rates (0.3 plays at 1/2), and the video follows the snapped map
     /// so that both stay in sync; the stored map follows too. Rate/range errors name the input.
-    func resolve(_ spec: RetimeSpec, fromOriginal: Bool, pitch: String, audio: Bool) throws -> (current: RetimeMap, stored: RetimeMap) {
+    func resolve(_ spec: RetimeSpec, fromOriginal: Bool, pitch: String, audio: Bool, realTime: Bool = false) throws -> (current: RetimeMap, stored: RetimeMap) {
+        var spec = spec
+        if realTime {
+            guard let c = captureRate else {
+                throw SimpleFailure("\(path): --real-time: the file carries no capture rate (\(CaptureRate.keys.joined(separator: ", "))); give --rate relative to the file", .usage)
+            }
+            spec = c.fileSpec(spec)
+        }
         let (current, stored) = try resolve(spec, fromOriginal: fromOriginal)
         guard audio, self.audio != nil else { return (current, stored) }
         let algorithm = try TimePitchAlgorithm(parsing: pitch)

@@ -16,6 +16,8 @@ public struct RetimeRequest: Sendable {
     public var overwrite = false
     /// Read segments on the original timing when the input was retimed by slomo before.
     public var fromOriginal = true
+    /// `--real-time`: the spec's rates are relative to real time (a phone's capture rate metadata).
+    public var realTime = false
     /// Stored as `slomo_job` metadata so a batch re-run can tell a finished output from another.
     public var jobKey: String?
     public init(input: String, output: String, spec: RetimeSpec) {
@@ -57,7 +59,7 @@ public enum Retimer {
         try Prober.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
-        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio)
+        let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
         let tb = timeline.info.timeBase
 
         // Exact output times for every packet, from the one pass MediaTimeline made.

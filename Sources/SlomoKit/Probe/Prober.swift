@@ -83,6 +83,18 @@ public struct ProbeReport: Codable, Sendable {
     public var decodeErrors: Int?
     /// Signs of a damaged or truncated file, one sentence each (empty when none were seen).
     public var damage: [String]
+    /// A phone's slow-motion recording (`com.android.capture.fps`): the capture rate, the stored
+    /// rate and the speed the file plays at against real time. Absent otherwise.
+    public var slowMotion: SlowMotion?
+
+    public struct SlowMotion: Codable, Sendable {
+        public var captureFrameRate: Rational
+        public var captureFps: Double
+        public var storedFrameRate: Rational
+        /// storedFrameRate / captureFrameRate (1/8: a 240 fps capture stored at 30 fps).
+        public var realTimeSpeed: Rational
+        public var source: String
+    }
 }
 
 /// Reads files for `slomo probe`.
@@ -124,6 +136,11 @@ public enum Prober {
                              bitRate: demuxer.bitRate, metadata: meta),
             streams: streams, slomo: slomoMeta.isEmpty ? nil : slomoMeta, damage: [])
         report.damage = damage(of: report, declared: infos.map(\.declaredFrameCount))
+        let video = streams.first { $0.kind == "video" }
+        if let c = CaptureRate(metadata: meta, storedFrameRate: video?.measuredFrameRate ?? video?.nominalFrameRate) {
+            report.slowMotion = .init(captureFrameRate: c.captureFrameRate, captureFps: display(c.captureFrameRate),
+                                      storedFrameRate: c.storedFrameRate, realTimeSpeed: c.realTimeSpeed, source: c.source)
+        }
         if frames {
             guard let v = demuxer.bestStream(.video) else {
                 throw SimpleFailure("\(path): probe --frames: the file has no video stream", .dataError)

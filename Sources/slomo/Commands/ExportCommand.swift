@@ -46,6 +46,7 @@ struct ExportCommand: ParsableCommand {
         r.rotation = turn
         r.overwrite = overwrite
         r.fromOriginal = try retime.fromOriginal()
+        r.realTime = retime.realTime
         r.skipUnneeded = !decodeAll
         r.threads = threads
         r.jobKey = jobKey

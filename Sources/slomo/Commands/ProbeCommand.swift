@@ -37,6 +37,9 @@ struct ProbeCommand: ParsableCommand {
             if s.corruptPackets > 0 { line += ", \(s.corruptPackets) corrupt packets" }
             Console.out(line)
         }
+        if let m = report.slowMotion {
+            Console.out("  slow motion: captured at \(DecimalText.fps(Rational.one / m.captureFrameRate)) fps, plays at \(DecimalText.fps(Rational.one / m.storedFrameRate)) fps: \(m.realTimeSpeed) of real time (\(m.source); --real-time takes rates against real time)")
+        }
         if let m = report.slomo {
             Console.out("  slomo metadata:")
             for (k, v) in m.sorted(by: { $0.key < $1.key }) { Console.out("    \(k) = \(v)") }

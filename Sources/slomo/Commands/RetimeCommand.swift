@@ -11,6 +11,7 @@ struct RetimeOptions: ParsableArguments {
     @Flag(help: "Leave the audio out.") var noAudio = false
     @Option(help: "Audio encoder: auto (the source's codec where the container holds it, else AAC), aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec = "auto"
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
+    @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
     func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps) }
 
@@ -49,6 +50,7 @@ struct RetimeCommand: ParsableCommand {
         r.audioCodec = retime.audioCodec
         r.overwrite = overwrite
         r.fromOriginal = try retime.fromOriginal()
+        r.realTime = retime.realTime
         r.jobKey = jobKey
         let report = try Retimer.retime(r)
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
