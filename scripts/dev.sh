@@ -6,6 +6,7 @@
 #                          then the Slurm and Kubernetes checks of Samples/batch (below)
 #   scripts/dev.sh slurm   Samples/batch/slurm-array.sbatch on a real one-node Slurm cluster (root)
 #   scripts/dev.sh k8s     Samples/batch/k8s-indexed-job.yaml against the Kubernetes API schema
+#   scripts/dev.sh fuzz [S] the parsers under libFuzzer + AddressSanitizer, S seconds each (Docs/Reliability.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
@@ -67,6 +68,7 @@ test() {
   swift test --skip-build
   slurm
   k8s
+  scripts/fuzz.sh 10
 }
 
 # Batch beyond one machine (Docs/Batch.md): the Slurm array sample on a real cluster started and
@@ -89,5 +91,6 @@ case "${1:-}" in
   layers) layers ;;
   slurm) deps; slurm ;;
   k8s) deps; k8s ;;
-  *) echo "usage: scripts/dev.sh deps|demo|test|layers|slurm|k8s" >&2; exit 64 ;;
+  fuzz) shift; scripts/fuzz.sh "$@" ;;
+  *) echo "usage: scripts/dev.sh deps|demo|test|layers|slurm|k8s|fuzz [SECONDS]" >&2; exit 64 ;;
 esac

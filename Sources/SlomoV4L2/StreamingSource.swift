@@ -106,6 +106,7 @@ public final class V4L2StreamingSource: CaptureSource {
         let pp = planeArray
         while true {
             let (ready, pe) = device.sys.poll(device.fd, milliseconds: 2000)
+            if pe == ENODEV { return .disconnected("the driver ended the stream (POLLERR: unplugged, or a fatal streaming error)") }
             if pe != 0 { return .disconnected("poll: \(String(cString: strerror(pe)))") }
             if !ready { return .disconnected("no frame for 2 s") }
             var b = emptyBuffer()

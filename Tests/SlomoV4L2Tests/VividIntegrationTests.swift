@@ -251,6 +251,34 @@ struct VividCapturePathTests {
         #expect(c["motion"] == "1 30 30 True 0 True", "\(c["motion"] ?? "")")
     }
 
+    /// vivid's fault injection: a refused REQBUFS or STREAMON is one line and exit 69 with nothing
+    /// written; a QBUF refused or a fatal streaming error mid-capture ends it with exit 74 and a
+    /// playable file of what came before.
+    @Test func injectedDriverFaultsEndCleanly() throws {
+        let c = try VividVM.checks()
+        #expect(c["fault_reqbufs"] == "69 1 none slomo: /dev/video0: VIDIOC_REQBUFS 8 mmap buffers failed: Invalid argument (EINVAL)", "\(c["fault_reqbufs"] ?? "")")
+        #expect(c["fault_streamon"] == "69 1 none slomo: /dev/video0: VIDIOC_STREAMON failed: Invalid argument (EINVAL)", "\(c["fault_streamon"] ?? "")")
+        for (name, text) in [("qbuf", "capture stopped by a driver error (/dev/video0: VIDIOC_QBUF failed: Invalid argument (EINVAL));"),
+                             ("fatal", "device disconnected during capture (the driver ended the stream (POLLERR: unplugged, or a fatal streaming error));")] {
+            let f = (c["fault_\(name)"] ?? "").split(separator: " ", maxSplits: 3).map(String.init)
+            #expect(f.count == 4 && f[0] == "74" && f[1] == "1" && (Int(f[2]) ?? 0) >= 10 && f[3].contains(text), "\(name): \(c["fault_\(name)"] ?? "")")
+        }
+    }
+
+    /// Sequence numbers that wrap at 2^32 are not counted as drops; timestamps that wrap (64-bit
+    /// nanoseconds past 2^63, negative in a timeval) are mended by sequence numbers, with a warning.
+    @Test func wrappedSequenceNumbersAndTimestamps() throws {
+        let c = try VividVM.checks()
+        let s = VividVM.numbers(c, "wrapseq")
+        #expect(c["wrapseq_rc"] == "0" && s.count == 3 && s[0] == 300 && s[1] < 60 && s[2] == 0, "\(c["wrapseq"] ?? "")")
+        #expect(c["wrapts1_rc"] == "0")
+        let w = c["wrapts1"] ?? ""
+        let n = w.split(separator: " ").prefix(5).map(String.init)
+        // 20 s of frames (the wrap comes 16 s in), the duration reached as the mended times say, one warning
+        #expect(n.count == 5 && (Int(n[0]) ?? 0) >= 900 && (Double(n[1]) ?? 0) > 19.9 && n[3] == "duration" && (Int(n[4]) ?? 0) >= 1, "\(w)")
+        #expect(w.contains("the driver's timestamps went back from 9223372036.") && w.contains("(a wrapped or reset clock)"), "\(w)")
+    }
+
     @Test func disconnectFinishesAPlayableFileAndExits74() throws {
         let c = try VividVM.checks()
         #expect(c["disc_rc"] == "74")

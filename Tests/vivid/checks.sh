@@ -255,6 +255,35 @@ $S capture $D --pre-trigger 0.5 --post-trigger 0.5 --trigger motion=2 --trigger-
 wait
 v4l2-ctl -d $D -c horizontal_movement=3 -c osd_text_mode=0
 python3 -c 'import json; c=json.load(open("'$OUT'/motion.json")); s=(c["shots"] or [{}])[0]; print("CHECK motion", len(c["shots"]), s.get("preFrames"), s.get("postFrames"), s.get("complete"), c["motionFramesSkipped"], c["motionFramesEvaluated"] > 100)'
+# --- driver faults injected by vivid (its fault-injection controls): each gives a clear line and
+# exit status, or is counted and reported; never a crash or a lost recording
+v4l2-ctl -d $D -i 0 >/dev/null
+fault() {  # name control[=value] capture-options...: inject, capture, report "rc lines file frames first-line"
+  local n=$1 c=$2; shift 2; rm -f $OUT/fault-$n.mp4 $OUT/fault-$n.json
+  ( for i in $(seq 300); do [ -s $OUT/fault-$n.mp4 ] && break; sleep 0.1; done; sleep 0.5; [ "${LATE:-0}" = 1 ] && v4l2-ctl -d $D -c $c ) &
+  [ "${LATE:-0}" = 1 ] || v4l2-ctl -d $D -c $c
+  $S capture $D --format YUYV --size 320x180 -o $OUT/fault-$n.mp4 --overwrite --json "$@" > $OUT/fault-$n.json 2> $OUT/fault-$n.err; local rc=$?
+  wait
+  local frames=none
+  [ -e $OUT/fault-$n.mp4 ] && frames=$($S probe $OUT/fault-$n.mp4 --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["streams"][0]["frameCount"])' 2>/dev/null || echo unreadable)
+  say fault_$n "$rc $(grep -v '^slomo: ring:' $OUT/fault-$n.err | grep -vc '^slomo: warning') $frames $(grep -v '^slomo: ring:' $OUT/fault-$n.err | grep -v '^slomo: warning' | tail -1 | head -c 300)"
+}
+fault reqbufs inject_vidioc_reqbufs_error=1 --frames 60
+fault streamon inject_vidioc_streamon_error=1 --frames 60
+LATE=1 fault qbuf inject_vidioc_qbuf_error=1 --frames 600
+LATE=1 fault fatal inject_fatal_streaming_error=1 --frames 600
+# sequence numbers that wrap at 2^32 a few frames in: no drop counted for the wrap
+v4l2-ctl -d $D -c wrap_sequence_number=1
+$S capture $D --format YUYV --size 320x180 --frames 300 -o $OUT/wrapseq.mp4 --overwrite --json > $OUT/wrapseq.json 2>/dev/null; say wrapseq_rc $?
+v4l2-ctl -d $D -c wrap_sequence_number=0
+say wrapseq "$(python3 -c 'import json; c=json.load(open("'$OUT'/wrapseq.json")); print(c["framesWritten"], c["droppedByDriver"], c["repeatedSequence"])')"
+# timestamps that wrap (vivid starts them 16 s before the wrap): capture across it
+for w in 1; do   # 64-bit: the ns count passes 2^63 (a timeval goes negative); 2 (32-bit time_t) changes nothing for 64-bit programs
+  v4l2-ctl -d $D -c wrap_timestamp=$w
+  $S capture $D --format YUYV --size 320x180 --duration 20 -o $OUT/wrapts$w.mp4 --overwrite --json > $OUT/wrapts$w.json 2> $OUT/wrapts$w.err; say wrapts${w}_rc $?
+  v4l2-ctl -d $D -c wrap_timestamp=0
+  say wrapts$w "$(python3 -c 'import json; c=json.load(open("'$OUT'/wrapts'$w'.json")); print(c["framesWritten"], c["durationSeconds"], c["droppedByDriver"], c["stopReason"], len(c["warnings"]))' 2>&1 | head -c 300) | $(grep -v '^slomo: ring:' $OUT/wrapts$w.err | head -2 | tr '\n' ' ' | head -c 300)"
+done
 # device disconnect mid-stream: the file is finished and playable, the report says why, exit 74
 rm -f $OUT/disc.mp4
 ( for i in $(seq 200); do [ -s $OUT/disc.mp4 ] && break; sleep 0.1; done; sleep 1; v4l2-ctl -d $D -c disconnect=1 ) &

@@ -9,6 +9,16 @@ public enum Manifest {
     /// File extensions read as manifests (by `load`; `slomo batch` takes a lone such input as one).
     public static let extensions: Set<String> = ["json", "yaml", "yml", "csv"]
 
+    /// A manifest's bytes as `load` reads them, by its extension (`json`, `yaml`/`yml`, `csv`); `path`
+    /// names it in messages. For the fuzz targets (Tests/Fuzz) and callers that hold the text.
+    public static func parse(_ data: Data, format: String, path: String = "manifest", defaults: [String: Any] = [:]) throws -> [BatchJob] {
+        switch format {
+        case "json": return try json(data, path: path, defaults: defaults)
+        case "yaml", "yml": return try yaml(data, path: path, defaults: defaults)
+        default: return try csv(data, path: path, defaults: defaults)
+        }
+    }
+
     public static func load(path: String, defaults: [String: Any] = [:]) throws -> [BatchJob] {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDir: ObjCBool = false

@@ -128,7 +128,7 @@ public struct CaptureReport: Codable, Sendable {
     public var duration: Rational
     public var durationSeconds: Double
     public var intervals: CaptureStats.Intervals?
-    /// duration, frames, signal, disconnected, writeError, shots, quit.
+    /// duration, frames, signal, disconnected, driverError (a buffer call failed mid-stream), writeError, shots, quit.
     public var stopReason: String
     public var message: String?
     public var bytesWritten: Int64
@@ -311,6 +311,9 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: the capture thread
 
+    /// The capture thread's mending of clock jumps (read for the report once the camera stopped).
+    private var continuity = TimestampContinuity(frameDuration: nil)
+
     private func captureLoop(_ ring: FrameRing) {
         defer { ring.close() }
         let note = limits.realtime && source.isPaced ? CaptureSession.raisePriority()
@@ -326,6 +329,7 @@ public final class CaptureSession: @unchecked Sendable {
         stats.intervalsMicros.reserveCapacity(Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
         var firstTime: Rational?
         var stop: (String, String?)?
+        continuity = TimestampContinuity(frameDuration: source.format.frameDuration)
         while stop == nil {
             if StopFlag.isRaised { stop = ("signal", nil); break }
             lock.lock(); let ended = endRequested; lock.unlock()
@@ -333,9 +337,10 @@ public final class CaptureSession: @unchecked Sendable {
             let end: CaptureEnd?
             do {
                 end = try source.next { f in
-                    if firstTime == nil { firstTime = f.timestamp }
-                    if let d = limits.duration, f.timestamp - firstTime! >= d { stop = ("duration", nil); return }
-                    stats.record(sequence: f.sequence, timestamp: f.timestamp)
+                    let time = continuity.mend(f.timestamp, sequence: f.sequence)
+                    if firstTime == nil { firstTime = time }
+                    if let d = limits.duration, time - firstTime! >= d { stop = ("duration", nil); return }
+                    stats.record(sequence: f.sequence, timestamp: time)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = ("frames", nil) }
                     if f.driverError { stats.driverErrors += 1; return }
                     if f.byteCount == 0 { stats.shortFrames += 1; return }
@@ -356,10 +361,10 @@ public final class CaptureSession: @unchecked Sendable {
                         offset = Swift.min(p.count, ring.slotBytes)
                         if offset > 0 { slot.pointer.copyMemory(from: p.baseAddress!, byteCount: offset) }
                     }
-                    ring.publish(FrameRing.Meta(timestamp: f.timestamp, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
+                    ring.publish(FrameRing.Meta(timestamp: time, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
                 }
             } catch {
-                stop = ("disconnected", "\(error)")
+                stop = ("driverError", "\(error)")
                 break
             }
             switch end {
@@ -734,6 +739,7 @@ public final class CaptureSession: @unchecked Sendable {
                 : "no frame was lost: the camera itself delivered fewer (exposure longer than the frame period, or its clock)"
             warnings.append("achieved \(Seconds(achieved)) fps is more than 1 % below the mode's \(Seconds(nominal)) fps: \(cause)")
         }
+        warnings += continuity.warnings
         if s.driverErrors > 0 { warnings.append("\(s.driverErrors) buffers flagged damaged by the driver (V4L2_BUF_FLAG_ERROR) were not stored") }
         if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
         if let clock = source.timestampClock, !clock.hasPrefix("CLOCK_MONOTONIC") {

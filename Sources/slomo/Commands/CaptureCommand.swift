@@ -154,9 +154,19 @@ struct CaptureCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report) } else { summary(report) }
         for w in report.warnings { Console.error("slomo: warning: \(report.device): \(w)") }
-        if report.stopReason == "disconnected" {
-            throw SimpleFailure("\(report.device): device disconnected during capture (\(report.message ?? "no reason given")); \(report.framesWritten) frames kept in \(report.output)", .ioError)
+        if let failure = Self.streamFailure(report) { throw failure }
+    }
+
+    /// A capture the camera ended (unplugged, a fatal driver error) or a buffer call failed in: one
+    /// line, exit 74, with what was kept.
+    static func streamFailure(_ r: CaptureReport) -> SimpleFailure? {
+        let what: String
+        switch r.stopReason {
+        case "disconnected": what = "device disconnected during capture"
+        case "driverError": what = "capture stopped by a driver error"
+        default: return nil
         }
+        return SimpleFailure("\(r.device): \(what) (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioError)
     }
 
     /// The human summary of one camera's capture (on stderr when the preview has stdout).
@@ -230,9 +240,7 @@ struct CaptureCommand: ParsableCommand {
             }
         }
         for r in report.cameras { for w in r.warnings { Console.error("slomo: warning: \(r.device): \(w)") } }
-        if let r = report.cameras.first(where: { $0.stopReason == "disconnected" }) {
-            throw SimpleFailure("\(r.device): device disconnected during capture (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioError)
-        }
+        if let failure = report.cameras.lazy.compactMap(Self.streamFailure).first { throw failure }
     }
 
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
