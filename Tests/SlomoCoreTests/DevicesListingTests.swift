@@ -150,4 +150,14 @@ import Testing
         #expect(throws: ListingParser.Failure.self) { try ListingParser.parse("") }
         #expect(throws: ListingParser.Failure.self) { try ListingParser.parse("\tSize: Discrete 640x480\n") }
     }
+
+    /// Found by fuzz-listing (Tests/Fuzz/Regressions/fuzz-listing-crash-4f66a2bb): a size line with a
+    /// number past Int's range trapped on a forced unwrap. Now the line is refused with its number.
+    @Test func anOverlongNumberIsRefusedNotTrusted() {
+        let text = "ioctl: VIDIOC_ENUM_FMT\n\t[0]: 'YUYV' (YUYV 4:2:2)\n\t\tSize: Discrete 640x4 -9223372036854775808999\n"
+        #expect(throws: ListingParser.Failure(line: 3, reason: "cannot read size ' Discrete 640x4 -9223372036854775808999'")) {
+            try ListingParser.parse(text)
+        }
+        #expect(ListingParser.integers("99999999 640") == [] && ListingParser.integers("640x480") == [640, 480])
+    }
 }

@@ -41,17 +41,36 @@ import SlomoCore
         #expect(catalogs >= 3 && controls >= 3)
     }
 
-    @Test func values() throws {
-        for (_, d) in try Self.inputs("values") {
-            for line in String(decoding: d, as: UTF8.self).split(separator: "\n").prefix(16) {
-                let s = String(line)
-                _ = try? Rational(parsing: s)
-                if let seg = try? SegmentSpec(parsing: s, allowRamp: true) {
-                    _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(3600), frameRate: Rational(240))
-                }
-                _ = try? ControlRequests.parse(shutter: s, gain: s, controls: [s])
+    /// What `fuzz-values` does with each line (Tests/Fuzz/Sources/fuzz-values), the same calls.
+    static func values(_ text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(16) {
+            let s = String(line)
+            _ = try? Rational(parsing: s)
+            _ = try? TimePoint(parsing: Substring(s))
+            _ = try? RetimeSpec.parseRate(Substring(s), context: "fuzz")
+            if let seg = try? SegmentSpec(parsing: s, allowRamp: true) {
+                _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(3600), frameRate: Rational(240))
             }
+            _ = try? ShardSpec(parsing: s, base: 0)
+            _ = try? OptionValues.size(s, option: "--size")
+            _ = try? OptionValues.bytes(s, option: "--ring-memory")
+            _ = try? ControlRequests.parse(shutter: s, gain: s, controls: [s])
+            _ = try? ControlRequests.parse(shutterAngle: s, whiteBalance: s, zoom: s)
         }
+    }
+
+    /// Found by fuzz-values (Regressions/fuzz-values-crash-75eb2b40): `--ring-memory 601111112G`
+    /// overflowed 64 bits and trapped; now it is a one-line usage error.
+    @Test func hugeByteCountsAreRefused() throws {
+        #expect(throws: SimpleFailure("--ring-memory '601111112G': expected a size such as 512M or 2G (at most 1P)", .usage)) {
+            try OptionValues.bytes("601111112G", option: "--ring-memory")
+        }
+        #expect(try OptionValues.bytes("1.5G", option: "--ring-memory") == 3 << 29)
+        #expect(try OptionValues.bytes("1.000000000001K", option: "--ring-memory") == 1024)
+    }
+
+    @Test func values() throws {
+        for (_, d) in try Self.inputs("values") { Self.values(String(decoding: d, as: UTF8.self)) }
     }
 
     @Test func wavHeaders() throws {

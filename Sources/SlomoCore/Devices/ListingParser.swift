@@ -139,12 +139,20 @@ public enum ListingParser {
         throw Failure(line: line, reason: "cannot read size '\(s)'")
     }
 
+    /// The decimal numbers in `s`, in order. A number past 1,000,000 (no sensor is that wide; a
+    /// damaged or hostile listing) makes the whole list empty, so the line is refused, never trusted.
     static func integers(_ s: Substring) -> [Int] {
         var out: [Int] = [], cur = ""
-        for c in s {
-            if c.isASCII && c.isNumber { cur.append(c) } else if !cur.isEmpty { out.append(Int(cur)!); cur = "" }
+        func take() -> Bool {
+            defer { cur = "" }
+            guard cur.count <= 7, let v = Int(cur), v <= 1_000_000 else { return false }
+            out.append(v)
+            return true
         }
-        if !cur.isEmpty { out.append(Int(cur)!) }
+        for c in s {
+            if c.isASCII && c.isNumber { cur.append(c) } else if !cur.isEmpty { guard take() else { return [] } }
+        }
+        if !cur.isEmpty { guard take() else { return [] } }
         return out
     }
 

@@ -32,10 +32,12 @@ public enum OptionValues {
         if body.hasSuffix("IB") { body.removeLast(2) } else if body.hasSuffix("B") { body.removeLast() }
         var scale: Int64 = 1
         if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
-        guard let r = try? Rational(parsing: body), r.isPositive, r <= Rational(1 << 40) else {
-            throw SimpleFailure("\(option) '\(text)': expected a size such as 512M or 2G", .usage)
+        // in 128 bits: `601111112G` or a long decimal must be refused, never overflow (found by fuzz-values)
+        guard let r = try? Rational(parsing: body), r.isPositive,
+              case let bytes = Int128(r.numerator) * Int128(scale) / Int128(r.denominator), bytes <= Int128(1) << 50 else {
+            throw SimpleFailure("\(option) '\(text)': expected a size such as 512M or 2G (at most 1P)", .usage)
         }
-        return (r * Rational(scale)).floor
+        return Int64(bytes)
     }
 
     /// A duration in seconds for an option that takes zero or more (`2`, `0.5`, `1/4`).
