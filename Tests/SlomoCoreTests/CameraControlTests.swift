@@ -140,6 +140,15 @@ import Testing
         #expect(throws: ControlError.usage("--exposure auto and --shutter: the shutter sets a manual exposure; give one")) { try Self.req(["exposure": "auto", "shutter": "1/100"]) }
     }
 
+    /// Found by fuzz-listing (Regressions/fuzz-listing-crash-24554558): a 64-bit control spanning
+    /// all of Int64 with a step overflowed `v − minimum`.
+    @Test func stepChecksOverTheWholeInt64Range() {
+        let c = CameraControl(id: 0x0098_f903, name: "integer_64_bits", kind: .integer64, minimum: .min, maximum: .max, step: 2)
+        #expect(c.refusal(of: 0) == nil)
+        #expect(c.refusal(of: 1) == "not on the step: \(Int64.min)...\(Int64.max) step 2; nearest 0 or 2")
+        #expect(c.refusal(of: .max) == "not on the step: \(Int64.min)...\(Int64.max) step 2; nearest \(Int64.max - 1) or \(Int64.max)")
+    }
+
     @Test func cropRectangleIsCentredAndEven() {
         let r = PixelRect(left: 0, top: 0, width: 640, height: 480).centred(zoom: Rational(3))
         #expect(r == PixelRect(left: 214, top: 160, width: 212, height: 160))

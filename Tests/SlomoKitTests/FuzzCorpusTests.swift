@@ -23,40 +23,12 @@ import SlomoCore
     @Test func manifests() throws {
         let all = try Self.inputs("manifest")
         #expect(all.count >= 3)
-        var parsed = 0
-        for (_, d) in all where !d.isEmpty {
-            let format = ["json", "yaml", "csv"][Int(d[d.startIndex]) % 3]
-            if (try? Manifest.parse(Data(d.dropFirst()), format: format, path: "seed.\(format)")) != nil { parsed += 1 }
-        }
-        #expect(parsed >= 3)                       // the three sample manifests are valid
+        #expect(all.filter { ParserHarness.manifest($0.1) }.count >= 3)     // the three sample manifests are valid
     }
 
     @Test func listings() throws {
-        var catalogs = 0, controls = 0
-        for (_, d) in try Self.inputs("listing") {
-            let text = String(decoding: d, as: UTF8.self)
-            if (try? ListingParser.parse(text)) != nil { catalogs += 1 }
-            if (try? ControlListing.parse(text)) != nil { controls += 1 }
-        }
-        #expect(catalogs >= 3 && controls >= 3)
-    }
-
-    /// What `fuzz-values` does with each line (Tests/Fuzz/Sources/fuzz-values), the same calls.
-    static func values(_ text: String) {
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(16) {
-            let s = String(line)
-            _ = try? Rational(parsing: s)
-            _ = try? TimePoint(parsing: Substring(s))
-            _ = try? RetimeSpec.parseRate(Substring(s), context: "fuzz")
-            if let seg = try? SegmentSpec(parsing: s, allowRamp: true) {
-                _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(3600), frameRate: Rational(240))
-            }
-            _ = try? ShardSpec(parsing: s, base: 0)
-            _ = try? OptionValues.size(s, option: "--size")
-            _ = try? OptionValues.bytes(s, option: "--ring-memory")
-            _ = try? ControlRequests.parse(shutter: s, gain: s, controls: [s])
-            _ = try? ControlRequests.parse(shutterAngle: s, whiteBalance: s, zoom: s)
-        }
+        let read = try Self.inputs("listing").map { ParserHarness.listing(String(decoding: $0.1, as: UTF8.self)) }
+        #expect(read.filter(\.formats).count >= 3 && read.filter(\.controls).count >= 3)
     }
 
     /// Found by fuzz-values (Regressions/fuzz-values-crash-75eb2b40): `--ring-memory 601111112G`
@@ -70,19 +42,11 @@ import SlomoCore
     }
 
     @Test func values() throws {
-        for (_, d) in try Self.inputs("values") { Self.values(String(decoding: d, as: UTF8.self)) }
+        for (_, d) in try Self.inputs("values") { ParserHarness.values(String(decoding: d, as: UTF8.self)) }
     }
 
     @Test func wavHeaders() throws {
-        var read = 0
-        for (_, d) in try Self.inputs("wav") {
-            let bytes = [UInt8](d)
-            let layout = WAV.layout(fileSize: Int64(bytes.count)) { offset, count in
-                guard offset >= 0, offset < Int64(bytes.count), count > 0 else { return [] }
-                return Array(bytes[Int(offset)..<min(bytes.count, Int(offset) + count)])
-            }
-            if layout != nil { read += 1 }
-        }
-        #expect(read >= 2)                         // 16-bit and float; the 24-bit extensible one may go to FFmpeg instead
+        let read = try Self.inputs("wav").filter { d in d.1.withUnsafeBytes { ParserHarness.wav($0.bindMemory(to: UInt8.self)) } }
+        #expect(read.count >= 2)                         // 16-bit and float; the 24-bit extensible one may go to FFmpeg instead
     }
 }

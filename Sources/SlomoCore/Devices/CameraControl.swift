@@ -146,9 +146,12 @@ public struct CameraControl: Sendable, Equatable, Codable {
             if UInt64(bitPattern: v) & ~UInt64(bitPattern: maximum) != 0 { return "bits outside 0x\(String(UInt64(bitPattern: maximum), radix: 16))" }
         case .boolean, .integer, .integer64:
             if v < minimum || v > maximum { return "outside \(rangeText)" }
-            if step > 1 && (v - minimum) % step != 0 {
-                let below = v - (v - minimum) % step
-                return "not on the step: \(rangeText); nearest \(below) or \(min(below + step, maximum))"
+            // v ≥ minimum, so v − minimum fits in 64 unsigned bits whatever the range (a 64-bit
+            // control spans all of Int64; found by fuzz-listing)
+            if step > 1, case let off = UInt64(bitPattern: v &- minimum) % UInt64(step), off != 0 {
+                let below = v &- Int64(off)
+                let (above, over) = below.addingReportingOverflow(step)
+                return "not on the step: \(rangeText); nearest \(below) or \(over ? maximum : min(above, maximum))"
             }
         default:
             return "a \(kind.rawValue) control takes no value"

@@ -1,0 +1,66 @@
+import Foundation
+import SlomoCore
+
+/// Every parser of untrusted text or headers, driven by one input: what the fuzz targets
+/// (Tests/Fuzz) run under libFuzzer and the tests replay their seeds and findings through.
+/// Errors are refusals and are fine; only a crash, leak or hang is a finding.
+public enum ParserHarness {
+    /// A batch manifest: the first byte picks JSON, YAML or CSV, the rest is its text.
+    public static func manifest(_ bytes: Data) -> Bool {
+        guard let first = bytes.first else { return false }
+        let format = ["json", "yaml", "csv"][Int(first) % 3]
+        return (try? Manifest.parse(Data(bytes.dropFirst()), format: format, path: "fuzz.\(format)")) != nil
+    }
+
+    /// A saved v4l2-ctl listing read both ways: formats (then the selection) and controls.
+    public static func listing(_ text: String) -> (formats: Bool, controls: Bool) {
+        var formats = false, controls = false
+        if let catalog = try? ListingParser.parse(text) { _ = FormatSelection.best(in: catalog, for: ModeRequest()); formats = true }
+        if let list = try? ControlListing.parse(text) {
+            for c in list { _ = c.describe(c.value ?? 0); _ = c.refusal(of: c.defaultValue) }
+            controls = true
+        }
+        return (formats, controls)
+    }
+
+    /// Each of the first 16 lines through the option-value parsers: rationals, times, rates,
+    /// segments and ramps (resolved against an hour at 240 fps), shards, sizes, byte counts,
+    /// camera-control options.
+    public static func values(_ text: String) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(16) {
+            let s = String(line)
+            _ = try? Rational(parsing: s)
+            _ = try? TimePoint(parsing: Substring(s))
+            _ = try? RetimeSpec.parseRate(Substring(s), context: "fuzz")
+            if let seg = try? SegmentSpec(parsing: s, allowRamp: true) {
+                _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(3600), frameRate: Rational(240))
+            }
+            _ = try? ShardSpec(parsing: s, base: 0)
+            _ = try? OptionValues.size(s, option: "--size")
+            _ = try? OptionValues.bytes(s, option: "--ring-memory")
+            _ = try? ControlRequests.parse(shutter: s, gain: s, controls: [s])
+            _ = try? ControlRequests.parse(shutterAngle: s, whiteBalance: s, zoom: s)
+        }
+    }
+
+    /// WAV bytes read as a file would be (`WAV.layout` through a read closure), then up to 4096
+    /// frames decoded where the header says they are. True when the header was taken.
+    public static func wav(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let size = bytes.count
+        let read = { (offset: Int64, count: Int) -> [UInt8] in
+            guard offset >= 0, offset < Int64(size), count > 0 else { return [] }
+            let start = Int(offset)
+            return Array(bytes[start..<min(size, start + count)])
+        }
+        guard let layout = WAV.layout(fileSize: Int64(size), read: read), layout.channels > 0, layout.channels <= 64 else { return false }
+        let frameBytes = layout.channels * layout.format.bytes
+        guard frameBytes > 0, layout.dataOffset >= 0, layout.dataOffset <= Int64(size), let base = bytes.baseAddress else { return true }
+        let frames = min(4096, (size - Int(layout.dataOffset)) / frameBytes, Int(clamping: max(0, layout.frames)))
+        guard frames > 0 else { return true }
+        let planes = (0..<layout.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
+        defer { planes.forEach { $0.deallocate() } }
+        WAV.decode(UnsafeRawBufferPointer(start: base + Int(layout.dataOffset), count: frames * frameBytes),
+                   format: layout.format, channels: layout.channels, frames: frames, into: planes)
+        return true
+    }
+}
