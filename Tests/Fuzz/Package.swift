@@ -3,15 +3,12 @@
 // `scripts/dev.sh fuzz` (with -sanitize=fuzzer,address); the main package does not build them.
 import PackageDescription
 
-let fuzz: [String: [Target.Dependency]] = [
-    "fuzz-manifest": [.product(name: "SlomoKit", package: "main")],
-    "fuzz-listing": [.product(name: "SlomoCore", package: "main")],
-    "fuzz-values": [.product(name: "SlomoKit", package: "main"), .product(name: "SlomoCore", package: "main")],
-    "fuzz-wav": [.product(name: "SlomoKit", package: "main")],
-]
+// Each target feeds one of SlomoKit's ParserHarness entries (the tests replay seeds through the same).
+let targets = ["fuzz-listing", "fuzz-manifest", "fuzz-values", "fuzz-wav"]
 
 let package = Package(
     name: "slomo-fuzz",
     dependencies: [.package(name: "main", path: "../..")],
-    targets: fuzz.keys.sorted().map { .executableTarget(name: $0, dependencies: fuzz[$0]!, path: "Sources/\($0)") }
+    targets: [.target(name: "FuzzDriver", path: "Sources/FuzzDriver")]
+        + targets.map { .executableTarget(name: $0, dependencies: ["FuzzDriver", .product(name: "SlomoKit", package: "main")], path: "Sources/\($0)") }
 )
