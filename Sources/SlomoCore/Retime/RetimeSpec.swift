@@ -87,6 +87,9 @@ public struct SegmentSpec: Hashable, Sendable, Codable, CustomStringConvertible 
                 throw .invalidSegment(text, reason: "ramp time '\(r)' is not a number")
             }
             guard let rv = rampValue, rv.isPositive else { throw .invalidSegment(text, reason: "ramp time must be > 0") }
+            guard rv.denominator <= 1_000_000_000, rv.numerator <= 1_000_000_000_000 else {
+                throw .invalidSegment(text, reason: "ramp time '\(r)' is out of range (at most 9 decimals)")
+            }
             rateText = rateText[..<colon]
         }
         let rangeText = text[..<at]
@@ -143,6 +146,10 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             }
         }
         guard r.isPositive else { throw .invalidSegment(context, reason: "rate must be > 0, got \(r)") }
+        // exact arithmetic on the map must stay in 64-bit fractions (a rate with 18 decimals overflowed; found by fuzz-values)
+        guard r.denominator <= 1_000_000_000, r.numerator <= 1_000_000_000_000 else {
+            throw .invalidSegment(context, reason: "rate '\(text)' is too precise: at most 9 decimals, or a fraction of whole numbers up to 10^9")
+        }
         guard r >= minimumRate, r <= maximumRate else { throw .rateOutOfRange(context, r) }
         return r
     }
@@ -173,9 +180,13 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
         for p in pieces {
             if p.start > cursor { steps.append((cursor, p.start, rate)) }
             if let ramp = p.spec.ramp {
-                steps += RetimeSpec.rampSteps(from: p.start, to: p.start + ramp, fromRate: rate, toRate: p.spec.rate)
-                steps.append((p.start + ramp, p.end - ramp, p.spec.rate))
-                steps += RetimeSpec.rampSteps(from: p.end - ramp, to: p.end, fromRate: p.spec.rate, toRate: rate)
+                do {
+                    steps += try RetimeSpec.rampSteps(from: p.start, to: try p.start.checkedAdding(ramp), fromRate: rate, toRate: p.spec.rate)
+                    steps.append((try p.start.checkedAdding(ramp), try p.end.checkedSubtracting(ramp), p.spec.rate))
+                    steps += try RetimeSpec.rampSteps(from: try p.end.checkedSubtracting(ramp), to: p.end, fromRate: p.spec.rate, toRate: rate)
+                } catch {
+                    throw .invalidSegment(p.spec.text, reason: "its times, ramp and rates are too fine to add up exactly in 64-bit fractions: round them")
+                }
             } else {
                 steps.append((p.start, p.end, p.spec.rate))
             }
@@ -184,24 +195,43 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
         if cursor < duration { steps.append((cursor, duration, rate)) }
         var mappings: [TimeMapping] = []
         var targetCursor = Rational.zero
-        for (a, b, r) in steps {
-            let source = TimeRange(start: a, end: b)
-            let target = TimeRange(start: targetCursor, duration: source.duration / r)
-            mappings.append(TimeMapping(source: source, target: target))
-            targetCursor = target.end
+        do {
+            for (a, b, r) in steps {
+                let source = TimeRange(start: a, end: b)
+                let length = try (try b.checkedSubtracting(a)).checkedDividing(r)
+                let end = try targetCursor.checkedAdding(length)
+                mappings.append(TimeMapping(source: source, target: TimeRange(start: targetCursor, end: end)))
+                targetCursor = end
+            }
+            // what later steps compute from the map (each piece's rate, a frame's mapped time in a
+            // microsecond or 90 kHz time base, both ways) must fit too: checked here once
+            for m in mappings {
+                let sd = try m.source.end.checkedSubtracting(m.source.start), td = try m.target.end.checkedSubtracting(m.target.start)
+                _ = try sd.checkedDividing(td)
+                for tick in [Rational(1, 1_000_000), Rational(1, 90_000), sd] {
+                    _ = try m.target.start.checkedAdding(try (try tick.checkedMultiplying(td)).checkedDividing(sd))
+                    _ = try m.source.start.checkedAdding(try (try tick.checkedMultiplying(sd)).checkedDividing(td))
+                }
+            }
+        } catch {
+            throw .invalidSegment(segments.map(\.text).joined(separator: ", "),
+                                  reason: "these times and rates are too fine to add up exactly in 64-bit fractions: round them")
         }
         return try RetimeMap(mappings: mappings).coalesced()
     }
 
     /// Equal source-time steps whose stretch (1/rate) moves linearly from 1/fromRate to 1/toRate,
     /// excluding both end values (they belong to the neighbouring pieces).
-    static func rampSteps(from a: Rational, to b: Rational, fromRate: Rational, toRate: Rational) -> [(Rational, Rational, Rational)] {
+    static func rampSteps(from a: Rational, to b: Rational, fromRate: Rational, toRate: Rational) throws(RationalError) -> [(Rational, Rational, Rational)] {
         let n = rampSteps
-        let s0 = Rational.one / fromRate, s1 = Rational.one / toRate
-        let width = (b - a) / Rational(n)
-        return (0..<n).map { k in
-            let stretch = s0 + (s1 - s0) * Rational(Int64(k + 1), Int64(n + 1))
-            return (a + width * Rational(k), a + width * Rational(k + 1), Rational.one / stretch)
+        let s0 = try fromRate.reciprocal(), s1 = try toRate.reciprocal()
+        let width = try (try b.checkedSubtracting(a)).checkedDividing(Rational(n))
+        var out: [(Rational, Rational, Rational)] = []
+        for k in 0..<n {
+            let stretch = try s0.checkedAdding(try (try s1.checkedSubtracting(s0)).checkedMultiplying(Rational(Int64(k + 1), Int64(n + 1))))
+            out.append((try a.checkedAdding(try width.checkedMultiplying(Rational(k))),
+                        try a.checkedAdding(try width.checkedMultiplying(Rational(k + 1))), try stretch.reciprocal()))
         }
+        return out
     }
 }
