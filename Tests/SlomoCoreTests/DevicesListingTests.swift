@@ -159,5 +159,7 @@ import Testing
             try ListingParser.parse(text)
         }
         #expect(ListingParser.integers("99999999 640") == [] && ListingParser.integers("640x480") == [640, 480])
+        // Regressions/fuzz-listing-crash-193b39f1: a rate with 16 decimals overflowed; it is not a rate
+        #expect(ListingParser.decimalRate("21.0055555555555555") == nil && ListingParser.decimalRate("29.970") == Rational(30000, 1001))
     }
 }

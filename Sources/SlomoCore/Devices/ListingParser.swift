@@ -171,6 +171,8 @@ public enum ListingParser {
     static func decimalRate(_ text: Substring) -> Rational? {
         guard let exact = try? Rational(parsing: text) else { return nil }
         let decimals = text.firstIndex(of: ".").map { text.distance(from: $0, to: text.endIndex) - 1 } ?? 0
+        // no camera rate needs more: an overlong number is not a rate (it overflowed; found by fuzz-listing)
+        guard decimals <= 9, exact.numerator.magnitude <= 1_000_000_000_000, exact.denominator <= 1_000_000_000 else { return nil }
         guard decimals > 0, !exact.isInteger else { return exact }
         var scale: Int64 = 1
         for _ in 0..<decimals { scale *= 10 }
