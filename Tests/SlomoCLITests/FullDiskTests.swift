@@ -40,6 +40,18 @@ import Testing
         #expect(probe.status == 0 && (streams?.first?["frameCount"] as? Int ?? 0) >= 5, "\(probe.stderr)")
     }
 
+    /// A read-only file system (the tmpfs remounted read-only): capture refuses before any camera
+    /// or ring is set up, one line, exit 73.
+    @Test func captureOntoAReadOnlyFileSystemIsRefusedFirst() throws {
+        let (disk, skipped) = Self.smallDisk(1)
+        if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
+        defer { Self.unmount(disk) }
+        #expect(try CLI.tool(["mount", "-o", "remount,ro", disk.path]).status == 0)
+        let out = disk.file("cap.mp4")
+        let r = try CLI.run(["capture", "--source", "synthetic:fps=60", "--duration", "1", "-o", out])
+        #expect(r.status == 73 && r.stderr == "slomo: \(out): cannot write output: directory \(disk.path) is not writable\n", "\(r.stderr)")
+    }
+
     @Test func retimeAndStretchIntoAFullDiskLeaveNothing() throws {
         let src = TempDir()
         let clip = src.file("g.mp4")

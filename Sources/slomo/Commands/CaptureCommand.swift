@@ -117,6 +117,8 @@ struct CaptureCommand: ParsableCommand {
         guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw SimpleFailure("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .usage) }
         settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
+        // so is an output that cannot be written (a read-only or missing directory, an existing file)
+        try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: 1), overwrite: overwrite)
         if !segments.isEmpty || !ramps.isEmpty {
             let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps)
             // segments are relative to the first frame; the map runs to the longest allowed capture
