@@ -38,7 +38,7 @@ extension VideoDevice {
                               flags: CameraControl.Flags(rawValue: q.flags))
         if kind == .menu || kind == .integerMenu { c.menu = menu(c) }
         if kind == .string { c.text = readText(q.id, size: Int(q.elem_size)) }
-        if ![.button, .compound, .string].contains(kind) && !c.flags.contains(.writeOnly) { c.value = readValue(q.id) }
+        if ![.button, .compound, .string].contains(kind) && !c.flags.contains(.writeOnly) { c.value = readValue(q.id, type: q.type) }
         return c
     }
 
@@ -72,7 +72,8 @@ extension VideoDevice {
     }
 
     /// G_EXT_CTRLS of one control: its current value; nil when the driver will not say.
-    public func readValue(_ id: UInt32) -> Int64? {
+    /// `type`: the control's V4L2_CTRL_TYPE when the caller has it (else one QUERY_EXT_CTRL asks).
+    public func readValue(_ id: UInt32, type known: UInt32? = nil) -> Int64? {
         var c = v4l2_ext_control()
         c.id = id
         let rc = withUnsafeMutablePointer(to: &c) { p in
@@ -84,7 +85,7 @@ extension VideoDevice {
         }
         guard rc == 0 else { return nil }
         // 64-bit controls fill value64; the rest fill the 32-bit value (bitmasks unsigned)
-        switch controlType(id) {
+        switch known ?? controlType(id) {
         case V4L2_CTRL_TYPE_INTEGER64.rawValue: return c.value64
         case V4L2_CTRL_TYPE_BITMASK.rawValue: return Int64(UInt32(bitPattern: c.value))
         default: return Int64(c.value)
@@ -119,10 +120,11 @@ extension VideoDevice {
     }
 
     /// S_EXT_CTRLS of one value: 0 or the errno.
-    public func writeValue(_ id: UInt32, _ value: Int64) -> Int32 {
+    /// `is64`: whether the control is 64 bits wide when the caller knows (else one QUERY_EXT_CTRL asks).
+    public func writeValue(_ id: UInt32, _ value: Int64, is64 known: Bool? = nil) -> Int32 {
         var c = v4l2_ext_control()
         c.id = id
-        if controlIs64Bit(id) { c.value64 = value } else { c.value = Int32(truncatingIfNeeded: value) }
+        if known ?? controlIs64Bit(id) { c.value64 = value } else { c.value = Int32(truncatingIfNeeded: value) }
         return withUnsafeMutablePointer(to: &c) { p in
             var e = v4l2_ext_controls()
             e.count = 1
@@ -180,7 +182,7 @@ extension VideoDevice {
     }
 
     func write(_ c: CameraControl, _ v: Int64, _ o: ControlStep.Origin, note: String?) throws(V4L2Error) -> AppliedControl {
-        let rc = writeValue(c.id, v)
+        let rc = writeValue(c.id, v, is64: c.kind == .integer64)
         if rc != 0 {
             throw V4L2Error(device: path, request: V4L2Request.sExtCtrls.rawValue, errno: rc, detail: "\(c.name)=\(v) (\(o.option))")
         }
