@@ -99,6 +99,11 @@ extension VideoDevice {
         return sys.ioctl(fd, .queryExtCtrl, &q) == 0 ? q.type : nil
     }
 
+    /// The V4L2_CTRL_TYPE a value read needs, from a control already described.
+    static func type(of c: CameraControl) -> UInt32 {
+        c.kind == .integer64 ? V4L2_CTRL_TYPE_INTEGER64.rawValue : c.kind == .bitmask ? V4L2_CTRL_TYPE_BITMASK.rawValue : V4L2_CTRL_TYPE_INTEGER.rawValue
+    }
+
     func controlIs64Bit(_ id: UInt32) -> Bool { controlType(id) == V4L2_CTRL_TYPE_INTEGER64.rawValue }
 
     func readText(_ id: UInt32, size: Int) -> String? {
@@ -168,7 +173,7 @@ extension VideoDevice {
             case .set(let c, let v, let o):
                 out.append(try write(c, v, o, note: o.note))
             case .lock(let manual, let auto, let off, let o):
-                guard let settled = readValue(manual.id) else {
+                guard let settled = readValue(manual.id, type: VideoDevice.type(of: manual)) else {
                     throw V4L2Error(device: path, request: V4L2Request.gExtCtrls.rawValue, errno: 0,
                                     detail: "\(manual.name) (\(o.option)): the value to lock cannot be read", code: .unsupported)
                 }
@@ -186,7 +191,7 @@ extension VideoDevice {
         if rc != 0 {
             throw V4L2Error(device: path, request: V4L2Request.sExtCtrls.rawValue, errno: rc, detail: "\(c.name)=\(v) (\(o.option))")
         }
-        let back = c.kind == .button || c.flags.contains(.writeOnly) ? nil : readValue(c.id)
+        let back = c.kind == .button || c.flags.contains(.writeOnly) ? nil : readValue(c.id, type: VideoDevice.type(of: c))
         var n = note
         if let back, back != v, !c.flags.contains(.volatile) {
             n = [note, "the driver keeps \(c.describe(back)) (asked \(v))"].compactMap { $0 }.joined(separator: "; ")
