@@ -7,18 +7,22 @@
 #   scripts/dev.sh slurm   Samples/batch/slurm-array.sbatch on a real one-node Slurm cluster (root)
 #   scripts/dev.sh k8s     Samples/batch/k8s-indexed-job.yaml against the Kubernetes API schema
 #   scripts/dev.sh fuzz [S] the parsers under libFuzzer + AddressSanitizer, S seconds each (Docs/Reliability.md)
+#   scripts/dev.sh mutate [RUNS] [SEED]  damaged media through probe/export/retime/stretch/play, slomo
+#                          built with AddressSanitizer (default 300 runs, seed 1: the CI pass)
+#   scripts/dev.sh tsan    the threaded test suites under ThreadSanitizer (Docs/Reliability.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 
 # Build and test dependencies (Debian 12 names). Runtime: FFmpeg 5.1 libraries.
-# Tests: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl and qemu for the vivid VM;
+# Tests: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl and qemu for the vivid VM,
+# python3-fusepy and fuse for a file system that refuses fsync;
 # benchmarks: the peers users would pick instead (rubberband, soundstretch) and test signals (espeak-ng, sox).
 PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev libasound2-dev alsa-utils
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
   ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc python3-venv
-  rubberband-cli soundstretch espeak-ng sox mkvtoolnix mediainfo
+  rubberband-cli soundstretch espeak-ng sox mkvtoolnix mediainfo python3-fusepy fuse
 )
 
 deps() {
@@ -69,6 +73,29 @@ test() {
   slurm
   k8s
   scripts/fuzz.sh 10
+  mutate 300 1
+}
+
+# Mutated media (Docs/Reliability.md): slomo built with AddressSanitizer into .build-asan.
+mutate() {
+  swift build --sanitize=address --build-path .build-asan --product slomo 2>&1 | grep -vE 'ld.gold: warning|^\[' || true
+  [ -x .build-asan/debug/slomo ] || { echo "mutate: the AddressSanitizer build failed" >&2; exit 1; }
+  python3 scripts/mutate-media.py --bin .build-asan/debug/slomo --runs "${1:-300}" --seed "${2:-1}" --work .build-asan/mutate --quiet
+}
+
+# The suites whose code runs threads (capture's reader/writer and trigger threads, batch's child
+# readers, play's command reader, the render-ahead audio worker), built with ThreadSanitizer into
+# .build-tsan. Each report goes to .build-tsan/reports/tsan.PID (children included); any is a failure.
+TSAN_SUITES="CaptureTests|CaptureCLITests|TriggerCaptureTests|MultiCaptureTests|LosslessLayoutTests|BatchTests|BatchJobTests|PlayTests|PlayControlTests|PlayAudioSwitchTests|AVSyncTests|ExportRetimeTests|StreamingFakeTests|FakeDriverTests"
+tsan() {
+  swift build --build-tests --sanitize=thread --build-path .build-tsan 2>&1 | grep -vE '^\[' || true
+  rm -rf .build-tsan/reports && mkdir -p .build-tsan/reports
+  local rc=0
+  TSAN_OPTIONS="log_path=$PWD/.build-tsan/reports/tsan" SLOMO_SKIP_VIVID=1 \
+    swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$TSAN_SUITES" || rc=$?
+  local reports; reports=$(cat .build-tsan/reports/tsan.* 2>/dev/null | grep -c '^SUMMARY: ThreadSanitizer' || true)
+  echo "tsan: suites ${TSAN_SUITES//|/, }; test exit $rc; $reports ThreadSanitizer reports"
+  [ "$rc" = 0 ] && [ "$reports" = 0 ]
 }
 
 # Batch beyond one machine (Docs/Batch.md): the Slurm array sample on a real cluster started and
@@ -92,5 +119,7 @@ case "${1:-}" in
   slurm) deps; slurm ;;
   k8s) deps; k8s ;;
   fuzz) shift; scripts/fuzz.sh "$@" ;;
-  *) echo "usage: scripts/dev.sh deps|demo|test|layers|slurm|k8s|fuzz [SECONDS]" >&2; exit 64 ;;
+  mutate) shift; deps; mutate "$@" ;;
+  tsan) deps; tsan ;;
+  *) echo "usage: scripts/dev.sh deps|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan" >&2; exit 64 ;;
 esac

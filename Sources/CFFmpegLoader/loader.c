@@ -27,7 +27,9 @@ static const char *const sonames[LIBRARY_COUNT] = {
     "libswscale.so." AV_STRINGIFY(LIBSWSCALE_VERSION_MAJOR),
 };
 static void *handles[LIBRARY_COUNT];
-static int log_level, log_level_set;   // written before any thread starts (FFmpegLog.configure)
+// Set by FFmpegLog.configure, in the CLI before any thread starts, but in a test process from many
+// threads at once (ThreadSanitizer found the plain ints racing): atomics, the level before the flag.
+static int log_level, log_level_set;
 
 // Without the library there is nothing slomo can do for this command; the forwarder cannot return
 // an error of the right type to its caller, so it ends the process (exit 69, EX_UNAVAILABLE) with
@@ -49,7 +51,7 @@ static void *slomo_ffmpeg_function(int library, const char *name) {
         __atomic_store_n(&handles[library], handle, __ATOMIC_RELEASE);
         // every FFmpeg library depends on libavutil, where the log level lives
         void (*set_level)(int) = (void (*)(int))dlsym(handle, "av_log_set_level");
-        if (log_level_set && set_level) set_level(log_level);
+        if (__atomic_load_n(&log_level_set, __ATOMIC_ACQUIRE) && set_level) set_level(__atomic_load_n(&log_level, __ATOMIC_RELAXED));
     }
     void *function = dlsym(handle, name);
     if (!function) unavailable(library, name, dlerror());
@@ -63,8 +65,8 @@ static int loaded_library_count(void) {
 }
 
 void slomo_ffmpeg_set_log_level(int level) {
-    log_level = level;
-    log_level_set = 1;
+    __atomic_store_n(&log_level, level, __ATOMIC_RELAXED);
+    __atomic_store_n(&log_level_set, 1, __ATOMIC_RELEASE);
     if (loaded_library_count() > 0) av_log_set_level(level);
 }
 

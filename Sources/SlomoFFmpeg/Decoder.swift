@@ -49,8 +49,19 @@ public final class Decoder {
         let rc = avcodec_send_packet(ctx, packet?.raw)
         if rc == averrorEAGAIN { return false }
         if rc == averrorEOF { return true }
-        if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_send_packet(\(codecName))", code: rc) }
+        if rc < 0 { throw decodeFailure("avcodec_send_packet(\(codecName))", rc) }
         return true
+    }
+
+    /// A decoder's error is about the data it was given, whatever code it picked: FFmpeg's MJPEG
+    /// decoder answers some damaged JPEGs with a bare -1, which reads as EPERM (found by
+    /// scripts/mutate-media.py: "Operation not permitted", exit 77). Only running out of memory
+    /// is not the data's fault.
+    func decodeFailure(_ operation: String, _ rc: Int32) -> FFmpegError {
+        guard rc != cffmpeg_averror(ENOMEM) else { return FFmpegError(path: path, operation: operation, code: rc, kind: .internalError) }
+        var e = FFmpegError(path: path, operation: operation, code: rc, kind: .invalidData)
+        e.damagedData = true
+        return e
     }
 
     /// `avcodec_receive_frame` into `frame`.
@@ -59,7 +70,7 @@ public final class Decoder {
         let rc = avcodec_receive_frame(ctx, frame.raw)
         if rc == averrorEAGAIN { return .needsInput }
         if rc == averrorEOF { return .endOfStream }
-        if rc < 0 { throw FFmpegError(path: path, operation: "avcodec_receive_frame(\(codecName))", code: rc) }
+        if rc < 0 { throw decodeFailure("avcodec_receive_frame(\(codecName))", rc) }
         return .got
     }
 

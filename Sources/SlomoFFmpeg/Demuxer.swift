@@ -51,7 +51,11 @@ public final class Demuxer {
         self.path = path
         var c: UnsafeMutablePointer<AVFormatContext>?
         // On failure avformat_open_input frees the context and sets it to NULL: nothing to clean up.
-        try ffcall(path, "avformat_open_input") { avformat_open_input(&c, path, nil, nil) }
+        // EIO here comes from a demuxer whose header read ran short of what the header declares (a
+        // damaged FLAC metadata block, found by scripts/mutate-media.py): the data, not the disk.
+        let eio = cffmpeg_averror(EIO)
+        let rc = avformat_open_input(&c, path, nil, nil)
+        if rc < 0 { throw FFmpegError(path: path, operation: "avformat_open_input", code: rc, kind: rc == eio ? .invalidData : nil) }
         ctx = c
         try ffcall(path, "avformat_find_stream_info") { avformat_find_stream_info(c, nil) }
     }

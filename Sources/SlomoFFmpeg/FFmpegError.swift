@@ -17,6 +17,8 @@ public struct FFmpegError: SlomoFailure, Equatable {
     public var code: Int32
     public var text: String
     public var kind: Kind
+    /// A decoder refused the data (any code but ENOMEM): damage, like AVERROR_INVALIDDATA.
+    public var damagedData = false
 
     public init(path: String, operation: String, code: Int32, kind: Kind? = nil) {
         self.path = path
@@ -42,7 +44,7 @@ public struct FFmpegError: SlomoFailure, Equatable {
 
     /// FFmpeg said the data is invalid (AVERROR_INVALIDDATA): a damaged packet or frame, as opposed
     /// to the other codes `classify` also files under `.invalidData`.
-    public var isInvalidData: Bool { code == cffmpeg_averror_invaliddata() }
+    public var isInvalidData: Bool { code == cffmpeg_averror_invaliddata() || damagedData }
 
     public var exitStatus: ExitStatus {
         switch kind {

@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import Synchronization
 
 /// When a capture stops, and how much memory its ring may take.
 public struct CaptureLimits: Sendable {
@@ -164,11 +165,19 @@ public struct CaptureReport: Codable, Sendable {
 }
 
 /// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
+/// The flag is an atomic (ThreadSanitizer found the plain `sig_atomic_t` racing with the capture
+/// thread's read), made before the handlers exist, and the handler keeps `errno` as it found it:
+/// it may interrupt any call on any thread.
 public enum StopFlag {
-    nonisolated(unsafe) static var raised: sig_atomic_t = 0
-    public static var isRaised: Bool { raised != 0 }
+    static let raised = Atomic<Int32>(0)
+    public static var isRaised: Bool { raised.load(ordering: .acquiring) != 0 }
     public static func install() {
-        let handler: @convention(c) (Int32) -> Void = { _ in StopFlag.raised = 1 }
+        _ = isRaised
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            let saved = errno
+            StopFlag.raised.store(1, ordering: .releasing)
+            errno = saved
+        }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
     }
@@ -445,7 +454,8 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> SimpleFailure {
-        let text = "\(e)"
+        var text = "\(e)"
+        if text.hasPrefix("\(output): ") { text.removeFirst(output.count + 2) }    // named once, at the start
         let full = text.contains("No space") || text.contains("ENOSPC")
         return SimpleFailure("\(output): recording stopped after \(frames) frames: \(full ? "no space left on the device (ENOSPC)" : text); "
                              + "the file plays up to its last complete fragment" + (report.map { "; \($0)" } ?? ""), .ioError)
@@ -778,7 +788,7 @@ public final class CaptureSession: @unchecked Sendable {
     private func syncReport(_ report: inout CaptureReport) {
         guard settings.sync else { return }
         report.fileSyncs = syncs
-        if let why = syncs.refused { report.warnings.append("\(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
+        if let why = syncs.refused { report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
     }
 
     private func audioWritten(_ w: RecordingWriter) {

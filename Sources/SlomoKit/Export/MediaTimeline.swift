@@ -63,6 +63,14 @@ struct MediaTimeline {
         video = v
         audio = d.bestStream(.audio)
         info = d.streamInfo(video)
+        // A damaged sample description leaves the stream without a codec (found by mutated media):
+        // nothing can decode or store it.
+        guard info.codecName != "unknown", info.codecName != "none" else {
+            throw SimpleFailure("\(path): open: the video stream's codec is unknown (its sample description is damaged)", .dataError)
+        }
+        guard info.width > 0, info.height > 0 else {
+            throw SimpleFailure("\(path): open: the video stream has no picture size (\(info.width)x\(info.height)): its header is damaged", .dataError)
+        }
         let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         cfaPattern = slomo["slomo_cfa_pattern"].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
         containerMetadata = d.metadata
@@ -95,6 +103,10 @@ struct MediaTimeline {
         let grid = measured.onNominalGrid ? measured.rate.flatMap { (Rational.one / $0 / tb).isInteger ? nil : $0 } : nil
         gridRate = grid
         frameTimes = pts.map { MediaTimeline.time(ofTicks: $0 - first, timeBase: tb, grid: grid) }
+        if let jump = MediaTimeline.implausibleGap(frameTimes) {
+            throw SimpleFailure("\(path): open: the video's timestamps jump \(Seconds(jump.gap, decimals: 3)) s after frame \(jump.index) "
+                                + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), a thousand times its usual frame interval: damaged timestamps", .dataError)
+        }
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
@@ -192,6 +204,23 @@ struct MediaTimeline {
             let m = try spec.resolve(duration: duration, frameRate: frameRate)
             return (m, m)
         }
+    }
+}
+
+extension MediaTimeline {
+    /// A gap between two frames over a minute long and over a thousand median frame intervals:
+    /// not a recording's pause but a damaged timestamp (a mutated MP4 fragment time put one frame
+    /// 2.4 hours after the others, and `play` waited for it). Nil when there is none.
+    static func implausibleGap(_ times: [Rational]) -> (index: Int, gap: Rational)? {
+        guard times.count >= 3 else { return nil }
+        var gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        let widest = gaps.indices.max { gaps[$0] < gaps[$1] }!
+        let gap = gaps[widest]
+        guard gap > Rational(60) else { return nil }
+        gaps.sort()
+        let median = gaps[gaps.count / 2]
+        guard gap > median * Rational(1000) else { return nil }
+        return (widest, gap)
     }
 }
 

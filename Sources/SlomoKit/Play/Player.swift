@@ -109,12 +109,19 @@ public final class Player {
         let timeline = try MediaTimeline(path: r.input)
         let tb = timeline.info.timeBase
         let isPipe = r.output == "-"
-        let path = isPipe ? "pipe:1" : r.output
+        // A file (not stdout, a URL or a device such as /dev/null) is written under a temporary
+        // name and renamed when playback ends, by its end or `quit`: an input that turns out damaged
+        // half-way leaves nothing under the final name (found by scripts/mutate-media.py).
+        var isDevice = false
+        var st = stat()
+        if stat(r.output, &st) == 0 { isDevice = st.st_mode & S_IFMT != S_IFREG }
+        let file = isPipe || r.output.contains("://") || isDevice ? nil : try OutputFile(path: r.output, overwrite: true)
+        let path = isPipe ? "pipe:1" : file?.temporaryPath ?? r.output
         let format: String
         if let f = r.format { format = f } else if isPipe || r.output.contains("://") { format = "nut" } else {
             format = try ContainerFormat.forOutput(r.output)
         }
-        let muxer = try Muxer(path: path, formatName: format)
+        let muxer = try Muxer(path: path, formatName: format, name: r.output)
         let demuxer = try Prober.openInput(r.input)
         demuxer.keepOnly(streams: [timeline.video])
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: Rational(1, 90000), frameRate: nil)
@@ -306,6 +313,7 @@ public final class Player {
             lastOut = Rational.max(lastOut, a.endTime)
         }
         try muxer.finish()
+        try file?.commit()
         var end = PlayEvent(event: "end")
         end.position = lastOut.doubleValue
         events(end)

@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+
+/// Damaged files found by `scripts/mutate-media.py` (kept in `Tests/Fuzz/Media`), each through the
+/// command that broke the contract: exit 65, one line that names the input, nothing left in the
+/// output's directory.
+@Suite struct MutatedMediaTests {
+    static let media = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/Media").path
+
+    /// (file, command and its arguments before `-o`, output name, the cause the line must give)
+    static let cases: [(String, [String], String?, String)] = [
+        // FFmpeg's FLAC reader answers a metadata block longer than the file with EIO: the data's
+        // fault, not the disk's (was exit 74, "I/O error")
+        ("flac-metadata-block-size.flac", ["probe", "--frames"], nil, "open: not a media file FFmpeg can read, or its header is damaged"),
+        // an MP4 sample description whose codec became unknown (was exit 64, blaming the output)
+        ("mp4-codec-none.mp4", ["retime", "--rate", "1/2"], "r.mp4", "open: the video stream's codec is unknown"),
+        // a picture size of 0x0 (was exit 65 naming the output: the encoder refused the size)
+        ("nut-size-0x0.nut", ["export", "--rate", "1/2"], "e.mp4", "open: the video stream has no picture size (0x0)"),
+        // damaged data half-way: play into a file left the part it had written under the final name
+        ("nut-damaged-mid-stream.nut", ["play", "--rate", "16", "--pitch", "varispeed"], "p.nut", "av_read_frame failed: Invalid data found"),
+        // a fragment time put one frame 2.4 hours after the others: play waited for it (a hang)
+        ("mp4-fragment-time-jump.mp4", ["play", "--rate", "16"], "p.nut", "open: the video's timestamps jump 8589.864 s after frame 55"),
+    ]
+
+    @Test(arguments: 0..<5) func damagedInputKeepsTheContract(_ i: Int) throws {
+        let (file, args, outName, cause) = Self.cases[i]
+        let input = "\(Self.media)/\(file)"
+        let out = TempDir()
+        var argv = [args[0], input] + args.dropFirst()
+        if let outName { argv += ["-o", out.file(outName)] }
+        let r = try CLI.run(argv)
+        #expect(r.status == 65, "\(file): \(r.stderr)")
+        let lines = r.stderr.split(separator: "\n").filter { $0.hasPrefix("slomo:") }
+        #expect(lines.count == 1 && lines[0].hasPrefix("slomo: \(input): \(cause)"), "\(file): \(r.stderr)")
+        #expect(out.entries.isEmpty, "\(file): left \(out.entries)")
+    }
+
+    /// A damaged JPEG that FFmpeg's MJPEG decoder answers with -1 (read as EPERM: the export ended
+    /// with "Operation not permitted", exit 77): now a damaged packet like any other, counted, the
+    /// frame before it shown in its place, exit 0 with one warning.
+    @Test func decoderErrorsOfAnyCodeAreDamage() throws {
+        let input = "\(Self.media)/mov-mjpeg-decoder-minus-one.mov"
+        let out = TempDir()
+        let r = try CLI.run(["export", input, "-o", out.file("e.mp4"), "--rate", "1/2"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stderr == "slomo: warning: \(input): damaged input, exported what decodes: 1 video packets failed to decode; 1 output frames show an earlier frame instead\n")
+        #expect(out.entries == ["e.mp4"])
+    }
+}
