@@ -13,7 +13,7 @@ import SlomoCore
 /// exact length.
 public final class RubberBandStretcher: StretchEngine {
     public let channels: Int
-    public let rate: Rational
+    public private(set) var rate: Rational
     public let startPad: Int
     public let startDelay: Int
     public var latency: Int { startDelay }
@@ -51,6 +51,13 @@ public final class RubberBandStretcher: StretchEngine {
             ptrs.withUnsafeBufferPointer { rubberband_process(state, $0.baseAddress!, UInt32(n), 0) }
             offset += n
         }
+    }
+
+    /// The corresponding C function is `rubberband_set_time_ratio` (real-time mode takes a new
+    /// ratio between process calls).
+    public func setRate(_ rate: Rational) {
+        self.rate = rate
+        rubberband_set_time_ratio(state, (Rational.one / rate).doubleValue)
     }
 
     /// The corresponding C functions are `rubberband_available` and `rubberband_retrieve`.

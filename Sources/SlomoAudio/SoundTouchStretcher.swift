@@ -20,7 +20,7 @@ import SlomoCore
 /// segment); segment lengths stay exact because the driver cuts each segment.
 public final class SoundTouchStretcher: StretchEngine {
     public let channels: Int
-    public let rate: Rational
+    public private(set) var rate: Rational
     public let startPad: Int
     public let startDelay: Int
     public let latency: Int
@@ -63,6 +63,13 @@ public final class SoundTouchStretcher: StretchEngine {
     }
 
     deinit { if let handle { soundtouch_destroyInstance(handle) } }
+
+    /// The corresponding C function is `soundtouch_setTempo` (SoundTouch takes a new tempo at
+    /// any time; the input already buffered plays at the new one).
+    public func setRate(_ rate: Rational) {
+        self.rate = rate
+        soundtouch_setTempo(handle, Float(rate.doubleValue))
+    }
 
     /// The corresponding C function is `soundtouch_putSamples` (interleaved frames).
     public func feed(_ planes: [UnsafePointer<Float>], count: Int) {

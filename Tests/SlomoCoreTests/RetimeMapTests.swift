@@ -62,22 +62,31 @@ import Testing
         #expect(m.target.duration == Rational(1 + 2 + 4))
     }
 
+    /// A ramp is a curve on each side whose slowdown follows smoothstep at the quarter points:
+    /// exact at every frame, eased (speed changes slowest at the ends), and as long as a linear
+    /// ramp, (ramp) × (1/fromRate + 1/toRate) / 2 per side.
     @Test func rampEasesInAndOutAndKeepsTotalsExact() throws {
         let s = try SegmentSpec(parsing: "2-6@1/8:1/2", allowRamp: true)
-        let map = try RetimeSpec(segments: [s]).resolve(duration: Rational(8), frameRate: nil)
-        let rates = map.mappings.map(\.rate)
-        // 1, 8 ramp-in steps, hold at 1/8, 8 ramp-out steps, 1
-        #expect(rates.count == 1 + 8 + 1 + 8 + 1)
-        #expect(rates[9] == Rational(1, 8))
-        // stretch factors rise monotonically into the hold and fall after it
-        let stretches = rates.map { Rational.one / $0 }
-        #expect(zip(stretches[0..<9], stretches[1..<10]).allSatisfy { $0 < $1 })
-        #expect(zip(stretches[9..<18], stretches[10..<19]).allSatisfy { $0 > $1 })
-        // ramp source total is exactly 1/2 s on each side
-        #expect(map.mappings[1].source.start == Rational(2) && map.mappings[9].source.start == Rational(5, 2))
-        // total target: 2 + hold 3*8=24 + 2 + ramps: each side sum of stretches*(1/16)
-        let rampTarget = (1...8).map { k in Rational.one + Rational(7) * Rational(Int64(k), 9) }.reduce(.zero, +) * Rational(1, 16)
-        #expect(map.target.duration == Rational(4) + Rational(24) + rampTarget * Rational(2))
+        let map = try RetimeSpec(segments: [s]).resolve(duration: Rational(8), frameRate: Rational(240))
+        // total target: 2 + ramp (1/2 × (1 + 8)/2) + hold 3 × 8 + ramp + 2
+        #expect(map.target.duration == Rational(4) + Rational(24) + Rational(9, 4) * Rational(2))
+        #expect(map.glides == [TimeRange(start: Rational(2), end: Rational(5, 2)), TimeRange(start: Rational(11, 2), end: Rational(6))])
+        // exact at the ramp's quarter points: the slowdown there is 1 + 7 × smoothstep
+        let slow = { (t: Rational) in Rational.one / map.rate(atSource: t) }
+        // one frame (1/240 s) into the ramp the slowdown has barely moved; mid-ramp it moves fastest
+        let first = slow(Rational(2) + Rational(1, 480)), middle = slow(Rational(9, 4) + Rational(1, 480)) - slow(Rational(9, 4) - Rational(1, 480))
+        // (its first piece's slope is 7 × 5/32 per 1/8 s = 35/4 per second, over half a frame on average)
+        #expect(first == Rational(1) + Rational(35, 4) / Rational(480))
+        #expect(middle > Rational(7) * Rational(11, 8) / Rational(120) * Rational(9, 10))
+        // the stretch rises monotonically into the hold and falls after it
+        let ramp = map.mappings.filter { $0.source.start >= Rational(2) && $0.source.end <= Rational(5, 2) }.map { Rational.one / $0.rate }
+        #expect(ramp.count == 120 && zip(ramp, ramp.dropFirst()).allSatisfy { $0.0 < $0.1 })
+        #expect(map.rate(atSource: Rational(3)) == Rational(1, 8) && map.rate(atSource: Rational(7)) == .one)
+        // without a frame rate: exact every 10 ms
+        let coarse = try RetimeSpec(segments: [s]).resolve(duration: Rational(8), frameRate: nil)
+        #expect(coarse.target.duration == map.target.duration)
+        // 2.05 s is on both grids: both maps are exact there
+        #expect(coarse.targetTime(forSource: Rational(41, 20)) == map.targetTime(forSource: Rational(41, 20)))
         #expect(throws: RetimeError.self) {
             try RetimeSpec(segments: [SegmentSpec(parsing: "2-3@1/8:1/2", allowRamp: true)]).resolve(duration: Rational(8), frameRate: nil)
         }

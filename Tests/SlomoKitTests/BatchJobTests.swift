@@ -20,6 +20,24 @@ import SlomoCore
         var turned = job
         turned.rotation = "pixels"
         #expect(turned.key() != job.key() && turned.key() != flac.key())
+        var curved = job
+        curved.curve = "0@1,1@1/4"
+        #expect(curved.key() != job.key() && curved.key() != turned.key())
+    }
+
+    /// `curve` from a manifest: checked like `--curve`, passed to export and retime, refused for stretch.
+    @Test func curveIsValidatedAndPassed() throws {
+        let jobs = try Manifest.parse(Data(#"[{"input": "a.mp4", "output": "o.mp4", "curve": "0@1,1@1/4,2@1"}]"#.utf8), format: "json", path: "m.json")
+        #expect(jobs.first?.curve == "0@1,1@1/4,2@1")
+        try jobs[0].validate(where: "m.json:1")
+        let args = jobs[0].arguments(threads: 1, jobKey: "k")
+        #expect(args.firstIndex(of: "--curve").map { args[$0 + 1] } == "0@1,1@1/4,2@1")
+        var bad = jobs[0]
+        bad.curve = "0@1,2@1/2,1@1"
+        #expect(throws: SimpleFailure.self) { try bad.validate(where: "m.json:1") }
+        var stretch = jobs[0]
+        stretch.command = .stretch
+        #expect(throws: SimpleFailure.self) { try stretch.validate(where: "m.json:1") }
     }
 
     /// `rotation` is an export option: checked, and refused for the commands that copy video or have none.

@@ -29,6 +29,10 @@ public struct AudioRenderPlan: Sendable, Equatable {
         /// Engine output frames (after its own start delay) to skip before `renderStart`.
         public var engineSkip: Int64
 
+        /// A glide (curve): where each of its pieces starts in the source (frames) and the rate the
+        /// engine plays from there; nil for a constant-rate segment.
+        public var glide: [GlidePoint]?
+
         public var length: Int64 { outEnd - outStart }
         /// Output range the engine renders, crossfade regions included.
         public var renderStart: Int64 { outStart - fadeIn }
@@ -62,37 +66,69 @@ public struct AudioRenderPlan: Sendable, Equatable {
         self.algorithm = algorithm
         let sr = Rational(Int64(sampleRate))
         // 1. rates (validated, snapped) and the played map
-        let requested = map.mappings.map(\.rate)
         playedMap = try algorithm.playedMap(map)
         let t0 = playedMap.target.start
         totalFrames = (playedMap.target.duration * sr).rounded(.nearest)
-        // 2. boundaries on the output grid
-        let starts = playedMap.mappings.map { (($0.target.start - t0) * sr).rounded(.nearest) }
+        // 2. segments: one per mapping, except that the mappings of a glide (a curve) form one
+        //    segment for an engine that can change its rate as it goes
+        let runs = AudioRenderPlan.runs(playedMap, gliding: algorithm.canGlide)
+        let mappings = playedMap.mappings
+        let starts = runs.map { ((mappings[$0.lowerBound].target.start - t0) * sr).rounded(.nearest) }
         let ends = Array(starts.dropFirst()) + [totalFrames]
         let x = Int64(crossfade ?? Swift.max(2, sampleRate / 100))
         var halves: [Int64] = [0]          // half-length at the start of segment i
-        for i in 1..<playedMap.mappings.count {
+        for i in 1..<runs.count {
             halves.append(Swift.max(0, Swift.min(x / 2, (ends[i - 1] - starts[i - 1]) / 2, (ends[i] - starts[i]) / 2)))
         }
         halves.append(0)
         // 3. engine start and alignment per segment
         var segs: [Segment] = []
         let warm = Rational(Int64(Swift.max(1, warmup ?? sampleRate / 10)))
-        for (i, m) in playedMap.mappings.enumerated() {
+        for (i, run) in runs.enumerated() {
+            let m = mappings[run.lowerBound]
             let r = m.rate
             let s = m.source.start * sr                        // exact source start, samples
             let tt = (m.target.start - t0) * sr                // exact target start, samples
             let renderStart = starts[i] - halves[i]
             let feedStart = (s + (Rational(renderStart) - tt - warm) * r).floor
             let offset = ((s - Rational(feedStart)) / r - tt).rounded(.nearest)
-            segs.append(Segment(rate: r, requestedRate: requested[i], outStart: starts[i], outEnd: ends[i],
-                                fadeIn: halves[i], fadeOut: halves[i + 1], feedStart: feedStart,
-                                engineSkip: renderStart + offset))
+            var seg = Segment(rate: r, requestedRate: map.rate(atSource: m.source.start), outStart: starts[i], outEnd: ends[i],
+                              fadeIn: halves[i], fadeOut: halves[i + 1], feedStart: feedStart,
+                              engineSkip: renderStart + offset)
+            if run.count > 1 {
+                seg.glide = run.map { GlidePoint(sourceFrame: (mappings[$0].source.start * sr).rounded(.nearest), rate: mappings[$0].rate) }
+            }
+            segs.append(seg)
         }
         segments = segs
         var keep = Array(repeating: Int64.max, count: segs.count + 1)
         for i in stride(from: segs.count - 1, through: 0, by: -1) { keep[i] = Swift.min(keep[i + 1], segs[i].feedStart) }
         keepFrom = keep
+    }
+
+    /// A glide's piece: from source frame `sourceFrame` on, the engine plays at `rate`.
+    public struct GlidePoint: Sendable, Equatable {
+        public var sourceFrame: Int64
+        public var rate: Rational
+    }
+
+    /// The played map's mappings grouped into segments: each alone, or, with an algorithm that can
+    /// change its rate, the consecutive mappings inside one of the map's glides together.
+    static func runs(_ map: RetimeMap, gliding: Bool) -> [Range<Int>] {
+        let ms = map.mappings
+        guard gliding, let glides = map.glides, !glides.isEmpty else { return ms.indices.map { $0..<($0 + 1) } }
+        func glide(_ i: Int) -> Int? {
+            glides.firstIndex { ms[i].source.start >= $0.start && ms[i].source.end <= $0.end }
+        }
+        var out: [Range<Int>] = []
+        var i = 0
+        while i < ms.count {
+            var j = i + 1
+            if let g = glide(i) { while j < ms.count, glide(j) == g { j += 1 } }
+            out.append(i..<j)
+            i = j
+        }
+        return out
     }
 
     /// Crossfade gain of the incoming segment at position `i` of a fade of `n` frames:

@@ -51,6 +51,7 @@ public final class AudioRenderer {
     private var tail: [[Float]]               // previous segment's frames for the current fade-in
     private var nextTail: [[Float]]
     private var feedsWithoutOutput = 0
+    private var glidePiece = 0                // the current segment's glide piece being fed
     private let scratchIn: [UnsafeMutablePointer<Float>]
     private let scratchOut: [UnsafeMutablePointer<Float>]
 
@@ -120,7 +121,8 @@ public final class AudioRenderer {
         feedsWithoutOutput = 0
         source.discard(before: plan.keepFrom[segmentIndex])
         guard plan.algorithm != .mute, seg.length > 0 else { engine = nil; return }
-        let e: any StretchEngine = seg.rate == .one ? PassThroughEngine(channels: channels) : try makeEngine(seg.rate)
+        glidePiece = 0
+        let e: any StretchEngine = seg.rate == .one && seg.glide == nil ? PassThroughEngine(channels: channels) : try makeEngine(seg.rate)
         engine = e
         latencyFrames = Swift.max(latencyFrames, e.latency)
         skip = Int64(e.startDelay) + seg.engineSkip
@@ -140,9 +142,18 @@ public final class AudioRenderer {
             throw AudioFailure(.engineFailed, subject: "audio", operation: "\(plan.algorithm) at rate \(e.rate)",
                                cause: "the engine produced no output for 40 million input frames")
         }
-        try source.read(at: feedPosition, count: block, into: scratchIn)
-        try e.feed(scratchIn.map { UnsafePointer($0) }, count: block)
-        feedPosition += Int64(block)
+        var count = block
+        if let glide = plan.segments[segmentIndex].glide {
+            // a glide: each piece's input at that piece's rate (the warm-up before the first piece
+            // at the first rate, the fade-out after the last at the last)
+            while glidePiece + 1 < glide.count, glide[glidePiece + 1].sourceFrame <= feedPosition { glidePiece += 1 }
+            let p = glidePiece
+            if glide[p].rate != e.rate { try e.setRate(glide[p].rate) }
+            if p + 1 < glide.count { count = Int(Swift.min(Int64(block), Swift.max(1, glide[p + 1].sourceFrame - feedPosition))) }
+        }
+        try source.read(at: feedPosition, count: count, into: scratchIn)
+        try e.feed(scratchIn.map { UnsafePointer($0) }, count: count)
+        feedPosition += Int64(count)
         source.discard(before: Swift.min(feedPosition, plan.keepFrom[segmentIndex + 1]))
     }
 

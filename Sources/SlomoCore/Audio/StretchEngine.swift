@@ -20,6 +20,15 @@ public protocol StretchEngine: AnyObject {
     func feed(_ planes: [UnsafePointer<Float>], count: Int) throws
     /// Moves up to `maxCount` output frames into `planes`; returns how many (0 = feed more).
     func retrieve(into planes: [UnsafeMutablePointer<Float>], maxCount: Int) throws -> Int
+    /// Plays the input fed from now on at `rate` (a curve's glide; only engines whose algorithm
+    /// `canGlide` are asked). Output already produced is not changed.
+    func setRate(_ rate: Rational) throws
+}
+
+extension StretchEngine {
+    public func setRate(_ rate: Rational) throws {
+        throw AudioFailure(.engineFailed, subject: "audio", operation: "set rate \(rate)", cause: "this engine plays one rate")
+    }
 }
 
 /// A growable planar FIFO of Float frames with O(1) amortised consumption from the front.

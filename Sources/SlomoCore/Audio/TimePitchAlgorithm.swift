@@ -62,6 +62,10 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     /// The map this algorithm really plays for `map`: `map` itself, or for zero-latency the same
     /// source ranges with target durations from the snapped rates. Export and retime move the video
     /// through it too, so that zero-latency audio and video stay in sync.
+    /// Its engine can change rate while it plays (Rubber Band's time ratio, SoundTouch's tempo), so
+    /// a curve is one continuous run; the others play a curve piece by piece, crossfaded.
+    public var canGlide: Bool { self == .spectral || self == .timeDomain }
+
     public func playedMap(_ map: RetimeMap) throws(AudioFailure) -> RetimeMap {
         var played: [TimeMapping] = []
         var t = map.target.start
@@ -71,7 +75,13 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
             played.append(TimeMapping(source: m.source, target: TimeRange(start: t, duration: d)))
             t = t + d
         }
-        do { return try RetimeMap(mappings: played) } catch {
+        do {
+            var result = try RetimeMap(mappings: played)
+            // no rate snapped: the same map, glides kept; snapped (zero-latency): neighbours that
+            // snapped to the same rate are one piece (a curve becomes a few steps)
+            if played == map.mappings { result.glides = map.glides; return result }
+            return result.coalesced()
+        } catch {
             throw AudioFailure(.invalidRate, subject: "retime map", operation: "plan", cause: "\(error)")
         }
     }

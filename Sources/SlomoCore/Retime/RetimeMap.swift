@@ -23,6 +23,10 @@ public struct TimeMapping: Hashable, Sendable, Codable, CustomStringConvertible 
 /// inverse functions on rationals, so a frame's time survives a round trip unchanged.
 public struct RetimeMap: Hashable, Sendable, Codable {
     public private(set) var mappings: [TimeMapping]
+    /// Source ranges where the rate glides (a `--curve`): many short mappings that an audio engine
+    /// able to change its rate plays as one continuous run instead of one engine per mapping.
+    /// Nil for maps of constant-rate pieces (and absent from their JSON).
+    public var glides: [TimeRange]?
 
     /// Validates `mappings`: non-empty, positive durations, contiguous in source and target.
     public init(mappings: [TimeMapping]) throws(RetimeError) {
@@ -99,7 +103,9 @@ public struct RetimeMap: Hashable, Sendable, Codable {
                 out.append(m)
             }
         }
-        return try! RetimeMap(mappings: out)
+        var map = try! RetimeMap(mappings: out)
+        map.glides = glides
+        return map
     }
 }
 
@@ -109,6 +115,7 @@ public enum RetimeError: Error, Hashable, Sendable, CustomStringConvertible {
     case emptyMapping(TimeMapping)
     case notContiguous(at: Rational)
     case invalidSegment(String, reason: String)
+    case invalidCurve(String, reason: String)
     case overlap(String, String)
     case pastEnd(String, end: Rational, mediaDuration: Rational)
     case rateOutOfRange(String, Rational)
@@ -119,6 +126,7 @@ public enum RetimeError: Error, Hashable, Sendable, CustomStringConvertible {
         case .emptyMapping(let m): return "mapping \(m) has an empty range"
         case .notContiguous(let t): return "mappings are not contiguous at \(Seconds(t))"
         case .invalidSegment(let s, let reason): return "segment '\(s)': \(reason)"
+        case .invalidCurve(let s, let reason): return "--curve '\(s)': \(reason)"
         case .overlap(let a, let b): return "segments '\(a)' and '\(b)' overlap"
         case .pastEnd(let s, let end, let d):
             return "segment '\(s)' ends at \(Seconds(end)) s, past the end of the media (\(Seconds(d)) s)"

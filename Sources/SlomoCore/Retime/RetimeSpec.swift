@@ -49,6 +49,8 @@ public enum TimePoint: Hashable, Sendable, Codable, CustomStringConvertible {
         }
     }
 
+    public var isSeconds: Bool { if case .seconds = self { return true } else { return false } }
+
     public var description: String {
         switch self {
         case .seconds(let s): return Seconds(s).description
@@ -125,15 +127,19 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
     /// Rates outside this range are refused (a 1000× slow-down already turns 1 s into 16 min).
     public static let minimumRate = Rational(1, 1000)
     public static let maximumRate = Rational(1000)
-    /// Steps per ramp side: the stretch factor (1/rate) moves linearly from 1 to 1/RATE in this many equal source-time steps.
-    public static let rampSteps = 8
 
     public var rate: Rational
     public var segments: [SegmentSpec]
+    /// `--curve`: a smooth speed curve (``SpeedCurve``); segments may sit outside its key range only.
+    public var curve: SpeedCurve?
 
-    public init(rate: Rational = .one, segments: [SegmentSpec] = []) {
+    /// A curve or a ramp: its map passes through the frame times given to ``resolve``.
+    public var glides: Bool { curve != nil || segments.contains { $0.ramp != nil } }
+
+    public init(rate: Rational = .one, segments: [SegmentSpec] = [], curve: SpeedCurve? = nil) {
         self.rate = rate
         self.segments = segments
+        self.curve = curve
     }
 
     /// Parses a rate: decimal or fraction, > 0, finite, within the allowed range.
@@ -156,7 +162,10 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
 
     /// Builds the map for a source of `duration` seconds (times relative to the media start).
     /// `frameRate` resolves frame-number times. Checks: inside the media, no overlaps, ramps fit.
-    public func resolve(duration: Rational, frameRate: Rational?) throws(RetimeError) -> RetimeMap {
+    /// A curve's map passes exactly through `(t, O(t))` at every time of `curveNodes` (the video's
+    /// frame times; sorted) and at its keys; without nodes, at every frame of `frameRate` from 0,
+    /// else every millisecond.
+    public func resolve(duration: Rational, frameRate: Rational?, curveNodes: [Rational]? = nil) throws(RetimeError) -> RetimeMap {
         guard duration.isPositive else { throw .invalidSegment("(media)", reason: "the media has no duration") }
         struct Piece { var start: Rational; var end: Rational; var spec: SegmentSpec }
         var pieces: [Piece] = []
@@ -170,35 +179,81 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             }
             pieces.append(Piece(start: a, end: b, spec: s))
         }
+        let curve = try self.curve?.resolve(duration: duration, frameRate: frameRate)
+        if let curve {
+            if let p = pieces.first(where: { $0.start < curve.end && $0.end > curve.start }) {
+                throw .invalidCurve(curve.text, reason: "segment '\(p.spec.text)' overlaps the curve (\(Seconds(curve.start))-\(Seconds(curve.end)) s)")
+            }
+            if rate != .one {
+                throw .invalidCurve(curve.text, reason: "--rate \(rate) and a curve together: the curve's first rate holds before it and its last after it; leave --rate out")
+            }
+        }
         pieces.sort { $0.start < $1.start }
         for i in pieces.indices.dropFirst() where pieces[i].start < pieces[i - 1].end {
             throw .overlap(pieces[i - 1].spec.text, pieces[i].spec.text)
         }
-        // Source pieces with their rates, gaps filled with the global rate.
+        // Source pieces with their rates, gaps filled with the global rate (with a curve: the
+        // curve's first rate before it, its last after it).
         var steps: [(Rational, Rational, Rational)] = []   // (start, end, rate)
+        var lengths: [Rational?] = []                        // a curve piece's exact target length
         var cursor = Rational.zero
+        func gapRate(at t: Rational) -> Rational {
+            guard let curve else { return rate }
+            let s = t < curve.start ? curve.slowdowns[0] : curve.slowdowns[curve.slowdowns.count - 1]
+            return Rational(s.denominator, s.numerator)
+        }
+        var curvePending = curve != nil
+        var glides: [TimeRange] = []
+        /// A gliding piece of the map (a curve, a ramp's side): its pieces cut at the nodes, each
+        /// with its exact output length.
+        func appendGlide(_ c: SpeedCurve.Resolved) throws(RationalError) {
+            let nodes: [Rational]
+            if let curveNodes { nodes = curveNodes } else {
+                let step = frameRate.map { Rational($0.denominator, $0.numerator) } ?? RetimeSpec.glideGrid
+                let first = try (try c.start.checkedDividing(step)).ceiling, last = try (try c.end.checkedDividing(step)).floor
+                nodes = first <= last ? try (first...last).map { (k: Int64) throws(RationalError) in try Rational(k).checkedMultiplying(step) } : []
+            }
+            for (a, b, length) in try c.pieces(nodes: nodes) {
+                steps.append((a, b, try (try b.checkedSubtracting(a)).checkedDividing(length)))
+                lengths.append(length)
+            }
+            glides.append(TimeRange(start: c.start, end: c.end))
+        }
+        func addCurve() throws(RetimeError) {
+            guard let curve, curvePending else { return }
+            curvePending = false
+            if curve.start > cursor { steps.append((cursor, curve.start, gapRate(at: cursor))); lengths.append(nil) }
+            do { try appendGlide(curve) } catch {
+                throw .invalidCurve(curve.text, reason: "its times and rates are too fine to add up exactly in 64-bit fractions at these frame times: round them")
+            }
+            cursor = curve.end
+        }
         for p in pieces {
-            if p.start > cursor { steps.append((cursor, p.start, rate)) }
+            if let curve, curvePending, curve.start < p.start { try addCurve() }
+            if p.start > cursor { steps.append((cursor, p.start, gapRate(at: cursor))); lengths.append(nil) }
             if let ramp = p.spec.ramp {
                 do {
-                    steps += try RetimeSpec.rampSteps(from: p.start, to: try p.start.checkedAdding(ramp), fromRate: rate, toRate: p.spec.rate)
-                    steps.append((try p.start.checkedAdding(ramp), try p.end.checkedSubtracting(ramp), p.spec.rate))
-                    steps += try RetimeSpec.rampSteps(from: try p.end.checkedSubtracting(ramp), to: p.end, fromRate: p.spec.rate, toRate: rate)
+                    let inEnd = try p.start.checkedAdding(ramp), outStart = try p.end.checkedSubtracting(ramp)
+                    try appendGlide(try RetimeSpec.easedRamp(from: p.start, to: inEnd, fromRate: rate, toRate: p.spec.rate, text: p.spec.text))
+                    steps.append((inEnd, outStart, p.spec.rate)); lengths.append(nil)
+                    try appendGlide(try RetimeSpec.easedRamp(from: outStart, to: p.end, fromRate: p.spec.rate, toRate: rate, text: p.spec.text))
                 } catch {
                     throw .invalidSegment(p.spec.text, reason: "its times, ramp and rates are too fine to add up exactly in 64-bit fractions: round them")
                 }
             } else {
                 steps.append((p.start, p.end, p.spec.rate))
             }
+            while lengths.count < steps.count { lengths.append(nil) }
             cursor = p.end
         }
-        if cursor < duration { steps.append((cursor, duration, rate)) }
+        try addCurve()
+        if cursor < duration { steps.append((cursor, duration, gapRate(at: cursor))); lengths.append(nil) }
         var mappings: [TimeMapping] = []
         var targetCursor = Rational.zero
         do {
-            for (a, b, r) in steps {
+            for (i, (a, b, r)) in steps.enumerated() {
                 let source = TimeRange(start: a, end: b)
-                let length = try (try b.checkedSubtracting(a)).checkedDividing(r)
+                let length = try lengths[i] ?? (try b.checkedSubtracting(a)).checkedDividing(r)
                 let end = try targetCursor.checkedAdding(length)
                 mappings.append(TimeMapping(source: source, target: TimeRange(start: targetCursor, end: end)))
                 targetCursor = end
@@ -217,21 +272,31 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             throw .invalidSegment(segments.map(\.text).joined(separator: ", "),
                                   reason: "these times and rates are too fine to add up exactly in 64-bit fractions: round them")
         }
-        return try RetimeMap(mappings: mappings).coalesced()
+        var map = try RetimeMap(mappings: mappings)
+        if !glides.isEmpty { map.glides = glides }
+        return map.coalesced()
     }
 
-    /// Equal source-time steps whose stretch (1/rate) moves linearly from 1/fromRate to 1/toRate,
-    /// excluding both end values (they belong to the neighbouring pieces).
-    static func rampSteps(from a: Rational, to b: Rational, fromRate: Rational, toRate: Rational) throws(RationalError) -> [(Rational, Rational, Rational)] {
-        let n = rampSteps
+    /// Without a frame rate (a capture's map, `stretch`), a glide's map is exact every 10 ms: the
+    /// straight line between two such points strays from the curve by at most
+    /// |Δslowdown/Δt| × (10 ms)² / 8 (0.18 ms for a 1 → 1/8 ramp over half a second).
+    public static let glideGrid = Rational(1, 100)
+
+    /// The smoothstep 3f² − 2f³ at f = 0, 1/4, 1/2, 3/4, 1: a ramp's slowdown (1/rate) follows it
+    /// between these points and is linear in between, so speed eases out of one rate and into
+    /// the other (slope 5/8 of the mean at the ends, 11/8 in the middle) and the ramp's output
+    /// length is exactly that of a linear ramp, (ramp) × (1/fromRate + 1/toRate) / 2.
+    public static let rampEasing: [Rational] = [.zero, Rational(5, 32), Rational(1, 2), Rational(27, 32), .one]
+
+    /// A ramp's side from `fromRate` at `a` to `toRate` at `b` as a curve (``rampEasing``).
+    static func easedRamp(from a: Rational, to b: Rational, fromRate: Rational, toRate: Rational, text: String) throws(RationalError) -> SpeedCurve.Resolved {
         let s0 = try fromRate.reciprocal(), s1 = try toRate.reciprocal()
-        let width = try (try b.checkedSubtracting(a)).checkedDividing(Rational(n))
-        var out: [(Rational, Rational, Rational)] = []
-        for k in 0..<n {
-            let stretch = try s0.checkedAdding(try (try s1.checkedSubtracting(s0)).checkedMultiplying(Rational(Int64(k + 1), Int64(n + 1))))
-            out.append((try a.checkedAdding(try width.checkedMultiplying(Rational(k))),
-                        try a.checkedAdding(try width.checkedMultiplying(Rational(k + 1))), try stretch.reciprocal()))
+        let span = try b.checkedSubtracting(a), rise = try s1.checkedSubtracting(s0)
+        var times: [Rational] = [], slowdowns: [Rational] = []
+        for (i, e) in rampEasing.enumerated() {
+            times.append(try a.checkedAdding(try span.checkedMultiplying(Rational(Int64(i), 4))))
+            slowdowns.append(try s0.checkedAdding(try rise.checkedMultiplying(e)))
         }
-        return out
+        return SpeedCurve.Resolved(times: times, slowdowns: slowdowns, text: text)
     }
 }

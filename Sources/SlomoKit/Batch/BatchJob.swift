@@ -10,6 +10,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var rate: String?
     public var segments: [String] = []
     public var ramps: [String] = []
+    /// `--curve T0@R0,…` (export and retime).
+    public var curve: String?
     public var pitch: String?
     public var fps: String?
     public var codec: String?
@@ -23,7 +25,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
 
     /// Field names a manifest may use (anything else is refused with its name).
     public static let fields: Set<String> = ["input", "output", "command", "rate", "segments", "segment", "ramps", "ramp",
-                                             "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec", "rotation"]
+                                             "curve", "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec", "rotation"]
 
     /// Fields only export takes (retime copies the video, stretch has none).
     static let exportOnlyFields = ["fps", "codec", "preset", "crf", "frameBlend", "rotation"]
@@ -48,6 +50,10 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let rate { do { _ = try RetimeSpec.parseRate(Substring(rate), context: "rate \(rate)") } catch { throw bad("\(error)") } }
         for s in segments { do { _ = try SegmentSpec(parsing: s) } catch { throw bad("\(error)") } }
         for s in ramps { do { _ = try SegmentSpec(parsing: s, allowRamp: true) } catch { throw bad("\(error)") } }
+        if let curve {
+            guard command != .stretch else { throw bad("curve does not apply to stretch (export and retime take it)") }
+            do { _ = try SpeedCurve(parsing: curve) } catch { throw bad("\(error)") }
+        }
         if let fps { do { let f = try Rational(parsing: fps); guard f.isPositive else { throw bad("fps must be > 0") } } catch { throw bad("fps '\(fps)': \(error)") } }
         if let pitch, !["spectral", "time-domain", "zero-latency", "varispeed", "mute"].contains(pitch) {
             throw bad("pitch '\(pitch)': expected spectral, time-domain, zero-latency, varispeed or mute")
@@ -70,6 +76,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let rate { a += ["--rate", rate] }
         for s in segments { a += ["--segment", s] }
         for s in ramps { a += ["--ramp", s] }
+        if let curve { a += ["--curve", curve] }
         if let pitch { a += ["--pitch", pitch] }
         if noAudio && command != .stretch { a.append("--no-audio") }
         if let audioCodec { a += ["--audio-codec", audioCodec] }
@@ -96,6 +103,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
                                 codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)]
         // fields added later only when set, so outputs made before they existed keep their key
         if let audioCodec { fields.append(audioCodec) }
+        if let curve { fields.append("curve=" + curve) }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325

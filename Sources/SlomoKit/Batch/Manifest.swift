@@ -185,6 +185,7 @@ public enum Manifest {
         job.rate = try string("rate")
         job.segments = try list("segments") + list("segment")
         job.ramps = try list("ramps") + list("ramp")
+        job.curve = try string("curve")
         job.pitch = try string("pitch")
         job.fps = try string("fps")
         job.codec = try string("codec")

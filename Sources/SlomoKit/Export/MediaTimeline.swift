@@ -183,6 +183,15 @@ struct MediaTimeline {
         let (current, stored) = try resolve(spec, fromOriginal: fromOriginal)
         guard audio, self.audio != nil else { return (current, stored) }
         let algorithm = try TimePitchAlgorithm(parsing: pitch)
+        if let curve = spec.curve {
+            // a curve's rates lie between its keys' rates: the keys say where it leaves a range
+            for (i, k) in curve.keys.enumerated() {
+                do { try algorithm.validate(k.rate) } catch {
+                    throw AudioFailure(error.code, subject: path, operation: "\(algorithm) audio",
+                                       cause: "--curve '\(curve.text)': key point \(i + 1) (\(k.time)\(k.time.isSeconds ? " s" : "")): \(error.subject): \(error.cause)")
+                }
+            }
+        }
         let played: RetimeMap
         do { played = try algorithm.playedMap(current) } catch {
             throw error.concerning(path, algorithm: algorithm)
@@ -201,7 +210,7 @@ struct MediaTimeline {
                 let m = try spec.resolve(duration: prev.source.duration, frameRate: originalRate)
                 return (try prev.inverted().then(m), m)
             }
-            let m = try spec.resolve(duration: duration, frameRate: frameRate)
+            let m = try spec.resolve(duration: duration, frameRate: frameRate, curveNodes: spec.glides ? frameTimes : nil)
             return (m, m)
         }
     }

@@ -26,6 +26,18 @@ public struct PlanReport: Codable, Sendable {
     public var outputFrames: Int64
     public var mappings: [Mapping]
     public var schedule: [ScheduledFrame]?
+    /// `--curve`: its key points and where the curve starts and ends on both timelines.
+    public var curve: Curve?
+
+    public struct Curve: Codable, Sendable {
+        public struct Key: Codable, Sendable {
+            public var sourceTime: Rational
+            public var targetTime: Rational
+            public var rate: Rational
+        }
+        public var text: String
+        public var keys: [Key]
+    }
 }
 
 /// Resolves a retime spec against a media file (`slomo plan`; export and retime use the same steps).
@@ -39,16 +51,25 @@ public enum Planner {
             throw SimpleFailure("\(path): plan: the video has no duration", .dataError)
         }
         let map: RetimeMap
-        do { map = try spec.resolve(duration: duration, frameRate: v.measuredFrameRate ?? v.nominalFrameRate) } catch {
+        // a curve or ramp passes exactly through every frame's time: read them first
+        let curveTimes = spec.glides ? try sourceFrameTimes(path: path) : nil
+        let frameRate = v.measuredFrameRate ?? v.nominalFrameRate
+        do { map = try spec.resolve(duration: duration, frameRate: frameRate, curveNodes: curveTimes) } catch {
             throw SimpleFailure("\(path): \(error)", .usage)
+        }
+        var curve: PlanReport.Curve?
+        if let c = spec.curve, let resolved = try? c.resolve(duration: duration, frameRate: frameRate) {
+            curve = PlanReport.Curve(text: c.text, keys: zip(resolved.times, c.keys).map {
+                .init(sourceTime: $0.0, targetTime: map.targetTime(forSource: $0.0), rate: $0.1.rate)
+            })
         }
         guard outputFrameRate.isPositive, outputFrameRate <= Rational(1000) else {
             throw SimpleFailure("--fps \(outputFrameRate): output frame rate must be in (0, 1000]", .usage)
         }
         let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
         var frames: [PlanReport.ScheduledFrame]?
-        if listFrames {
-            let times = try sourceFrameTimes(path: path)
+        if listFrames || curve != nil {
+            let times = try curveTimes ?? sourceFrameTimes(path: path)
             frames = (0..<schedule.frameCount).map { n in
                 PlanReport.ScheduledFrame(outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
                                           sourceTime: schedule.sourceTime(ofFrame: n),
@@ -60,7 +81,7 @@ public enum Planner {
             targetDuration: map.target.duration, outputFrameRate: outputFrameRate, outputFrames: schedule.frameCount,
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) },
-            schedule: frames)
+            schedule: frames, curve: curve)
     }
 
     /// Presentation times of the video frames, relative to the first, sorted.

@@ -23,6 +23,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Rate for every job (0.5 = half speed).") var rate: String?
     @Option(name: .customLong("segment"), help: "START-END@RATE for every job, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] for every job, repeatable.") var ramps: [String] = []
+    @Option(help: "T0@R0,T1@R1,… a speed curve for every job (export, retime).") var curve: String?
     @Option(help: "Audio time-pitch algorithm.") var pitch: String?
     @Option(help: "Export frame rate.") var fps: String?
     @Option(help: "Export video encoder.") var codec: String?
@@ -134,6 +135,7 @@ struct BatchCommand: ParsableCommand {
         if let rate { defaults["rate"] = rate }
         if !segments.isEmpty { defaults["segments"] = segments }
         if !ramps.isEmpty { defaults["ramps"] = ramps }
+        if let curve { defaults["curve"] = curve }
         if let pitch { defaults["pitch"] = pitch }
         if let fps { defaults["fps"] = fps }
         if let codec { defaults["codec"] = codec }

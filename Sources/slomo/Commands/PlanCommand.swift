@@ -1,36 +1,48 @@
 import ArgumentParser
+import Foundation
 import SlomoCore
 import SlomoKit
 
 struct PlanCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Resolve --rate/--segment/--ramp against a file and show the speed map and output frame schedule.",
+        abstract: "Resolve --rate/--segment/--ramp/--curve against a file and show the speed map and output frame schedule.",
         discussion: """
         Segments: START-END@RATE with times in seconds (2.5), hh:mm:ss.sss or frame numbers (f600), rates as \
         decimals or fractions (1/8). A rate below 1 is slow motion. --ramp START-END@RATE[:RAMP] eases in and out \
-        over RAMP seconds (default 0.5) in 8 steps per side. Output frame n shows the last source frame whose pts \
+        over RAMP seconds (default 0.5), smoothly. --curve T0@R0,T1@R1,… is a speed curve whose slowdown (1/rate) \
+        moves linearly between key points (Docs/Curves.md). Output frame n shows the last source frame whose pts \
         is at or before the mapped time.
+        Example: slomo plan clip.mp4 --curve 0@1,1@1,1.5@1/4,2.5@1/4,3@1 --plot curve.svg
         """)
 
     @Argument(help: "Media file.") var file: String
     @Option(help: "Rate for the whole clip outside segments (0.5 = half speed).") var rate: String?
     @Option(name: .customLong("segment"), help: "START-END@RATE, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP], repeatable.") var ramps: [String] = []
+    @Option(help: "T0@R0,T1@R1,… a smooth speed curve (slowdown linear between key points; Docs/Curves.md).") var curve: String?
     @Option(help: "Output frame rate for the constant-rate schedule.") var fps = "30"
+    @Option(help: "Draw speed and output time against source time into this SVG file.") var plot: String?
     @Flag(help: "List every output frame with the source frame it shows.") var frames = false
     @Flag(help: "Print JSON.") var json = false
 
     func run() throws {
-        let spec = try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps)
+        let spec = try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve)
+        if let plot { try OutputFile.check(plot, overwrite: true) }
         let report = try Planner.plan(path: file, spec: spec, outputFrameRate: try OptionValues.rational(fps, option: "--fps"),
                                       listFrames: frames)
+        if let plot { try OutputFile.write(Data(PlanPlot.svg(report).utf8), to: plot) }
         if json { try JSONOutput.print(report); return }
         Console.out("\(file): \(Seconds(report.sourceDuration)) s source -> \(Seconds(report.targetDuration)) s output, \(report.outputFrames) frames at \(report.outputFrameRate) fps")
-        for m in report.mappings {
+        if let c = report.curve {
+            Console.out("  curve \(c.text): \(report.mappings.count) pieces, exact at every source frame")
+            for k in c.keys { Console.out("    key \(Seconds(k.sourceTime)) s @\(k.rate) -> \(Seconds(k.targetTime)) s") }
+        }
+        let curveRange = report.curve.map { ($0.keys.first!.sourceTime, $0.keys.last!.sourceTime) }
+        for m in report.mappings where curveRange.map({ m.sourceEnd <= $0.0 || m.sourceStart >= $0.1 }) ?? true {
             Console.out("  \(Seconds(m.sourceStart))-\(Seconds(m.sourceEnd)) s @\(m.rate) -> \(Seconds(m.targetStart))-\(Seconds(m.targetEnd)) s")
         }
-        for f in report.schedule ?? [] {
+        for f in frames ? report.schedule ?? [] : [] {
             Console.out("  out \(f.outputFrame)\tt=\(f.targetTime)\tsrc t=\(f.sourceTime)\tsrc frame \(f.sourceFrame)")
         }
     }

@@ -7,13 +7,14 @@ struct RetimeOptions: ParsableArguments {
     @Option(help: "Rate for the whole clip outside segments (0.5 = half speed; fractions like 1/8 allowed).") var rate: String?
     @Option(name: .customLong("segment"), help: "START-END@RATE (seconds, hh:mm:ss.sss or f600 frame numbers), repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] eased in and out over RAMP seconds (default 0.5), repeatable.") var ramps: [String] = []
+    @Option(help: "T0@R0,T1@R1,… a smooth speed curve: between key points the slowdown (1/rate) moves linearly in source time; the first rate holds before it, the last after it (Docs/Curves.md).") var curve: String?
     @Option(help: "Audio time-pitch algorithm: spectral, time-domain, zero-latency, varispeed, mute.") var pitch = "spectral"
     @Flag(help: "Leave the audio out.") var noAudio = false
     @Option(help: "Audio encoder: auto (the source's codec where the container holds it, else AAC), aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec = "auto"
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
     @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
-    func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps) }
+    func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve) }
 
     func fromOriginal() throws -> Bool {
         switch relativeTo {

@@ -5,9 +5,10 @@ import SlomoCore
 /// (sizes and rationals: `OptionValues` in SlomoKit).
 enum Values {
     /// Builds a retime spec from `--rate`, `--segment` and `--ramp` values.
-    static func retimeSpec(rate: String?, segments: [String], ramps: [String]) throws(SimpleFailure) -> RetimeSpec {
+    static func retimeSpec(rate: String?, segments: [String], ramps: [String], curve: String? = nil) throws(SimpleFailure) -> RetimeSpec {
         do {
             var spec = RetimeSpec()
+            if let curve { spec.curve = try SpeedCurve(parsing: curve) }
             if let rate { spec.rate = try RetimeSpec.parseRate(Substring(rate), context: "--rate \(rate)") }
             spec.segments = try segments.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s) }
             spec.segments += try ramps.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s, allowRamp: true).withDefaultRamp() }
