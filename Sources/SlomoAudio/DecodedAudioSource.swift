@@ -28,6 +28,7 @@ public final class DecodedAudioSource: AudioFileSource {
     private var base: Int64 = 0           // source frame of fifo's first frame
     private var mark: Int64 = 0           // frames before it are never needed again
     private var placedEnd: Int64?         // source frame after the last placed frame
+    private var pending: (samples: [[Float]], pos: Int64)?   // a frame after a long gap, placed when a read reaches it
     private var eof = false
     private var flushing = false
     private var pendingPacket = false
@@ -85,7 +86,11 @@ public final class DecodedAudioSource: AudioFileSource {
 
     public func read(at position: Int64, count: Int, into planes: [UnsafeMutablePointer<Float>]) throws {
         let end = position + Int64(count)
-        while !eof && (placedEnd ?? Int64.min) < end { _ = try decodeFrame() }
+        if let p = pending, p.pos < end { pending = nil; put(p.samples, at: p.pos) }
+        while !eof && (placedEnd ?? Int64.min) < end {
+            _ = try decodeFrame()
+            if let p = pending, p.pos < end { pending = nil; put(p.samples, at: p.pos) }
+        }
         for c in 0..<channels { planes[c].initialize(repeating: 0, count: count) }
         let have = base + Int64(fifo.count)
         let a = Swift.max(position, base), b = Swift.min(end, have)
@@ -157,6 +162,7 @@ public final class DecodedAudioSource: AudioFileSource {
 
     /// Puts decoded frames at their timestamp on the source grid.
     private func place(_ samples: [[Float]], pts: Int64?) {
+        if let p = pending { pending = nil; put(p.samples, at: p.pos) }    // (reads place it first; kept in order regardless)
         var s = samples
         let n = Int64(s[0].count)
         let stamped = pts.map { ((Rational(ticks: $0, timeBase: timeBase) - origin) * Rational(Int64(sampleRate))).rounded(.nearest) }
@@ -167,7 +173,17 @@ public final class DecodedAudioSource: AudioFileSource {
             for c in 0..<channels { s[c].removeFirst(d) }
             pos = end
         }
-        if fifo.count == 0 { base = Swift.max(mark, placedEnd ?? mark) }
+        placedEnd = Swift.max(placedEnd ?? pos, pos + Int64(s[0].count))
+        // a gap over a second (a damaged timestamp can put the next frame hours later): the frame
+        // waits until a read reaches it, so the silence is never held in memory
+        if pos > base + Int64(fifo.count) + Int64(sampleRate) { pending = (s, pos); return }
+        put(s, at: pos)
+    }
+
+    /// Appends frames that start at source frame `pos` (≥ the end of what is placed).
+    private func put(_ samples: [[Float]], at position: Int64) {
+        var s = samples, pos = position
+        if fifo.count == 0 { base = Swift.max(mark, Swift.min(pos, placedEnd ?? mark)) }
         let have = base + Int64(fifo.count)
         if pos > have { fifo.appendZeros(Int(pos - have)) }                                   // gap: silence
         else if pos < have {                                                                  // before the origin/mark
@@ -177,7 +193,6 @@ public final class DecodedAudioSource: AudioFileSource {
         }
         decodedFrames += Int64(s[0].count)
         fifo.append(s)
-        placedEnd = Swift.max(placedEnd ?? pos, pos + Int64(s[0].count))
         trim()
     }
 }

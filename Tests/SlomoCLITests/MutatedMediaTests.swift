@@ -21,9 +21,12 @@ import Testing
         ("nut-damaged-mid-stream.nut", ["play", "--rate", "16", "--pitch", "varispeed"], "p.nut", "av_read_frame failed: Invalid data found"),
         // a fragment time put one frame 2.4 hours after the others: play waited for it (a hang)
         ("mp4-fragment-time-jump.mp4", ["play", "--rate", "16"], "p.nut", "open: the video's timestamps jump 8589.864 s after frame 55"),
+        // a fragment time near Int64.min: the span of the timestamps overflowed (a crash, caught by
+        // AddressSanitizer's run as an arithmetic-overflow trap)
+        ("mp4-timestamp-near-int64-min.mp4", ["retime", "--rate", "1/2"], "r.mp4", "open: the video's timestamps span more than 2^63 ticks"),
     ]
 
-    @Test(arguments: 0..<5) func damagedInputKeepsTheContract(_ i: Int) throws {
+    @Test(arguments: 0..<6) func damagedInputKeepsTheContract(_ i: Int) throws {
         let (file, args, outName, cause) = Self.cases[i]
         let input = "\(Self.media)/\(file)"
         let out = TempDir()
@@ -46,5 +49,22 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stderr == "slomo: warning: \(input): damaged input, exported what decodes: 1 video packets failed to decode; 1 output frames show an earlier frame instead\n")
         #expect(out.entries == ["e.mp4"])
+    }
+
+    /// `probe` of the same file measures no rate instead of trapping.
+    @Test func probeOfAnOverflowingSpanMeasuresNothing() throws {
+        let r = try CLI.run(["probe", "\(Self.media)/mp4-timestamp-near-int64-min.mp4"])
+        #expect(r.status == 0 && r.stdout.contains(", measured ? fps, 58 frames"), "\(r.stdout) \(r.stderr)")
+    }
+
+    /// An AVI whose damaged chunk puts the audio 5592 s after the video: the silence before it was
+    /// held in memory (a run that did not end in 60 s, 700 MB and growing). Now the late frame
+    /// waits until a read reaches it; the export is the video's second of audio, in a blink.
+    @Test func audioHoursLateIsNotHeldAsSilence() throws {
+        let out = TempDir()
+        let r = try CLI.run(["export", "\(Self.media)/avi-audio-chunk-hours-late.avi", "-o", out.file("e.mp4"), "--rate", "1/2", "--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONSerialization.jsonObject(with: r.output) as? [String: Any]
+        #expect(report?["outputFrames"] as? Int == 30 && report?["audioFrames"] as? Int == 48_000, "\(r.stdout)")
     }
 }

@@ -116,3 +116,61 @@ public enum FourCCKind {
         }
     }
 }
+
+// JSON: a designed shape with a `type` field instead of Swift's synthesized enum coding
+// (`{"discrete": {"_0": [...]}}`, issue #18): `{"type": "discrete", "intervals": [...]}`,
+// `{"type": "stepwise", "min": …, "max": …, "step": …}`, `{"type": "continuous", "min": …, "max": …}`.
+extension FrameIntervals {
+    private enum Key: String, CodingKey { case type, intervals, min, max, step }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .discrete(let list): try c.encode("discrete", forKey: .type); try c.encode(list, forKey: .intervals)
+        case .stepwise(let lo, let hi, let step):
+            try c.encode("stepwise", forKey: .type); try c.encode(lo, forKey: .min); try c.encode(hi, forKey: .max); try c.encode(step, forKey: .step)
+        case .continuous(let lo, let hi): try c.encode("continuous", forKey: .type); try c.encode(lo, forKey: .min); try c.encode(hi, forKey: .max)
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        switch try c.decode(String.self, forKey: .type) {
+        case "discrete": self = .discrete(try c.decode([Rational].self, forKey: .intervals))
+        case "stepwise": self = .stepwise(min: try c.decode(Rational.self, forKey: .min), max: try c.decode(Rational.self, forKey: .max),
+                                          step: try c.decode(Rational.self, forKey: .step))
+        case "continuous": self = .continuous(min: try c.decode(Rational.self, forKey: .min), max: try c.decode(Rational.self, forKey: .max))
+        case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown interval type '\(other)'")
+        }
+    }
+}
+
+// `{"type": "discrete", "width": …, "height": …}`; stepwise and continuous name their bounds.
+extension FrameSize {
+    private enum Key: String, CodingKey { case type, width, height, minWidth, minHeight, maxWidth, maxHeight, stepWidth, stepHeight }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .discrete(let w, let h): try c.encode("discrete", forKey: .type); try c.encode(w, forKey: .width); try c.encode(h, forKey: .height)
+        case .stepwise(let mw, let mh, let xw, let xh, let sw, let sh):
+            try c.encode("stepwise", forKey: .type)
+            for (k, v) in [(Key.minWidth, mw), (.minHeight, mh), (.maxWidth, xw), (.maxHeight, xh), (.stepWidth, sw), (.stepHeight, sh)] { try c.encode(v, forKey: k) }
+        case .continuous(let mw, let mh, let xw, let xh):
+            try c.encode("continuous", forKey: .type)
+            for (k, v) in [(Key.minWidth, mw), (.minHeight, mh), (.maxWidth, xw), (.maxHeight, xh)] { try c.encode(v, forKey: k) }
+        }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        func i(_ k: Key) throws -> Int { try c.decode(Int.self, forKey: k) }
+        switch try c.decode(String.self, forKey: .type) {
+        case "discrete": self = .discrete(width: try i(.width), height: try i(.height))
+        case "stepwise": self = .stepwise(minWidth: try i(.minWidth), minHeight: try i(.minHeight), maxWidth: try i(.maxWidth),
+                                          maxHeight: try i(.maxHeight), stepWidth: try i(.stepWidth), stepHeight: try i(.stepHeight))
+        case "continuous": self = .continuous(minWidth: try i(.minWidth), minHeight: try i(.minHeight), maxWidth: try i(.maxWidth), maxHeight: try i(.maxHeight))
+        case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown size type '\(other)'")
+        }
+    }
+}

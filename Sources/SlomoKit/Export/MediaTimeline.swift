@@ -91,6 +91,9 @@ struct MediaTimeline {
         packetTimes = packets
         pts.sort()
         guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
+        guard !pts[pts.count - 1].subtractingReportingOverflow(first).overflow else {
+            throw SimpleFailure("\(path): open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps", .dataError)
+        }
         var damage = reader.damage
         if let t = Prober.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
         if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }

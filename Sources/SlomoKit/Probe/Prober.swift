@@ -307,7 +307,10 @@ public struct FrameRateMeasurement: Sendable {
     /// tick of the mean delta. If every timestamp is the nominal rate's ideal time rounded to the
     /// time base, the measured rate is exactly the nominal rate; otherwise it is (N-1)/(last-first).
     public init(pts: [Int64], timeBase: Rational, nominal: Rational?) {
-        guard pts.count >= 2, let first = pts.first, let last = pts.last, last > first else { return }
+        // a span past 2^63 ticks (a damaged fragment time near Int64.min, found by mutate-media.py)
+        // is not a rate: nothing measured
+        guard pts.count >= 2, let first = pts.first, let last = pts.last, last > first,
+              !last.subtractingReportingOverflow(first).overflow else { return }
         var minD = Int64.max, maxD = Int64.min
         for i in 1..<pts.count { let d = pts[i] - pts[i - 1]; minD = Swift.min(minD, d); maxD = Swift.max(maxD, d) }
         minInterval = Rational(ticks: minD, timeBase: timeBase)
@@ -317,9 +320,12 @@ public struct FrameRateMeasurement: Sendable {
         let average = Rational(Int64(pts.count - 1)) / Rational(ticks: last - first, timeBase: timeBase)
         rate = average
         if let nominal, nominal.isPositive, variable == false {
+            let start = Rational(ticks: first, timeBase: timeBase)
             let matches = pts.enumerated().allSatisfy { i, p in
-                let ideal = Rational(ticks: first, timeBase: timeBase) + Rational(Int64(i)) / nominal
-                return (try? ideal.ticks(in: timeBase, rounding: .nearest)).map { abs($0 - p) <= 1 } ?? false
+                guard let ideal = try? start.checkedAdding(try Rational(Int64(i)).checkedDividing(nominal)),
+                      let t = try? ideal.ticks(in: timeBase, rounding: .nearest) else { return false }
+                let (d, o) = t.subtractingReportingOverflow(p)
+                return !o && abs(d) <= 1
             }
             if matches { rate = nominal; onNominalGrid = true }
         }

@@ -27,7 +27,7 @@ struct ProbeCommand: ParsableCommand {
                 line += " \(s.width ?? 0)x\(s.height ?? 0) \(s.pixelFormat ?? "?")"
                 line += ", nominal \(s.nominalFrameRate.map { "\($0)" } ?? "?") fps"
                 line += ", measured \(s.measuredFrameRate.map { "\($0) (\(Seconds($0)))" } ?? "?") fps"
-                line += s.variableFrameRate == true ? " VFR" : " CFR"
+                line += s.variableFrameRate.map { $0 ? " VFR" : " CFR" } ?? ""
                 line += ", \(s.frameCount ?? 0) frames"
                 if let r = s.rotation, r != 0 { line += ", rotation \(r)°" }
             } else if s.kind == "audio" {
