@@ -23,6 +23,19 @@ struct CLI {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }()
 
+    /// stderr's lines but capture's `slomo: ring: …` note.
+    static func errorLines(_ r: Result) -> [String] {
+        r.stderr.split(separator: "\n").filter { !$0.hasPrefix("slomo: ring:") }.map(String.init)
+    }
+
+    /// The first video stream's frame count as `probe --json` reads it (nil when probe fails).
+    static func videoFrameCount(_ path: String) throws -> Int? {
+        let probe = try run(["probe", path, "--json"])
+        guard probe.status == 0 else { return nil }
+        let streams = (try JSONSerialization.jsonObject(with: probe.output) as? [String: Any])?["streams"] as? [[String: Any]]
+        return streams?.first?["frameCount"] as? Int
+    }
+
     /// `environment`: added to this process's environment.
     static func run(_ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Result {
         try run(executable: binary, args, cwd: cwd, environment: environment)

@@ -25,9 +25,9 @@ import Testing
         let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv", "--codec", "raw", "--duration", "5", "-o", out],
                             environment: ["TMPDIR": tmp.path])
         #expect(r.status == 74, "\(r.stderr)")
-        let lines = r.stderr.split(separator: "\n").filter { !$0.hasPrefix("slomo: ring:") }
+        let lines = CLI.errorLines(r)
         #expect(lines.count == 1, "\(r.stderr)")
-        let line = String(lines.first ?? "")
+        let line = lines.first ?? ""
         #expect(line.hasPrefix("slomo: \(out): recording stopped after ") && line.contains("no space left on the device (ENOSPC)")
                 && line.contains("the file plays up to its last complete fragment")
                 && line.hasSuffix("report not written beside it (No space left on device (ENOSPC)): it is in \(tmp.file("cap.mkv.capture.json"))"), "\(line)")
@@ -35,9 +35,7 @@ import Testing
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp.file("cap.mkv.capture.json")))) as? [String: Any])
         #expect(report["stopReason"] as? String == "writeError")
         // what is on the disk decodes: every frame up to the last complete cluster
-        let probe = try CLI.run(["probe", out, "--json"])
-        let streams = (try JSONSerialization.jsonObject(with: probe.output) as? [String: Any])?["streams"] as? [[String: Any]]
-        #expect(probe.status == 0 && (streams?.first?["frameCount"] as? Int ?? 0) >= 5, "\(probe.stderr)")
+        #expect(try CLI.videoFrameCount(out) ?? 0 >= 5)
     }
 
     /// A read-only file system (the tmpfs remounted read-only): capture refuses before any camera
@@ -52,7 +50,7 @@ import Testing
         #expect(r.status == 73 && r.stderr == "slomo: \(out): cannot write output: directory \(disk.path) is not writable\n", "\(r.stderr)")
     }
 
-    @Test func retimeAndStretchIntoAFullDiskLeaveNothing() throws {
+    @Test func retimeStretchExportAndBatchIntoAFullDiskLeaveNothing() throws {
         let src = TempDir()
         let clip = src.file("g.mp4")
         #expect(try CLI.run(["generate", "--fps", "60", "--duration", "4", "--size", "1280x720", "-o", clip]).status == 0)
@@ -64,5 +62,17 @@ import Testing
         let stretch = try CLI.run(["stretch", clip, "-o", disk.file("s.wav"), "--rate", "1/4"])
         #expect(stretch.status == 74 && stretch.stderr == "slomo: \(disk.file("s.wav")): write failed: No space left on device (ENOSPC); nothing was left under that name\n", "\(stretch.stderr)")
         #expect(disk.entries.isEmpty, "\(disk.entries)")          // no final name, no partial file
+        let export = try CLI.run(["export", clip, "-o", disk.file("e.mp4"), "--rate", "1/2", "--preset", "ultrafast", "--crf", "0"])
+        #expect(export.status == 74 && export.stderr.hasPrefix("slomo: \(disk.file("e.mp4")): ") && export.stderr.contains("No space left on device")
+                && export.stderr.split(separator: "\n").count == 1, "\(export.stderr)")
+        #expect(disk.entries.isEmpty, "\(disk.entries)")
+        // batch: the job fails with the same line and status, the batch says so (exit 1), nothing is left
+        let batch = try CLI.run(["batch", clip, "--out-dir", disk.path, "--rate", "1/2", "--preset", "ultrafast", "--crf", "0"])
+        #expect(batch.status == 1, "\(batch.stderr)")
+        let line = batch.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .first { $0["job"] != nil }
+        #expect(line?["status"] as? String == "failed" && line?["exitStatus"] as? Int == 74, "\(batch.stdout)")
+        #expect((line?["error"] as? String)?.contains("No space left on device") == true, "\(batch.stdout)")
+        #expect(disk.entries.isEmpty, "\(disk.entries)")
     }
 }

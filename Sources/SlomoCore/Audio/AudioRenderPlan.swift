@@ -53,7 +53,8 @@ public struct AudioRenderPlan: Sendable, Equatable {
     /// - Parameters:
     ///   - crossfade: full crossfade length at a boundary in frames (default 10 ms); shortened to
     ///     fit segments shorter than it.
-    ///   - warmup: output frames an engine runs before the first frame kept (default 100 ms: longer
+    ///   - warmup: output frames an engine runs before the first frame kept (default 100 ms, 10 ms
+    ///     for varispeed, whose resampler needs 64 frames: longer
     ///     than SoundTouch's longest sequence and Rubber Band's onset smear, so the cold start of
     ///     an engine never reaches the crossfade).
     public init(map: RetimeMap, sampleRate: Int, algorithm: TimePitchAlgorithm,
@@ -83,7 +84,9 @@ public struct AudioRenderPlan: Sendable, Equatable {
         halves.append(0)
         // 3. engine start and alignment per segment
         var segs: [Segment] = []
-        let warm = Rational(Int64(Swift.max(1, warmup ?? sampleRate / 10)))
+        // varispeed's resampler has no cold start beyond its 64-frame filter: 10 ms is plenty, and a
+        // curve played piece by piece (one segment per video frame) pays it once per piece
+        let warm = Rational(Int64(Swift.max(1, warmup ?? (algorithm == .varispeed ? sampleRate / 100 : sampleRate / 10))))
         for (i, run) in runs.enumerated() {
             let m = mappings[run.lowerBound]
             let r = m.rate

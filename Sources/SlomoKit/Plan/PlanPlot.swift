@@ -34,43 +34,25 @@ public enum PlanPlot {
     static func panelSVG(y0: Double, title: String, xMax: Double, yMax: Double, points: [(Double, Double)], colour: String,
                          keys: [(Double, Double)]) -> String {
         let w = width - left - right
-        let xTicks = ticks(upTo: xMax), yTicks = ticks(upTo: yMax)
-        let xTop = xTicks.last ?? xMax, yTop = yTicks.last ?? yMax
+        let xt = StatsPlot.Ticks(upTo: xMax), yt = StatsPlot.Ticks(upTo: yMax)
+        let xTicks = xt.values, yTicks = yt.values
+        let xTop = xt.end, yTop = yt.end
         func x(_ v: Double) -> Double { left + v / xTop * w }
         func y(_ v: Double) -> Double { y0 + panel - v / yTop * panel }
         var s = "<text x=\"\(left)\" y=\"\(y0 - 8)\" font-weight=\"bold\">\(title)</text>\n"
         for t in yTicks {
             s += "<line x1=\"\(left)\" x2=\"\(left + w)\" y1=\"\(f(y(t)))\" y2=\"\(f(y(t)))\" stroke=\"#ddd\"/>"
-            s += "<text x=\"\(left - 6)\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(label(t))</text>\n"
+            s += "<text x=\"\(left - 6)\" y=\"\(f(y(t) + 4))\" text-anchor=\"end\">\(yt.label(t))</text>\n"
         }
         for t in xTicks {
             s += "<line x1=\"\(f(x(t)))\" x2=\"\(f(x(t)))\" y1=\"\(y0)\" y2=\"\(y0 + panel)\" stroke=\"#eee\"/>"
-            s += "<text x=\"\(f(x(t)))\" y=\"\(f(y0 + panel + 16))\" text-anchor=\"middle\">\(label(t))</text>\n"
+            s += "<text x=\"\(f(x(t)))\" y=\"\(f(y0 + panel + 16))\" text-anchor=\"middle\">\(xt.label(t))</text>\n"
         }
         s += "<rect x=\"\(left)\" y=\"\(y0)\" width=\"\(f(w))\" height=\"\(panel)\" fill=\"none\" stroke=\"#333\"/>\n"
         let path = points.map { "\(f(x($0.0))),\(f(y($0.1)))" }.joined(separator: " ")
         s += "<polyline points=\"\(path)\" fill=\"none\" stroke=\"\(colour)\" stroke-width=\"2\"/>\n"
         for k in keys { s += "<circle cx=\"\(f(x(k.0)))\" cy=\"\(f(y(k.1)))\" r=\"4\" fill=\"\(colour)\"/>\n" }
         return s
-    }
-
-    /// Round ticks from 0 past `maxValue`: steps of 1, 2 or 5 × 10^k, about five of them.
-    static func ticks(upTo maxValue: Double) -> [Double] {
-        guard maxValue > 0, maxValue.isFinite else { return [0, 1] }
-        let raw = maxValue / 5
-        var p = 1.0
-        while p * 10 <= raw { p *= 10 }
-        while p > raw { p /= 10 }
-        let step = [1.0, 2, 5, 10].map { $0 * p }.first { $0 >= raw } ?? 10 * p
-        var out: [Double] = [], v = 0.0
-        while v < maxValue - step * 1e-9 { out.append(v); v += step }
-        out.append(v)
-        return out
-    }
-
-    static func label(_ v: Double) -> String {
-        let r = (v * 1000).rounded() / 1000
-        return r == r.rounded() ? String(Int(r)) : String(r)
     }
 
     static func f(_ v: Double) -> String { String((v * 10).rounded() / 10) }
