@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Long runs (Docs/Reliability.md): memory stays flat however long the input or the capture.
-#   scripts/long-run.sh [MINUTES] [CAPTURE_SECONDS]
+#   [CONTAINER=mp4|mkv] scripts/long-run.sh [MINUTES] [CAPTURE_SECONDS]
 # 1. A calibration clip of MINUTES (default 60) at 640x360, 30 fps, with its click track, and one of
 #    1 minute; each exported (30 fps, varispeed) and retimed at 1/2. For every run: peak RSS and RSS
 #    at 10/50/90 % of the run (sampled from /proc every second), exact frame, packet and sample
@@ -9,6 +9,9 @@
 #    is where the video shows it.
 # 2. A capture of CAPTURE_SECONDS (default 600) from the synthetic 240 fps camera (MJPEG, 320x180,
 #    stored as it arrives): RSS over the run and the frames dropped.
+# CONTAINER (default mp4) is the input's and outputs' container: MP4 keeps an index entry per sample
+# in memory (FFmpeg's demuxer for the input, its muxer for the output, until the moov is written),
+# Matroska only its cues, so mkv shows slomo's own memory.
 # Needs a release build (swift build -c release --product slomo) or SLOMO=path; writes in OUT_DIR
 # (default .build-long). Prints one `long:` line per run and exits 1 when a check fails.
 set -euo pipefail
@@ -19,6 +22,7 @@ slomo=${SLOMO:-.build/release/slomo}
 out=${OUT_DIR:-.build-long}
 mkdir -p "$out"
 failed=0
+ext=${CONTAINER:-mp4}
 
 # rss_run NAME CMD...: runs CMD, samples VmRSS each second into $out/NAME.rss (seconds kB), prints
 # "peak p10 p50 p90" in MiB.
@@ -72,24 +76,30 @@ check() {   # check NAME CONDITION-DESCRIPTION ACTUAL EXPECTED
 }
 
 for m in 1 "$minutes"; do
-  clip="$out/cal-${m}min.mp4"
+  clip="$out/cal-${m}min.$ext"
   secs=$((m * 60))
-  [ -s "$clip" ] || "$slomo" generate --fps 30 --duration "$secs" --size 640x360 --preset ultrafast -o "$clip" --overwrite >/dev/null
+  if [ ! -s "$clip" ]; then
+    if [ "$ext" != mp4 ] && [ -s "$out/cal-${m}min.mp4" ]; then   # the same clip, remuxed
+      ffmpeg -v error -y -i "$out/cal-${m}min.mp4" -c copy "$clip"
+    else
+      "$slomo" generate --fps 30 --duration "$secs" --size 640x360 --preset ultrafast -o "$clip" --overwrite >/dev/null
+    fi
+  fi
   for cmd in export retime; do
-    o="$out/${cmd}-${m}min.mp4"
+    o="$out/${cmd}-${m}min.$ext"
     if [ "$cmd" = export ]; then
       args=(export "$clip" -o "$o" --rate 1/2 --fps 30 --pitch varispeed --preset ultrafast --overwrite --json)
     else
       args=(retime "$clip" -o "$o" --rate 1/2 --pitch varispeed --overwrite --json)
     fi
     start=$(date +%s)
-    read -r peak p10 p50 p90 < <(rss_run "${cmd}-${m}min" "$slomo" "${args[@]}") || { failed=1; continue; }
+    read -r peak p10 p50 p90 < <(rss_run "${cmd}-${m}min-$ext" "$slomo" "${args[@]}") || { failed=1; continue; }
     took=$(( $(date +%s) - start ))
     frames=$(count "$o" v:0 nb_read_packets)
     want_frames=$([ "$cmd" = export ] && echo $((secs * 2 * 30)) || echo $((secs * 30)))
     samples=$(ffprobe -v error -select_streams a:0 -show_entries stream=duration_ts -of csv=p=0 "$o" | head -1)
     read -r offset click < <(last_click_offset "$o" "$secs")
-    echo "long: $cmd ${m} min at 1/2: ${took} s, peak RSS ${peak} MiB (10/50/90 %: ${p10}/${p50}/${p90}), video ${frames} packets (expected ${want_frames}), audio duration_ts ${samples}, last click (source ${click} s) at ${offset} ms"
+    echo "long: $cmd ${m} min $ext at 1/2: ${took} s, peak RSS ${peak} MiB (10/50/90 %: ${p10}/${p50}/${p90}), video ${frames} packets (expected ${want_frames}), audio duration_ts ${samples}, last click (source ${click} s) at ${offset} ms"
     check "$cmd ${m} min" "video packet count" "$frames" "$want_frames"
     awk -v o="$offset" 'BEGIN { exit !(o < 1 && o > -1) }' || { echo "long: $cmd ${m} min: last click ${offset} ms off"; failed=1; }
     eval "peak_${cmd}_${m}=$peak"
@@ -97,7 +107,7 @@ for m in 1 "$minutes"; do
 done
 for cmd in export retime; do
   short=$(eval echo "\$peak_${cmd}_1"); long=$(eval echo "\$peak_${cmd}_${minutes}")
-  awk -v s="$short" -v l="$long" 'BEGIN { r = l / s; printf "long: %s peak RSS %s min / 1 min = %.3f\n", ARGV[1], ARGV[2], r; exit !(r <= 1.10) }' "$cmd" "$minutes" \
+  awk -v s="$short" -v l="$long" -v c="$cmd" -v m="$minutes" -v e="$ext" 'BEGIN { r = l / s; printf "long: %s %s peak RSS %s min / 1 min = %.3f\n", c, e, m, r; exit !(r <= 1.10) }' \
     || { echo "long: $cmd: peak RSS grew more than 10 % with the input's length"; failed=1; }
 done
 

@@ -80,6 +80,21 @@ import SlomoCore
         #expect(zip(o.dropFirst(), o).allSatisfy { $0 - $1 == o[1] - o[0] })
     }
 
+    /// `capture --curve`: each frame's stored time is the curve's exact output time (frames at
+    /// 1/100 s fall on the 10 ms grid a capture's map is exact on): slowdown 1 → 4 over 0.2 s gives
+    /// O(t) = t + 7.5 t², then rate 1/4.
+    @Test func aCurveWhileRecordingPutsEveryFrameAtItsExactTime() throws {
+        let dir = TemporaryDirectory()
+        let map = try RetimeSpec(curve: try SpeedCurve(parsing: "0@1,0.2@1/4")).resolve(duration: Rational(3600), frameRate: nil)
+        let (_, p) = try capture("synthetic:fps=100,size=320x180,pace=0", dir, limits: CaptureLimits(frames: 40), map: map)
+        let t = (p.frames ?? []).compactMap { $0.ptsTicks }
+        try #require(t.count == 40)
+        for k in 0..<40 {
+            let want = k <= 20 ? Int64(10_000 * k + 750 * k * k) : 500_000 + Int64(40_000 * (k - 20))
+            #expect(t[k] == want, "frame \(k)")
+        }
+    }
+
     @Test func fullQueueDropsInsteadOfWaiting() throws {
         let dir = TemporaryDirectory()
         var settings = RecordingSettings(output: dir.file("q.mp4"))

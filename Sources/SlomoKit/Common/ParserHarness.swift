@@ -24,7 +24,7 @@ public enum ParserHarness {
     }
 
     /// Each of the first 16 lines through the option-value parsers: rationals, times, rates,
-    /// segments and ramps (resolved against an hour at 240 fps), shards, sizes, byte counts,
+    /// segments, ramps and curves (resolved against an hour at 1 fps and 10 s at 240 fps), shards, sizes, byte counts,
     /// camera-control options.
     public static func values(_ text: String) {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).prefix(16) {
@@ -32,8 +32,15 @@ public enum ParserHarness {
             _ = try? Rational(parsing: s)
             _ = try? TimePoint(parsing: Substring(s))
             _ = try? RetimeSpec.parseRate(Substring(s), context: "fuzz")
+            // ramps and curves are exact at every frame: an hour on a 1 fps grid and 10 s at 240 fps
+            // keep each execution's nodes to a few thousand
             if let seg = try? SegmentSpec(parsing: s, allowRamp: true) {
-                _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(3600), frameRate: Rational(240))
+                _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(3600), frameRate: .one)
+                _ = try? RetimeSpec(rate: .one, segments: [seg]).resolve(duration: Rational(10), frameRate: Rational(240))
+            }
+            if let curve = try? SpeedCurve(parsing: s) {
+                _ = try? RetimeSpec(curve: curve).resolve(duration: Rational(3600), frameRate: .one)
+                _ = try? RetimeSpec(curve: curve).resolve(duration: Rational(10), frameRate: Rational(240))
             }
             _ = try? ShardSpec(parsing: s, base: 0)
             _ = try? OptionValues.size(s, option: "--size")

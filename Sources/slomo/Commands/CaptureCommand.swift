@@ -55,6 +55,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
     @Option(name: .customLong("segment"), help: "Mark START-END@RATE slowed while recording, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] phone-style slowed section, repeatable.") var ramps: [String] = []
+    @Option(help: "T0@R0,T1@R1,… a speed curve applied while recording (times from the first frame; exact every 10 ms; Docs/Curves.md).") var curve: String?
     @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
     @Option(help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
     @Option(help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
@@ -119,8 +120,8 @@ struct CaptureCommand: ParsableCommand {
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
         try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: 1), overwrite: overwrite)
-        if !segments.isEmpty || !ramps.isEmpty {
-            let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps)
+        if !segments.isEmpty || !ramps.isEmpty || curve != nil {
+            let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
             // segments are relative to the first frame; the map runs to the longest allowed capture
             let horizon = limits.duration ?? Rational(86_400)
             do { settings.map = try spec.resolve(duration: horizon, frameRate: nil) } catch {
