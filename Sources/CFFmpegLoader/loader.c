@@ -44,14 +44,16 @@ __attribute__((noreturn)) static void unavailable(int library, const char *funct
 // Two threads may both look up the same function for the first time; both find the same address,
 // and dlopen of an open library only counts a reference, so the race is harmless.
 static void *slomo_ffmpeg_function(int library, const char *name) {
-    void *handle = __atomic_load_n(&handles[library], __ATOMIC_ACQUIRE);
+    void *handle = __atomic_load_n(&handles[library], __ATOMIC_SEQ_CST);
     if (!handle) {
         handle = dlopen(sonames[library], RTLD_NOW | RTLD_LOCAL);
         if (!handle) unavailable(library, name, dlerror());
-        __atomic_store_n(&handles[library], handle, __ATOMIC_RELEASE);
+        // sequentially consistent with set_log_level's flag store and handle loads: one of the two
+        // threads always sees the other's write, so the level is never lost
+        __atomic_store_n(&handles[library], handle, __ATOMIC_SEQ_CST);
         // every FFmpeg library depends on libavutil, where the log level lives
         void (*set_level)(int) = (void (*)(int))dlsym(handle, "av_log_set_level");
-        if (__atomic_load_n(&log_level_set, __ATOMIC_ACQUIRE) && set_level) set_level(__atomic_load_n(&log_level, __ATOMIC_RELAXED));
+        if (__atomic_load_n(&log_level_set, __ATOMIC_SEQ_CST) && set_level) set_level(__atomic_load_n(&log_level, __ATOMIC_SEQ_CST));
     }
     void *function = dlsym(handle, name);
     if (!function) unavailable(library, name, dlerror());
@@ -60,13 +62,13 @@ static void *slomo_ffmpeg_function(int library, const char *name) {
 
 static int loaded_library_count(void) {
     int count = 0;
-    for (int i = 0; i < LIBRARY_COUNT; i++) count += __atomic_load_n(&handles[i], __ATOMIC_ACQUIRE) != NULL;
+    for (int i = 0; i < LIBRARY_COUNT; i++) count += __atomic_load_n(&handles[i], __ATOMIC_SEQ_CST) != NULL;
     return count;
 }
 
 void slomo_ffmpeg_set_log_level(int level) {
-    __atomic_store_n(&log_level, level, __ATOMIC_RELAXED);
-    __atomic_store_n(&log_level_set, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&log_level, level, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&log_level_set, 1, __ATOMIC_SEQ_CST);
     if (loaded_library_count() > 0) av_log_set_level(level);
 }
 

@@ -90,4 +90,35 @@ import Testing
                                      sampleRate: 48000, algorithm: .zeroLatency)
         #expect(zl.segments.count <= 9 && Set(zl.segments.map(\.rate)).isSubset(of: [Rational(1, 2), Rational(2, 3), Rational(4, 5), .one]))
     }
+
+    /// Found in review: the edges of curves and ramps.
+    @Test func edgesFoundInReview() throws {
+        let curve = try SpeedCurve(parsing: "1@1/4,2@1/4")
+        // two frames with one timestamp inside a curve are one node, not an empty piece (0/0)
+        let nodes = [Rational(0), Rational(3, 2), Rational(3, 2), Rational(2)]
+        #expect(try RetimeSpec(curve: curve).resolve(duration: Rational(3), frameRate: nil, curveNodes: nodes).target.duration == Rational(12))   // 1/4 throughout: before, in and after the curve
+        // a ramp beside a curve eases from the curve's rate on that side (1/4), not from 1
+        let map = try RetimeSpec(segments: [try SegmentSpec(parsing: "3-5@1/8:1/2", allowRamp: true)], curve: curve)
+            .resolve(duration: Rational(6), frameRate: Rational(240))
+        #expect(map.rate(atSource: Rational(29, 10)) == Rational(1, 4) && map.rate(atSource: Rational(11, 2)) == Rational(1, 4))
+        #expect(map.rate(atSource: Rational(3) + Rational(1, 480)) < Rational(1, 4))     // slower from there, not faster
+        // a frame number too far to place is refused, not a trap
+        let far = try SpeedCurve(parsing: "0@1,f9300000000000001@1/2")
+        #expect(throws: RetimeError.self) { try RetimeSpec(curve: far).resolve(duration: Rational(3600), frameRate: Rational(30000, 1001)) }
+        // without a frame rate a long curve keeps to 2000 pieces (a capture's map is stored in the file)
+        let long = try RetimeSpec(curve: try SpeedCurve(parsing: "0@1,3600@1/2")).resolve(duration: Rational(3600), frameRate: nil)
+        #expect(long.mappings.count <= 2001 && long.target.duration == Rational(5400))
+        // a map read from the original timing keeps the glides (the audio plays the curve as one run)
+        let stored = try RetimeSpec(segments: [try SegmentSpec(parsing: "1-2@1/2")]).resolve(duration: Rational(3), frameRate: nil)
+        let composed = try stored.inverted().then(try RetimeSpec(curve: curve).resolve(duration: Rational(3), frameRate: nil))
+        #expect(composed.glides == [TimeRange(start: Rational(1), end: Rational(3))])
+    }
+
+    /// `--real-time` on a phone's file converts the curve's keys, and leaves the spec's rate at 1.
+    @Test func realTimeConvertsTheKeys() throws {
+        let phone = try #require(CaptureRate(metadata: ["com.android.capture.fps": "240"], storedFrameRate: Rational(30)))
+        let spec = phone.fileSpec(RetimeSpec(curve: try SpeedCurve(parsing: "0@1/8,1@1/16")))
+        #expect(spec.rate == .one && spec.curve?.keys.map(\.rate) == [.one, Rational(1, 2)])
+        #expect(throws: Never.self) { try spec.resolve(duration: Rational(2), frameRate: Rational(30)) }
+    }
 }

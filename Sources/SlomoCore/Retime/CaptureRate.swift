@@ -41,7 +41,12 @@ public struct CaptureRate: Sendable, Equatable, Codable {
     /// file (times stay the file's own).
     public func fileSpec(_ spec: RetimeSpec) -> RetimeSpec {
         var s = spec
-        s.rate = fileRate(forRealTime: spec.rate)
+        // a curve says the rate everywhere (the spec's rate stays 1, as `resolve` asks); its keys convert
+        if let curve = spec.curve {
+            s.curve = SpeedCurve(keys: curve.keys.map { .init(time: $0.time, rate: fileRate(forRealTime: $0.rate)) }, text: curve.text)
+        } else {
+            s.rate = fileRate(forRealTime: spec.rate)
+        }
         s.segments = spec.segments.map { var g = $0; g.rate = fileRate(forRealTime: $0.rate); return g }
         return s
     }

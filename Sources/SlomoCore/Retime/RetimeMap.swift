@@ -161,7 +161,9 @@ public struct Seconds: CustomStringConvertible {
 extension RetimeMap {
     /// The inverse map: target becomes source (exact; valid because both sides are contiguous).
     public func inverted() -> RetimeMap {
-        try! RetimeMap(mappings: mappings.map { TimeMapping(source: $0.target, target: $0.source) })
+        var map = try! RetimeMap(mappings: mappings.map { TimeMapping(source: $0.target, target: $0.source) })
+        map.glides = glides?.map { TimeRange(start: targetTime(forSource: $0.start), end: targetTime(forSource: $0.end)) }
+        return map
     }
 
     /// `self` then `next`: maps source times of `self` through both. `next.source` must be
@@ -180,7 +182,14 @@ extension RetimeMap {
             let tb = next.targetTime(forSource: targetTime(forSource: b))   // maps are continuous
             out.append(TimeMapping(source: TimeRange(start: a, end: b), target: TimeRange(start: ta, end: tb)))
         }
-        return try RetimeMap(mappings: out).coalesced()
+        var map = try RetimeMap(mappings: out)
+        // glides of either map, on the composed map's source timeline (a curve applied to a file
+        // read from its original timing still plays as one run)
+        let ranges = (glides ?? []) + (next.glides ?? []).map {
+            TimeRange(start: sourceTime(forTarget: $0.start), end: sourceTime(forTarget: $0.end))
+        }
+        map.glides = ranges.isEmpty ? nil : ranges
+        return map.coalesced()
     }
 }
 
@@ -196,6 +205,12 @@ extension RetimeMap {
             let sEnd = m.source.start + (end - m.target.start) * m.source.duration / m.target.duration
             out.append(TimeMapping(source: TimeRange(start: m.source.start, end: sEnd), target: TimeRange(start: m.target.start, end: end)))
         }
-        return try? RetimeMap(mappings: out)
+        guard var map = try? RetimeMap(mappings: out) else { return nil }
+        let kept = (glides ?? []).compactMap { g -> TimeRange? in
+            let e = Rational.min(g.end, map.source.end)
+            return e > g.start ? TimeRange(start: g.start, end: e) : nil
+        }
+        map.glides = kept.isEmpty ? nil : kept
+        return map
     }
 }

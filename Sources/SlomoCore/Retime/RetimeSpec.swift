@@ -45,7 +45,9 @@ public enum TimePoint: Hashable, Sendable, Codable, CustomStringConvertible {
             guard let frameRate, frameRate.isPositive else {
                 throw .invalidSegment(description, reason: "frame numbers need a known frame rate")
             }
-            return Rational(n) / frameRate
+            do { return try Rational(n).checkedDividing(frameRate) } catch {
+                throw .invalidSegment(description, reason: "frame \(n) at \(frameRate) fps is too far to place exactly")
+            }
         }
     }
 
@@ -209,7 +211,11 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
         func appendGlide(_ c: SpeedCurve.Resolved) throws(RationalError) {
             let nodes: [Rational]
             if let curveNodes { nodes = curveNodes } else {
-                let step = frameRate.map { Rational($0.denominator, $0.numerator) } ?? RetimeSpec.glideGrid
+                // without a frame rate: every 10 ms, but at most 2000 pieces per glide (a capture's map
+                // is kept in the file): the straight lines stray |Δs/Δt| × h² / 8 from the curve
+                let span = try c.end.checkedSubtracting(c.start)
+                let coarse = try span.checkedDividing(Rational(2000))
+                let step = frameRate.map { Rational($0.denominator, $0.numerator) } ?? Rational.max(RetimeSpec.glideGrid, coarse)
                 let first = try (try c.start.checkedDividing(step)).ceiling, last = try (try c.end.checkedDividing(step)).floor
                 nodes = first <= last ? try (first...last).map { (k: Int64) throws(RationalError) in try Rational(k).checkedMultiplying(step) } : []
             }
@@ -234,9 +240,12 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             if let ramp = p.spec.ramp {
                 do {
                     let inEnd = try p.start.checkedAdding(ramp), outStart = try p.end.checkedSubtracting(ramp)
-                    try appendGlide(try RetimeSpec.easedRamp(from: p.start, to: inEnd, fromRate: rate, toRate: p.spec.rate, text: p.spec.text))
+                    // the rate around the ramp: the global one, or beside a curve the curve's end rate
+                    // on that side (a ramp never overlaps the curve, so its start says which side)
+                    let outer = gapRate(at: p.start)
+                    try appendGlide(try RetimeSpec.easedRamp(from: p.start, to: inEnd, fromRate: outer, toRate: p.spec.rate, text: p.spec.text))
                     steps.append((inEnd, outStart, p.spec.rate)); lengths.append(nil)
-                    try appendGlide(try RetimeSpec.easedRamp(from: outStart, to: p.end, fromRate: p.spec.rate, toRate: rate, text: p.spec.text))
+                    try appendGlide(try RetimeSpec.easedRamp(from: outStart, to: p.end, fromRate: p.spec.rate, toRate: outer, text: p.spec.text))
                 } catch {
                     throw .invalidSegment(p.spec.text, reason: "its times, ramp and rates are too fine to add up exactly in 64-bit fractions: round them")
                 }
@@ -269,6 +278,9 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
                 }
             }
         } catch {
+            if let curve = self.curve, segments.isEmpty {
+                throw .invalidCurve(curve.text, reason: "its times and rates are too fine to add up exactly in 64-bit fractions: round them")
+            }
             throw .invalidSegment(segments.map(\.text).joined(separator: ", "),
                                   reason: "these times and rates are too fine to add up exactly in 64-bit fractions: round them")
         }

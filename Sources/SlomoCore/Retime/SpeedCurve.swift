@@ -128,8 +128,11 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
                 var cursor = a
                 while n < nodes.count, nodes[n] <= a { n += 1 }
                 while n < nodes.count, nodes[n] < b {
-                    out.append((cursor, nodes[n], try outputLength(from: cursor, to: nodes[n], piece: i)))
-                    cursor = nodes[n]
+                    // two frames with one timestamp are one node (no empty piece)
+                    if nodes[n] > cursor {
+                        out.append((cursor, nodes[n], try outputLength(from: cursor, to: nodes[n], piece: i)))
+                        cursor = nodes[n]
+                    }
                     n += 1
                 }
                 out.append((cursor, b, try outputLength(from: cursor, to: b, piece: i)))

@@ -92,13 +92,20 @@ public enum Exporter {
         let times = timeline.frameTimes
         // Which source frame each output frame shows; with blending, also the one after it.
         let shown = (0..<total).map { schedule.sourceFrameIndex(ofFrame: $0, sourceTimes: times) }
-        var needed = Set(shown)
-        if r.frameBlend == .motion { needed = Set(times.indices) }   // interpolation looks at neighbours
-        if r.frameBlend == .blend { for k in shown where k + 1 < times.count { needed.insert(k + 1) } }
+        // per source frame: one byte (needed) and one tick count, not hash tables — an hour at 30 fps
+        // is 108,000 frames, and memory should not grow with the input (Docs/Reliability.md, long runs)
+        var needed = [Bool](repeating: r.frameBlend == .motion, count: times.count)   // motion looks at neighbours
+        for k in shown { needed[k] = true }
+        if r.frameBlend == .blend { for k in shown where k + 1 < times.count { needed[k + 1] = true } }
         let tb = timeline.info.timeBase
         let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
-        var indexOfPTS: [Int64: Int] = [:]
-        for (i, t) in times.enumerated() { indexOfPTS[originTicks + (try t.ticks(in: tb, rounding: .nearest))] = i }
+        let frameTicks = try times.map { originTicks + (try $0.ticks(in: tb, rounding: .nearest)) }   // sorted, as `times`
+        /// The frame whose pts is exactly `p` (the last of equal ones), by binary search.
+        func indexOfPTS(_ p: Int64) -> Int? {
+            var lo = 0, hi = frameTicks.count
+            while lo < hi { let mid = (lo + hi) / 2; if frameTicks[mid] <= p { lo = mid + 1 } else { hi = mid } }
+            return lo > 0 && frameTicks[lo - 1] == p ? lo - 1 : nil
+        }
         let disposable = DisposableFrames(codecName: timeline.info.codecName, intraOnly: timeline.info.intraOnly,
                                           extradata: timeline.info.extradata)
 
@@ -268,7 +275,7 @@ public enum Exporter {
                     continue
                 }
                 guard case .got = got else { return }
-                guard let p = f.bestEffortTimestamp, let k = indexOfPTS[p] ?? nearestIndex(p) else { continue }
+                guard let p = f.bestEffortTimestamp, let k = indexOfPTS(p) ?? nearestIndex(p) else { continue }
                 if motion != nil { try pushMotion(f, index: k); continue }
                 if let h = held {
                     if k <= h.index { continue }              // out-of-order duplicate
@@ -286,7 +293,7 @@ public enum Exporter {
         while try reader.next(into: packet, after: read) {
             guard packet.streamIndex == timeline.video else { continue }
             read += 1
-            if r.skipUnneeded, let p = packet.pts, let k = indexOfPTS[p], !needed.contains(k),
+            if r.skipUnneeded, let p = packet.pts, let k = indexOfPTS(p), !needed[k],
                packet.withBytes({ disposable.isDisposable($0) }) {
                 skipped += 1
                 continue

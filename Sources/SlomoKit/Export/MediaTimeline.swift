@@ -108,7 +108,7 @@ struct MediaTimeline {
         frameTimes = pts.map { MediaTimeline.time(ofTicks: $0 - first, timeBase: tb, grid: grid) }
         if let jump = MediaTimeline.implausibleGap(frameTimes) {
             throw SimpleFailure("\(path): open: the video's timestamps jump \(Seconds(jump.gap, decimals: 3)) s after frame \(jump.index) "
-                                + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), a thousand times its usual frame interval: damaged timestamps", .dataError)
+                                + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), over an hour and 100,000 times its usual frame interval: damaged timestamps", .dataError)
         }
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
@@ -220,19 +220,23 @@ struct MediaTimeline {
 }
 
 extension MediaTimeline {
-    /// A gap between two frames over a minute long and over a thousand median frame intervals:
-    /// not a recording's pause but a damaged timestamp (a mutated MP4 fragment time put one frame
-    /// 2.4 hours after the others, and `play` waited for it). Nil when there is none.
+    /// A gap between two frames over an hour long and over 100,000 median frame intervals: not a
+    /// pause (a screen recording's static minutes stay far below both) but a damaged timestamp (a
+    /// mutated MP4 fragment time put one frame 2.4 hours after the others, and `play` waited for
+    /// it). Nil when there is none.
     static func implausibleGap(_ times: [Rational]) -> (index: Int, gap: Rational)? {
         guard times.count >= 3 else { return nil }
-        var gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+        var gaps: [Rational] = []
+        for (a, b) in zip(times.dropFirst(), times) {
+            guard let g = try? a.checkedSubtracting(b) else { return (gaps.count, Rational(Int64.max)) }
+            gaps.append(g)
+        }
         let widest = gaps.indices.max { gaps[$0] < gaps[$1] }!
         let gap = gaps[widest]
-        guard gap > Rational(60) else { return nil }
+        guard gap > Rational(3600) else { return nil }
         gaps.sort()
-        let median = gaps[gaps.count / 2]
-        guard gap > median * Rational(1000) else { return nil }
-        return (widest, gap)
+        guard let bound = try? gaps[gaps.count / 2].checkedMultiplying(Rational(100_000)) else { return (widest, gap) }
+        return gap > bound ? (widest, gap) : nil
     }
 }
 

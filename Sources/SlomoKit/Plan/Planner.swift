@@ -52,7 +52,9 @@ public enum Planner {
         }
         let map: RetimeMap
         // a curve or ramp passes exactly through every frame's time: read them first
-        let curveTimes = spec.glides ? try sourceFrameTimes(path: path) : nil
+        // (export's own frame times: snapped to the rate's grid where the time base is coarse, damaged
+        // timestamps refused the same way)
+        let curveTimes = spec.glides ? try MediaTimeline(path: path).frameTimes : nil
         let frameRate = v.measuredFrameRate ?? v.nominalFrameRate
         do { map = try spec.resolve(duration: duration, frameRate: frameRate, curveNodes: curveTimes) } catch {
             throw SimpleFailure("\(path): \(error)", .usage)
@@ -69,7 +71,7 @@ public enum Planner {
         let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
         var frames: [PlanReport.ScheduledFrame]?
         if listFrames || curve != nil {
-            let times = try curveTimes ?? sourceFrameTimes(path: path)
+            let times = try curveTimes ?? MediaTimeline(path: path).frameTimes
             frames = (0..<schedule.frameCount).map { n in
                 PlanReport.ScheduledFrame(outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
                                           sourceTime: schedule.sourceTime(ofFrame: n),
@@ -94,7 +96,7 @@ public enum Planner {
         let p = Packet()
         while try d.readPacket(into: p) { if p.streamIndex == v, let t = p.pts ?? p.dts { pts.append(t) } }
         pts.sort()
-        guard let first = pts.first else { return [] }
+        guard let first = pts.first, !pts[pts.count - 1].subtractingReportingOverflow(first).overflow else { return [] }
         return pts.map { Rational(ticks: $0 - first, timeBase: tb) }
     }
 }

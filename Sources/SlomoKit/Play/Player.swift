@@ -111,11 +111,13 @@ public final class Player {
         let isPipe = r.output == "-"
         // A file (not stdout, a URL or a device such as /dev/null) is written under a temporary
         // name and renamed when playback ends, by its end or `quit`: an input that turns out damaged
-        // half-way leaves nothing under the final name (found by scripts/mutate-media.py).
+        // half-way leaves nothing under the final name (found by scripts/mutate-media.py); so does
+        // Ctrl-C, as for every command — `quit` on stdin ends playback and keeps the file.
         var isDevice = false
         var st = stat()
         if stat(r.output, &st) == 0 { isDevice = st.st_mode & S_IFMT != S_IFREG }
-        let file = isPipe || r.output.contains("://") || isDevice ? nil : try OutputFile(path: r.output, overwrite: true)
+        // (a URL or FFmpeg protocol such as file:x.nut or udp://… has a colon; a plain path here has none)
+        let file = isPipe || r.output.contains(":") || isDevice ? nil : try OutputFile(path: r.output, overwrite: true)
         let path = isPipe ? "pipe:1" : file?.temporaryPath ?? r.output
         let format: String
         if let f = r.format { format = f } else if isPipe || r.output.contains("://") { format = "nut" } else {

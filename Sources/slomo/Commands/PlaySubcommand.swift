@@ -17,7 +17,8 @@ struct PlaySubcommand: ParsableCommand {
         (latencyMs) and how far after the command's moment the change starts to play in the stream \
         (videoEffectMs, audioEffectMs): at most --lead (default 10 ms) plus one 5 ms audio packet, plus \
         the B-frame reorder depth for video. A command the current state cannot take (a rate outside \
-        the algorithm's range) is an "error" event and playback goes on.
+        the algorithm's range) is an "error" event and playback goes on. A file output is written under a \
+        temporary name and renamed when playback ends (the input's end or quit); Ctrl-C leaves nothing.
         """)
 
     @Argument(help: "Input media file.") var input: String
