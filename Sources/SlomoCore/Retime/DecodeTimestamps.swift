@@ -11,7 +11,8 @@
 public enum DecodeTimestamps {
     /// `pts`: each packet's new presentation time in output ticks, in file (decode) order;
     /// `mappedDTS`: the source's decode times mapped and rounded the same way, nil where it stored none.
-    public static func make(pts: [Int64], mappedDTS: [Int64?]) -> [Int64] {
+    /// (`mappedDTS` may be lazy: an hour of packets need not be held twice.)
+    public static func make(pts: [Int64], mappedDTS: some Collection<Int64?>) -> [Int64] {
         precondition(pts.count == mappedDTS.count)
         if usable(pts: pts, dts: mappedDTS) { return mappedDTS.map { $0! } }
         let sorted = pts.sorted()
@@ -21,7 +22,7 @@ public enum DecodeTimestamps {
     }
 
     /// Complete, strictly increasing, and never after the packet's own pts.
-    static func usable(pts: [Int64], dts: [Int64?]) -> Bool {
+    static func usable(pts: [Int64], dts: some Collection<Int64?>) -> Bool {
         var last = Int64.min
         for (p, d) in zip(pts, dts) {
             guard let d, d > last, d <= p else { return false }

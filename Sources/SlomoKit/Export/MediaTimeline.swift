@@ -244,15 +244,18 @@ extension MediaTimeline {
 enum OutputTimeBase {
     /// The least common multiple of the denominators (a time base of 1/lcm represents all
     /// `times` exactly), or nil when it would not fit FFmpeg's 32-bit rationals.
-    static func exact(for times: [Rational], atLeast minimum: Int64 = 1000) -> Rational? {
+    static func exact(for times: some Sequence<Rational>, and more: [Rational] = [], atLeast minimum: Int64 = 1000) -> Rational? {
         var l: Int64 = 1
-        for t in times {
+        func absorb(_ t: Rational) -> Bool {
             let d = t.denominator
             let g = gcd(l, d)
             let (m, o) = (l / g).multipliedReportingOverflow(by: d)
-            guard !o, m <= Int64(Int32.max) else { return nil }
+            guard !o, m <= Int64(Int32.max) else { return false }
             l = m
+            return true
         }
+        for t in times { guard absorb(t) else { return nil } }
+        for t in more { guard absorb(t) else { return nil } }
         // a coarse exact base (e.g. 1/240) is fine, but give muxers room: scale up to >= minimum
         var scaled = l
         while scaled < minimum { scaled *= 2 }

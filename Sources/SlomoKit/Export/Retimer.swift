@@ -71,10 +71,13 @@ public enum Retimer {
             }
             return map.targetTime(forSource: t)
         }
-        let outTimes = timeline.packetTimes.map { (pts: mapped($0.pts), dts: $0.dts.map(mapped)) }
+        // (computed where needed, not kept: an hour at 30 fps is 108,000 packets, and memory should
+        // not grow with the input — Docs/Reliability.md, long runs)
+        let packetTimes = timeline.packetTimes
         let packet = Packet()
         let demuxer = try Prober.openInput(r.input)
-        let exact = OutputTimeBase.exact(for: outTimes.flatMap { [$0.pts] + ($0.dts.map { [$0] } ?? []) } + [map.target.end])
+        let allTimes = packetTimes.lazy.flatMap { p in [mapped(p.pts)] + (p.dts.map { [mapped($0)] } ?? []) }
+        let exact = OutputTimeBase.exact(for: allTimes, and: [map.target.end])
         let chosenTB = exact ?? Rational(1, 90000)
         let frameCount = timeline.frameTimes.count
         let averageRate = Rational(Int64(frameCount)) / map.target.duration
@@ -88,17 +91,21 @@ public enum Retimer {
                                                          pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
         let outTB = muxer.timeBase(ofStream: vOut)
         var rounded = false
-        let ptsTicks = try outTimes.map { t in
-            let ticks = try t.pts.ticks(in: outTB, rounding: .nearest)
-            if Rational(ticks: ticks, timeBase: outTB) != t.pts { rounded = true }
+        let ptsTicks = try packetTimes.map { p in
+            let t = mapped(p.pts)
+            let ticks = try t.ticks(in: outTB, rounding: .nearest)
+            if Rational(ticks: ticks, timeBase: outTB) != t { rounded = true }
             return ticks
         }
-        let dtsTicks = DecodeTimestamps.make(pts: ptsTicks, mappedDTS: try outTimes.map { try $0.dts?.ticks(in: outTB, rounding: .nearest) })
+        // (a decode time that does not fit the time base counts as absent: rebuilt from the pts)
+        let dtsTicks = DecodeTimestamps.make(pts: ptsTicks, mappedDTS: packetTimes.lazy.map { p in
+            p.dts.flatMap { try? mapped($0).ticks(in: outTB, rounding: .nearest) }
+        })
         var lastDTS: Int64 = .min
         var index = 0
         demuxer.keepOnly(streams: [timeline.video])
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
-        while index < outTimes.count, try reader.next(into: packet, after: index) {
+        while index < packetTimes.count, try reader.next(into: packet, after: index) {
             guard packet.streamIndex == timeline.video else { continue }
             let mappedPTS = ptsTicks[index]
             var pts = mappedPTS, dts = dtsTicks[index]
