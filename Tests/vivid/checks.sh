@@ -50,8 +50,9 @@ live = json.load(open(sys.argv[1]))["catalog"]["formats"]
 a = {}
 for f in live:
     for s in f["sizes"]:
-        d = s["size"]["discrete"]
-        ivs = s["intervals"]["discrete"]["_0"]
+        d = s["size"]                              # {"type": "discrete", "width", "height"}
+        assert d["type"] == "discrete" and s["intervals"]["type"] == "discrete"
+        ivs = s["intervals"]["intervals"]
         a[(f["fourcc"], d["width"], d["height"])] = sorted("%.3f" % (i["denominator"] / i["numerator"]) for i in ivs)
 b, cur, size = {}, None, None
 for line in open(sys.argv[2]):
