@@ -216,7 +216,7 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
                 let span = try c.end.checkedSubtracting(c.start)
                 let coarse = try span.checkedDividing(Rational(2000))
                 let step = frameRate.map { Rational($0.denominator, $0.numerator) } ?? Rational.max(RetimeSpec.glideGrid, coarse)
-                let first = try (try c.start.checkedDividing(step)).ceiling, last = try (try c.end.checkedDividing(step)).floor
+                let first = (try c.start.checkedDividing(step)).ceiling, last = (try c.end.checkedDividing(step)).floor
                 nodes = first <= last ? try (first...last).map { (k: Int64) throws(RationalError) in try Rational(k).checkedMultiplying(step) } : []
             }
             for (a, b, length) in try c.pieces(nodes: nodes) {
