@@ -94,15 +94,6 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
         public var start: Rational { times[0] }
         public var end: Rational { times[times.count - 1] }
 
-        /// The slowdown at source time `t` (the end keys' values outside the curve).
-        public func slowdown(at t: Rational) throws(RationalError) -> Rational {
-            if t <= times[0] { return slowdowns[0] }
-            if t >= end { return slowdowns[slowdowns.count - 1] }
-            var i = 0
-            while times[i + 1] < t { i += 1 }
-            return try slowdown(at: t, piece: i)
-        }
-
         /// The slowdown at `t` on piece `i` (between keys i and i + 1).
         func slowdown(at t: Rational, piece i: Int) throws(RationalError) -> Rational {
             let a = times[i], b = times[i + 1], sa = slowdowns[i], sb = slowdowns[i + 1]
@@ -138,19 +129,6 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
                 out.append((cursor, b, try outputLength(from: cursor, to: b, piece: i)))
             }
             return out
-        }
-
-        /// Output time of source `t` relative to the curve's start (exact quadratic; for tests and plots).
-        public func outputOffset(at t: Rational) throws(RationalError) -> Rational {
-            var total = Rational.zero
-            for i in 0..<(times.count - 1) {
-                let a = times[i], b = times[i + 1]
-                if t <= a { break }
-                total = try total.checkedAdding(try outputLength(from: a, to: Rational.min(t, b), piece: i))
-            }
-            if t < start { total = try (try t.checkedSubtracting(start)).checkedMultiplying(slowdowns[0]) }
-            if t > end { total = try total.checkedAdding(try (try t.checkedSubtracting(end)).checkedMultiplying(slowdowns[slowdowns.count - 1])) }
-            return total
         }
     }
 }

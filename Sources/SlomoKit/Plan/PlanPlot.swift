@@ -1,4 +1,3 @@
-import Foundation
 import SlomoCore
 
 /// `slomo plan --plot FILE.svg`: two panels over source time, speed (the rate the map plays at each
@@ -20,7 +19,7 @@ public enum PlanPlot {
         var s = """
         <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
         <rect width="100%" height="100%" fill="white"/>
-        <text x="\(left)" y="20" font-size="14">\(escape(r.path)): \(Seconds(r.sourceDuration, decimals: 3)) s source → \(Seconds(r.targetDuration, decimals: 3)) s output\(r.curve.map { ", curve \(escape($0.text))" } ?? "")</text>
+        <text x="\(left)" y="20" font-size="14">\(StatsPlot.escape(r.path)): \(Seconds(r.sourceDuration, decimals: 3)) s source → \(Seconds(r.targetDuration, decimals: 3)) s output\(r.curve.map { ", curve \(StatsPlot.escape($0.text))" } ?? "")</text>
 
         """
         s += panelSVG(y0: top, title: "speed (rate; 1 = real time)", xMax: end, yMax: maxRate, points: speed, colour: "#1f77b4",
@@ -56,8 +55,4 @@ public enum PlanPlot {
     }
 
     static func f(_ v: Double) -> String { String((v * 10).rounded() / 10) }
-
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-    }
 }
