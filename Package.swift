@@ -59,9 +59,14 @@ let package = Package(
             name: "SlomoCoreTests",
             dependencies: ["SlomoCore", .product(name: "PropertyBased", package: "swift-property-based")],
             exclude: ["Fixtures"]),
-        .testTarget(name: "SlomoKitTests", dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg"]),
-        .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoKit"]),
-        .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "SlomoKit", "CV4L2"]),
+        // Test fixtures at the wrapper layer, shared by the wrapper and use-case tests: a fake V4L2
+        // driver behind the ioctl seam, scratch directories, test signals and a WAV writer.
+        .target(name: "SlomoTestSupport", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "CV4L2"],
+                path: "Tests/TestSupport", exclude: ["nofsync-fs.py"]),
+        .testTarget(name: "SlomoKitTests",
+                    dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTestSupport"]),
+        .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoTestSupport"]),
+        .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),
     ]
 )

@@ -39,17 +39,7 @@ deps() {
 }
 
 layers() {
-  # The CLI and the use-case layer never touch C modules (SwiftPM cannot enforce this).
-  if grep -rnE '^\s*(@_exported |public |internal |@preconcurrency )?import C[A-Z]' Sources/slomo Sources/SlomoKit; then
-    echo "layer check: C modules imported above the wrapper layer (see Docs/Architecture.md)" >&2
-    exit 1
-  fi
-  # The pure core imports nothing but the standard library.
-  if grep -rnE '^\s*(@_exported |public |internal )?import ' Sources/SlomoCore; then
-    echo "layer check: SlomoCore must import nothing (stdlib only)" >&2
-    exit 1
-  fi
-  echo "layer check: ok"
+  scripts/check-layers.sh .
 }
 
 demo() {

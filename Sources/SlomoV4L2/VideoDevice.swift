@@ -103,7 +103,7 @@ public final class VideoDevice {
     }
 
     /// The fourcc as text; big-endian variants (bit 31 set) print as v4l2-ctl does: `Y16 -BE`.
-    static func fourcc(_ v: UInt32) -> FourCC {
+    public static func fourcc(_ v: UInt32) -> FourCC {
         let bigEndian = v & (1 << 31) != 0
         let c = v & 0x7FFF_FFFF
         let bytes = [UInt8(c & 0xFF), UInt8(c >> 8 & 0xFF), UInt8(c >> 16 & 0xFF), UInt8(c >> 24 & 0xFF)]
@@ -112,7 +112,7 @@ public final class VideoDevice {
     }
 
     /// The fourcc's number (`v4l2_fourcc`, a function-like macro in C).
-    static func code(_ f: FourCC) -> UInt32 {
+    public static func code(_ f: FourCC) -> UInt32 {
         let bigEndian = f.hasSuffix("-BE")
         let b = Array(((bigEndian ? String(f.dropLast(3)) : f) + "    ").utf8.prefix(4))
         let v = UInt32(b[0]) | UInt32(b[1]) << 8 | UInt32(b[2]) << 16 | UInt32(b[3]) << 24

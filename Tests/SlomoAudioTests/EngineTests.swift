@@ -1,6 +1,7 @@
 import Foundation
 import SlomoAudio
 import SlomoCore
+import SlomoTestSupport
 import Testing
 
 /// Every algorithm through the real engines, in memory: exact lengths, pitch, alignment, tails.

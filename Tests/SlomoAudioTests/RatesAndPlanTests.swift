@@ -1,4 +1,5 @@
 import SlomoCore
+import SlomoTestSupport
 import Testing
 
 @Suite struct RatesAndPlanTests {

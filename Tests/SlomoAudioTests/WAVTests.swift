@@ -1,19 +1,11 @@
 import Foundation
 import SlomoAudio
 import SlomoCore
+import SlomoTestSupport
 import Testing
 
 /// The WAV path (`WAVFileSource`, `WAVFileWriter`) against FFmpeg on the same files.
 @Suite struct WAVTests {
-    func ffmpeg(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["ffmpeg", "-v", "error", "-y"] + args
-        try p.run()
-        p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "ffmpeg \(args)")
-    }
-
     func read(_ s: any AudioFileSource, at position: Int64, count: Int) throws -> [[Float]] {
         let planes = (0..<s.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: count) }
         defer { planes.forEach { $0.deallocate() } }
@@ -29,7 +21,7 @@ import Testing
         let dir = ScratchDirectory()
         let path = dir.file("x.wav")
         // loud enough to clip (1.3 peak), with a different signal per channel
-        try ffmpeg(["-f", "lavfi", "-i", "aevalsrc=1.3*sin(2*PI*997*t)|0.7*sin(2*PI*331*t)*cos(2*PI*3*t):s=22050:d=0.4",
+        try ffmpegCLI(["-f", "lavfi", "-i", "aevalsrc=1.3*sin(2*PI*997*t)|0.7*sin(2*PI*331*t)*cos(2*PI*3*t):s=22050:d=0.4",
                     "-ac", "\(channels)", "-c:a", codec, path])
         for origin in [Rational.zero, Rational(1, 3), Rational(7, 44_100)] {
             let native = try #require(WAVFileSource(path: path, origin: origin), "\(codec) not read natively")
@@ -48,10 +40,10 @@ import Testing
     /// What the reader leaves to FFmpeg: RF64, more than two channels, a codec other than PCM/float.
     @Test func otherFilesAreLeftToFFmpeg() throws {
         let dir = ScratchDirectory()
-        try ffmpeg(["-f", "lavfi", "-i", "sine=d=0.1", "-rf64", "always", dir.file("rf64.wav")])
-        try ffmpeg(["-f", "lavfi", "-i", "sine=d=0.1", "-ac", "6", dir.file("six.wav")])
-        try ffmpeg(["-f", "lavfi", "-i", "sine=d=0.1", "-c:a", "pcm_alaw", dir.file("alaw.wav")])
-        try ffmpeg(["-f", "lavfi", "-i", "sine=d=0.1", "-c:a", "flac", dir.file("x.flac")])
+        try ffmpegCLI(["-f", "lavfi", "-i", "sine=d=0.1", "-rf64", "always", dir.file("rf64.wav")])
+        try ffmpegCLI(["-f", "lavfi", "-i", "sine=d=0.1", "-ac", "6", dir.file("six.wav")])
+        try ffmpegCLI(["-f", "lavfi", "-i", "sine=d=0.1", "-c:a", "pcm_alaw", dir.file("alaw.wav")])
+        try ffmpegCLI(["-f", "lavfi", "-i", "sine=d=0.1", "-c:a", "flac", dir.file("x.flac")])
         for f in ["rf64.wav", "six.wav", "alaw.wav", "x.flac"] {
             #expect(WAVFileSource(path: dir.file(f)) == nil, "\(f)")
             #expect(try AudioFiles.open(path: dir.file(f), origin: .zero) is DecodedAudioSource, "\(f)")
@@ -74,7 +66,7 @@ import Testing
         f32 += Array("RIFF".utf8) + le(36 + bytes.count, 4) + Array("WAVEfmt ".utf8) + le(16, 4) + le(3, 2) + le(2, 2)
         f32 += le(48_000, 4) + le(48_000 * 8, 4) + le(8, 2) + le(32, 2) + Array("data".utf8) + le(bytes.count, 4) + bytes
         try Data(f32).write(to: URL(fileURLWithPath: dir.file("f32.wav")))
-        try ffmpeg(["-i", dir.file("f32.wav"), "-c:a", "pcm_s16le", "-f", "s16le", dir.file("ref.raw")])
+        try ffmpegCLI(["-i", dir.file("f32.wav"), "-c:a", "pcm_s16le", "-f", "s16le", dir.file("ref.raw")])
 
         let w = try WAVFileWriter(path: dir.file("out.wav"), channels: 2, sampleRate: 48_000)
         try w.append([Array(left[..<7]), Array(right[..<7])])      // in two pieces

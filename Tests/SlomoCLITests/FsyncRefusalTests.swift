@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// A recording on a file system that refuses `fdatasync`: a FUSE file system
-/// (`Tests/Support/nofsync-fs.py`, Debian's python3-fusepy) that keeps the files but answers every
+/// (`Tests/TestSupport/nofsync-fs.py`, Debian's python3-fusepy) that keeps the files but answers every
 /// fsync with the errno it is given. Root only (it mounts); elsewhere the test says it is skipped.
 @Suite(.serialized) struct FsyncRefusalTests {
     struct Mounted {
@@ -28,7 +28,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: root.file("back"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: root.file("mnt"), withIntermediateDirectories: true)
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Support/nofsync-fs.py").path
+            .appendingPathComponent("TestSupport/nofsync-fs.py").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         p.arguments = [script, root.file("back"), root.file("mnt"), errno]

@@ -1,4 +1,5 @@
 import Foundation
+import SlomoTestSupport
 import Testing
 import SlomoCore
 import SlomoFFmpeg
@@ -177,15 +178,6 @@ import SlomoFFmpeg
         #expect(r.repeatedFrames == 0)
     }
 
-    /// Runs the ffmpeg CLI (test fixtures only: the independent tool makes inputs slomo did not write).
-    static func ffmpeg(_ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-y"] + args
-        try p.run(); p.waitUntilExit()
-        #expect(p.terminationStatus == 0, "ffmpeg \(args)")
-    }
-
     /// Phone-like variable-rate inputs: frames dropped (100…104 and 200) and, in the 90 kHz file,
     /// ±0.4 ms jitter; the 600-tick file (QuickTime's usual time scale) cannot hold 1/240 s and
     /// alternates 3.3/5 ms. Each output frame shows the last source frame whose stored time is at or
@@ -197,7 +189,7 @@ import SlomoFFmpeg
         let vfr = dir.file(input.name)
         var filter = "select='not(between(n\\,100\\,104))*not(eq(n\\,200))'"
         if input.jitter { filter += ",settb=1/90000,setpts='PTS+36*sin(N*1.7)'" }
-        try Self.ffmpeg(["-i", src, "-vf", filter, "-fps_mode", "passthrough", "-enc_time_base:v", "1/\(input.timescale)",
+        try ffmpegCLI(["-i", src, "-vf", filter, "-fps_mode", "passthrough", "-enc_time_base:v", "1/\(input.timescale)",
                          "-c:v", "libx264", "-crf", "12", "-preset", "veryfast", "-video_track_timescale", input.timescale, vfr])
         let probe = try Prober.probe(path: vfr, frames: true)
         #expect(probe.streams[0].variableFrameRate == true)
@@ -225,7 +217,7 @@ import SlomoFFmpeg
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir)
         let hevc = dir.file(name)
-        try Self.ffmpeg(["-i", src, "-c:v", "libx265", "-crf", "12", "-preset", "fast", "-x265-params", "log-level=error:bframes=3", hevc])
+        try ffmpegCLI(["-i", src, "-c:v", "libx265", "-crf", "12", "-preset", "fast", "-x265-params", "log-level=error:bframes=3", hevc])
         let spec = RetimeSpec(segments: [try SegmentSpec(parsing: "0.25-0.5@1/4")])
         let r = try Retimer.retime(RetimeRequest(input: hevc, output: dir.file("r.\(name.split(separator: ".").last!)"), spec: spec))
         #expect(r.videoPackets == 240)
@@ -270,7 +262,7 @@ import SlomoFFmpeg
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir, fps: 60)
         let odd = dir.file("odd.mkv")
-        try Self.ffmpeg(["-i", src, "-vf", "scale=321:181", "-pix_fmt", "yuv420p", "-c:v", "ffv1", odd])
+        try ffmpegCLI(["-i", src, "-vf", "scale=321:181", "-pix_fmt", "yuv420p", "-c:v", "ffv1", odd])
         var keep = ExportRequest(input: odd, output: dir.file("k.mkv"), spec: RetimeSpec(rate: Rational(1, 2)))
         keep.codec = "ffv1"
         let k = try Exporter.export(keep)

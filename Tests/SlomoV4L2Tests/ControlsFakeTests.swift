@@ -2,6 +2,7 @@ import CV4L2
 import Glibc
 import Testing
 import SlomoCore
+import SlomoTestSupport
 @testable import SlomoV4L2
 
 /// Camera-class controls vivid lacks (exposure time and its auto menu, focus, white balance

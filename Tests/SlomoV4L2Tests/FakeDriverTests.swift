@@ -2,6 +2,7 @@ import CV4L2
 import Glibc
 import Testing
 import SlomoCore
+import SlomoTestSupport
 @testable import SlomoV4L2
 
 /// Opening and probing against the fake driver: the ioctl trace, errno → message and exit

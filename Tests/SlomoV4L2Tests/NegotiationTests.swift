@@ -2,6 +2,7 @@ import CV4L2
 import Glibc
 import Testing
 import SlomoCore
+import SlomoTestSupport
 @testable import SlomoV4L2
 
 /// `VideoDevice.apply` against the fake driver: call order, read-back, and honest reporting of

@@ -2,10 +2,11 @@ import Foundation
 import SlomoAudio
 import SlomoCore
 import SlomoKit
+import SlomoTestSupport
 import Testing
 
 /// Files through `TimePitchAudioSource` and `slomo stretch`'s use case: decoding, origin, bad input.
-@Suite struct FileTests {
+@Suite struct AudioStretchTests {
     @Test func sourceOriginDropsEarlierAudioAndOutputIsExact() throws {
         let dir = ScratchDirectory()
         let sr = 32_000
@@ -102,7 +103,7 @@ import Testing
     func nonDefaultChannelLayoutsAreKept(layout: String, channels: Int, aacLayout: String) throws {
         let dir = ScratchDirectory()
         let tones = (0..<channels).map { "0.2*sin(2*PI*\(200 + 100 * $0)*t)" }.joined(separator: "|")
-        try WAVTests().ffmpeg(["-f", "lavfi", "-i", "aevalsrc=\(tones):s=48000:d=1:channel_layout=\(layout)", "-c:a", "flac", dir.file("in.flac")])
+        try ffmpegCLI(["-f", "lavfi", "-i", "aevalsrc=\(tones):s=48000:d=1:channel_layout=\(layout)", "-c:a", "flac", dir.file("in.flac")])
         #expect(try Prober.probe(path: dir.file("in.flac")).streams.first?.channelLayout == layout)
         for (ext, expected) in [("flac", layout), ("wav", layout), ("mka", layout), ("m4a", aacLayout)] {
             let out = dir.file("out.\(ext)")

@@ -1,73 +1,73 @@
 import CV4L2
 import Glibc
 import SlomoCore
-@testable import SlomoV4L2
+import SlomoV4L2
 
 /// A fake V4L2 driver behind the ioctl seam: the edge cases a real driver will not produce on
 /// demand (EBUSY, EACCES, errors mid-enumeration, drivers that round, refuse or lack TIMEPERFRAME).
 /// It checks the buffer type like vivid does (a single-planar type on a multi-planar node is EINVAL)
 /// and records every request in `calls` and every setter's argument in `log`.
-final class FakeV4L2: V4L2Syscalls {
-    enum Sizes {
+public final class FakeV4L2: V4L2Syscalls {
+    public enum Sizes {
         /// (width, height, intervals as (numerator, denominator))
         case discrete([(Int, Int, [(UInt32, UInt32)])])
         /// stepwise sizes; intervals at any size come from `intervalsAt`
         case stepwise(min: (Int, Int), max: (Int, Int), step: (Int, Int))
     }
 
-    var kinds: [String: NodeKind] = ["/dev/video0": .characterDevice]
-    var openErrno: Int32 = 0
-    var caps = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
-    var formats: [(fourcc: String, compressed: Bool, sizes: Sizes)] = [
+    public var kinds: [String: NodeKind] = ["/dev/video0": .characterDevice]
+    public var openErrno: Int32 = 0
+    public var caps = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
+    public var formats: [(fourcc: String, compressed: Bool, sizes: Sizes)] = [
         ("MJPG", true, .discrete([(640, 480, [(1, 120), (1, 30)]), (1280, 720, [(1, 60), (1, 30)])])),
         ("YUYV", false, .discrete([(640, 480, [(1, 30)])])),
     ]
     /// Intervals for stepwise sizes, by size; also what "stepwise intervals" answers (type 2/3).
-    var intervalsAt: (Int, Int) -> (type: UInt32, min: (UInt32, UInt32), max: (UInt32, UInt32)) = { _, _ in
+    public var intervalsAt: (Int, Int) -> (type: UInt32, min: (UInt32, UInt32), max: (UInt32, UInt32)) = { _, _ in
         (V4L2_FRMIVAL_TYPE_CONTINUOUS.rawValue, (1, 100), (1, 1))
     }
     /// The driver's state, as G_FMT / G_PARM report it.
-    var current = (fourcc: "YUYV", width: 640, height: 480)
-    var timePerFrame: Bool = true
-    var interval: (UInt32, UInt32) = (1, 30)
+    public var current = (fourcc: "YUYV", width: 640, height: 480)
+    public var timePerFrame: Bool = true
+    public var interval: (UInt32, UInt32) = (1, 30)
     /// S_PARM policy: the interval the driver really takes for a requested one (default: as asked).
-    var roundInterval: ((UInt32, UInt32)) -> (UInt32, UInt32) = { $0 }
+    public var roundInterval: ((UInt32, UInt32)) -> (UInt32, UInt32) = { $0 }
     /// S_FMT policy: the size the driver really takes (default: as asked).
-    var roundSize: ((Int, Int)) -> (Int, Int) = { $0 }
+    public var roundSize: ((Int, Int)) -> (Int, Int) = { $0 }
     /// Controls: id → (value, minimum, maximum, flags); S_CTRL to an id in `refuse` fails with that errno.
-    var controls: [UInt32: (value: Int32, min: Int32, max: Int32, flags: UInt32)] = [:]
-    var refuse: [UInt32: Int32] = [:]
+    public var controls: [UInt32: (value: Int32, min: Int32, max: Int32, flags: UInt32)] = [:]
+    public var refuse: [UInt32: Int32] = [:]
     /// DV timings (pixel clock, total width, total height), if the input has them.
-    var dv: (clock: UInt64, htotal: UInt32, vtotal: UInt32)?
+    public var dv: (clock: UInt64, htotal: UInt32, vtotal: UInt32)?
     /// Fail this request with this errno after `after` successful calls of it.
-    var fail: (V4L2Request, Int32, after: Int)?
+    public var fail: (V4L2Request, Int32, after: Int)?
     /// Answer every ENUM_FMT index (a driver that never says EINVAL).
-    var endlessFormats = false
+    public var endlessFormats = false
 
     /// Controls of the extended API (QUERY_EXT_CTRL, QUERYMENU, G/S_EXT_CTRLS), in id order.
-    var extControls: [CameraControl] = []
+    public var extControls: [CameraControl] = []
     /// Auto clusters: manual id → (auto id, the auto's manual value). While the auto control is not
     /// manual, the manual one is inactive and reads `settled(id)`; switching to manual keeps that
     /// value (the kernel's auto-cluster update).
-    var clusters: [UInt32: (auto: UInt32, manual: Int64)] = [:]
-    var settled: (UInt32) -> Int64 = { _ in 42 }
+    public var clusters: [UInt32: (auto: UInt32, manual: Int64)] = [:]
+    public var settled: (UInt32) -> Int64 = { _ in 42 }
     /// S_EXT_CTRLS to an id here fails with that errno.
-    var refuseExt: [UInt32: Int32] = [:]
+    public var refuseExt: [UInt32: Int32] = [:]
     /// The selection API's crop bounds and crop (nil: G_SELECTION fails with ENODATA, as vivid's webcam).
-    var selection: (bounds: PixelRect, crop: PixelRect)?
+    public var selection: (bounds: PixelRect, crop: PixelRect)?
 
     /// Streaming (mmap buffers, QBUF/DQBUF) when set; without it mmap fails with ENOMEM.
-    var stream: Stream?
+    public var stream: Stream?
 
     /// A camera that delivers a frame whenever a buffer is queued, with virtual timestamps
     /// (`interval` per frame, by mode) so a measurement needs no real time.
-    final class Stream {
+    public final class Stream {
         /// Microseconds per frame for the current format and size.
-        var interval: (_ fourcc: String, _ width: Int, _ height: Int) -> Int64 = { _, _, _ in 10_000 }
+        public var interval: (_ fourcc: String, _ width: Int, _ height: Int) -> Int64 = { _, _, _ in 10_000 }
         /// Per frame (0-based): bytes used (nil: the whole buffer), the error flag, sequence numbers skipped before it.
-        var frame: (Int) -> (bytesused: Int?, error: Bool, skip: UInt32) = { _ in (nil, false, 0) }
+        public var frame: (Int) -> (bytesused: Int?, error: Bool, skip: UInt32) = { _ in (nil, false, 0) }
         /// After this many frames, DQBUF fails with this errno (a disconnect).
-        var endAfter: (frames: Int, errno: Int32)?
+        public var endAfter: (frames: Int, errno: Int32)?
         fileprivate var buffers: [UnsafeMutableRawPointer] = []
         fileprivate var length = 0
         fileprivate var queued: [Int] = []
@@ -76,28 +76,31 @@ final class FakeV4L2: V4L2Syscalls {
         fileprivate var sequence: UInt32 = 0
         fileprivate var clockMicros: Int64 = 1_000_000
         /// Modes streamed, in order (`YUYV 640x480`).
-        private(set) var started: [String] = []
+        public private(set) var started: [String] = []
         fileprivate func start(_ mode: String) { started.append(mode); on = true }
+        public init() {}
         deinit { for b in buffers { b.deallocate() } }
     }
 
-    private(set) var calls: [V4L2Request] = []
-    private(set) var log: [String] = []
+    public init() {}
 
-    var bufferType: UInt32 {
+    public private(set) var calls: [V4L2Request] = []
+    public private(set) var log: [String] = []
+
+    public var bufferType: UInt32 {
         caps & UInt32(V4L2_CAP_VIDEO_CAPTURE) == 0 && caps & UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE) != 0
             ? V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue : V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
     }
 
-    func kind(of path: String) -> NodeKind { kinds[path] ?? .missing }
-    func open(_ path: String) -> (fd: Int32, errno: Int32) { openErrno == 0 ? (3, 0) : (-1, openErrno) }
-    func close(_ fd: Int32) { log.append("close") }
-    func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) {
+    public func kind(of path: String) -> NodeKind { kinds[path] ?? .missing }
+    public func open(_ path: String) -> (fd: Int32, errno: Int32) { openErrno == 0 ? (3, 0) : (-1, openErrno) }
+    public func close(_ fd: Int32) { log.append("close") }
+    public func mmap(_ fd: Int32, length: Int, offset: Int) -> (UnsafeMutableRawPointer?, Int32) {
         guard let st = stream, offset / 4096 < st.buffers.count else { return (nil, ENOMEM) }
         return (st.buffers[offset / 4096], 0)
     }
-    func munmap(_ p: UnsafeMutableRawPointer, length: Int) {}
-    func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) {
+    public func munmap(_ p: UnsafeMutableRawPointer, length: Int) {}
+    public func poll(_ fd: Int32, milliseconds: Int32) -> (Bool, Int32) {
         guard let st = stream, st.on else { return (false, 0) }
         return (!st.queued.isEmpty, 0)
     }
@@ -145,12 +148,12 @@ final class FakeV4L2: V4L2Syscalls {
             return 0
         }
     }
-    func listDevices() -> [String] { kinds.keys.filter { $0.hasPrefix("/dev/video") }.sorted() }
+    public func listDevices() -> [String] { kinds.keys.filter { $0.hasPrefix("/dev/video") }.sorted() }
 
     /// The requests after QUERYCAP and the G_PARM that opening makes.
-    var callsAfterOpen: [V4L2Request] { Array(calls.drop { $0 == .querycap || $0 == .gParm }) }
+    public var callsAfterOpen: [V4L2Request] { Array(calls.drop { $0 == .querycap || $0 == .gParm }) }
 
-    func ioctl(_ fd: Int32, _ r: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
+    public func ioctl(_ fd: Int32, _ r: V4L2Request, _ arg: UnsafeMutableRawPointer) -> Int32 {
         calls.append(r)
         if let (req, e, after) = fail, req == r, calls.filter({ $0 == r }).count > after { return e }
         switch r {
@@ -357,7 +360,7 @@ final class FakeV4L2: V4L2Syscalls {
         }
     }
 
-    static func controlName(_ id: UInt32) -> String {
+    public static func controlName(_ id: UInt32) -> String {
         switch id {
         case CV4L2_CID_EXPOSURE_AUTO_PRIORITY: return "exposure_auto_priority"
         case CV4L2_CID_EXPOSURE_AUTO: return "exposure_auto"

@@ -1,8 +1,7 @@
-import CV4L2
 import Foundation
-import Glibc
 import Testing
 import SlomoCore
+import SlomoTestSupport
 import SlomoKit
 @testable import SlomoV4L2
 
