@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # slomo's developer entry point: install what is missing, build, run the demo or the tests.
-#   scripts/dev.sh deps    install missing Debian packages (apt-get, only when missing)
+#   scripts/dev.sh deps [build|test|bench]  install the missing Debian packages of a set (default build)
 #   scripts/dev.sh demo    deps + release build + the main job on its built-in default input
 #   scripts/dev.sh test    deps + layer check + debug build + every test (vivid VM tests included),
 #                          then the Slurm and Kubernetes checks of Samples/batch (below)
@@ -14,20 +14,34 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 
-# Build and test dependencies (Debian 12 names). Runtime: FFmpeg 5.1 libraries.
-# Tests: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl and qemu for the vivid VM,
-# python3-fusepy and fuse for a file system that refuses fsync;
-# benchmarks: the peers users would pick instead (rubberband, soundstretch) and test signals (espeak-ng, sox).
-PACKAGES=(
-  pkg-config libsoundtouch-dev librubberband-dev libasound2-dev alsa-utils
+# Debian 12 packages, in three sets; `deps` installs the missing ones of a set and the sets before it.
+# build: what building and running slomo needs (FFmpeg 5.1 libraries, SoundTouch, Rubber Band, ALSA).
+BUILD_PACKAGES=(
+  pkg-config libsoundtouch-dev librubberband-dev libasound2-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
-  ffmpeg v4l-utils qemu-system-x86 kmod time parallel jq bc python3-venv
-  rubberband-cli soundstretch espeak-ng sox mkvtoolnix mediainfo python3-fusepy fuse
 )
+# test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
+# vivid VM, alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
+# for the Kubernetes schema check, python3-fusepy and fuse for a file system that refuses fsync.
+TEST_PACKAGES=(
+  ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
+  mkvtoolnix mediainfo python3-fusepy fuse
+)
+# bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
+# sox), /usr/bin/time and bc.
+BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc)
 
+# deps [build|test|bench]: install what is missing (default: build).
 deps() {
+  local wanted=("${BUILD_PACKAGES[@]}")
+  case "${1:-build}" in
+    build) ;;
+    test) wanted+=("${TEST_PACKAGES[@]}") ;;
+    bench) wanted+=("${TEST_PACKAGES[@]}" "${BENCH_PACKAGES[@]}") ;;
+    *) echo "usage: scripts/dev.sh deps [build|test|bench]" >&2; exit 64 ;;
+  esac
   local missing=() p
-  for p in "${PACKAGES[@]}"; do
+  for p in "${wanted[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -56,7 +70,7 @@ demo() {
 }
 
 test() {
-  deps
+  deps test
   layers
   swift build --build-tests
   swift test --skip-build
@@ -102,14 +116,14 @@ k8s() {
 }
 
 case "${1:-}" in
-  deps) deps ;;
+  deps) shift; deps "$@" ;;
   demo) demo ;;
   test) test ;;
   layers) layers ;;
-  slurm) deps; slurm ;;
-  k8s) deps; k8s ;;
+  slurm) deps test; slurm ;;
+  k8s) deps test; k8s ;;
   fuzz) shift; scripts/fuzz.sh "$@" ;;
-  mutate) shift; deps; mutate "$@" ;;
-  tsan) deps; tsan ;;
-  *) echo "usage: scripts/dev.sh deps|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan" >&2; exit 64 ;;
+  mutate) shift; deps test; mutate "$@" ;;
+  tsan) deps test; tsan ;;
+  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan" >&2; exit 64 ;;
 esac

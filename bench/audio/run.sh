@@ -5,6 +5,7 @@
 #   bench/audio/run.sh [--quick]
 set -e
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 swift build -c release --scratch-path .build-audio --product slomo >&2
 python3 bench/audio/run.py --slomo .build-audio/release/slomo "$@"
 echo

@@ -6,6 +6,7 @@
 #   bench/batch/run.sh [--quick] [--jobs N]      (--quick: 8 clips)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 N=32; JOBS=""
 while [ $# -gt 0 ]; do
   case "$1" in --quick) N=8; shift ;; --jobs) JOBS="--jobs $2"; shift 2 ;; *) echo "usage: $0 [--quick] [--jobs N]" >&2; exit 64 ;; esac

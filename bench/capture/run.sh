@@ -7,6 +7,7 @@
 # Compared in the same run with ffmpeg doing the same store from a pre-encoded file (-c copy / -c:v libx264).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 N=5000; RAWN=720
 [ "${1:-}" = "--quick" ] && { N=1500; RAWN=240; }
 swift build -c release --product slomo >/dev/null

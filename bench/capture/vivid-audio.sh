@@ -8,6 +8,7 @@
 #   bench/capture/vivid-audio.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 swift build -c release --product slomo >/dev/null
 ../shared/vivid/run-in-vivid-vm.sh --alsa --timeout 900 --vivid-opts "n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0" -- \
   env SLOMO_BIN="$PWD/.build/release/slomo" bash bench/capture/vivid-audio-guest.sh

@@ -6,6 +6,7 @@
 # frame periods is k-1 lost frames. slomo's own report (driver sequence gaps) is printed beside.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 RUNS=3; FRAMES=300
 while [ $# -gt 0 ]; do case $1 in --quick) RUNS=1 ;; --runs) RUNS=$2; shift ;; *) echo "usage: $0 [--quick] [--runs N]" >&2; exit 64 ;; esac; shift; done
 swift build -c release --product slomo >/dev/null

@@ -18,6 +18,7 @@
 # ffmpeg's time / this time; the last column shows how close each input comes to it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 SECONDS_LEN=8; PRESET=medium
 while [ $# -gt 0 ]; do
   case "$1" in --quick) SECONDS_LEN=4; shift ;; --preset) PRESET=$2; shift 2 ;; *) echo "usage: $0 [--quick] [--preset P]" >&2; exit 64 ;; esac

@@ -7,6 +7,7 @@
 #   bench/play/run.sh [--lead MS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 LEAD=10
 while [ $# -gt 0 ]; do
   case "$1" in --lead) LEAD=$2; shift 2 ;; *) echo "usage: $0 [--lead MS]" >&2; exit 64 ;; esac
