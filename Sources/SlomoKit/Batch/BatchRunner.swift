@@ -165,9 +165,7 @@ public final class BatchRunner: @unchecked Sendable {
         let summary = PipeCollector(out.fileHandleForReading)
         var messages: [String] = []
         StderrLines.read(err.fileHandleForReading) { line in
-            if line.hasPrefix("{\"event\":\"progress\""),
-               let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-               let done = (o["done"] as? NSNumber)?.int64Value, let total = (o["total"] as? NSNumber)?.int64Value {
+            if let e = ProgressEvent(line: line), let done = e.done, let total = e.total {
                 progress?(number, done, total)
             } else if !line.isEmpty {
                 messages.append(line)

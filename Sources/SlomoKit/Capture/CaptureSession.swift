@@ -821,9 +821,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// says where; it never hides the recording's own outcome.
     private func writeSidecar(_ report: CaptureReport, for output: String) {
         let path = output + ".capture.json"
-        let enc = JSONEncoder()
-        enc.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        guard let data = try? enc.encode(report) else { reportNote = "\(path): the report could not be encoded"; reportLost = true; return }
+        guard let data = try? JSONSchema.document(report) else { reportNote = "\(path): the report could not be encoded"; reportLost = true; return }
         do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
             let why = OutputFile.reason(error)
             let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

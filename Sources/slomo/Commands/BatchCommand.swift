@@ -86,23 +86,18 @@ struct BatchCommand: ParsableCommand {
             elapsedSeconds: (Date().timeIntervalSince(t0) * 100).rounded() / 100, jobs: nJobs, threadsPerJob: nThreads,
             shard: shard)
         summary.shardBase = shard == nil ? nil : shardBase
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        Console.out("{\"summary\":" + String(decoding: try encoder.encode(summary), as: UTF8.self) + "}")
+        Console.out(try JSONSchema.line(BatchSummaryLine(summary: summary)))
         Console.error("batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s")
         if BatchInterrupt.requested { throw SimpleFailure("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
     }
 
     static func emit(_ record: BatchRecord) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(record) { Console.out(String(decoding: data, as: UTF8.self)) }
+        if let line = try? JSONSchema.line(record) { Console.out(line) }
     }
 
     func printLine(_ object: [String: Any]) throws {
-        let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-        Console.out(String(decoding: data, as: UTF8.self))
+        Console.out(try JSONSchema.line(object))
     }
 
     /// The jobs from the manifest or the inputs, with the command-line options as defaults.
@@ -239,3 +234,6 @@ final class BatchProgress: @unchecked Sendable {
         reporter.batch(jobsDone: finishedJobs, jobs: jobs, fraction: fraction, frames: frames, fps: fps, eta: eta)
     }
 }
+
+/// The last line of `slomo batch`'s stdout: `{"summary": {...}, "version": 1}`.
+struct BatchSummaryLine: Encodable { let summary: BatchSummary }

@@ -90,7 +90,7 @@ final class ProgressReporter: @unchecked Sendable {
             let now = DispatchTime.now()
             guard done == total || now.uptimeNanoseconds - lastJSON.uptimeNanoseconds > 500_000_000 else { return }
             lastJSON = now
-            Console.error("{\"event\":\"progress\",\"done\":\(done),\"total\":\(total)}")
+            if let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) { Console.error(line) }
         case .none: break
         }
     }
@@ -103,8 +103,8 @@ final class ProgressReporter: @unchecked Sendable {
         case .bar: bar.draw(fraction: fraction, detail: String(format: "%d/%d jobs, %lld frames, %.0f fps, ETA %.0fs", jobsDone, jobs, frames, fps, eta),
                             force: jobsDone == jobs)
         case .json:
-            Console.error(String(format: "{\"event\":\"progress\",\"jobsDone\":%d,\"jobs\":%d,\"fraction\":%.4f,\"frames\":%lld,\"fps\":%.1f,\"etaSeconds\":%.1f}",
-                                 jobsDone, jobs, fraction, frames, fps, eta))
+            let e = ProgressEvent(jobsDone: jobsDone, jobs: jobs, fraction: fraction, frames: frames, fps: fps, etaSeconds: eta)
+            if let line = try? JSONSchema.line(e) { Console.error(line) }
         case .none: break
         }
     }

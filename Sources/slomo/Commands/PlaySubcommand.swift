@@ -46,14 +46,14 @@ struct PlaySubcommand: ParsableCommand {
                 let text = line.trimmingCharacters(in: .whitespaces)
                 if text.isEmpty { continue }
                 do { queue.push(try PlayCommand(parsing: text)) } catch {
-                    Console.error("{\"event\":\"error\",\"message\":\"\(String(describing: error).replacingOccurrences(of: "\"", with: "'"))\"}")
+                    var e = PlayEvent(event: "error")
+                    e.message = String(describing: error)
+                    if let line = try? JSONSchema.line(e) { Console.error(line) }
                 }
             }
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         try Player(r) { e in
-            if let d = try? encoder.encode(e) { Console.error(String(decoding: d, as: UTF8.self)) }
+            if let line = try? JSONSchema.line(e) { Console.error(line) }
         }.run(commands: queue)
     }
 }

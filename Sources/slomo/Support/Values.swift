@@ -1,4 +1,5 @@
 import Foundation
+import SlomoKit
 import SlomoCore
 
 /// Parsing of option values that ArgumentParser would only reject with a generic message
@@ -28,13 +29,10 @@ extension SegmentSpec {
     }
 }
 
-/// JSON on stdout: sorted keys so output is stable across runs.
+/// A `--json` document on stdout (`JSONSchema`: sorted keys, `version`).
 enum JSONOutput {
     static func print<T: Encodable>(_ value: T) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        let data = try encoder.encode(value)
-        Console.out(String(decoding: data, as: UTF8.self))
+        Console.out(String(decoding: try JSONSchema.document(value), as: UTF8.self))
     }
 }
 
