@@ -14,6 +14,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
+        // YAML batch manifests (libyaml): marks on every node, duplicate keys refused.
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
     ],
     targets: [
         // C modules: FFmpeg 5.1 (Debian 12) headers (libav*-dev, installed by scripts/dev.sh deps),
@@ -41,7 +43,8 @@ let package = Package(
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
 
         // Use cases.
-        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio"]),
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio",
+                                                 .product(name: "Yams", package: "Yams")]),
 
         // The command line.
         .executableTarget(
