@@ -70,6 +70,6 @@ let package = Package(
                     dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTestSupport"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
-        .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore"]),
+        .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit"]),
     ]
 )

@@ -12,7 +12,7 @@ struct Slomo: ParsableCommand {
         subcommands: [
             CaptureCommand.self, GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
             RetimeCommand.self, ExportCommand.self, PlaySubcommand.self, StretchCommand.self, BatchCommand.self,
-            DevicesCommand.self, FormatsCommand.self, ControlsCommand.self,
+            DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, JobCommand.self,
         ])
 
     /// ArgumentParser's entry point, wrapped so that every SlomoFailure becomes one line
@@ -22,9 +22,10 @@ struct Slomo: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let failure as SlomoFailure {
-            Console.error("slomo: \(failure.description)")
-            exit(withError: ExitCode(failure.exitStatus.rawValue))
+        } catch let error where CLIFailure(classifying: error) != nil {
+            let failure = CLIFailure(error)
+            Console.error("slomo: \(failure.message)")
+            exit(withError: ExitCode(failure.status))
         } catch {
             // Help and --version print as usual; any other parse error becomes one line.
             let code = exitCode(for: error)

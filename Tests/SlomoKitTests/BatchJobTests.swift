@@ -25,19 +25,19 @@ import SlomoCore
         #expect(curved.key() != job.key() && curved.key() != turned.key())
     }
 
-    /// `curve` from a manifest: checked like `--curve`, passed to export and retime, refused for stretch.
+    /// `curve` from a manifest: checked like `--curve`, passed to the use case, taken by every command.
     @Test func curveIsValidatedAndPassed() throws {
         let jobs = try Manifest.parse(Data(#"[{"input": "a.mp4", "output": "o.mp4", "curve": "0@1,1@1/4,2@1"}]"#.utf8), format: "json", path: "m.json")
         #expect(jobs.first?.curve == "0@1,1@1/4,2@1")
         try jobs[0].validate(where: "m.json:1")
-        let args = jobs[0].arguments(threads: 1, jobKey: "k")
-        #expect(args.firstIndex(of: "--curve").map { args[$0 + 1] } == "0@1,1@1/4,2@1")
+        let spec = try RetimeSpec.options(rate: nil, segments: [], ramps: [], curve: jobs[0].curve, rateName: "rate")
+        #expect(try JobRun(job: jobs[0], spec: spec).exportRequest().spec.curve == SpeedCurve(parsing: "0@1,1@1/4,2@1"))
         var bad = jobs[0]
         bad.curve = "0@1,2@1/2,1@1"
         #expect(throws: SimpleFailure.self) { try bad.validate(where: "m.json:1") }
         var stretch = jobs[0]
-        stretch.command = .stretch
-        #expect(throws: SimpleFailure.self) { try stretch.validate(where: "m.json:1") }
+        stretch.command = .stretch            // stretch follows a curve too
+        try stretch.validate(where: "m.json:1")
     }
 
     /// `rotation` is an export option: checked, and refused for the commands that copy video or have none.
@@ -45,7 +45,7 @@ import SlomoCore
         var job = BatchJob(input: "in.mp4", output: "o.mkv", command: .export)
         job.rotation = "pixels"
         try job.validate(where: "m:1")
-        #expect(job.arguments(threads: 1, jobKey: "k").contains("--rotation"))
+        #expect(try JobRun(job: job, spec: RetimeSpec()).exportRequest().rotation == .pixels)
         job.rotation = "sideways"
         #expect(throws: SimpleFailure.self) { try job.validate(where: "m:1") }
         for command in [BatchJob.Command.retime, .stretch] {

@@ -24,20 +24,12 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var rotation: String?
 
     /// Field names a manifest may use (anything else is refused with its name).
-    public static let fields: Set<String> = ["input", "output", "command", "rate", "segments", "segment", "ramps", "ramp",
-                                             "curve", "pitch", "fps", "codec", "preset", "crf", "frameBlend", "noAudio", "audioCodec", "rotation"]
+    public static var fields: Set<String> { JobOption.manifestFields }
 
-    /// Fields only export takes (retime copies the video, stretch has none).
-    static let exportOnlyFields = ["fps", "codec", "preset", "crf", "frameBlend", "rotation"]
-
-    /// Fields `command` does not take: the export-only ones for retime and stretch, and the audio
-    /// codec for stretch (its output's extension chooses).
+    /// Fields `command` does not take (`JobOption.commands`): the export-only ones for retime and
+    /// stretch, the audio codec and `noAudio` for stretch.
     static func fieldsNotTaken(by command: Command) -> [String] {
-        switch command {
-        case .export: return []
-        case .retime: return exportOnlyFields
-        case .stretch: return exportOnlyFields + ["audioCodec"]
-        }
+        JobOption.allCases.filter { !$0.commands.contains(command) }.map(\.field)
     }
 
     public init(input: String, output: String, command: Command = .export) {
@@ -47,49 +39,14 @@ public struct BatchJob: Codable, Sendable, Equatable {
     /// Checks option values the same way the commands do, so a bad job fails before anything runs.
     public func validate(where place: String) throws(SimpleFailure) {
         func bad(_ m: String) -> SimpleFailure { SimpleFailure("\(place): \(m)", .usage) }
-        if let rate { do { _ = try RetimeSpec.parseRate(Substring(rate), context: "rate \(rate)") } catch { throw bad("\(error)") } }
-        for s in segments { do { _ = try SegmentSpec(parsing: s) } catch { throw bad("\(error)") } }
-        for s in ramps { do { _ = try SegmentSpec(parsing: s, allowRamp: true) } catch { throw bad("\(error)") } }
-        if let curve {
-            guard command != .stretch else { throw bad("curve does not apply to stretch (export and retime take it)") }
-            do { _ = try SpeedCurve(parsing: curve) } catch { throw bad("\(error)") }
-        }
-        if let fps { do { let f = try Rational(parsing: fps); guard f.isPositive else { throw bad("fps must be > 0") } } catch { throw bad("fps '\(fps)': \(error)") } }
-        if let pitch, !["spectral", "time-domain", "zero-latency", "varispeed", "mute"].contains(pitch) {
-            throw bad("pitch '\(pitch)': expected spectral, time-domain, zero-latency, varispeed or mute")
-        }
-        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
+        do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "rate") } catch { throw bad("\(error)") }
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
-        if let frameBlend, ExportRequest.FrameBlend(rawValue: frameBlend) == nil {
-            throw bad("frameBlend '\(frameBlend)': \(OptionValues.expected(ExportRequest.FrameBlend.self))")
-        }
-        if let rotation, ExportRequest.Rotation(rawValue: rotation) == nil { throw bad("rotation '\(rotation)': \(OptionValues.expected(ExportRequest.Rotation.self))") }
+        do { _ = try parsedOptions() } catch { throw bad(error.asField) }
+        let exportOnly = JobOption.allCases.filter { $0.commands == [.export] }
         if command != .export, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil || rotation != nil {
-            let names = Self.exportOnlyFields
+            let names = exportOnly.map(\.field)
             throw bad("\(names.dropLast().joined(separator: ", ")) and \(names.last!) do not apply to \(command)\(command == .retime ? " (it copies video)" : "")")
         }
-    }
-
-    /// The slomo command line that runs this job.
-    public func arguments(threads: Int, jobKey: String) -> [String] {
-        var a = [command.rawValue, input, "-o", output, "--overwrite"]
-        if let rate { a += ["--rate", rate] }
-        for s in segments { a += ["--segment", s] }
-        for s in ramps { a += ["--ramp", s] }
-        if let curve { a += ["--curve", curve] }
-        if let pitch { a += ["--pitch", pitch] }
-        if noAudio && command != .stretch { a.append("--no-audio") }
-        if let audioCodec { a += ["--audio-codec", audioCodec] }
-        if let fps { a += ["--fps", fps] }
-        if let codec { a += ["--codec", codec] }
-        if let preset { a += ["--preset", preset] }
-        if let crf { a += ["--crf", String(crf)] }
-        if let frameBlend { a += ["--frame-blend", frameBlend] }
-        if let rotation { a += ["--rotation", rotation] }
-        if command != .stretch { a += ["--threads", String(threads), "--job-key", jobKey] }
-        if command == .export { a += ["--progress", "json"] }
-        a.append("--json")
-        return a
     }
 
     /// A fingerprint of what the output must be: command, options, and the input's identity

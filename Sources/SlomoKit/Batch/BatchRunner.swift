@@ -150,45 +150,53 @@ public final class BatchRunner: @unchecked Sendable {
         }
         let p = Process()
         p.executableURL = URL(fileURLWithPath: options.executable)
-        p.arguments = job.arguments(threads: options.threadsPerJob, jobKey: key)
-        let out = Pipe(), err = Pipe()
+        p.arguments = ["job"]
+        let input = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = input
         p.standardOutput = out
         p.standardError = err
-        p.standardInput = FileHandle.nullDevice
         do { try p.run() } catch {
-            record.status = "failed"; record.error = "cannot start \(options.executable): \(error)"
+            record.status = "failed"; record.error = "cannot start \(options.executable): \(OutputFile.reason(error))"
             return record
         }
         BatchInterrupt.track(p.processIdentifier)
-        // stdout (the child's JSON summary) on its own thread while stderr is read line by line here,
-        // so that neither pipe can fill up and stall the child
-        let summary = PipeCollector(out.fileHandleForReading)
-        var messages: [String] = []
-        StderrLines.read(err.fileHandleForReading) { line in
+        // the typed request on stdin; a child that dies before reading it is reported below
+        let request = JobRequest(job: job, threads: options.threadsPerJob, key: key)
+        if let line = try? JSONSchema.line(request) { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
+        try? input.fileHandleForWriting.close()
+        // stderr (diagnostics, kept for a child that ends without a result) on its own thread while
+        // stdout's typed lines are read here, so that neither pipe can fill up and stall the child
+        let diagnostics = PipeCollector(err.fileHandleForReading)
+        var result: JobResult?
+        PipeLines.read(out.fileHandleForReading) { line in
             if let e = ProgressEvent(line: line), let done = e.done, let total = e.total {
                 progress?(number, done, total)
-            } else if !line.isEmpty {
-                messages.append(line)
-                if messages.count > 50 { messages.removeFirst() }
+            } else if let r = JobResult(line: line) {
+                result = r
             }
         }
-        let outData = summary.wait()
+        let stderrText = String(decoding: diagnostics.wait(), as: UTF8.self)
         p.waitUntilExit()
         BatchInterrupt.untrack(p.processIdentifier)
         record.durationSeconds = (Date().timeIntervalSince(t0) * 1000).rounded() / 1000
         record.exitStatus = p.terminationStatus
-        if p.terminationStatus == 0 {
-            if let summary = try? JSONSerialization.jsonObject(with: outData) as? [String: Any],
-               let frames = (summary["outputFrames"] ?? summary["videoPackets"]) as? Int, record.durationSeconds > 0 {
+        if p.terminationStatus == 0, let result, result.status == "ok" {
+            if let frames = result.frames, record.durationSeconds > 0 {
                 record.fps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
             }
         } else {
-            let line = messages.last ?? ""
             let interrupted = p.terminationStatus == ExitStatus.interrupted.rawValue || p.terminationReason == .uncaughtSignal
             record.status = interrupted && BatchInterrupt.requested ? "interrupted" : "failed"
-            record.error = line.hasPrefix("slomo: ") ? String(line.dropFirst(7)) : (line.isEmpty ? "exit \(p.terminationStatus)" : line)
+            record.error = result?.error ?? Self.crashLine(stderrText, status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal)
         }
         return record
+    }
+
+    /// A child that ended without a result (killed, crashed): its last stderr line, or how it ended.
+    static func crashLine(_ stderr: String, status: Int32, signalled: Bool) -> String {
+        let last = stderr.split(separator: "\n").last.map(String.init) ?? ""
+        if !last.isEmpty { return last.hasPrefix("slomo: ") ? String(last.dropFirst(7)) : last }
+        return signalled ? "killed by signal \(status)" : "exit \(status)"
     }
 }
 
@@ -204,8 +212,8 @@ final class PipeCollector: @unchecked Sendable {
     func wait() -> Data { group.wait(); return data }
 }
 
-/// Splits what a pipe delivers into lines as they arrive, until its end.
-enum StderrLines {
+/// Splits what a pipe delivers into lines as they arrive, until its end (a batch child's stdout).
+enum PipeLines {
     static func read(_ handle: FileHandle, _ line: (String) -> Void) {
         var buffer = Data()
         while true {

@@ -11,9 +11,14 @@ public enum OptionValues {
 
     /// "expected a, b or c": the values an option of type `T` takes, in declaration order.
     public static func expected<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String {
+        "expected " + choices(T.self)
+    }
+
+    /// "a, b or c".
+    public static func choices<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String {
         let names = T.allCases.map(\.rawValue)
-        guard let last = names.last, names.count > 1 else { return "expected " + names.joined() }
-        return "expected " + names.dropLast().joined(separator: ", ") + " or " + last
+        guard let last = names.last, names.count > 1 else { return names.joined() }
+        return names.dropLast().joined(separator: ", ") + " or " + last
     }
 
     /// `WxH`, e.g. `1280x720`.

@@ -20,19 +20,20 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Manifest file (.json, .yaml/.yml or .csv).") var manifest: String?
     @Option(help: "Directory for outputs of jobs that do not name one (made if missing).") var outDir: String?
     @Option(help: "Command for every job without one: export, retime, stretch.") var command = "export"
-    @Option(help: "Rate for every job (0.5 = half speed).") var rate: String?
-    @Option(name: .customLong("segment"), help: "START-END@RATE for every job, repeatable.") var segments: [String] = []
-    @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] for every job, repeatable.") var ramps: [String] = []
-    @Option(help: "T0@R0,T1@R1,… a speed curve for every job (export, retime).") var curve: String?
-    @Option(help: "Audio time-pitch algorithm.") var pitch: String?
-    @Option(help: "Export frame rate.") var fps: String?
-    @Option(help: "Export video encoder.") var codec: String?
-    @Option(help: "Export encoder preset.") var preset: String?
-    @Option(help: "Export constant rate factor.") var crf: Int?
-    @Option(help: "Export frame blending: none, blend.") var frameBlend: String?
-    @Flag(help: "Leave the audio out.") var noAudio = false
-    @Option(help: "Export jobs' display rotation: auto, pixels, metadata (see export --help).") var rotation: String?
-    @Option(help: "Audio encoder for export and retime jobs: auto, aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec: String?
+    // Every job's options (a manifest's field overrides them); the table `JobOption` declares them.
+    @Option(help: ArgumentHelp(JobOption.rate.help)) var rate: String?
+    @Option(name: .customLong(JobOption.segments.flag), help: ArgumentHelp(JobOption.segments.help)) var segments: [String] = []
+    @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
+    @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
+    @Option(help: ArgumentHelp(JobOption.pitch.help)) var pitch: String?
+    @Option(help: ArgumentHelp(JobOption.fps.help)) var fps: String?
+    @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
+    @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
+    @Option(help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
+    @Option(help: ArgumentHelp(JobOption.frameBlend.help)) var frameBlend: String?
+    @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
+    @Option(help: ArgumentHelp(JobOption.rotation.help)) var rotation: String?
+    @Option(help: ArgumentHelp(JobOption.audioCodec.help)) var audioCodec: String?
     @Option(help: "Jobs at once (default: one per core).") var jobs: Int?
     @Option(help: "Codec threads per job (default: cores / jobs).") var threads: Int?
     @Option(help: "Run only shard I of N (I from 1, or from --shard-base).") var shard: String?
@@ -127,19 +128,9 @@ struct BatchCommand: ParsableCommand {
             }
         }
         var defaults: [String: Any] = ["command": cmd.rawValue]
-        if let rate { defaults["rate"] = rate }
-        if !segments.isEmpty { defaults["segments"] = segments }
-        if !ramps.isEmpty { defaults["ramps"] = ramps }
-        if let curve { defaults["curve"] = curve }
-        if let pitch { defaults["pitch"] = pitch }
-        if let fps { defaults["fps"] = fps }
-        if let codec { defaults["codec"] = codec }
-        if let preset { defaults["preset"] = preset }
-        if let crf { defaults["crf"] = crf }
-        if let frameBlend { defaults["frameBlend"] = frameBlend }
-        if noAudio { defaults["noAudio"] = true }
-        if let audioCodec { defaults["audioCodec"] = audioCodec }
-        if let rotation { defaults["rotation"] = rotation }
+        for option in JobOption.allCases {
+            if let value = defaultValue(option) { defaults[option.field] = value }
+        }
         var jobs: [BatchJob]
         if let m = manifestPath {
             guard files.isEmpty else { throw SimpleFailure("give either a manifest or input files, not both", .usage) }
@@ -163,6 +154,25 @@ struct BatchCommand: ParsableCommand {
             jobs[i].output = (out as NSString).appendingPathComponent(Self.outputName(for: jobs[i]))
         }
         return jobs
+    }
+
+    /// This command line's value of `option`, as a manifest field's value (nil: not given).
+    func defaultValue(_ option: JobOption) -> Any? {
+        switch option {
+        case .rate: return rate
+        case .segments: return segments.isEmpty ? nil : segments
+        case .ramps: return ramps.isEmpty ? nil : ramps
+        case .curve: return curve
+        case .pitch: return pitch
+        case .fps: return fps
+        case .codec: return codec
+        case .preset: return preset
+        case .crf: return crf
+        case .frameBlend: return frameBlend
+        case .noAudio: return noAudio ? true : nil
+        case .audioCodec: return audioCodec
+        case .rotation: return rotation
+        }
     }
 
     static func outputName(for job: BatchJob) -> String {

@@ -16,12 +16,13 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "Input media file.") var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).") var output: String
     @OptionGroup var retime: RetimeOptions
-    @Option(help: "Output frame rate (integer, decimal or fraction).") var fps = "30"
-    @Option(help: "Video encoder: libx264 (default; libvpx-vp9 for .webm), libx265, libvpx-vp9, libaom-av1, libsvtav1, prores_ks, ffv1, mjpeg.") var codec: String?
-    @Option(help: "Encoder preset (x264/x265 meaning; default medium).") var preset: String?
-    @Option(help: "Constant rate factor (x264/x265 meaning; default 23 / 28).") var crf: Int?
-    @Option(help: "When the source has fewer frames than the output needs: none (repeat), blend, motion.") var frameBlend = "none"
-    @Option(help: "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated).") var rotation = "auto"
+    @OptionGroup var audio: AudioOutputOptions
+    @Option(help: ArgumentHelp(JobOption.fps.help)) var fps = "30"
+    @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
+    @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
+    @Option(help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
+    @Option(help: ArgumentHelp(JobOption.frameBlend.help)) var frameBlend = "none"
+    @Option(help: ArgumentHelp(JobOption.rotation.help)) var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
     @Option(help: "Decoder/encoder threads (0 = all cores).") var threads = 0
@@ -30,26 +31,15 @@ struct ExportCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
     func run() throws {
-        var r = ExportRequest(input: input, output: output, spec: try retime.spec())
-        r.frameRate = try OptionValues.rational(fps, option: "--fps")
-        r.pitch = retime.pitch
-        r.audio = !retime.noAudio
-        r.audioCodec = retime.audioCodec
-        r.codec = codec; r.preset = preset; r.crf = crf
-        guard let blend = ExportRequest.FrameBlend(rawValue: frameBlend) else {
-            throw SimpleFailure("--frame-blend '\(frameBlend)': \(OptionValues.expected(ExportRequest.FrameBlend.self))", .usage)
-        }
-        r.frameBlend = blend
-        guard let turn = ExportRequest.Rotation(rawValue: rotation) else {
-            throw SimpleFailure("--rotation '\(rotation)': \(OptionValues.expected(ExportRequest.Rotation.self))", .usage)
-        }
-        r.rotation = turn
-        r.overwrite = overwrite
-        r.fromOriginal = try retime.fromOriginal()
-        r.realTime = retime.realTime
-        r.skipUnneeded = !decodeAll
-        r.threads = threads
-        r.jobKey = jobKey
+        _ = try OptionValues.rational(fps, option: "--fps")
+        var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
+        audio.apply(to: &run)
+        run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
+        run.job.frameBlend = frameBlend; run.job.rotation = rotation
+        run.skipUnneeded = !decodeAll
+        run.threads = threads
+        run.jobKey = jobKey
+        let r = try run.exportRequest()
         let reporter = try ProgressReporter(mode: progress, label: "export")
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()

@@ -2,19 +2,31 @@ import ArgumentParser
 import SlomoCore
 import SlomoKit
 
-/// Options shared by retime and export: what to slow down and how the audio follows.
+/// Options shared by export, retime and stretch: what to slow down and how the audio follows
+/// (the audio's codec and `--no-audio` are export's and retime's: `AudioOutputOptions`).
+/// Help texts come from `JobOption`, the table batch manifests and `slomo batch` use too.
 struct RetimeOptions: ParsableArguments {
-    @Option(help: "Rate for the whole clip outside segments (0.5 = half speed; fractions like 1/8 allowed).") var rate: String?
-    @Option(name: .customLong("segment"), help: "START-END@RATE (seconds, hh:mm:ss.sss or f600 frame numbers), repeatable.") var segments: [String] = []
-    @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] eased in and out over RAMP seconds (default 0.5), repeatable.") var ramps: [String] = []
-    @Option(help: "T0@R0,T1@R1,… a smooth speed curve: between key points the slowdown (1/rate) moves linearly in source time; the first rate holds before it, the last after it (Docs/Curves.md).") var curve: String?
-    @Option(help: "Audio time-pitch algorithm: spectral, time-domain, zero-latency, varispeed, mute.") var pitch = "spectral"
-    @Flag(help: "Leave the audio out.") var noAudio = false
-    @Option(help: "Audio encoder: auto (the source's codec where the container holds it, else AAC), aac, opus, mp3, vorbis, flac, alac, pcm, pcm24, pcm-float.") var audioCodec = "auto"
+    @Option(help: ArgumentHelp(JobOption.rate.help)) var rate: String?
+    @Option(name: .customLong(JobOption.segments.flag), help: ArgumentHelp(JobOption.segments.help)) var segments: [String] = []
+    @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
+    @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
+    @Option(help: ArgumentHelp(JobOption.pitch.help)) var pitch = "spectral"
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
     @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
     func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve) }
+
+    /// The job these options and `input`/`output` describe, and how to run it in this process.
+    func run(_ command: BatchJob.Command, input: String, output: String, overwrite: Bool) throws -> JobRun {
+        var job = BatchJob(input: input, output: output, command: command)
+        job.rate = rate; job.segments = segments; job.ramps = ramps; job.curve = curve
+        job.pitch = pitch
+        var run = JobRun(job: job, spec: try spec())
+        run.overwrite = overwrite
+        run.fromOriginal = try fromOriginal()
+        run.realTime = realTime
+        return run
+    }
 
     func fromOriginal() throws -> Bool {
         switch relativeTo {
@@ -23,6 +35,14 @@ struct RetimeOptions: ParsableArguments {
         default: throw SimpleFailure("--relative-to '\(relativeTo)': expected original or current", .usage)
         }
     }
+}
+
+/// Export's and retime's audio track (stretch writes audio only, in its output's format).
+struct AudioOutputOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
+    @Option(help: ArgumentHelp(JobOption.audioCodec.help)) var audioCodec = "auto"
+
+    func apply(to run: inout JobRun) { run.job.noAudio = noAudio; run.job.audioCodec = audioCodec }
 }
 
 struct RetimeCommand: ParsableCommand {
@@ -39,21 +59,17 @@ struct RetimeCommand: ParsableCommand {
     @Argument(help: "Input media file.") var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).") var output: String
     @OptionGroup var retime: RetimeOptions
+    @OptionGroup var audio: AudioOutputOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
     @Option(help: "Threads (accepted for batch symmetry; retime decodes no video).") var threads = 0
     @Option(help: .hidden) var jobKey: String?
 
     func run() throws {
-        var r = RetimeRequest(input: input, output: output, spec: try retime.spec())
-        r.pitch = retime.pitch
-        r.audio = !retime.noAudio
-        r.audioCodec = retime.audioCodec
-        r.overwrite = overwrite
-        r.fromOriginal = try retime.fromOriginal()
-        r.realTime = retime.realTime
-        r.jobKey = jobKey
-        let report = try Retimer.retime(r)
+        var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
+        audio.apply(to: &run)
+        run.jobKey = jobKey
+        let report = try Retimer.retime(try run.retimeRequest())
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")

@@ -23,10 +23,9 @@ struct StretchCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
     func run() throws {
-        let algorithm = try TimePitchAlgorithm(parsing: retime.pitch)
-        let request = AudioStretchRequest(input: input, output: output, spec: try retime.spec(), algorithm: algorithm,
-                                          overwrite: overwrite, streamIndex: stream)
-        let report = try AudioStretch.run(request)
+        var run = try retime.run(.stretch, input: input, output: output, overwrite: overwrite)
+        run.streamIndex = stream
+        let report = try AudioStretch.run(try run.stretchRequest())
         if json { try JSONOutput.print(report); return }
         let rates = zip(report.requestedRates, report.rates).map { $0 == $1 ? "\($1)" : "\($0)→\($1)" }
         var line = "\(report.output): \(report.inputFrames) -> \(report.outputFrames) frames at \(report.sampleRate) Hz, "

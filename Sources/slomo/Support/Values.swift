@@ -5,27 +5,11 @@ import SlomoCore
 /// Parsing of option values that ArgumentParser would only reject with a generic message
 /// (sizes and rationals: `OptionValues` in SlomoKit).
 enum Values {
-    /// Builds a retime spec from `--rate`, `--segment` and `--ramp` values.
+    /// Builds a retime spec from `--rate`, `--segment`, `--ramp` and `--curve` values.
     static func retimeSpec(rate: String?, segments: [String], ramps: [String], curve: String? = nil) throws(SimpleFailure) -> RetimeSpec {
-        do {
-            var spec = RetimeSpec()
-            if let curve { spec.curve = try SpeedCurve(parsing: curve) }
-            if let rate { spec.rate = try RetimeSpec.parseRate(Substring(rate), context: "--rate \(rate)") }
-            spec.segments = try segments.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s) }
-            spec.segments += try ramps.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s, allowRamp: true).withDefaultRamp() }
-            return spec
-        } catch {
+        do { return try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "--rate") } catch {
             throw SimpleFailure("\(error)", .usage)
         }
-    }
-}
-
-extension SegmentSpec {
-    /// A `--ramp` without `:RAMP` eases over half a second on each side.
-    func withDefaultRamp() -> SegmentSpec {
-        var s = self
-        if s.ramp == nil { s.ramp = Rational(1, 2) }
-        return s
     }
 }
 

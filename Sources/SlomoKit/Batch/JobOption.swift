@@ -1,0 +1,110 @@
+import Foundation
+import SlomoCore
+
+/// The options a media job takes, declared once: the manifest field, the command-line flag, the
+/// help text and the commands that take it. `slomo batch`'s flags and help, the manifest's field
+/// list and the per-command refusals all derive from this table; export, retime and stretch state
+/// their flags with the same help (`JobOptionTests` compares each `--help` with it). A job's values
+/// reach the use cases through `BatchJob`'s requests (`JobRun`), the same code for a command line
+/// and for a batch child.
+public enum JobOption: String, CaseIterable, Sendable {
+    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, rotation
+
+    /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
+    public var field: String { rawValue }
+
+    /// The long flag without dashes.
+    public var flag: String {
+        switch self {
+        case .segments: return "segment"
+        case .ramps: return "ramp"
+        case .frameBlend: return "frame-blend"
+        case .noAudio: return "no-audio"
+        case .audioCodec: return "audio-codec"
+        default: return rawValue
+        }
+    }
+
+    public var commands: Set<BatchJob.Command> {
+        switch self {
+        case .fps, .codec, .preset, .crf, .frameBlend, .rotation: return [.export]
+        case .noAudio, .audioCodec: return [.export, .retime]   // stretch writes audio only, in its output's format
+        default: return Set(BatchJob.Command.allCases)
+        }
+    }
+
+    public var help: String {
+        switch self {
+        case .rate: return "Rate for the whole clip outside segments (0.5 = half speed; fractions like 1/8 allowed)."
+        case .segments: return "START-END@RATE (seconds, hh:mm:ss.sss or f600 frame numbers), repeatable."
+        case .ramps: return "START-END@RATE[:RAMP] eased in and out over RAMP seconds (default 0.5), repeatable."
+        case .curve: return "T0@R0,T1@R1,… a smooth speed curve: between key points the slowdown (1/rate) moves linearly in source time; the first rate holds before it, the last after it (Docs/Curves.md)."
+        case .pitch: return "Audio time-pitch algorithm: \(Self.pitchNames)."
+        case .fps: return "Output frame rate (integer, decimal or fraction)."
+        case .codec: return "Video encoder: libx264 (default; libvpx-vp9 for .webm), libx265, libvpx-vp9, libaom-av1, libsvtav1, prores_ks, ffv1, mjpeg."
+        case .preset: return "Encoder preset (x264/x265 meaning; default medium)."
+        case .crf: return "Constant rate factor (x264/x265 meaning; default 23 / 28)."
+        case .frameBlend: return "When the source has fewer frames than the output needs: \(OptionValues.choices(ExportRequest.FrameBlend.self)) (repeat, mix neighbours, motion-compensate)."
+        case .noAudio: return "Leave the audio out."
+        case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
+        case .rotation: return "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated)."
+        }
+    }
+
+    /// The algorithms in the order the documentation gives them (best quality first).
+    static let pitchNames = "spectral, time-domain, zero-latency, varispeed or mute"
+
+    /// The fields a manifest may use.
+    public static let manifestFields: Set<String> = Set(allCases.map(\.field) + ["input", "output", "command", "segment", "ramp"])
+}
+
+/// A job option's value refused: names the option as its context calls it (a flag on the command
+/// line, a field in a manifest).
+public struct JobOptionError: Error, Sendable, Equatable {
+    public var option: JobOption
+    public var value: String
+    public var reason: String
+
+    /// `--frame-blend 'x': expected …`
+    public var asFlag: String { "--\(option.flag) '\(value)': \(reason)" }
+    /// `frameBlend 'x': expected …`
+    public var asField: String { "\(option.field) '\(value)': \(reason)" }
+}
+
+extension BatchJob {
+    /// The typed values of the options that need parsing, checked as every command checks them.
+    public struct Parsed: Sendable {
+        public var fps: Rational?
+        public var pitch: TimePitchAlgorithm?
+        public var frameBlend: ExportRequest.FrameBlend?
+        public var rotation: ExportRequest.Rotation?
+    }
+
+    public func parsedOptions() throws(JobOptionError) -> Parsed {
+        var p = Parsed()
+        if let fps {
+            do { p.fps = try Rational(parsing: fps) } catch { throw JobOptionError(option: .fps, value: fps, reason: "\(error)") }
+            guard p.fps!.isPositive else { throw JobOptionError(option: .fps, value: fps, reason: "must be > 0") }
+        }
+        if let pitch {
+            guard let a = TimePitchAlgorithm(rawValue: pitch) else {
+                throw JobOptionError(option: .pitch, value: pitch, reason: "expected \(JobOption.pitchNames)")
+            }
+            p.pitch = a
+        }
+        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw JobOptionError(option: .audioCodec, value: audioCodec, reason: AudioCodecChoice.expected) }
+        if let frameBlend {
+            guard let b = ExportRequest.FrameBlend(rawValue: frameBlend) else {
+                throw JobOptionError(option: .frameBlend, value: frameBlend, reason: OptionValues.expected(ExportRequest.FrameBlend.self))
+            }
+            p.frameBlend = b
+        }
+        if let rotation {
+            guard let r = ExportRequest.Rotation(rawValue: rotation) else {
+                throw JobOptionError(option: .rotation, value: rotation, reason: OptionValues.expected(ExportRequest.Rotation.self))
+            }
+            p.rotation = r
+        }
+        return p
+    }
+}

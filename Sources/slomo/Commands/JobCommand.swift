@@ -1,0 +1,47 @@
+import ArgumentParser
+import Foundation
+import SlomoCore
+import SlomoKit
+
+/// A batch's child process: one typed job request (`JobRequest`, JSON) on stdin, typed JSON Lines
+/// on stdout (`ProgressEvent`s, then one `JobResult`), the usual exit status. A crash or a kill
+/// takes only this process down; `slomo batch` records the job as failed and goes on.
+struct JobCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "job",
+        abstract: "Run one batch job read as JSON from stdin (what slomo batch starts for each job).",
+        discussion: """
+        Input: {"job": {"input", "output", "command", …manifest fields…}, "threads": N, "key": FINGERPRINT}. \
+        Output on stdout: {"event": "progress", "done", "total"} lines, then {"event": "result", "status", \
+        "exitStatus", "error", "frames", "warnings"} (Docs/JSON.md).
+        """,
+        shouldDisplay: false)
+
+    func run() throws {
+        let data = FileHandle.standardInput.readDataToEndOfFile()
+        let request: JobRequest
+        do { request = try JSONDecoder().decode(JobRequest.self, from: data) } catch {
+            throw SimpleFailure("job: stdin is not a job request (JSON with job, threads and key): \(String(describing: error).prefix(200))", .dataError)
+        }
+        let job = request.job
+        do {
+            var run = JobRun(job: job, spec: try RetimeSpec.options(rate: job.rate, segments: job.segments, ramps: job.ramps,
+                                                                    curve: job.curve, rateName: "rate"))
+            run.overwrite = true
+            run.threads = request.threads
+            run.jobKey = request.key
+            var last = DispatchTime(uptimeNanoseconds: 0)
+            let result = try run.run { done, total in
+                let now = DispatchTime.now()
+                guard done == total || now.uptimeNanoseconds - last.uptimeNanoseconds > 500_000_000 else { return }
+                last = now
+                if let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) { Console.out(line) }
+            }
+            Console.out(try JSONSchema.line(result))
+        } catch {
+            let failure = CLIFailure(error, vocabulary: .manifestFields)
+            if let line = try? JSONSchema.line(JobResult(failure: failure.message, exitStatus: failure.status)) { Console.out(line) }
+            throw failure
+        }
+    }
+}
