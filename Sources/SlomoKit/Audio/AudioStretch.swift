@@ -51,7 +51,7 @@ public enum AudioStretch {
 
     public static func run(_ r: AudioStretchRequest) throws -> AudioStretchReport {
         let clock = ContinuousClock.now
-        try Prober.checkInput(r.input)
+        try MediaInput.checkInput(r.input)
         let ext = URL(fileURLWithPath: r.output).pathExtension.lowercased()
         guard let (format, codec) = formats[ext] else {
             throw SimpleFailure("\(r.output): cannot write audio as '.\(ext)' (use .\(formats.keys.sorted().joined(separator: ", .")))", .usage)
@@ -107,7 +107,7 @@ public enum AudioStretch {
     /// edit list ends the audio before the last frame's padding) when the packets really reach it,
     /// else up to the end of the last packet (headers can be missing or wrong).
     static func measure(_ path: String, stream: Int?) throws -> (origin: Rational, duration: Rational) {
-        let d = try Prober.openInput(path)
+        let d = try MediaInput.openInput(path)
         guard let a = stream ?? d.bestStream(.audio), d.streamInfo(a).kind == .audio else {
             throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "the file has no audio stream")
         }

@@ -24,7 +24,7 @@ public final class TimePitchAudioSource: RetimedAudio {
     private let renderer: AudioRenderer
 
     public convenience init(path: String, streamIndex: Int? = nil, map: RetimeMap, algorithm: TimePitchAlgorithm, sourceOrigin: Rational) throws {
-        try Prober.checkInput(path)
+        try MediaInput.checkInput(path)
         try self.init(source: AudioFiles.open(path: path, streamIndex: streamIndex, origin: sourceOrigin), map: map, algorithm: algorithm)
     }
 

@@ -80,7 +80,7 @@ public enum Exporter {
     /// Progress: (output frames done, total).
     public static func export(_ r: ExportRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> ExportReport {
         let started = DispatchTime.now()
-        try Prober.checkInput(r.input)
+        try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         guard r.frameRate.isPositive, r.frameRate <= Rational(1000), r.frameRate.denominator <= 1_000_000 else {
             throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
@@ -151,7 +151,7 @@ public enum Exporter {
         let cropped = width != timeline.info.width || height != timeline.info.height
             ? "\(timeline.info.width)x\(timeline.info.height) → \(width)x\(height)" : nil
         let vOut = try muxer.addStream(for: venc)
-        let demuxer = try Prober.openInput(r.input)
+        let demuxer = try MediaInput.openInput(r.input)
         muxer.copySideData(from: demuxer, stream: timeline.video, to: vOut, displayMatrix: pixelTurns == nil)
         // `format`: transpose takes no 4:2:2 (ProRes), for which libavfilter converts; back to the encoder's format
         let rotator = try pixelTurns.map {
@@ -318,7 +318,7 @@ public enum Exporter {
         guard next == total else {
             throw SimpleFailure("\(r.input): export: no decodable video frames", .dataError)
         }
-        let damage = reader.damage + [Prober.undecodable(undecodable)].compactMap { $0 }
+        let damage = reader.damage + [MediaInput.undecodable(undecodable)].compactMap { $0 }
         _ = try venc.send(nil)
         try drainVideo()
         try audioWriter?.finish()

@@ -57,8 +57,8 @@ struct MediaTimeline {
 
     init(path: String) throws {
         self.path = path
-        try Prober.checkInput(path)
-        let d = try Prober.openInput(path)
+        try MediaInput.checkInput(path)
+        let d = try MediaInput.openInput(path)
         guard let v = d.bestStream(.video) else { throw SimpleFailure("\(path): no video stream", .dataError) }
         video = v
         audio = d.bestStream(.audio)
@@ -95,7 +95,7 @@ struct MediaTimeline {
             throw SimpleFailure("\(path): open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps", .dataError)
         }
         var damage = reader.damage
-        if let t = Prober.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
+        if let t = MediaInput.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
         if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
@@ -115,7 +115,7 @@ struct MediaTimeline {
         if end <= frameTimes.last!, let fr = frameRate { end = frameTimes.last! + Rational.one / fr }
         duration = Swift.max(end, frameTimes.last! + Rational(ticks: 1, timeBase: tb))
         // a container that declares more than the video holds (Matroska's duration, MP4's header)
-        if damage.isEmpty, let t = Prober.truncatedData(kind: "video", end: duration, declared: d.duration) { damage.append(t) }
+        if damage.isEmpty, let t = MediaInput.truncatedData(kind: "video", end: duration, declared: d.duration) { damage.append(t) }
         self.damage = damage
         if let json = slomo[MediaTimeline.retimeKey],
            let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),

@@ -56,7 +56,7 @@ public enum Retimer {
     }
 
     public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
-        try Prober.checkInput(r.input)
+        try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
@@ -75,7 +75,7 @@ public enum Retimer {
         // not grow with the input — Docs/Reliability.md, long runs)
         let packetTimes = timeline.packetTimes
         let packet = Packet()
-        let demuxer = try Prober.openInput(r.input)
+        let demuxer = try MediaInput.openInput(r.input)
         let allTimes = packetTimes.lazy.flatMap { p in [mapped(p.pts)] + (p.dts.map { [mapped($0)] } ?? []) }
         let exact = OutputTimeBase.exact(for: allTimes, and: [map.target.end])
         let chosenTB = exact ?? Rational(1, 90000)

@@ -105,7 +105,7 @@ public final class Player {
     /// Plays until the end of the input or `quit`. Returns the output duration in seconds.
     @discardableResult
     public func run(commands: PlayCommandQueue) throws -> Rational {
-        try Prober.checkInput(r.input)
+        try MediaInput.checkInput(r.input)
         let timeline = try MediaTimeline(path: r.input)
         let tb = timeline.info.timeBase
         let isPipe = r.output == "-"
@@ -124,7 +124,7 @@ public final class Player {
             format = try ContainerFormat.forOutput(r.output)
         }
         let muxer = try Muxer(path: path, formatName: format, name: r.output)
-        let demuxer = try Prober.openInput(r.input)
+        let demuxer = try MediaInput.openInput(r.input)
         demuxer.keepOnly(streams: [timeline.video])
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: Rational(1, 90000), frameRate: nil)
         var rate = r.rate, pitch = r.pitch

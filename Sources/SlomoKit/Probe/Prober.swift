@@ -2,7 +2,7 @@ import Foundation
 import SlomoCore
 import SlomoFFmpeg
 
-/// `slomo probe`'s report. Keys are stable and documented in the README.
+/// `slomo probe`'s report. Keys are stable and documented in Docs/JSON.md.
 public struct ProbeReport: Codable, Sendable {
     public struct Container: Codable, Sendable {
         public var format: String
@@ -102,8 +102,8 @@ public enum Prober {
     /// Opens `path`, reads every packet (for counts and measured rates) and, with `frames`,
     /// decodes the best video stream and reads each frame's calibration code.
     public static func probe(path: String, frames: Bool = false) throws -> ProbeReport {
-        try checkInput(path)
-        let demuxer = try openInput(path)
+        try MediaInput.checkInput(path)
+        let demuxer = try MediaInput.openInput(path)
         let infos = demuxer.streams
         var ptsLists = Array(repeating: [Int64](), count: infos.count)
         var packetCounts = Array(repeating: Int64(0), count: infos.count)
@@ -148,65 +148,22 @@ public enum Prober {
             let (entries, errors) = try decodeFrames(path: path, stream: v, timeBase: infos[v].timeBase)
             report.frames = entries
             report.decodeErrors = errors
-            if let sign = undecodable(errors) { report.damage.append(sign) }
+            if let sign = MediaInput.undecodable(errors) { report.damage.append(sign) }
         }
         return report
-    }
-
-    /// Opens `path`, turning FFmpeg's "invalid data" into a sentence a user understands.
-    public static func openInput(_ path: String) throws(FFmpegError) -> Demuxer {
-        let result: Result<Demuxer, FFmpegError>
-        do { result = .success(try Demuxer(path: path)) } catch { result = .failure(error) }
-        switch result {
-        case .success(let d): return d
-        case .failure(let e) where e.kind == .invalidData:
-            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))", kind: .invalidData)
-        case .failure(let e): throw e
-        }
     }
 
     /// Truncation and corruption, judged from what was really read against what the headers declare.
     static func damage(of r: ProbeReport, declared: [Int64?]) -> [String] {
         var out: [String] = []
         for s in r.streams {
-            if s.kind == "video", let n = s.frameCount, let t = truncatedIndex(declared: declared[s.index], present: n) { out.append(t) }
-            if s.kind == "video" || s.kind == "audio", let t = truncatedData(kind: s.kind, end: s.duration, declared: r.container.duration) {
+            if s.kind == "video", let n = s.frameCount, let t = MediaInput.truncatedIndex(declared: declared[s.index], present: n) { out.append(t) }
+            if s.kind == "video" || s.kind == "audio", let t = MediaInput.truncatedData(kind: s.kind, end: s.duration, declared: r.container.duration) {
                 out.append(t)
             }
             if s.corruptPackets > 0 { out.append("\(s.corruptPackets) corrupt \(s.kind) packets") }
         }
         return out
-    }
-
-    /// The damage sentence for video packets the decoder refused; nil for none.
-    static func undecodable(_ count: Int) -> String? { count > 0 ? "\(count) video packets failed to decode" : nil }
-
-    /// The index (MP4's sample table) promises more video frames than the file holds.
-    static func truncatedIndex(declared: Int64?, present: Int64) -> String? {
-        guard let declared, declared > present else { return nil }
-        return "truncated: the index declares \(declared) video frames, only \(present) are present"
-    }
-
-    /// A stream's data ends well before the container's declared duration (over 0.5 s and 10 %).
-    static func truncatedData(kind: String, end: Rational?, declared total: Rational?) -> String? {
-        guard let end, let total else { return nil }
-        let missing = total - end
-        guard missing > Rational(1, 2) && missing * Rational(10) > total else { return nil }
-        return "truncated: \(kind) data ends at \(Seconds(end)) s of \(Seconds(total)) s"
-    }
-
-    /// Clear errors for the usual mistakes before FFmpeg gets a chance to be vague.
-    static func checkInput(_ path: String) throws(SimpleFailure) {
-        var isDir: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw SimpleFailure("\(path): cannot open input: no such file", .noInput)
-        }
-        if isDir.boolValue { throw SimpleFailure("\(path): cannot open input: it is a directory", .noInput) }
-        guard FileManager.default.isReadableFile(atPath: path) else {
-            throw SimpleFailure("\(path): cannot open input: permission denied", .permissionDenied)
-        }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if size == 0 { throw SimpleFailure("\(path): cannot open input: the file is empty (0 bytes)", .dataError) }
     }
 
     static func display(_ r: Rational) -> Double { (r.doubleValue * 1e6).rounded() / 1e6 }
