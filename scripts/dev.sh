@@ -10,6 +10,7 @@
 #   scripts/dev.sh mutate [RUNS] [SEED]  damaged media through probe/export/retime/stretch/play, slomo
 #                          built with AddressSanitizer (default 300 runs, seed 1: the CI pass)
 #   scripts/dev.sh tsan    the threaded test suites under ThreadSanitizer (Docs/Reliability.md)
+#   scripts/dev.sh man     regenerate the man page Docs/man/slomo.1 from the commands' --help
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
@@ -73,11 +74,22 @@ test() {
   deps test
   layers
   swift build --build-tests
+  swift build --product generate-manual   # ManualTests compares Docs/man/slomo.1 with what it writes
   swift test --skip-build
   slurm
   k8s
   scripts/fuzz.sh 10
   mutate 300 1
+}
+
+# The man page, Docs/man/slomo.1, from every command's --help (swift-argument-parser's generate-manual;
+# ManualTests fails when it is out of date).
+man() {
+  swift build --product slomo
+  swift build --product generate-manual
+  mkdir -p Docs/man
+  .build/debug/generate-manual .build/debug/slomo --date "$(date +%Y-%m-%d)" --output-directory Docs/man
+  echo "man: Docs/man/slomo.1 (read it with: man Docs/man/slomo.1)"
 }
 
 # Mutated media (Docs/Reliability.md): slomo built with AddressSanitizer into .build-asan.
@@ -120,10 +132,11 @@ case "${1:-}" in
   demo) demo ;;
   test) test ;;
   layers) layers ;;
+  man) deps; man ;;
   slurm) deps test; slurm ;;
   k8s) deps test; k8s ;;
   fuzz) shift; scripts/fuzz.sh "$@" ;;
   mutate) shift; deps test; mutate "$@" ;;
   tsan) deps test; tsan ;;
-  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan" >&2; exit 64 ;;
+  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|man" >&2; exit 64 ;;
 esac
