@@ -56,7 +56,7 @@ let package = Package(
         .executableTarget(name: "calibration-roundtrip", dependencies: ["SlomoKit", "SlomoCore"],
                           path: "Samples/calibration-roundtrip"),
         .executableTarget(name: "library-tour", dependencies: ["SlomoKit", "SlomoCore"],
-                          path: "Samples/library-tour", exclude: ["camera-listing.txt"]),
+                          path: "Samples/library-tour", exclude: ["camera-listing.txt", "camera-controls.txt"]),
 
         .testTarget(
             name: "SlomoCoreTests",

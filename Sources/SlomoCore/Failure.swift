@@ -1,5 +1,5 @@
 /// Exit statuses of the `slomo` command, from BSD's sysexits.h so that scripts can
-/// tell a bad argument from a missing file from a busy device. Documented in the README.
+/// tell a bad argument from a missing file from a busy device. Documented in the README and Docs/CLI.md.
 public enum ExitStatus: Int32, Sendable, CaseIterable {
     case ok = 0
     /// Some jobs of a batch failed (the batch itself ran to the end).

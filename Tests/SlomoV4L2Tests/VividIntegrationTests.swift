@@ -380,3 +380,16 @@ enum VividVM {
         return .success(result)
     }
 }
+
+/// The documentation's camera examples on the real driver: README's and Docs' ```sh camera blocks
+/// and the --help examples on /dev/video0, run as written by scripts/doc-examples.sh in the VM.
+@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+struct VividDocExamplesTests {
+    @Test func cameraExamplesRunAsWritten() throws {
+        let c = try VividVM.checks()
+        let line = c["doc_examples_camera"] ?? ""
+        #expect(line.hasPrefix("0 doc-examples (camera): "), "\(line): see vivid-out/doc-examples.txt next to the test binary")
+        let ran = line.split(separator: " ").dropFirst(3).first.flatMap { Int($0) } ?? 0
+        #expect(ran >= 12, "\(line)")
+    }
+}

@@ -256,6 +256,12 @@ $S capture $D --pre-trigger 0.5 --post-trigger 0.5 --trigger motion=2 --trigger-
 wait
 v4l2-ctl -d $D -c horizontal_movement=3 -c osd_text_mode=0
 python3 -c 'import json; c=json.load(open("'$OUT'/motion.json")); s=(c["shots"] or [{}])[0]; print("CHECK motion", len(c["shots"]), s.get("preFrames"), s.get("postFrames"), s.get("complete"), c["motionFramesSkipped"], c["motionFramesEvaluated"] > 100)'
+# --- the documentation's camera examples (```sh camera blocks, --help examples on /dev/video0),
+# run as written by scripts/doc-examples.sh on the webcam input
+v4l2-ctl -d $D -i 0 >/dev/null
+SLOMO=$S bash scripts/doc-examples.sh camera > $OUT/doc-examples.txt 2>&1
+say doc_examples_camera "$? $(tail -1 $OUT/doc-examples.txt)"
+
 # --- driver faults injected by vivid (its fault-injection controls): each gives a clear line and
 # exit status, or is counted and reported; never a crash or a lost recording
 v4l2-ctl -d $D -i 0 >/dev/null

@@ -8,12 +8,15 @@ struct BatchCommand: ParsableCommand {
         commandName: "batch",
         abstract: "Run export/retime/stretch over many files: parallel, resumable, shardable, JSON Lines on stdout.",
         discussion: """
-        Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json, .yaml or .csv; see README). \
+        Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json, .yaml or .csv; Docs/Batch.md). \
         Every job ends with one JSON line on stdout; the last line is {"summary": ...}. A re-run skips jobs \
         whose output is complete (opens cleanly and carries the job's fingerprint) and redoes the rest; \
         --force redoes all. --shard I/N runs jobs k with k mod N == I-1 (GNU parallel, Slurm arrays, \
         Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/66/73 before any job ran \
         (also as one JSON line {"status": "refused", "exitStatus": N, "error": ...}), 130 interrupted.
+        Examples:
+          slomo batch 'clips/*.mp4' --out-dir out --rate 1/2
+          slomo batch 'clips/*.mp4' --out-dir retimed --command retime --segment 0.1-0.3@1/4 --jobs 1
         """)
 
     @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).") var inputs: [String] = []

@@ -21,7 +21,7 @@ struct CaptureCommand: ParsableCommand {
         --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
         Examples:
           slomo capture /dev/video0 --max-fps --duration 10 -o run.mp4
-          slomo capture --source synthetic:fps=240,size=1280x720 --duration 3 -o demo.mp4
+          slomo capture --source synthetic:fps=240,size=640x360 --duration 2 -o demo.mp4
           slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin -o shot.mp4
           slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
           slomo capture /dev/video0 --audio hw:1,0 --preview udp://10.0.0.2:5000 -o take.mkv

@@ -13,7 +13,9 @@ struct ControlsCommand: ParsableCommand {
         NAME=VALUE' takes them. Flags: inactive (another control's automatic mode governs it), read-only, \
         volatile (the driver changes it), write-only (a button). JSON: Docs/JSON.md.
         Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 busy, 77 permission denied.
-        Examples: slomo controls /dev/video0; slomo controls --listing cam-ctrls.txt --json
+        Examples:
+          slomo controls /dev/video0
+          slomo controls --listing camera-controls.txt --json
         """)
 
     @Argument(help: "Device (default /dev/video0).") var device: String?

@@ -13,6 +13,9 @@ struct DevicesCommand: ParsableCommand {
         'slomo formats' use only capture nodes. Nodes that cannot be opened are reported on stderr \
         (in JSON: "problems") and do not change the exit status. Sound capture devices are listed by \
         their ALSA name for 'slomo capture --audio NAME' (in JSON: "soundCapture").
+        Examples:
+          slomo devices
+          slomo devices --json
         """)
 
     @Flag(help: "Print JSON: {\"devices\": [...], \"problems\": [...], \"soundCapture\": [...]}.") var json = false

@@ -8,9 +8,11 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export at a constant frame rate (default 30 fps) with the retime applied and time-pitch audio.",
         discussion: """
-        Output frame n shows the last source frame whose pts is at or before the mapped time (see README). \
-        Frames no output frame shows and no other frame references are not decoded.
-        Example: slomo export in.mp4 -o out.mp4 --rate 0.5 --pitch spectral
+        Output frame n shows the last source frame whose pts is at or before the mapped time \
+        (Docs/Export.md). Frames no output frame shows and no other frame references are not decoded.
+        Examples:
+          slomo export clip.mp4 -o slow.mp4 --rate 0.5 --pitch spectral
+          slomo export clip.mp4 -o smooth.mp4 --segment 0.25-0.75@1/8 --fps 60 --frame-blend blend
         """)
 
     @Argument(help: "Input media file.") var input: String

@@ -15,8 +15,11 @@ struct FormatsCommand: ParsableCommand {
         really set; with camera controls (as capture takes them), those too, each read back. JSON always has "maxFps" (null when nothing is selectable).
         Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 not a capture device or \
         busy or nothing selectable, 74 device I/O error, 77 permission denied.
-        Examples: slomo formats /dev/video0 --json; slomo formats --listing cam.txt; \
-        slomo formats /dev/video0 --apply --min-size 1280x720; slomo formats /dev/video0 --measure --format YUYV
+        Examples:
+          slomo formats /dev/video0 --json
+          slomo formats --listing camera-listing.txt
+          slomo formats /dev/video0 --apply --min-size 1280x720
+          slomo formats /dev/video0 --measure --format YUYV --measure-limit 2
         """)
 
     @Argument(help: "Device (default /dev/video0).") var device: String?

@@ -9,7 +9,9 @@ struct GenerateCommand: ParsableCommand {
         discussion: """
         Every frame has a machine-readable code in its top band (read back by `slomo probe --frames`) \
         and its index as digits. The audio is a 1 kHz tone with a click every 250 ms.
-        Example: slomo generate --fps 240 --duration 2 --size 640x360 -o c.mp4
+        Examples:
+          slomo generate --fps 240 --duration 2 --size 640x360 -o calibration.mp4
+          slomo generate --fps 30000/1001 --duration 1 --codec mjpeg -o ntsc.mov
         """)
 
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .nut).") var output: String

@@ -13,7 +13,9 @@ struct PlanCommand: ParsableCommand {
         over RAMP seconds (default 0.5), smoothly. --curve T0@R0,T1@R1,… is a speed curve whose slowdown (1/rate) \
         moves linearly between key points (Docs/Curves.md). Output frame n shows the last source frame whose pts \
         is at or before the mapped time.
-        Example: slomo plan clip.mp4 --curve 0@1,1@1,1.5@1/4,2.5@1/4,3@1 --plot curve.svg
+        Examples:
+          slomo plan clip.mp4 --segment 0.25-0.5@1/4 --frames
+          slomo plan clip.mp4 --curve 0@1,0.25@1,0.5@1/4,0.75@1 --plot curve.svg
         """)
 
     @Argument(help: "Media file.") var file: String

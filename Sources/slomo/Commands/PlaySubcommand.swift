@@ -19,6 +19,9 @@ struct PlaySubcommand: ParsableCommand {
         the B-frame reorder depth for video. A command the current state cannot take (a rate outside \
         the algorithm's range) is an "error" event and playback goes on. A file output is written under a \
         temporary name and renamed when playback ends (the input's end or quit); Ctrl-C leaves nothing.
+        Examples:
+          slomo play clip.mp4 --rate 1/4 | mpv -
+          slomo play clip.mp4 --rate 1/2 --pitch varispeed -o take.nut
         """)
 
     @Argument(help: "Input media file.") var input: String

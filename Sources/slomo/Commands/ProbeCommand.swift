@@ -6,10 +6,15 @@ struct ProbeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "probe",
         abstract: "Describe a media file: container, streams, exact and measured frame rates, slomo metadata.",
-        discussion: "With --frames, decodes the video and lists every frame with its exact pts and calibration index.")
+        discussion: """
+        With --frames, decodes the video and lists every frame with its exact pts and calibration index.
+        Examples:
+          slomo probe clip.mp4
+          slomo probe clip.mp4 --frames --json
+        """)
 
     @Argument(help: "Media file.") var file: String
-    @Flag(help: "Print JSON (stable keys, see README).") var json = false
+    @Flag(help: "Print JSON (stable keys, Docs/JSON.md).") var json = false
     @Flag(help: "Decode the video and list every frame (pts, keyframe, calibration index).") var frames = false
 
     func run() throws {

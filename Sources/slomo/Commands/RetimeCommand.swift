@@ -51,9 +51,12 @@ struct RetimeCommand: ParsableCommand {
         abstract: "Retime without re-encoding video: packets copied bit for bit, timestamps mapped per segment.",
         discussion: """
         The output plays the slowed parts slowly at the source's frame rate (variable frame rate). \
-        Audio goes through the time-pitch engine and is encoded as AAC. The speed map is stored as \
-        slomo metadata (see `slomo probe`), so a second retime can start from the original timing.
-        Example: slomo retime in.mp4 -o out.mp4 --segment 2-4@1/4
+        Audio goes through the time-pitch engine and is written in the source's codec where the \
+        container holds it, else AAC (--audio-codec). The speed map is stored as slomo metadata (see \
+        `slomo probe`), so a second retime can start from the original timing.
+        Examples:
+          slomo retime clip.mp4 -o impact.mp4 --segment 0.25-0.5@1/4
+          slomo retime clip.mp4 -o whole.mkv --rate 1/8 --audio-codec flac
         """)
 
     @Argument(help: "Input media file.") var input: String

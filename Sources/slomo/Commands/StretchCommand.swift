@@ -12,7 +12,9 @@ struct StretchCommand: ParsableCommand {
         follows) and mute 1/32–32. Each segment's length is exact to the sample; segments meet with a \
         10 ms crossfade. Output format from the extension (.wav .flac .aiff .caf .m4a .aac .mka .ogg .mp3). \
         Exit status 64 for rate problems, 65 for unusable audio, 66 for a missing input, 73 for an existing output.
-        Example: slomo stretch voice.wav -o slow.wav --rate 1/2 --pitch time-domain
+        Examples:
+          slomo stretch audio.wav -o slow.wav --rate 1/2 --pitch time-domain
+          slomo stretch audio.wav -o ramp.flac --ramp 0.5-1.5@1/4:0.25
         """)
 
     @Argument(help: "Input (any audio FFmpeg reads, or the audio of a video).") var input: String
