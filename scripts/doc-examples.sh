@@ -87,9 +87,10 @@ while IFS=$'\t' read -r cmd line; do
   if [ -n "$reason" ]; then skipped=$((skipped + 1)); echo "SKIPPED slomo $cmd --help: $line ($reason)"; continue; fi
   dir=$(fresh help)
   printf '%s\n%s\n' "$prelude" "$line" >"$work/help.sh"
-  # a capture waiting for a trigger runs until the user stops it: Ctrl-C (SIGINT) after 20 s
+  # a capture waiting for a trigger runs until the user stops it: Ctrl-C (SIGINT) after 10 s
+  limit=300; case "$line" in *--trigger*) limit=10 ;; esac
   status=0
-  (cd "$dir" && timeout -s INT 20 bash -e "$work/help.sh" >"$work/help.log" 2>&1 </dev/null) || status=$?
+  (cd "$dir" && timeout -s INT $limit bash -e "$work/help.sh" >"$work/help.log" 2>&1 </dev/null) || status=$?
   case "$line" in *--trigger*) [ $status = 130 ] || [ $status = 124 ] && status=0 ;; esac
   if [ $status = 0 ]; then
     ran=$((ran + 1))

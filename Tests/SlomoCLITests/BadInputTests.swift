@@ -29,6 +29,16 @@ import Testing
         expectOneLine(try CLI.run(["probe", p]), status: 65, contains: [p, "not a media file"])
     }
 
+    /// A text file named .txt: FFmpeg's tty demuxer reads any text as ANSI art, so probe and export
+    /// used to take a saved listing for video. It is not media.
+    @Test func textFileIsNotMedia() throws {
+        let p = Self.dir.file("listing.txt")
+        _ = FileManager.default.createFile(atPath: p, contents: Data(String(repeating: "ioctl: VIDIOC_ENUM_FMT\n", count: 20).utf8))
+        expectOneLine(try CLI.run(["probe", p]), status: 65, contains: [p, "not a media file"])
+        expectOneLine(try CLI.run(["export", p, "-o", Self.dir.file("x.mp4")]), status: 65, contains: [p, "not a media file"])
+        #expect(!FileManager.default.fileExists(atPath: Self.dir.file("x.mp4")))
+    }
+
     @Test func truncatedMP4() throws {
         // faststart puts the index first: cutting the file leaves an index that promises more frames
         let data = try Data(contentsOf: URL(fileURLWithPath: Self.clip))

@@ -27,6 +27,10 @@ import Testing
                 }
             }
         }
+        // stretch reads audio: no stored speed map, no capture rate (it used to offer both and ignore them)
+        let stretch = try Self.help("stretch")
+        #expect(!stretch.contains("--real-time") && !stretch.contains("--relative-to"))
+        #expect(try CLI.run(["stretch", "a.wav", "-o", "b.wav", "--real-time"]).status == 64)
         for option in JobOption.allCases {
             #expect(batch.contains("--\(option.flag)"), "batch --help lacks --\(option.flag)")
             #expect(batch.contains(String(option.help.prefix(60))), "batch --help: --\(option.flag)'s help differs")

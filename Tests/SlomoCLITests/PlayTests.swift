@@ -219,6 +219,29 @@ import Testing
         #expect(wall > .milliseconds(3_500), "\(wall)")
     }
 
+    /// `--start` between keyframes: the copied video starts at the keyframe before it, and the sound
+    /// starts there too. It used to start at the requested time: the picture ran from the keyframe
+    /// and the sound from 0.5 s, 0.73 s shorter at half speed here, and probe called it truncated.
+    @Test func startBetweenKeyframesKeepsSoundAndPictureInStep() throws {
+        let d = TempDir()
+        let src = d.file("c.mp4"), out = d.file("p.nut")
+        #expect(try CLI.run(["generate", "--fps", "60", "--duration", "1", "--size", "160x90", "-o", src]).status == 0)
+        let keyframes = try CLI.probedFrames(src).filter { $0["keyframe"] as? Bool == true }.compactMap { $0["calibrationIndex"] as? Int }
+        let first = try #require(keyframes.last { $0 <= 30 })
+        try #require(first < 30, "the clip needs a keyframe before 0.5 s that is not at it: \(keyframes)")
+        let r = try CLI.run(["play", src, "--start", "0.5", "--rate", "1/2", "--pitch", "varispeed", "-o", out])
+        #expect(r.status == 0, "\(r.stderr)")
+        let probe = try CLI.run(["probe", out, "--json"])
+        #expect(probe.status == 0, "\(probe.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as! [String: Any]
+        let audio = try #require((json["streams"] as! [[String: Any]]).first { $0["kind"] as? String == "audio" })
+        let rate = try #require(audio["sampleRate"] as? Int)
+        let samples = try #require(audio["sampleCount"] as? Int)
+        let expected = (60 - first) * 2 * rate / 60          // from the keyframe to the end, at 1/2
+        #expect(abs(samples - expected) <= rate / 100, "\(samples) samples, \(expected) expected from frame \(first)")
+        #expect(try CLI.calibrationIndices(out) == Array(first..<60))
+    }
+
     /// The README's own example, `slomo play clip.mp4 --rate 1/4`, works with the default pitch:
     /// `auto` takes spectral outside zero-latency's 1/2…2 (it used to fail at once).
     @Test func theDefaultPitchTakesEveryRate() throws {

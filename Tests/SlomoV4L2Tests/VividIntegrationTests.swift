@@ -358,7 +358,7 @@ enum VividVM {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: script)
         p.currentDirectoryURL = root
-        p.arguments = ["--timeout", "600"] + (alsa ? ["--alsa"] : []) + ["--vivid-opts", vivid, "--",
+        p.arguments = ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + ["--vivid-opts", vivid, "--",
                        "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", checks]
         let pipe = Pipe()
         p.standardOutput = pipe

@@ -26,6 +26,9 @@ public enum MediaInput {
         let result: Result<Demuxer, FFmpegError>
         do { result = .success(try Demuxer(path: path)) } catch { result = .failure(error) }
         switch result {
+        case .success(let d) where d.formatName == "tty":
+            // FFmpeg's tty demuxer takes any text as ANSI art (a `.txt` listing "plays"): not media here
+            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (text, read only as ANSI art)", kind: .invalidData)
         case .success(let d): return d
         case .failure(let e) where e.kind == .invalidData:
             throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))", kind: .invalidData)

@@ -229,7 +229,8 @@ public final class Player {
             events(e)
             return true
         }
-        var seeking = false
+        // --start, like a seek, lands on the keyframe at or before it
+        var seeking = r.start.isPositive
         var lastSourceDTS: Int64?
         func restartAudio() throws {
             guard let a = audio else { return }
@@ -251,10 +252,14 @@ public final class Player {
             let ptsIn = packet.pts ?? dtsIn
             let sp = Rational(ticks: ptsIn, timeBase: tb) - timeline.origin
             if seeking {
-                // resume from the keyframe at or before the requested position
+                // resume from the keyframe at or before the requested position (copied packets cannot
+                // start between keyframes), and the sound with it, so that both stay in step
                 guard packet.isKeyframe else { continue }
+                let requested = pieces[0].s
                 pieces = [(sp, pieces[0].t, rate)]
+                maxSourceWritten = sp
                 seeking = false
+                if sp != requested { try restartAudio() }
             }
             if lastDTS < 0 && outTime(s) < .zero { shift = -outTime(s) }
             let t = Rational.max(outTime(s) + shift, lastOut)

@@ -20,13 +20,13 @@ struct CaptureCommand: ParsableCommand {
         stdin, SIGUSR1, or motion in the picture) saves them and the next --post-trigger seconds as a shot; \
         --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
         Examples:
-          slomo capture /dev/video0 --max-fps --duration 10 -o run.mp4
+          slomo capture /dev/video0 --max-fps --duration 5 -o run.mp4
           slomo capture --source synthetic:fps=240,size=640x360 --duration 2 -o demo.mp4
           slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin -o shot.mp4
           slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
           slomo capture /dev/video0 --audio hw:1,0 --preview udp://10.0.0.2:5000 -o take.mkv
           slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 --trigger signal -o 'cam{camera}.mp4'
-          slomo capture /dev/video0 --shutter-angle 180 --gain lock --white-balance lock --focus lock -o run.mp4
+          slomo capture /dev/video0 --gain lock --control brightness=10 --duration 2 -o run.mp4
         """)
 
     @Argument(help: "V4L2 device (default /dev/video0) unless --source is given; several: one event, -o with {camera}.") var devices: [String] = []

@@ -11,8 +11,6 @@ struct RetimeOptions: ParsableArguments {
     @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
     @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
     @Option(help: ArgumentHelp(JobOption.pitch.help)) var pitch = "spectral"
-    @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
-    @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
     func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve) }
 
@@ -23,17 +21,23 @@ struct RetimeOptions: ParsableArguments {
         job.pitch = pitch
         var run = JobRun(job: job, spec: try spec())
         run.overwrite = overwrite
-        run.fromOriginal = try fromOriginal()
-        run.realTime = realTime
         return run
     }
+}
 
-    func fromOriginal() throws -> Bool {
+/// How export and retime read a video's own timing (stretch reads audio, which carries neither a
+/// stored speed map nor a capture rate).
+struct VideoTimingOptions: ParsableArguments {
+    @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
+    @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
+
+    func apply(to run: inout JobRun) throws {
         switch relativeTo {
-        case "original": return true
-        case "current": return false
+        case "original": run.fromOriginal = true
+        case "current": run.fromOriginal = false
         default: throw SimpleFailure("--relative-to '\(relativeTo)': expected original or current", .usage)
         }
+        run.realTime = realTime
     }
 }
 
@@ -63,6 +67,7 @@ struct RetimeCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).") var output: String
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var audio: AudioOutputOptions
+    @OptionGroup var timing: VideoTimingOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
     @Option(help: "Threads (accepted for batch symmetry; retime decodes no video).") var threads = 0
@@ -71,6 +76,7 @@ struct RetimeCommand: ParsableCommand {
     func run() throws {
         var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
         audio.apply(to: &run)
+        try timing.apply(to: &run)
         run.jobKey = jobKey
         let report = try Retimer.retime(try run.retimeRequest())
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
