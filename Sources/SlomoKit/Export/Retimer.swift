@@ -55,89 +55,129 @@ public enum Retimer {
                                  sourceOrigin: origin)
     }
 
+    /// `slomo retime`: each packet's exact output times (`RetimedPacketTimes`), then the packets
+    /// copied with them (`copyPackets`) and the time-pitch audio interleaved.
     public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
         try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
-        let tb = timeline.info.timeBase
-
-        // Exact output times for every packet, from the one pass MediaTimeline made.
-        let originTicks = try timeline.origin.ticks(in: tb, rounding: .nearest)
-        func mapped(_ ticks: Int64) -> Rational {
-            let t = timeline.time(ofTicks: ticks, originTicks: originTicks)
-            if r.fromOriginal, timeline.previousMap != nil {
-                return stored.targetTime(forSource: timeline.originalTime(t))
-            }
-            return map.targetTime(forSource: t)
-        }
-        // (computed where needed, not kept: an hour at 30 fps is 108,000 packets, and memory should
-        // not grow with the input — Docs/Reliability.md, long runs)
-        let packetTimes = timeline.packetTimes
-        let packet = Packet()
+        let times = try RetimedPacketTimes(timeline: timeline, map: map, stored: stored, fromOriginal: r.fromOriginal)
         let demuxer = try MediaInput.openInput(r.input)
-        let allTimes = packetTimes.lazy.flatMap { p in [mapped(p.pts)] + (p.dts.map { [mapped($0)] } ?? []) }
-        let exact = OutputTimeBase.exact(for: allTimes, and: [map.target.end])
-        let chosenTB = exact ?? Rational(1, 90000)
-        let frameCount = timeline.frameTimes.count
-        let averageRate = Rational(Int64(frameCount)) / map.target.duration
 
-        // Pass 2: write.
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
-        let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: chosenTB, frameRate: averageRate)
+        let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: times.timeBase, frameRate: times.averageRate)
         let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
                                                          input: r.input, output: r.output, command: "retime", audio: r.audio,
                                                          pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
         let outTB = muxer.timeBase(ofStream: vOut)
-        var rounded = false
-        let ptsTicks = try packetTimes.map { p in
-            let t = mapped(p.pts)
-            let ticks = try t.ticks(in: outTB, rounding: .nearest)
-            if Rational(ticks: ticks, timeBase: outTB) != t { rounded = true }
-            return ticks
-        }
-        // (a decode time that does not fit the time base counts as absent: rebuilt from the pts)
-        let dtsTicks = DecodeTimestamps.make(pts: ptsTicks, mappedDTS: packetTimes.lazy.map { p in
-            p.dts.flatMap { try? mapped($0).ticks(in: outTB, rounding: .nearest) }
-        })
-        var lastDTS: Int64 = .min
-        var index = 0
+        var ticks = try times.ticks(in: outTB)
         demuxer.keepOnly(streams: [timeline.video])
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
-        while index < packetTimes.count, try reader.next(into: packet, after: index) {
-            guard packet.streamIndex == timeline.video else { continue }
-            let mappedPTS = ptsTicks[index]
-            var pts = mappedPTS, dts = dtsTicks[index]
-            index += 1
-            // only where rounding made two times equal (a coarse output time base)
-            if dts <= lastDTS { dts = lastDTS + 1; rounded = true }
-            if pts < dts { pts = dts; rounded = true }
-            lastDTS = dts
-            // duration: until the mapped end of this frame's source interval
-            let p = packet.pts ?? packet.dts ?? 0
-            if packet.duration > 0 {
-                let end = try mapped(p + packet.duration).ticks(in: outTB, rounding: .nearest)
-                packet.duration = Swift.max(1, end - mappedPTS)
-            }
-            packet.pts = pts
-            packet.dts = dts
-            packet.streamIndex = vOut
+        let copied = try copyPackets(reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB) { dts in
             try audioWriter?.write(upTo: Rational(ticks: dts, timeBase: outTB))
-            try muxer.write(packet)
         }
         try audioWriter?.finish()
         try muxer.finish()
         try out.commit()
         var report = RetimeReport(
-            input: r.input, output: r.output, videoPackets: index, sourceDuration: timeline.duration,
-            outputDuration: map.target.duration, outputTimeBase: outTB, timestampsRounded: rounded,
-            averageFrameRate: averageRate, audioFrames: audioWriter?.framesWritten,
+            input: r.input, output: r.output, videoPackets: copied, sourceDuration: timeline.duration,
+            outputDuration: map.target.duration, outputTimeBase: outTB, timestampsRounded: ticks.rounded,
+            averageFrameRate: times.averageRate, audioFrames: audioWriter?.framesWritten,
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
         report.damage = reader.damage
         report.audioCodec = audioWriter?.encoder.codecName
         report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report
+    }
+
+    /// Copies the video packets in order with their mapped times; `beforeWrite` gets each packet's
+    /// output dts first (the audio is written up to it). Returns the packets copied.
+    static func copyPackets(_ reader: MediaTimeline.Reader, video: Int, to vOut: Int, of muxer: Muxer, times: RetimedPacketTimes,
+                            ticks: inout RetimedPacketTimes.Ticks, outTB: Rational,
+                            beforeWrite: (Int64) throws -> Void) throws -> Int {
+        let packet = Packet()
+        var lastDTS: Int64 = .min
+        var index = 0
+        while index < ticks.pts.count, try reader.next(into: packet, after: index) {
+            guard packet.streamIndex == video else { continue }
+            let mappedPTS = ticks.pts[index]
+            var pts = mappedPTS, dts = ticks.dts[index]
+            index += 1
+            // only where rounding made two times equal (a coarse output time base)
+            if dts <= lastDTS { dts = lastDTS + 1; ticks.rounded = true }
+            if pts < dts { pts = dts; ticks.rounded = true }
+            lastDTS = dts
+            // duration: until the mapped end of this frame's source interval
+            let p = packet.pts ?? packet.dts ?? 0
+            if packet.duration > 0 {
+                let end = try times.mapped(p + packet.duration).ticks(in: outTB, rounding: .nearest)
+                packet.duration = Swift.max(1, end - mappedPTS)
+            }
+            packet.pts = pts
+            packet.dts = dts
+            packet.streamIndex = vOut
+            try beforeWrite(dts)
+            try muxer.write(packet)
+        }
+        return index
+    }
+}
+
+/// Retime's exact output time for every video packet, from the one pass `MediaTimeline` made:
+/// through the new map, or, for a file slomo retimed before read on its original timing, through
+/// the stored map composed with it. The output time base is one in which all of them are exact
+/// where one exists (`OutputTimeBase`), else 1/90000.
+struct RetimedPacketTimes {
+    let timeBase: Rational
+    let averageRate: Rational
+    private let timeline: MediaTimeline
+    private let map: RetimeMap, stored: RetimeMap
+    private let fromOriginal: Bool
+    private let originTicks: Int64
+
+    /// Per packet, in file order: pts and dts in the output time base; `rounded` when a time did not fit it.
+    struct Ticks { var pts: [Int64]; var dts: [Int64]; var rounded: Bool }
+
+    init(timeline: MediaTimeline, map: RetimeMap, stored: RetimeMap, fromOriginal: Bool) throws {
+        let origin = try timeline.origin.ticks(in: timeline.info.timeBase, rounding: .nearest)
+        let mapped = { (ticks: Int64) in Self.mapped(ticks, timeline, map, stored, fromOriginal, origin) }
+        // (computed where needed, not kept: an hour at 30 fps is 108,000 packets, and memory should
+        // not grow with the input — Docs/Reliability.md, long runs)
+        let allTimes = timeline.packetTimes.lazy.flatMap { p in [mapped(p.pts)] + (p.dts.map { [mapped($0)] } ?? []) }
+        timeBase = OutputTimeBase.exact(for: allTimes, and: [map.target.end]) ?? Rational(1, 90000)
+        averageRate = Rational(Int64(timeline.frameTimes.count)) / map.target.duration
+        self.timeline = timeline; self.map = map; self.stored = stored; self.fromOriginal = fromOriginal
+        originTicks = origin
+    }
+
+    /// A source timestamp (the stream's ticks) on the output timeline.
+    func mapped(_ ticks: Int64) -> Rational { Self.mapped(ticks, timeline, map, stored, fromOriginal, originTicks) }
+
+    private static func mapped(_ ticks: Int64, _ timeline: MediaTimeline, _ map: RetimeMap, _ stored: RetimeMap,
+                               _ fromOriginal: Bool, _ originTicks: Int64) -> Rational {
+        let t = timeline.time(ofTicks: ticks, originTicks: originTicks)
+        if fromOriginal, timeline.previousMap != nil {
+            return stored.targetTime(forSource: timeline.originalTime(t))
+        }
+        return map.targetTime(forSource: t)
+    }
+
+    /// Every packet's times in `outTB` (the muxer's, which may differ from the one asked for).
+    func ticks(in outTB: Rational) throws -> Ticks {
+        var rounded = false
+        let pts = try timeline.packetTimes.map { p in
+            let t = mapped(p.pts)
+            let ticks = try t.ticks(in: outTB, rounding: .nearest)
+            if Rational(ticks: ticks, timeBase: outTB) != t { rounded = true }
+            return ticks
+        }
+        // (a decode time that does not fit the time base counts as absent: rebuilt from the pts)
+        let dts = DecodeTimestamps.make(pts: pts, mappedDTS: timeline.packetTimes.lazy.map { p in
+            p.dts.flatMap { try? mapped($0).ticks(in: outTB, rounding: .nearest) }
+        })
+        return Ticks(pts: pts, dts: dts, rounded: rounded)
     }
 }
