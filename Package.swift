@@ -68,6 +68,7 @@ let package = Package(
                 path: "Tests/TestSupport", exclude: ["nofsync-fs.py"]),
         .testTarget(name: "SlomoKitTests",
                     dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTestSupport"]),
+        .testTarget(name: "SlomoFFmpegTests", dependencies: ["SlomoFFmpeg", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit"]),
