@@ -54,4 +54,15 @@ import SlomoCore
             #expect(throws: SimpleFailure.self) { try other.validate(where: "m:1") }
         }
     }
+
+    /// A field the job's command does not take is refused by name, from `JobOption.commands`
+    /// (a stretch job's `noAudio` used to be accepted and ignored).
+    @Test func fieldsTheCommandDoesNotTakeAreRefused() throws {
+        var job = BatchJob(input: "in.wav", output: "o.wav", command: .stretch)
+        job.noAudio = true
+        #expect { try job.validate(where: "m:1") } throws: { "\($0)".contains("m:1: noAudio does not apply to stretch") }
+        job.noAudio = false
+        job.rate = "1/2"
+        try job.validate(where: "m:1")
+    }
 }

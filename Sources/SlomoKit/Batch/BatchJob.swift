@@ -32,6 +32,31 @@ public struct BatchJob: Codable, Sendable, Equatable {
         JobOption.allCases.filter { !$0.commands.contains(command) }.map(\.field)
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, rotation
+    }
+
+    /// A job as `slomo job` reads it: fields with a default may be left out, as in a manifest.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        input = try c.decode(String.self, forKey: .input)
+        output = try c.decode(String.self, forKey: .output)
+        command = try c.decodeIfPresent(Command.self, forKey: .command) ?? .export
+        rate = try c.decodeIfPresent(String.self, forKey: .rate)
+        segments = try c.decodeIfPresent([String].self, forKey: .segments) ?? []
+        ramps = try c.decodeIfPresent([String].self, forKey: .ramps) ?? []
+        curve = try c.decodeIfPresent(String.self, forKey: .curve)
+        pitch = try c.decodeIfPresent(String.self, forKey: .pitch)
+        fps = try c.decodeIfPresent(String.self, forKey: .fps)
+        codec = try c.decodeIfPresent(String.self, forKey: .codec)
+        preset = try c.decodeIfPresent(String.self, forKey: .preset)
+        crf = try c.decodeIfPresent(Int.self, forKey: .crf)
+        frameBlend = try c.decodeIfPresent(String.self, forKey: .frameBlend)
+        noAudio = try c.decodeIfPresent(Bool.self, forKey: .noAudio) ?? false
+        audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
+        rotation = try c.decodeIfPresent(String.self, forKey: .rotation)
+    }
+
     public init(input: String, output: String, command: Command = .export) {
         self.input = input; self.output = output; self.command = command
     }
@@ -40,12 +65,22 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public func validate(where place: String) throws(SimpleFailure) {
         func bad(_ m: String) -> SimpleFailure { SimpleFailure("\(place): \(m)", .usage) }
         do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "rate") } catch { throw bad("\(error)") }
+        let parsed: Parsed
+        do { parsed = try parsedOptions() } catch { throw bad(error.asField) }
+        if let fps = parsed.fps, !fps.isPositive { throw bad("fps must be > 0") }
+        if let pitch, TimePitchAlgorithm(rawValue: pitch) == nil {
+            throw bad("pitch '\(pitch)': expected \(JobOption.pitchNames)")
+        }
+        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
+        // what the job's command does not take (`JobOption.commands`), in words for the usual cases
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
-        do { _ = try parsedOptions() } catch { throw bad(error.asField) }
         let exportOnly = JobOption.allCases.filter { $0.commands == [.export] }
-        if command != .export, fps != nil || codec != nil || preset != nil || crf != nil || frameBlend != nil || rotation != nil {
+        if command != .export, exportOnly.contains(where: sets) {
             let names = exportOnly.map(\.field)
             throw bad("\(names.dropLast().joined(separator: ", ")) and \(names.last!) do not apply to \(command)\(command == .retime ? " (it copies video)" : "")")
+        }
+        if let other = JobOption.allCases.first(where: { !$0.commands.contains(command) && sets($0) }) {
+            throw bad("\(other.field) does not apply to \(command)")
         }
     }
 

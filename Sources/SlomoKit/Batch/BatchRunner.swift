@@ -14,6 +14,8 @@ public struct BatchRecord: Codable, Sendable {
     public var durationSeconds: Double
     /// Output frames per second of wall time (export), when known.
     public var fps: Double?
+    /// Notes from the job that did not stop it (a damaged input's first sign); absent when none.
+    public var warnings: [String]?
 }
 
 public struct BatchSummary: Codable, Sendable {
@@ -113,7 +115,7 @@ public final class BatchRunner: @unchecked Sendable {
 
     /// Runs `jobs` (already sharded) and calls `emit` for each finished job, in completion order.
     /// `progress` gets each export job's frame progress (job number, frames done, frames total) as
-    /// the child reports it (`--progress json` on its stderr).
+    /// the child reports it (`ProgressEvent` lines on its stdout).
     public func run(_ jobs: [(number: Int, job: BatchJob)], emit: @escaping @Sendable (BatchRecord) -> Void,
                     started: (@Sendable (Int, BatchJob) -> Void)? = nil,
                     progress: (@Sendable (Int, Int64, Int64) -> Void)? = nil) {
@@ -156,7 +158,7 @@ public final class BatchRunner: @unchecked Sendable {
         p.standardOutput = out
         p.standardError = err
         do { try p.run() } catch {
-            record.status = "failed"; record.error = "cannot start \(options.executable): \(OutputFile.reason(error))"
+            record.status = "failed"; record.error = "cannot start \(options.executable): \(error)"
             return record
         }
         BatchInterrupt.track(p.processIdentifier)
@@ -166,7 +168,7 @@ public final class BatchRunner: @unchecked Sendable {
         try? input.fileHandleForWriting.close()
         // stderr (diagnostics, kept for a child that ends without a result) on its own thread while
         // stdout's typed lines are read here, so that neither pipe can fill up and stall the child
-        let diagnostics = PipeCollector(err.fileHandleForReading)
+        let diagnostics = TailCollector(err.fileHandleForReading, lines: 50)
         var result: JobResult?
         PipeLines.read(out.fileHandleForReading) { line in
             if let e = ProgressEvent(line: line), let done = e.done, let total = e.total {
@@ -175,41 +177,49 @@ public final class BatchRunner: @unchecked Sendable {
                 result = r
             }
         }
-        let stderrText = String(decoding: diagnostics.wait(), as: UTF8.self)
+        let stderrLines = diagnostics.wait()
         p.waitUntilExit()
         BatchInterrupt.untrack(p.processIdentifier)
         record.durationSeconds = (Date().timeIntervalSince(t0) * 1000).rounded() / 1000
         record.exitStatus = p.terminationStatus
         if p.terminationStatus == 0, let result, result.status == "ok" {
+            record.warnings = result.warnings.isEmpty ? nil : result.warnings
             if let frames = result.frames, record.durationSeconds > 0 {
                 record.fps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
             }
         } else {
             let interrupted = p.terminationStatus == ExitStatus.interrupted.rawValue || p.terminationReason == .uncaughtSignal
             record.status = interrupted && BatchInterrupt.requested ? "interrupted" : "failed"
-            record.error = result?.error ?? Self.crashLine(stderrText, status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal)
+            record.error = result?.error ?? Self.crashLine(stderrLines, status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal)
         }
         return record
     }
 
     /// A child that ended without a result (killed, crashed): its last stderr line, or how it ended.
-    static func crashLine(_ stderr: String, status: Int32, signalled: Bool) -> String {
-        let last = stderr.split(separator: "\n").last.map(String.init) ?? ""
+    static func crashLine(_ stderr: [String], status: Int32, signalled: Bool) -> String {
+        let last = stderr.last { !$0.isEmpty } ?? ""
         if !last.isEmpty { return last.hasPrefix("slomo: ") ? String(last.dropFirst(7)) : last }
         return signalled ? "killed by signal \(status)" : "exit \(status)"
     }
 }
 
-/// Reads a pipe to its end on a thread of its own.
-final class PipeCollector: @unchecked Sendable {
-    // Safe: `data` is written by the reading thread before `group.leave()` and read after `wait()`.
-    private var data = Data()
+/// Reads a pipe to its end on a thread of its own, keeping only its last lines (a child's log can
+/// grow with its input; memory must not).
+final class TailCollector: @unchecked Sendable {
+    // Safe: `tail` is written by the reading thread before `group.leave()` and read after `wait()`.
+    private var tail: [String] = []
     private let group = DispatchGroup()
-    init(_ handle: FileHandle) {
+    init(_ handle: FileHandle, lines: Int) {
         group.enter()
-        Thread.detachNewThread { [self] in data = handle.readDataToEndOfFile(); group.leave() }
+        Thread.detachNewThread { [self] in
+            PipeLines.read(handle) { line in
+                tail.append(line)
+                if tail.count > lines { tail.removeFirst() }
+            }
+            group.leave()
+        }
     }
-    func wait() -> Data { group.wait(); return data }
+    func wait() -> [String] { group.wait(); return tail }
 }
 
 /// Splits what a pipe delivers into lines as they arrive, until its end (a batch child's stdout).
@@ -263,6 +273,9 @@ public enum BatchInterrupt {
         }
         signal(SIGINT, handler)
         signal(SIGTERM, handler)
+        // a child gone before it read its request (crashed, or killed by a forwarded SIGINT) makes
+        // writing the request fail with EPIPE, reported for that job, not a SIGPIPE that ends the batch
+        signal(SIGPIPE, SIG_IGN)
     }
 
     static func track(_ pid: pid_t) {

@@ -72,10 +72,11 @@ public struct JobOptionError: Error, Sendable, Equatable {
 }
 
 extension BatchJob {
-    /// The typed values of the options that need parsing, checked as every command checks them.
+    /// The typed values of the options the requests hold typed. The use cases check the rest
+    /// themselves (the pitch and audio codec only when there is audio to write, the frame rate's
+    /// range), with the command line's wording; batch checks them all up front (`validate`).
     public struct Parsed: Sendable {
         public var fps: Rational?
-        public var pitch: TimePitchAlgorithm?
         public var frameBlend: ExportRequest.FrameBlend?
         public var rotation: ExportRequest.Rotation?
     }
@@ -84,15 +85,7 @@ extension BatchJob {
         var p = Parsed()
         if let fps {
             do { p.fps = try Rational(parsing: fps) } catch { throw JobOptionError(option: .fps, value: fps, reason: "\(error)") }
-            guard p.fps!.isPositive else { throw JobOptionError(option: .fps, value: fps, reason: "must be > 0") }
         }
-        if let pitch {
-            guard let a = TimePitchAlgorithm(rawValue: pitch) else {
-                throw JobOptionError(option: .pitch, value: pitch, reason: "expected \(JobOption.pitchNames)")
-            }
-            p.pitch = a
-        }
-        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw JobOptionError(option: .audioCodec, value: audioCodec, reason: AudioCodecChoice.expected) }
         if let frameBlend {
             guard let b = ExportRequest.FrameBlend(rawValue: frameBlend) else {
                 throw JobOptionError(option: .frameBlend, value: frameBlend, reason: OptionValues.expected(ExportRequest.FrameBlend.self))
@@ -106,5 +99,24 @@ extension BatchJob {
             p.rotation = r
         }
         return p
+    }
+
+    /// Whether the job sets `option` (a flag that is off counts as unset).
+    func sets(_ option: JobOption) -> Bool {
+        switch option {
+        case .rate: return rate != nil
+        case .segments: return !segments.isEmpty
+        case .ramps: return !ramps.isEmpty
+        case .curve: return curve != nil
+        case .pitch: return pitch != nil
+        case .fps: return fps != nil
+        case .codec: return codec != nil
+        case .preset: return preset != nil
+        case .crf: return crf != nil
+        case .frameBlend: return frameBlend != nil
+        case .noAudio: return noAudio
+        case .audioCodec: return audioCodec != nil
+        case .rotation: return rotation != nil
+        }
     }
 }

@@ -82,10 +82,10 @@ public struct JobRun: Sendable {
         switch job.command {
         case .export:
             let report = try Exporter.export(try exportRequest(), progress: progress)
-            return JobResult(frames: report.outputFrames, warnings: report.damage.isEmpty ? [] : ["damaged input: \(report.damage[0])"])
+            return JobResult(frames: report.outputFrames, warnings: report.damage.map { "damaged input: \($0)" })
         case .retime:
             let report = try Retimer.retime(try retimeRequest())
-            return JobResult(frames: Int64(report.videoPackets), warnings: report.damage.isEmpty ? [] : ["damaged input: \(report.damage[0])"])
+            return JobResult(frames: Int64(report.videoPackets), warnings: report.damage.map { "damaged input: \($0)" })
         case .stretch:
             _ = try AudioStretch.run(try stretchRequest())
             return JobResult(frames: nil, warnings: [])

@@ -43,8 +43,9 @@ public enum JSONSchema {
     }
 }
 
-/// A `--progress json` line on stderr: an export's frames (`done` of `total`), or a batch's jobs
-/// and overall fraction. Batch reads its children's lines back through this type.
+/// A progress line: an export's frames (`done` of `total`, on stderr with `--progress json`, on
+/// stdout from `slomo job`), or a batch's jobs and overall fraction. Batch reads its children's
+/// lines back through this type.
 public struct ProgressEvent: Codable, Sendable, Equatable {
     public var event = "progress"
     public var done: Int64?
@@ -65,10 +66,23 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
         self.etaSeconds = (etaSeconds * 10).rounded() / 10
     }
 
-    /// The event a child's stderr line carries, if it is one.
+    /// The event a child's line carries, if it is one.
     public init?(line: String) {
         guard line.hasPrefix("{"), let e = try? JSONDecoder().decode(ProgressEvent.self, from: Data(line.utf8)),
               e.event == "progress" else { return nil }
         self = e
+    }
+}
+
+/// Frame progress at most every 1/2 s, and always the last.
+public struct ProgressThrottle: Sendable {
+    private var last = DispatchTime(uptimeNanoseconds: 0)
+    public init() {}
+    /// True when (done, total) should be reported now.
+    public mutating func due(_ done: Int64, _ total: Int64) -> Bool {
+        let now = DispatchTime.now()
+        guard done == total || now.uptimeNanoseconds - last.uptimeNanoseconds > 500_000_000 else { return false }
+        last = now
+        return true
     }
 }

@@ -202,7 +202,7 @@ struct BatchCommand: ParsableCommand {
 }
 
 /// One aggregated progress for a batch: finished jobs plus the frame progress of the running
-/// export jobs (their `--progress json` events), as a bar on a terminal or NDJSON events.
+/// export jobs (the `ProgressEvent` lines of their stdout), as a bar on a terminal or NDJSON events.
 final class BatchProgress: @unchecked Sendable {
     // Safe: every member is read and written under `lock` (workers call from several threads).
     private let lock = NSLock()

@@ -29,12 +29,10 @@ struct ExportCommand: ParsableCommand {
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
     @Option(help: "Decoder/encoder threads (0 = all cores).") var threads = 0
-    @Option(help: .hidden) var jobKey: String?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
     func run() throws {
-        _ = try OptionValues.rational(fps, option: "--fps")
         var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
         audio.apply(to: &run)
         try timing.apply(to: &run)
@@ -42,7 +40,6 @@ struct ExportCommand: ParsableCommand {
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
         run.threads = threads
-        run.jobKey = jobKey
         let r = try run.exportRequest()
         let reporter = try ProgressReporter(mode: progress, label: "export")
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
@@ -64,7 +61,7 @@ final class ProgressReporter: @unchecked Sendable {
     enum Mode { case bar, json, none }
     let mode: Mode
     let bar: Progress
-    private var lastJSON = DispatchTime(uptimeNanoseconds: 0)
+    private var throttle = ProgressThrottle()
 
     init(mode: String, label: String) throws {
         bar = Progress(label: label)
@@ -81,9 +78,7 @@ final class ProgressReporter: @unchecked Sendable {
         switch mode {
         case .bar: bar.update(done, total)
         case .json:
-            let now = DispatchTime.now()
-            guard done == total || now.uptimeNanoseconds - lastJSON.uptimeNanoseconds > 500_000_000 else { return }
-            lastJSON = now
+            guard throttle.due(done, total) else { return }
             if let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) { Console.error(line) }
         case .none: break
         }

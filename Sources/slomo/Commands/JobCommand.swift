@@ -30,18 +30,22 @@ struct JobCommand: ParsableCommand {
             run.overwrite = true
             run.threads = request.threads
             run.jobKey = request.key
-            var last = DispatchTime(uptimeNanoseconds: 0)
+            var throttle = ProgressThrottle()
             let result = try run.run { done, total in
-                let now = DispatchTime.now()
-                guard done == total || now.uptimeNanoseconds - last.uptimeNanoseconds > 500_000_000 else { return }
-                last = now
-                if let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) { Console.out(line) }
+                guard throttle.due(done, total), let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) else { return }
+                Self.send(line)
             }
-            Console.out(try JSONSchema.line(result))
+            Self.send(try JSONSchema.line(result))
         } catch {
             let failure = CLIFailure(error, vocabulary: .manifestFields)
-            if let line = try? JSONSchema.line(JobResult(failure: failure.message, exitStatus: failure.status)) { Console.out(line) }
+            if let line = try? JSONSchema.line(JobResult(failure: failure.message, exitStatus: failure.status)) { Self.send(line) }
             throw failure
         }
+    }
+
+    /// One line on stdout at once (not through stdio's buffer, which holds a pipe's output for
+    /// kilobytes: batch's progress would only move when a job ends).
+    static func send(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -70,14 +70,12 @@ struct RetimeCommand: ParsableCommand {
     @OptionGroup var timing: VideoTimingOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
-    @Option(help: "Threads (accepted for batch symmetry; retime decodes no video).") var threads = 0
-    @Option(help: .hidden) var jobKey: String?
+    @Option(help: "Accepted as export takes it; retime decodes no video and uses none.") var threads = 0
 
     func run() throws {
         var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
         audio.apply(to: &run)
         try timing.apply(to: &run)
-        run.jobKey = jobKey
         let report = try Retimer.retime(try run.retimeRequest())
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
