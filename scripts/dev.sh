@@ -74,7 +74,7 @@ test() {
   deps test
   layers
   swift build --build-tests
-  swift build --product generate-manual   # ManualTests compares Docs/man/slomo.1 with what it writes
+  swift build --product generate-manual   # ManualAndCompletionTests compares Docs/man/slomo.1 with what it writes
   swift test --skip-build
   slurm
   k8s
@@ -83,7 +83,7 @@ test() {
 }
 
 # The man page, Docs/man/slomo.1, from every command's --help (swift-argument-parser's generate-manual;
-# ManualTests fails when it is out of date).
+# ManualAndCompletionTests fails when it is out of date).
 man() {
   swift build --product slomo
   swift build --product generate-manual

@@ -41,3 +41,8 @@ public struct SimpleFailure: SlomoFailure, Equatable {
         self.exitStatus = exitStatus
     }
 }
+
+/// A speed map that cannot be made from what the user wrote is a usage error.
+extension RetimeError: SlomoFailure {
+    public var exitStatus: ExitStatus { .usage }
+}

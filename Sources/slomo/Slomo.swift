@@ -22,11 +22,11 @@ struct Slomo: ParsableCommand {
         do {
             var command = try parseAsRoot()
             try command.run()
-        } catch let error where CLIFailure(classifying: error) != nil {
-            let failure = CLIFailure(error)
-            Console.error("slomo: \(failure.message)")
-            exit(withError: ExitCode(failure.status))
         } catch {
+            if let failure = CLIFailure(classifying: error) {
+                Console.error("slomo: \(failure.message)")
+                exit(withError: ExitCode(failure.status))
+            }
             // Help and --version print as usual; any other parse error becomes one line.
             let code = exitCode(for: error)
             if code == .success || message(for: error).isEmpty { exit(withError: error) }

@@ -11,6 +11,10 @@ struct CLI {
         var stdout: String { String(decoding: output, as: UTF8.self) }
     }
 
+    /// The repository's root (scripts, Docs, Samples).
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+
     /// `SLOMO_BIN`, else the `slomo` next to the test bundle, else `.build/debug/slomo`.
     static let binary: String = {
         if let b = ProcessInfo.processInfo.environment["SLOMO_BIN"] { return b }

@@ -6,8 +6,7 @@ import Testing
 /// The camera examples run in the vivid VM (`VividDocExamplesTests`).
 @Suite struct DocExamplesTests {
     @Test func everyExampleWithoutACameraRuns() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/doc-examples.sh").path
+        let script = CLI.repository + "/scripts/doc-examples.sh"
         let r = try CLI.run(executable: "/bin/bash", [script, "local"], environment: ["SLOMO": CLI.binary])
         #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
         for name in ["README.md", "Docs/Export.md", "Docs/Batch.md", "Docs/Capture.md", "Docs/CLI.md", "--help examples"] {

@@ -8,8 +8,7 @@ import Testing
     struct Row { var type: String; var optional: Bool; var nullable: Bool }
     struct Section { var rows: [String: Row] = [:]; var examples: [String] = [] }
 
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static var repository: String { CLI.repository }
 
     /// Sections by heading (the text after `## `).
     static let sections: [String: Section] = {

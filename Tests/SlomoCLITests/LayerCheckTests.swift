@@ -4,8 +4,7 @@ import Testing
 /// `scripts/check-layers.sh` (run by the test command) on this repository, and on small trees that
 /// each break one rule: every rule must be caught, named, and fail the check.
 @Suite struct LayerCheckTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static var repository: String { CLI.repository }
     static var script: String { repository + "/scripts/check-layers.sh" }
 
     @Test func thisRepositoryKeepsTheRule() throws {

@@ -5,8 +5,7 @@ import Testing
 /// committed: it must match what the built binary's help makes of it today. Shell completions come
 /// from the same parser: bash's must complete subcommands and options.
 @Suite struct ManualAndCompletionTests {
-    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
+    static var repository: String { CLI.repository }
 
     static func withoutDate(_ text: String) -> String {
         text.split(separator: "\n", omittingEmptySubsequences: false).filter { !$0.hasPrefix(".Dd ") }.joined(separator: "\n")

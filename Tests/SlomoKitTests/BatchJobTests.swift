@@ -30,8 +30,7 @@ import SlomoCore
         let jobs = try Manifest.parse(Data(#"[{"input": "a.mp4", "output": "o.mp4", "curve": "0@1,1@1/4,2@1"}]"#.utf8), format: "json", path: "m.json")
         #expect(jobs.first?.curve == "0@1,1@1/4,2@1")
         try jobs[0].validate(where: "m.json:1")
-        let spec = try RetimeSpec.options(rate: nil, segments: [], ramps: [], curve: jobs[0].curve, rateName: "rate")
-        #expect(try JobRun(job: jobs[0], spec: spec).exportRequest().spec.curve == SpeedCurve(parsing: "0@1,1@1/4,2@1"))
+        #expect(try JobRun(job: jobs[0]).exportRequest().spec.curve == SpeedCurve(parsing: "0@1,1@1/4,2@1"))
         var bad = jobs[0]
         bad.curve = "0@1,2@1/2,1@1"
         #expect(throws: SimpleFailure.self) { try bad.validate(where: "m.json:1") }
@@ -45,7 +44,7 @@ import SlomoCore
         var job = BatchJob(input: "in.mp4", output: "o.mkv", command: .export)
         job.rotation = "pixels"
         try job.validate(where: "m:1")
-        #expect(try JobRun(job: job, spec: RetimeSpec()).exportRequest().rotation == .pixels)
+        #expect(try JobRun(job: job).exportRequest().rotation == .pixels)
         job.rotation = "sideways"
         #expect(throws: SimpleFailure.self) { try job.validate(where: "m:1") }
         for command in [BatchJob.Command.retime, .stretch] {

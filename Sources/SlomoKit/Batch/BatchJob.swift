@@ -10,7 +10,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var rate: String?
     public var segments: [String] = []
     public var ramps: [String] = []
-    /// `--curve T0@R0,…` (export and retime).
+    /// `--curve T0@R0,…` (every command).
     public var curve: String?
     public var pitch: String?
     public var fps: String?

@@ -59,8 +59,8 @@ public enum JobOption: String, CaseIterable, Sendable {
 }
 
 /// A job option's value refused: names the option as its context calls it (a flag on the command
-/// line, a field in a manifest).
-public struct JobOptionError: Error, Sendable, Equatable {
+/// line, `asFlag`, its description; a field in a manifest, `asField`, which batch's `validate` uses).
+public struct JobOptionError: SlomoFailure, Sendable, Equatable {
     public var option: JobOption
     public var value: String
     public var reason: String
@@ -69,6 +69,8 @@ public struct JobOptionError: Error, Sendable, Equatable {
     public var asFlag: String { "--\(option.flag) '\(value)': \(reason)" }
     /// `frameBlend 'x': expected …`
     public var asField: String { "\(option.field) '\(value)': \(reason)" }
+    public var description: String { asFlag }
+    public var exitStatus: ExitStatus { .usage }
 }
 
 extension BatchJob {

@@ -25,7 +25,7 @@ extension RetimeSpec {
 /// child process) from the typed request batch hands it, so both reach the use cases alike.
 public struct JobRun: Sendable {
     public var job: BatchJob
-    public var spec: RetimeSpec
+    public let spec: RetimeSpec
     public var overwrite = false
     public var threads = 0
     public var jobKey: String?
@@ -37,7 +37,11 @@ public struct JobRun: Sendable {
     /// Stretch: the audio stream (nil: the best one).
     public var streamIndex: Int?
 
-    public init(job: BatchJob, spec: RetimeSpec) { self.job = job; self.spec = spec }
+    /// `rateName` names the rate in errors: `--rate` on the command line, `rate` in a manifest.
+    public init(job: BatchJob, rateName: String = "rate") throws(RetimeError) {
+        self.job = job
+        spec = try RetimeSpec.options(rate: job.rate, segments: job.segments, ramps: job.ramps, curve: job.curve, rateName: rateName)
+    }
 
     public func exportRequest() throws(JobOptionError) -> ExportRequest {
         let p = try job.parsedOptions()

@@ -124,9 +124,7 @@ struct CaptureCommand: ParsableCommand {
             let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
             // segments are relative to the first frame; the map runs to the longest allowed capture
             let horizon = limits.duration ?? Rational(86_400)
-            do { settings.map = try spec.resolve(duration: horizon, frameRate: nil) } catch {
-                throw SimpleFailure("\(error)", .usage)
-            }
+            settings.map = try spec.resolve(duration: horizon, frameRate: nil)   // a RetimeError: usage, 64
         }
         let controls = try cameraControls.requests()
         if !controls.isEmpty && source != nil { throw SimpleFailure("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .usage) }

@@ -18,8 +18,7 @@ struct ExportCommand: ParsableCommand {
     @Argument(help: "Input media file.") var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).") var output: String
     @OptionGroup var retime: RetimeOptions
-    @OptionGroup var audio: AudioOutputOptions
-    @OptionGroup var timing: VideoTimingOptions
+    @OptionGroup var video: VideoJobOptions
     @Option(help: ArgumentHelp(JobOption.fps.help)) var fps = "30"
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
@@ -34,8 +33,7 @@ struct ExportCommand: ParsableCommand {
 
     func run() throws {
         var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
-        audio.apply(to: &run)
-        try timing.apply(to: &run)
+        try video.apply(to: &run)
         run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll

@@ -23,10 +23,9 @@ struct JobCommand: ParsableCommand {
         do { request = try JSONDecoder().decode(JobRequest.self, from: data) } catch {
             throw SimpleFailure("job: stdin is not a job request (JSON with job, threads and key): \(String(describing: error).prefix(200))", .dataError)
         }
-        let job = request.job
         do {
-            var run = JobRun(job: job, spec: try RetimeSpec.options(rate: job.rate, segments: job.segments, ramps: job.ramps,
-                                                                    curve: job.curve, rateName: "rate"))
+            try request.job.validate(where: "job")        // a manifest's wording, as batch checked it
+            var run = try JobRun(job: request.job)
             run.overwrite = true
             run.threads = request.threads
             run.jobKey = request.key
@@ -37,7 +36,7 @@ struct JobCommand: ParsableCommand {
             }
             Self.send(try JSONSchema.line(result))
         } catch {
-            let failure = CLIFailure(error, vocabulary: .manifestFields)
+            let failure = CLIFailure(error)
             if let line = try? JSONSchema.line(JobResult(failure: failure.message, exitStatus: failure.status)) { Self.send(line) }
             throw failure
         }

@@ -12,26 +12,29 @@ struct RetimeOptions: ParsableArguments {
     @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
     @Option(help: ArgumentHelp(JobOption.pitch.help)) var pitch = "spectral"
 
-    func spec() throws -> RetimeSpec { try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve) }
-
     /// The job these options and `input`/`output` describe, and how to run it in this process.
     func run(_ command: BatchJob.Command, input: String, output: String, overwrite: Bool) throws -> JobRun {
         var job = BatchJob(input: input, output: output, command: command)
         job.rate = rate; job.segments = segments; job.ramps = ramps; job.curve = curve
         job.pitch = pitch
-        var run = JobRun(job: job, spec: try spec())
+        var run = try JobRun(job: job, rateName: "--rate")
         run.overwrite = overwrite
         return run
     }
 }
 
-/// How export and retime read a video's own timing (stretch reads audio, which carries neither a
-/// stored speed map nor a capture rate).
-struct VideoTimingOptions: ParsableArguments {
+
+/// Export's and retime's own options: their audio track (stretch writes audio only, in its output's
+/// format) and how they read a video's timing (an audio file carries neither a stored speed map nor
+/// a capture rate).
+struct VideoJobOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
+    @Option(help: ArgumentHelp(JobOption.audioCodec.help)) var audioCodec = "auto"
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
     @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
     func apply(to run: inout JobRun) throws {
+        run.job.noAudio = noAudio; run.job.audioCodec = audioCodec
         switch relativeTo {
         case "original": run.fromOriginal = true
         case "current": run.fromOriginal = false
@@ -39,14 +42,6 @@ struct VideoTimingOptions: ParsableArguments {
         }
         run.realTime = realTime
     }
-}
-
-/// Export's and retime's audio track (stretch writes audio only, in its output's format).
-struct AudioOutputOptions: ParsableArguments {
-    @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
-    @Option(help: ArgumentHelp(JobOption.audioCodec.help)) var audioCodec = "auto"
-
-    func apply(to run: inout JobRun) { run.job.noAudio = noAudio; run.job.audioCodec = audioCodec }
 }
 
 struct RetimeCommand: ParsableCommand {
@@ -66,16 +61,14 @@ struct RetimeCommand: ParsableCommand {
     @Argument(help: "Input media file.") var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).") var output: String
     @OptionGroup var retime: RetimeOptions
-    @OptionGroup var audio: AudioOutputOptions
-    @OptionGroup var timing: VideoTimingOptions
+    @OptionGroup var video: VideoJobOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
     @Option(help: "Accepted as export takes it; retime decodes no video and uses none.") var threads = 0
 
     func run() throws {
         var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
-        audio.apply(to: &run)
-        try timing.apply(to: &run)
+        try video.apply(to: &run)
         let report = try Retimer.retime(try run.retimeRequest())
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {

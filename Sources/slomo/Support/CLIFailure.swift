@@ -1,11 +1,8 @@
 import SlomoCore
-import SlomoKit
 
 /// The one place where an error a command ends with becomes its line on stderr (after `slomo: `)
-/// and its exit status. A job option's error names the flag on the command line and the field
-/// for a batch child (whose line goes into the manifest's job record).
+/// and its exit status: every `SlomoFailure` says both; anything else is an internal error.
 struct CLIFailure: SlomoFailure {
-    enum Vocabulary { case flags, manifestFields }
     let message: String
     let status: Int32
 
@@ -13,26 +10,15 @@ struct CLIFailure: SlomoFailure {
     var exitStatus: ExitStatus { ExitStatus(rawValue: status) ?? .software }
 
     /// nil for errors that are not slomo's (ArgumentParser's own: help, version, parse errors).
-    init?(classifying error: any Error, vocabulary: Vocabulary = .flags) {
-        switch error {
-        case let e as CLIFailure: self = e
-        case let e as JobOptionError:
-            message = vocabulary == .flags ? e.asFlag : e.asField
-            status = ExitStatus.usage.rawValue
-        case let e as RetimeError:
-            message = "\(e)"
-            status = ExitStatus.usage.rawValue
-        case let e as any SlomoFailure:
-            message = e.description
-            status = e.exitStatus.rawValue
-        default:
-            return nil
-        }
+    init?(classifying error: any Error) {
+        guard let e = error as? any SlomoFailure else { return nil }
+        message = e.description
+        status = e.exitStatus.rawValue
     }
 
     /// Any error, an unknown one as an internal error (70).
-    init(_ error: any Error, vocabulary: Vocabulary = .flags) {
-        if let known = CLIFailure(classifying: error, vocabulary: vocabulary) { self = known; return }
+    init(_ error: any Error) {
+        if let known = CLIFailure(classifying: error) { self = known; return }
         message = "internal error: \(error)"
         status = ExitStatus.software.rawValue
     }

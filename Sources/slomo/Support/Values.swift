@@ -6,10 +6,8 @@ import SlomoCore
 /// (sizes and rationals: `OptionValues` in SlomoKit).
 enum Values {
     /// Builds a retime spec from `--rate`, `--segment`, `--ramp` and `--curve` values.
-    static func retimeSpec(rate: String?, segments: [String], ramps: [String], curve: String? = nil) throws(SimpleFailure) -> RetimeSpec {
-        do { return try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "--rate") } catch {
-            throw SimpleFailure("\(error)", .usage)
-        }
+    static func retimeSpec(rate: String?, segments: [String], ramps: [String], curve: String? = nil) throws(RetimeError) -> RetimeSpec {
+        try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "--rate")
     }
 }
 
