@@ -21,16 +21,18 @@ public struct ALSAError: SlomoFailure, Sendable {
         return "\(device): \(operation)" + (cause.isEmpty ? "" : ": \(cause)") + (detail.isEmpty ? "" : " (\(detail))")
     }
 
-    /// sysexits: no such card 66, busy 69, refused parameters 64, permission 77, else I/O 74.
-    public var exitStatus: ExitStatus {
+    /// No such card: missing; busy: unavailable; refused parameters: a bad request; else I/O.
+    public var kind: FailureKind {
         switch -code {
-        case ENOENT, ENODEV, ENXIO: return .noInput
+        case ENOENT, ENODEV, ENXIO: return .missing
         case EBUSY: return .unavailable
-        case EINVAL: return .usage
-        case EACCES, EPERM: return .permissionDenied
-        default: return .ioError
+        case EINVAL: return .badRequest
+        case EACCES, EPERM: return .notPermitted
+        default: return .ioFailed
         }
     }
+
+    public var wording: Wording { Wording(verbatim: description) }
 }
 
 /// What one read gave: `frames` frames, and the capture position (frames since the stream began,

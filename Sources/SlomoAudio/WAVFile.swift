@@ -82,7 +82,7 @@ public final class WAVFileSource: AudioFileSource {
                 if r < 0 && errno == EINTR { continue }
                 guard r > 0 else {
                     throw AudioFailure(.decodeFailed, subject: path, operation: "read samples",
-                                       cause: r < 0 ? String(cString: strerror(errno)) : "the file got shorter while being read")
+                                       cause: Wording(verbatim: r < 0 ? String(cString: strerror(errno)) : "the file got shorter while being read"))
                 }
                 done += r
             }
@@ -120,7 +120,7 @@ public final class WAVFileWriter {
         precondition((1...2).contains(channels))
         fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
-            throw SimpleFailure("\(path): cannot create output: \(String(cString: strerror(errno)))", .cannotCreate)
+            throw WAVWriteError(path: path, problem: .cannotCreate(errno: errno))
         }
         self.path = path; name = path; self.channels = channels; self.sampleRate = sampleRate
         pending.reserveCapacity(1 << 17)
@@ -140,7 +140,7 @@ public final class WAVFileWriter {
     public func finish() throws {
         try flush(at: nil)
         guard let header = WAV.header16(channels: channels, sampleRate: sampleRate, frames: framesWritten) else {
-            throw SimpleFailure("\(name): \(framesWritten) frames do not fit a WAV file's 4 GiB", .cannotCreate)
+            throw WAVWriteError(path: name, problem: .tooLong(frames: framesWritten))
         }
         pending = header
         try flush(at: 0)
@@ -154,12 +154,40 @@ public final class WAVFileWriter {
                 if r < 0 && errno == EINTR { continue }
                 guard r > 0 else {
                     let e = errno
-                    throw SimpleFailure("\(name): write failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC); nothing was left under that name" : "")", .ioError)
+                    throw WAVWriteError(path: name, problem: .writeFailed(errno: e))
                 }
                 done += r
             }
         }
         if offset == nil { end += Int64(done) }
         pending.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writing a WAV file failed.
+public struct WAVWriteError: SlomoFailure, Sendable, Equatable {
+    public enum Problem: Sendable, Equatable {
+        case cannotCreate(errno: Int32)
+        /// More than RIFF's 32-bit sizes hold.
+        case tooLong(frames: Int64)
+        case writeFailed(errno: Int32)
+    }
+    public var path: String
+    public var problem: Problem
+
+    public var kind: FailureKind {
+        switch problem {
+        case .cannotCreate, .tooLong: return .cannotCreate
+        case .writeFailed: return .ioFailed
+        }
+    }
+
+    public var wording: Wording {
+        switch problem {
+        case .cannotCreate(let e): return "\(path): cannot create output: \(String(cString: strerror(e)))"
+        case .tooLong(let n): return "\(path): \(n) frames do not fit a WAV file's 4 GiB"
+        case .writeFailed(let e):
+            return "\(path): write failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC); nothing was left under that name" : "")"
+        }
     }
 }

@@ -19,11 +19,11 @@ public final class Decoder {
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let name = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
             throw FFmpegError(path: path, operation: "avcodec_find_decoder(\(name))",
-                              message: "no decoder for codec '\(name)' in this FFmpeg build", kind: .unsupported)
+                              message: "no decoder for codec '\(name)' in this FFmpeg build", category: .unsupported)
         }
         codecName = String(cString: codec.pointee.name)
         ctx = avcodec_alloc_context3(codec)
-        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
+        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", category: .internalError) }
         try ffcall(path, "avcodec_parameters_to_context") { avcodec_parameters_to_context(ctx, parameters) }
         ctx.pointee.pkt_timebase = timeBase
         ctx.pointee.thread_count = Int32(threads)
@@ -58,8 +58,8 @@ public final class Decoder {
     /// scripts/mutate-media.py: "Operation not permitted", exit 77). Only running out of memory
     /// is not the data's fault.
     func decodeFailure(_ operation: String, _ rc: Int32) -> FFmpegError {
-        guard rc != cffmpeg_averror(ENOMEM) else { return FFmpegError(path: path, operation: operation, code: rc, kind: .internalError) }
-        var e = FFmpegError(path: path, operation: operation, code: rc, kind: .invalidData)
+        guard rc != cffmpeg_averror(ENOMEM) else { return FFmpegError(path: path, operation: operation, code: rc, category: .internalError) }
+        var e = FFmpegError(path: path, operation: operation, code: rc, category: .invalidData)
         e.damagedData = true
         return e
     }

@@ -55,7 +55,7 @@ public final class Demuxer {
         // damaged FLAC metadata block, found by scripts/mutate-media.py): the data, not the disk.
         let eio = cffmpeg_averror(EIO)
         let rc = avformat_open_input(&c, path, nil, nil)
-        if rc < 0 { throw FFmpegError(path: path, operation: "avformat_open_input", code: rc, kind: rc == eio ? .invalidData : nil) }
+        if rc < 0 { throw FFmpegError(path: path, operation: "avformat_open_input", code: rc, category: rc == eio ? .invalidData : nil) }
         ctx = c
         try ffcall(path, "avformat_find_stream_info") { avformat_find_stream_info(c, nil) }
     }

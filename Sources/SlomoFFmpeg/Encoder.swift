@@ -66,10 +66,10 @@ public final class Encoder {
         let codec = try Encoder.find(s.codec, path: path)
         codecName = s.codec
         ctx = avcodec_alloc_context3(codec)
-        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
+        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", category: .internalError) }
         let tb = s.timeBase ?? (try? s.frameRate.reciprocal()) ?? Rational(1, 30)
         guard let avtb = tb.avRational, let avfr = s.frameRate.avRational else {
-            throw FFmpegError(path: path, operation: "encoder \(s.codec)", message: "frame rate \(s.frameRate) does not fit FFmpeg's 32-bit rationals", kind: .unsupported)
+            throw FFmpegError(path: path, operation: "encoder \(s.codec)", message: "frame rate \(s.frameRate) does not fit FFmpeg's 32-bit rationals", category: .unsupported)
         }
         timeBase = tb
         ctx.pointee.width = Int32(s.width)
@@ -96,7 +96,7 @@ public final class Encoder {
         let codec = try Encoder.find(s.codec, path: path)
         codecName = s.codec
         ctx = avcodec_alloc_context3(codec)
-        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", kind: .internalError) }
+        guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", category: .internalError) }
         // float as the samples come (planar, then interleaved: libopus takes s16 or flt), else 32-bit
         // integers for a deep source, else the encoder's first
         let formats = Encoder.list(codec.pointee.sample_fmts, end: AV_SAMPLE_FMT_NONE)
@@ -147,7 +147,7 @@ public final class Encoder {
     private static func find(_ name: String, path: String) throws(FFmpegError) -> UnsafePointer<AVCodec> {
         guard let c = avcodec_find_encoder_by_name(name) else {
             throw FFmpegError(path: path, operation: "avcodec_find_encoder_by_name(\(name))",
-                              message: "no encoder '\(name)' in this FFmpeg build", kind: .unsupported)
+                              message: "no encoder '\(name)' in this FFmpeg build", category: .unsupported)
         }
         return c
     }
@@ -156,10 +156,10 @@ public final class Encoder {
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
         for (k, v) in options.sorted(by: { $0.key < $1.key }) { av_dict_set(&dict, k, v, 0) }
-        try ffcall(path, "avcodec_open2(\(codecName))", kind: .unsupported) { avcodec_open2(ctx, codec, &dict) }
+        try ffcall(path, "avcodec_open2(\(codecName))", category: .unsupported) { avcodec_open2(ctx, codec, &dict) }
         if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
             throw FFmpegError(path: path, operation: "avcodec_open2(\(codecName))",
-                              message: "option '\(String(cString: left.pointee.key))' is not known to \(codecName)", kind: .unsupported)
+                              message: "option '\(String(cString: left.pointee.key))' is not known to \(codecName)", category: .unsupported)
         }
     }
 

@@ -6,9 +6,9 @@ import SlomoCore
 /// Prints as `out/clip.mp4: avcodec_open2(libx264) failed: Invalid argument (AVERROR -22)`.
 public struct FFmpegError: SlomoFailure, Equatable {
     /// What the failure means for the caller, chosen from the code and the operation.
-    public enum Kind: Sendable, Equatable {
+    public enum Category: Sendable, Equatable {
         case inputMissing, permissionDenied, invalidData, unsupported, outputFailed, io, internalError
-        /// The output the user asked for cannot be made (a codec its container cannot hold): a usage error.
+        /// The output the user asked for cannot be made (a codec its container cannot hold): a bad request.
         case unsupportedOutput
     }
 
@@ -16,26 +16,28 @@ public struct FFmpegError: SlomoFailure, Equatable {
     public var operation: String
     public var code: Int32
     public var text: String
-    public var kind: Kind
+    public var category: Category
     /// A decoder refused the data (any code but ENOMEM): damage, like AVERROR_INVALIDDATA.
     public var damagedData = false
 
-    public init(path: String, operation: String, code: Int32, kind: Kind? = nil) {
+    public init(path: String, operation: String, code: Int32, category: Category? = nil) {
         self.path = path
         self.operation = operation
         self.code = code
         self.text = FFmpegError.describe(code)
-        self.kind = kind ?? FFmpegError.classify(code)
+        self.category = category ?? FFmpegError.classify(code)
     }
 
     /// A failure that is not an FFmpeg return code (no stream, unsupported combination...).
-    public init(path: String, operation: String, message: String, kind: Kind) {
+    public init(path: String, operation: String, message: String, category: Category) {
         self.path = path
         self.operation = operation
         self.code = 0
         self.text = message
-        self.kind = kind
+        self.category = category
     }
+
+    public var wording: Wording { Wording(verbatim: description) }
 
     public var description: String {
         code == 0 ? "\(path): \(operation): \(text)"
@@ -46,19 +48,19 @@ public struct FFmpegError: SlomoFailure, Equatable {
     /// to the other codes `classify` also files under `.invalidData`.
     public var isInvalidData: Bool { code == cffmpeg_averror_invaliddata() || damagedData }
 
-    public var exitStatus: ExitStatus {
-        switch kind {
-        case .inputMissing: return .noInput
-        case .permissionDenied: return .permissionDenied
-        case .invalidData, .unsupported: return .dataError
-        case .unsupportedOutput: return .usage
+    public var kind: FailureKind {
+        switch category {
+        case .inputMissing: return .missing
+        case .permissionDenied: return .notPermitted
+        case .invalidData, .unsupported: return .badData
+        case .unsupportedOutput: return .badRequest
         case .outputFailed: return .cannotCreate
-        case .io: return .ioError
-        case .internalError: return .software
+        case .io: return .ioFailed
+        case .internalError: return .bug
         }
     }
 
-    static func classify(_ code: Int32) -> Kind {
+    static func classify(_ code: Int32) -> Category {
         switch code {
         case cffmpeg_averror(ENOENT), cffmpeg_averror(ENOTDIR): return .inputMissing
         case cffmpeg_averror(EACCES), cffmpeg_averror(EPERM): return .permissionDenied
@@ -79,10 +81,10 @@ public struct FFmpegError: SlomoFailure, Equatable {
 /// The chokepoint for FFmpeg calls that return a negative AVERROR on failure.
 /// Returns the non-negative result.
 @discardableResult
-func ffcall(_ path: String, _ operation: @autoclosure () -> String, kind: FFmpegError.Kind? = nil,
+func ffcall(_ path: String, _ operation: @autoclosure () -> String, category: FFmpegError.Category? = nil,
             _ body: () -> Int32) throws(FFmpegError) -> Int32 {
     let rc = body()
-    if rc < 0 { throw FFmpegError(path: path, operation: operation(), code: rc, kind: kind) }
+    if rc < 0 { throw FFmpegError(path: path, operation: operation(), code: rc, category: category) }
     return rc
 }
 

@@ -14,7 +14,7 @@ public final class FilterGraph {
         self.description = description
         graph = avfilter_graph_alloc()
         guard let graph, let tb = timeBase.avRational else {
-            throw FFmpegError(path: "filter", operation: "avfilter_graph_alloc", message: "cannot create a filter graph", kind: .internalError)
+            throw FFmpegError(path: "filter", operation: "avfilter_graph_alloc", message: "cannot create a filter graph", category: .internalError)
         }
         graph.pointee.nb_threads = Int32(threads)
         let args = "video_size=\(width)x\(height):pix_fmt=\(pixelFormat.raw.rawValue):time_base=\(tb.num)/\(tb.den):pixel_aspect=1/1"
@@ -28,10 +28,10 @@ public final class FilterGraph {
         defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
         outputs?.pointee.name = av_strdup("in"); outputs?.pointee.filter_ctx = source; outputs?.pointee.pad_idx = 0; outputs?.pointee.next = nil
         inputs?.pointee.name = av_strdup("out"); inputs?.pointee.filter_ctx = sink; inputs?.pointee.pad_idx = 0; inputs?.pointee.next = nil
-        try ffcall("filter", "avfilter_graph_parse_ptr(\(description))", kind: .unsupported) {
+        try ffcall("filter", "avfilter_graph_parse_ptr(\(description))", category: .unsupported) {
             avfilter_graph_parse_ptr(graph, description, &inputs, &outputs, nil)
         }
-        try ffcall("filter", "avfilter_graph_config(\(description))", kind: .unsupported) { avfilter_graph_config(graph, nil) }
+        try ffcall("filter", "avfilter_graph_config(\(description))", category: .unsupported) { avfilter_graph_config(graph, nil) }
     }
 
     deinit { avfilter_graph_free(&graph) }

@@ -21,7 +21,7 @@ public final class Frame {
         raw.pointee.width = Int32(width)
         raw.pointee.height = Int32(height)
         raw.pointee.format = pixelFormat.raw.rawValue
-        try ffcall("frame", "av_frame_get_buffer(\(width)x\(height) \(pixelFormat.name))", kind: .internalError) {
+        try ffcall("frame", "av_frame_get_buffer(\(width)x\(height) \(pixelFormat.name))", category: .internalError) {
             av_frame_get_buffer(raw, 0)
         }
     }
@@ -41,8 +41,8 @@ public final class Frame {
         raw.pointee.nb_samples = Int32(samples)
         raw.pointee.sample_rate = sampleRate
         raw.pointee.format = format.rawValue
-        try ffcall("frame", "av_channel_layout_copy", kind: .internalError) { av_channel_layout_copy(&raw.pointee.ch_layout, layout) }
-        try ffcall("frame", "av_frame_get_buffer(audio)", kind: .internalError) { av_frame_get_buffer(raw, 0) }
+        try ffcall("frame", "av_channel_layout_copy", category: .internalError) { av_channel_layout_copy(&raw.pointee.ch_layout, layout) }
+        try ffcall("frame", "av_frame_get_buffer(audio)", category: .internalError) { av_frame_get_buffer(raw, 0) }
     }
 
     /// A frame that points into `bytes` (not copied, not owned), laid out as `layout` says: valid
@@ -96,7 +96,7 @@ public final class Frame {
 
     /// Makes the buffers writable (copies if shared with an encoder or decoder).
     public func makeWritable() throws(FFmpegError) {
-        try ffcall("frame", "av_frame_make_writable", kind: .internalError) { av_frame_make_writable(raw) }
+        try ffcall("frame", "av_frame_make_writable", category: .internalError) { av_frame_make_writable(raw) }
     }
 
     /// Plane `i`'s bytes and its line stride, valid only inside `body`.
@@ -124,7 +124,7 @@ public final class Frame {
         guard width < self.width || height < self.height else { return }
         raw.pointee.crop_right += Int(self.width - width)
         raw.pointee.crop_bottom += Int(self.height - height)
-        try ffcall("frame", "av_frame_apply_cropping", kind: .internalError) {
+        try ffcall("frame", "av_frame_apply_cropping", category: .internalError) {
             av_frame_apply_cropping(raw, Int32(AV_FRAME_CROP_UNALIGNED))
         }
     }
@@ -132,7 +132,7 @@ public final class Frame {
     /// A new reference to the same buffers (`av_frame_ref`).
     public func reference() throws(FFmpegError) -> Frame {
         let f = Frame()
-        try ffcall("frame", "av_frame_ref", kind: .internalError) { av_frame_ref(f.raw, raw) }
+        try ffcall("frame", "av_frame_ref", category: .internalError) { av_frame_ref(f.raw, raw) }
         return f
     }
 

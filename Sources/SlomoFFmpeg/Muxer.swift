@@ -17,7 +17,7 @@ public final class Muxer {
         self.path = path
         self.name = name ?? path
         var c: UnsafeMutablePointer<AVFormatContext>?
-        try ffcall(self.name, "avformat_alloc_output_context2", kind: .unsupported) {
+        try ffcall(self.name, "avformat_alloc_output_context2", category: .unsupported) {
             avformat_alloc_output_context2(&c, nil, formatName, path)
         }
         ctx = c
@@ -58,7 +58,7 @@ public final class Muxer {
     /// Adds a stream fed by `encoder` and returns its index.
     public func addStream(for encoder: Encoder) throws(FFmpegError) -> Int {
         guard let s = avformat_new_stream(context, nil) else {
-            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", category: .internalError)
         }
         try ffcall(name, "avcodec_parameters_from_context") { avcodec_parameters_from_context(s.pointee.codecpar, encoder.ctx) }
         s.pointee.time_base = encoder.ctx!.pointee.time_base
@@ -73,7 +73,7 @@ public final class Muxer {
     /// (`avcodec_parameters_copy`), with its stream side data (display matrix…) and the given time base.
     public func addStream(copying index: Int, from demuxer: Demuxer, timeBase: Rational, frameRate: Rational?) throws(FFmpegError) -> Int {
         guard let s = avformat_new_stream(context, nil) else {
-            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", category: .internalError)
         }
         let src = demuxer.stream(index)
         try ffcall(name, "avcodec_parameters_copy") { avcodec_parameters_copy(s.pointee.codecpar, src.pointee.codecpar) }
@@ -93,10 +93,10 @@ public final class Muxer {
     /// described by codec name and size (`avcodec_parameters` filled by hand).
     public func addStream(encodedVideo codec: String, width: Int, height: Int, timeBase: Rational, extradata: [UInt8] = []) throws(FFmpegError) -> Int {
         guard let desc = avcodec_descriptor_get_by_name(codec) else {
-            throw FFmpegError(path: name, operation: "addStream", message: "unknown codec '\(codec)'", kind: .unsupported)
+            throw FFmpegError(path: name, operation: "addStream", message: "unknown codec '\(codec)'", category: .unsupported)
         }
         guard let s = avformat_new_stream(context, nil) else {
-            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", kind: .internalError)
+            throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", category: .internalError)
         }
         let par = s.pointee.codecpar!
         par.pointee.codec_type = AVMEDIA_TYPE_VIDEO
@@ -141,7 +141,7 @@ public final class Muxer {
     /// `options` are muxer options such as `movflags`.
     public func writeHeader(options: [String: String] = [:]) throws(FFmpegError) {
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-            try ffcall(name, "avio_open", kind: .outputFailed) { avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE) }
+            try ffcall(name, "avio_open", category: .outputFailed) { avio_open(&context.pointee.pb, path, AVIO_FLAG_WRITE) }
         }
         var dict: OpaquePointer? = nil
         defer { av_dict_free(&dict) }
@@ -152,11 +152,11 @@ public final class Muxer {
             // the system said otherwise (disk full, permissions)
             let kind = FFmpegError.classify(rc)
             guard kind == .invalidData || kind == .unsupported else {
-                throw FFmpegError(path: name, operation: "avformat_write_header", code: rc, kind: kind)
+                throw FFmpegError(path: name, operation: "avformat_write_header", code: rc, category: kind)
             }
             throw FFmpegError(path: name, operation: "avformat_write_header",
                               message: "\(streamsDescription) cannot be stored in \(formatName) (\(FFmpegError.describe(rc)))",
-                              kind: .unsupportedOutput)
+                              category: .unsupportedOutput)
         }
         headerWritten = true
     }
@@ -178,7 +178,7 @@ public final class Muxer {
 
     /// Writes a packet whose timestamps are already in the stream's time base (`av_interleaved_write_frame`).
     public func write(_ packet: Packet) throws(FFmpegError) {
-        try ffcall(name, "av_interleaved_write_frame", kind: .io) { av_interleaved_write_frame(context, packet.raw) }
+        try ffcall(name, "av_interleaved_write_frame", category: .io) { av_interleaved_write_frame(context, packet.raw) }
     }
 
     /// Pushes buffered bytes to the file, pipe or socket now (`avio_flush`), for live output.
@@ -190,9 +190,9 @@ public final class Muxer {
     public func finish() throws(FFmpegError) {
         guard headerWritten, !finished else { return }
         finished = true
-        try ffcall(name, "av_write_trailer", kind: .io) { av_write_trailer(context) }
+        try ffcall(name, "av_write_trailer", category: .io) { av_write_trailer(context) }
         if context.pointee.oformat.pointee.flags & AVFMT_NOFILE == 0 {
-            try ffcall(name, "avio_closep", kind: .io) { avio_closep(&context.pointee.pb) }
+            try ffcall(name, "avio_closep", category: .io) { avio_closep(&context.pointee.pb) }
         }
     }
 }

@@ -56,7 +56,7 @@ public final class Packet {
     /// Copies `count` bytes into a new payload (`av_new_packet`).
     public func setPayload(_ bytes: UnsafeRawPointer, count: Int) throws(FFmpegError) {
         av_packet_unref(raw)
-        try ffcall("packet", "av_new_packet", kind: .internalError) { av_new_packet(raw, Int32(count)) }
+        try ffcall("packet", "av_new_packet", category: .internalError) { av_new_packet(raw, Int32(count)) }
         raw.pointee.data.update(from: bytes.assumingMemoryBound(to: UInt8.self), count: count)
     }
 

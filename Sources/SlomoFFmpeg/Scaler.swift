@@ -19,7 +19,7 @@ public final class Scaler {
                                  Int32(SWS_BILINEAR), nil, nil, nil)
             key = k
             guard ctx != nil else {
-                throw FFmpegError(path: "scaler", operation: "sws_getContext", message: "cannot convert \(source.pixelFormat) to \(pixelFormat)", kind: .unsupported)
+                throw FFmpegError(path: "scaler", operation: "sws_getContext", message: "cannot convert \(source.pixelFormat) to \(pixelFormat)", category: .unsupported)
             }
         }
         let out = try Frame(width: width, height: height, pixelFormat: pixelFormat)

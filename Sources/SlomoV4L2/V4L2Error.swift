@@ -8,20 +8,20 @@ import SlomoCore
 /// `/dev/video0: VIDIOC_S_FMT MJPG 1280x720 failed: Device or resource busy (EBUSY)`.
 ///
 /// `code` is chosen from the errno (or set directly for checks that are not a failed call,
-/// such as "not a capture device"); `exitStatus` maps it to the documented sysexits value:
+/// such as "not a capture device"); `kind` classes it for the caller (the command line's exit status follows from it):
 ///
-/// | code | errno | exit |
+/// | code | errno | kind |
 /// |---|---|---|
-/// | `noDevice` | ENOENT, ENXIO (path missing, or the node's driver is gone) | 66 `noInput` |
-/// | `notCharacterDevice` | (stat: a regular file, directory…) | 66 `noInput` |
-/// | `notV4L2Device` | ENOTTY on VIDIOC_QUERYCAP (`/dev/null`, a tty…) | 66 `noInput` |
-/// | `notCapture` | (QUERYCAP without VIDEO_CAPTURE[_MPLANE]: output, metadata, touch…) | 69 `unavailable` |
-/// | `busy` | EBUSY (another process streams or holds buffers) | 69 `unavailable` |
-/// | `permissionDenied` | EACCES, EPERM | 77 `permissionDenied` |
-/// | `unsupported` | ENOTTY on any other request | 69 `unavailable` |
-/// | `invalid` | EINVAL (the driver refused the argument) | 69 `unavailable` |
-/// | `disconnected` | ENODEV, EIO (unplugged, firmware fault) | 74 `ioError` |
-/// | `other` | anything else | 69 `unavailable` |
+/// | `noDevice` | ENOENT, ENXIO (path missing, or the node's driver is gone) | `missing` |
+/// | `notCharacterDevice` | (stat: a regular file, directory…) | `missing` |
+/// | `notV4L2Device` | ENOTTY on VIDIOC_QUERYCAP (`/dev/null`, a tty…) | `missing` |
+/// | `notCapture` | (QUERYCAP without VIDEO_CAPTURE[_MPLANE]: output, metadata, touch…) | `unavailable` |
+/// | `busy` | EBUSY (another process streams or holds buffers) | `unavailable` |
+/// | `permissionDenied` | EACCES, EPERM | `notPermitted` |
+/// | `unsupported` | ENOTTY on any other request | `unavailable` |
+/// | `invalid` | EINVAL (the driver refused the argument) | `unavailable` |
+/// | `disconnected` | ENODEV, EIO (unplugged, firmware fault) | `ioFailed` |
+/// | `other` | anything else | `unavailable` |
 public struct V4L2Error: SlomoFailure, Equatable {
     /// What went wrong, independent of the exact errno.
     public enum Code: Sendable, Equatable {
@@ -71,14 +71,16 @@ public struct V4L2Error: SlomoFailure, Equatable {
         return "\(device): \(what) failed: \(cause)" + (hint.map { ": \($0)" } ?? "")
     }
 
-    public var exitStatus: ExitStatus {
+    public var kind: FailureKind {
         switch code {
-        case .noDevice, .notCharacterDevice, .notV4L2Device: return .noInput
+        case .noDevice, .notCharacterDevice, .notV4L2Device: return .missing
         case .notCapture, .busy, .unsupported, .invalid, .other: return .unavailable
-        case .permissionDenied: return .permissionDenied
-        case .disconnected: return .ioError
+        case .permissionDenied: return .notPermitted
+        case .disconnected: return .ioFailed
         }
     }
+
+    public var wording: Wording { Wording(verbatim: description) }
 
     /// `EBUSY`, `ENOTTY`… (glibc's `strerrorname_np`); `errno N` when the value has no name.
     public static func errnoName(_ e: Int32) -> String {

@@ -26,7 +26,7 @@ import Testing
             do { try a.validate(r); return nil } catch { return error }
         }
         let td = failure(.timeDomain, Rational(1, 8))
-        #expect(td?.code == .rateOutOfRange && td?.exitStatus == .usage)
+        #expect(td?.code == .rateOutOfRange && td?.kind == .badRequest)
         #expect(td?.description == "rate 1/8: time-domain time-pitch: outside time-domain's range 1/2…2; spectral, varispeed or mute cover it")
         let zl = failure(.zeroLatency, Rational(3))
         #expect(zl?.description.contains("range 1/2…2; spectral, varispeed or mute cover it") == true)
@@ -41,7 +41,7 @@ import Testing
         // zero and negative rates
         #expect(failure(.spectral, .zero)?.code == .invalidRate)
         #expect(failure(.spectral, Rational(-1, 2))?.code == .invalidRate)
-        #expect(failure(.spectral, Rational(-1, 2))?.exitStatus == .usage)
+        #expect(failure(.spectral, Rational(-1, 2))?.kind == .badRequest)
     }
 
     @Test(arguments: ["nan", "NaN", "inf", "-inf", "0", "-1", "1/0", "", "fast"])
@@ -53,7 +53,7 @@ import Testing
 
     @Test func pitchNamesParseAndUnknownNamesListTheValidOnes() throws {
         for a in TimePitchAlgorithm.allCases { #expect(try TimePitchAlgorithm(parsing: a.rawValue) == a) }
-        #expect(throws: AudioFailure(.invalidAlgorithm, subject: "--pitch 'rubber'", operation: "choose algorithm",
+        #expect(throws: AudioFailure(.invalidAlgorithm, subject: "\(Setting.pitch) 'rubber'" as Wording, operation: "choose algorithm",
                                      cause: "expected one of zero-latency, time-domain, spectral, varispeed, mute")) {
             try TimePitchAlgorithm(parsing: "rubber")
         }

@@ -118,26 +118,26 @@ import Testing
         #expect(Self.refusal(try Self.req([:], controls: ["menu=2"])) == .usage("--control menu=2: menu 2: no entry 2; it offers 1 Menu Item 1, 3 Menu Item 3, 4 Menu Item 4"))
         #expect(Self.refusal(try Self.req([:], controls: ["read_only_integer_32_bits=1"]))
                 == .unavailable("--control read_only_integer_32_bits=1: read_only_integer_32_bits is read-only on this device"))
-        #expect(Self.refusal(try Self.req([:], controls: ["string=ab"]))?.exitStatus == .usage)
+        #expect(Self.refusal(try Self.req([:], controls: ["string=ab"]))?.kind == .badRequest)
         #expect(Self.refusal(try Self.req(["gain": "5"], controls: ["gain=6"])) == .usage("--control gain=6: gain is also set by --gain 5; give one"))
     }
 
     @Test func whatTheDeviceLacksIsUnavailable() throws {
         #expect(Self.refusal(try Self.req(["focus": "lock"])) == .unavailable("--focus lock: the device has no automatic focus to lock (no focus_automatic_continuous control)"))
-        #expect(Self.refusal(try Self.req(["shutter": "1/1000"]))?.exitStatus == .unavailable)
-        #expect(Self.refusal(try Self.req(["exposure": "auto"]))?.exitStatus == .unavailable)
+        #expect(Self.refusal(try Self.req(["shutter": "1/1000"]))?.kind == .unavailable)
+        #expect(Self.refusal(try Self.req(["exposure": "auto"]))?.kind == .unavailable)
         #expect(Self.refusal(try Self.req(["wb": "5000"])) == .unavailable("--white-balance 5000: the device has no white balance temperature control"))
         // no zoom control: a crop factor for the selection API
         #expect(try Self.plan(Self.req(["zoom": "2"])) == ["crop 2"])
-        #expect(Self.refusal(try Self.req(["zoom": "1/2"]))?.exitStatus == .usage)
+        #expect(Self.refusal(try Self.req(["zoom": "1/2"]))?.kind == .badRequest)
     }
 
     @Test func malformedOptionsAreUsageErrors() {
-        #expect(throws: ControlError.usage("--shutter and --shutter-angle: give one")) { try Self.req(["shutter": "1/100", "angle": "180"]) }
-        #expect(throws: ControlError.usage("--gain 'loud': expected a number, auto or lock")) { try Self.req(["gain": "loud"]) }
-        #expect(throws: ControlError.usage("--shutter-angle '400': expected degrees in (0, 360], e.g. 180")) { try Self.req(["angle": "400"]) }
-        #expect(throws: ControlError.usage("--control 'gain': expected NAME=VALUE (names as 'slomo controls' lists them)")) { try Self.req([:], controls: ["gain"]) }
-        #expect(throws: ControlError.usage("--exposure auto and --shutter: the shutter sets a manual exposure; give one")) { try Self.req(["exposure": "auto", "shutter": "1/100"]) }
+        #expect(throws: ControlError.usage("\(Setting.shutter) and \(Setting.shutterAngle): give one")) { try Self.req(["shutter": "1/100", "angle": "180"]) }
+        #expect(throws: ControlError.usage("\(Setting.gain) 'loud': expected a number, auto or lock")) { try Self.req(["gain": "loud"]) }
+        #expect(throws: ControlError.usage("\(Setting.shutterAngle) '400': expected degrees in (0, 360], e.g. 180")) { try Self.req(["angle": "400"]) }
+        #expect(throws: ControlError.usage("\(Setting.control) 'gain': expected NAME=VALUE (names as 'slomo controls' lists them)")) { try Self.req([:], controls: ["gain"]) }
+        #expect(throws: ControlError.usage("\(Setting.exposure) auto and \(Setting.shutter): the shutter sets a manual exposure; give one")) { try Self.req(["exposure": "auto", "shutter": "1/100"]) }
     }
 
     /// Found by fuzz-listing (Regressions/fuzz-listing-crash-24554558): a 64-bit control spanning

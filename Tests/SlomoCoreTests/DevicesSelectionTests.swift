@@ -123,7 +123,7 @@ import Testing
         }
         do { _ = try ListingParser.parse("just some text\n"); Issue.record("parsed") } catch {
             #expect(error.description == "not a 'v4l2-ctl --list-formats-ext' listing (no pixel format with sizes found)")
-            #expect(error.exitStatus == .dataError)
+            #expect(error.kind == .badData)
         }
     }
 }

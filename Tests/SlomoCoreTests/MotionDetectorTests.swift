@@ -41,7 +41,7 @@ struct MotionDetectorTests {
         let r = try PixelRegion(parsing: "10, 20,30,40")
         #expect(r == PixelRegion(x: 10, y: 20, width: 30, height: 40))
         #expect(r.fits(width: 40, height: 60) && !r.fits(width: 39, height: 60))
-        #expect(throws: SimpleFailure.self) { try PixelRegion(parsing: "1,2,3") }
-        #expect(throws: SimpleFailure.self) { try PixelRegion(parsing: "1,2,0,3") }
+        #expect(throws: SettingError(.triggerRegion, "1,2,3", "expected X,Y,WIDTH,HEIGHT in pixels")) { try PixelRegion(parsing: "1,2,3") }
+        #expect(throws: SettingError(.triggerRegion, "1,2,0,3", "offsets must be ≥ 0 and sizes > 0")) { try PixelRegion(parsing: "1,2,0,3") }
     }
 }

@@ -38,7 +38,7 @@ import Testing
         ("5-2@0.5", "is not after start"), ("1-2@0", "rate must be > 0"), ("1-2@-1", "rate must be > 0"),
         ("1-2@nan", "is not a number"), ("1-2@1/0", "zero denominator"), ("1-2", "expected START-END@RATE"),
         ("-1-2@0.5", "negative"), ("1-2@5000", "outside"), ("a-2@1", "is not a time"), ("1:75-2@1", "below 60"),
-        ("1-2@0.5:0.1", "only allowed with --ramp"), ("1-1@0.5", "is not after start"), ("fx-f2@1", "frame number"),
+        ("1-2@0.5:0.1", "only allowed with ramps"), ("1-1@0.5", "is not after start"), ("fx-f2@1", "frame number"),
     ])
     func malformedSegmentsAreRefusedWithAReason(text: String, reason: String) {
         do {

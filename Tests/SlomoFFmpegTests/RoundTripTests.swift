@@ -83,7 +83,7 @@ import Testing
             _ = try Demuxer(path: "/nonexistent/clip.mp4")
             Issue.record("opened a missing file")
         } catch {
-            #expect(error.kind == .inputMissing)
+            #expect(error.category == .inputMissing)
             #expect("\(error)".contains("/nonexistent/clip.mp4"))
         }
     }

@@ -126,13 +126,13 @@ import Testing
             if ext != "mka" { #expect(try Prober.probe(path: dir.file("o.\(ext)")).streams.first?.sampleCount == 55_125, "\(ext)") }
         }
         let again = AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.wav"), spec: spec)
-        #expect(throws: SimpleFailure.self) { try AudioStretch.run(again) }
+        #expect(throws: OutputError(dir.file("o.wav"), .exists)) { try AudioStretch.run(again) }
         var overwrite = again
         overwrite.overwrite = true
         #expect(try AudioStretch.run(overwrite).outputFrames == 55_125)
         // unknown output extension: usage, nothing written
         do { _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.xyz"), spec: spec)); Issue.record("no error") }
-        catch let e as SimpleFailure { #expect(e.exitStatus == .usage && e.description.contains(".xyz")) }
+        catch let e as StretchError { #expect(e.kind == .badRequest && e.description.contains(".xyz")) }
     }
 
     @Test func rateOutOfRangeFailsBeforeWritingAnything() throws {
@@ -143,7 +143,7 @@ import Testing
                                                          spec: RetimeSpec(rate: Rational(1, 8)), algorithm: .timeDomain))
             Issue.record("no error")
         } catch let e as AudioFailure {
-            #expect(e.exitStatus == .usage)
+            #expect(e.kind == .badRequest)
             #expect(e.description.contains("in.wav") && e.description.contains("1/2…2") && e.description.contains("spectral, varispeed or mute"))
         }
         #expect(dir.entries == ["in.wav"])
@@ -158,7 +158,7 @@ import Testing
         for run in [{ _ = try TimePitchAudioSource(path: g.output, map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero) },
                     { _ = try AudioStretch.run(AudioStretchRequest(input: g.output, output: dir.file("y.wav"), spec: RetimeSpec())) }] {
             do { try run(); Issue.record("no error") } catch let e as AudioFailure {
-                #expect(e.code == .noAudioStream && e.exitStatus == .dataError && e.description.contains("v.mkv"))
+                #expect(e.code == .noAudioStream && e.kind == .badData && e.description.contains("v.mkv"))
             }
         }
         #expect(!dir.entries.contains("y.wav"))
@@ -171,7 +171,7 @@ import Testing
             _ = try TimePitchAudioSource(path: dir.file("empty.wav"), map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
             Issue.record("no error")
         } catch let e as AudioFailure {
-            #expect(e.code == .emptyAudio && e.exitStatus == .dataError)
+            #expect(e.code == .emptyAudio && e.kind == .badData)
         }
         #expect(throws: (any Error).self) {
             try AudioStretch.run(AudioStretchRequest(input: dir.file("empty.wav"), output: dir.file("o.wav"), spec: RetimeSpec()))
@@ -187,7 +187,7 @@ import Testing
                 _ = try TimePitchAudioSource(path: dir.file(name), map: wholeMap(seconds: Rational(1, 5), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
                 Issue.record("no error for \(name)")
             } catch let e as AudioFailure {
-                #expect(e.code == .unsupportedFormat && e.exitStatus == .dataError && e.description.contains(name), "\(e)")
+                #expect(e.code == .unsupportedFormat && e.kind == .badData && e.description.contains(name), "\(e)")
             }
         }
     }

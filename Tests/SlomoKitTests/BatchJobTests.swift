@@ -33,7 +33,7 @@ import SlomoCore
         #expect(try JobRun(job: jobs[0]).exportRequest().spec.curve == SpeedCurve(parsing: "0@1,1@1/4,2@1"))
         var bad = jobs[0]
         bad.curve = "0@1,2@1/2,1@1"
-        #expect(throws: SimpleFailure.self) { try bad.validate(where: "m.json:1") }
+        #expect(throws: ManifestError.self) { try bad.validate(where: "m.json:1") }
         var stretch = jobs[0]
         stretch.command = .stretch            // stretch follows a curve too
         try stretch.validate(where: "m.json:1")
@@ -46,11 +46,11 @@ import SlomoCore
         try job.validate(where: "m:1")
         #expect(try JobRun(job: job).exportRequest().rotation == .pixels)
         job.rotation = "sideways"
-        #expect(throws: SimpleFailure.self) { try job.validate(where: "m:1") }
+        #expect(throws: ManifestError.self) { try job.validate(where: "m:1") }
         for command in [BatchJob.Command.retime, .stretch] {
             var other = BatchJob(input: "in.mp4", output: "o.mkv", command: command)
             other.rotation = "auto"
-            #expect(throws: SimpleFailure.self) { try other.validate(where: "m:1") }
+            #expect(throws: ManifestError.self) { try other.validate(where: "m:1") }
         }
     }
 

@@ -55,8 +55,8 @@ import SlomoKit
         do {
             _ = try DeviceService.formats(device: "/dev/video0", request: r, apply: true, syscalls: other)
             Issue.record("no error")
-        } catch let e as SimpleFailure {
-            #expect(e.exitStatus == .unavailable && e.description.hasPrefix("/dev/video0: no selectable mode"), "\(e)")
+        } catch let e as DeviceError {
+            #expect(e == .noSelectableMode(device: "/dev/video0") && e.kind == .unavailable && e.description.hasPrefix("/dev/video0: no selectable mode"), "\(e)")
         }
         #expect(!other.calls.contains(.sFmt))
     }
@@ -79,7 +79,7 @@ import SlomoKit
                                               minSize: nil, fps: bad.0 == "fps" ? bad.1 : nil, prefer: bad.0 == "prefer" ? bad.1 : nil)
                 Issue.record("accepted \(bad)")
             } catch {
-                #expect(error.exitStatus == .usage && error.description.hasPrefix("--\(bad.0) '\(bad.1)'"))
+                #expect(error.kind == .badRequest && error.setting == Setting(bad.0) && error.value == bad.1, "\(error)")
             }
         }
     }

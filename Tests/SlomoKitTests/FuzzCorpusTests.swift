@@ -34,11 +34,11 @@ import SlomoCore
     /// Found by fuzz-values (Regressions/fuzz-values-crash-75eb2b40): `--ring-memory 601111112G`
     /// overflowed 64 bits and trapped; now it is a one-line usage error.
     @Test func hugeByteCountsAreRefused() throws {
-        #expect(throws: SimpleFailure("--ring-memory '601111112G': expected a size such as 512M or 2G (at most 1P)", .usage)) {
-            try OptionValues.bytes("601111112G", option: "--ring-memory")
+        #expect(throws: SettingError(.ringMemory, "601111112G", "expected a size such as 512M or 2G (at most 1P)")) {
+            try OptionValues.bytes("601111112G", option: .ringMemory)
         }
-        #expect(try OptionValues.bytes("1.5G", option: "--ring-memory") == 3 << 29)
-        #expect(try OptionValues.bytes("1.000000000001K", option: "--ring-memory") == 1024)
+        #expect(try OptionValues.bytes("1.5G", option: .ringMemory) == 3 << 29)
+        #expect(try OptionValues.bytes("1.000000000001K", option: .ringMemory) == 1024)
     }
 
     @Test func values() throws {

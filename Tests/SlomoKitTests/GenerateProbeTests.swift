@@ -62,7 +62,7 @@ import SlomoCore
         let path = dir.file("x.mp4")
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: path))
         let r = GenerateRequest(output: path, frameRate: Rational(30), duration: Rational(1), width: 320, height: 180)
-        #expect(throws: SimpleFailure.self) { try Generator.generate(r) }
+        #expect(throws: OutputError(path, .exists)) { try Generator.generate(r) }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "keep me")
         // an encoder that cannot go into the container fails before anything is left behind
         var bad = GenerateRequest(output: dir.file("ffv1.mp4"), frameRate: Rational(30), duration: Rational(1), width: 320, height: 180)
@@ -98,7 +98,7 @@ import SlomoCore
         #expect(slow.schedule?[15].sourceFrame == 120)
         #expect(slow.schedule?[16].sourceFrame == 121)
         #expect(slow.schedule?.last?.sourceFrame == 239)
-        #expect(throws: SimpleFailure.self) {
+        #expect(throws: FileRetimeError.self) {
             try Planner.plan(path: r.output, spec: RetimeSpec(segments: [try SegmentSpec(parsing: "0.5-3@1/2")]),
                              outputFrameRate: Rational(30), listFrames: false)
         }

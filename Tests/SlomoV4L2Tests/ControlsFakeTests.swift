@@ -97,7 +97,7 @@ import SlomoTestSupport
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
         do { _ = try d.apply(Self.mode, controls: Self.requests(["zoom": "2"])); Issue.record("cropped") } catch let e as V4L2Error {
             #expect(e.description == "/dev/video0: VIDIOC_G_SELECTION crop bounds (--zoom 2: no zoom_absolute control, and the device cannot crop) failed: No data available (ENODATA)")
-            #expect(e.exitStatus == .unavailable)
+            #expect(e.kind == .unavailable)
         }
     }
 
@@ -107,14 +107,14 @@ import SlomoTestSupport
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
         do { _ = try V4L2StreamingSource(device: d, mode: Self.mode, buffers: 4, controls: Self.requests(["wb": "5005"])); Issue.record("applied") } catch let e as ControlError {
             #expect(e.description == "/dev/video0: --white-balance 5005: white_balance_temperature 5005: not on the step: 2800...6500 step 10; nearest 5000 or 5010")
-            #expect(e.exitStatus == .usage)
+            #expect(e.kind == .badRequest)
         }
         #expect(!fake.log.contains { $0.hasPrefix("S_EXT") } && !fake.calls.contains(.reqbufs))
         // a write the driver refuses ends the set-up with the control named, before any buffer
         fake.refuseExt[ControlID.gain] = EBUSY
         do { _ = try V4L2StreamingSource(device: d, mode: Self.mode, buffers: 4, controls: Self.requests(["gain": "80"])); Issue.record("applied") } catch let e as V4L2Error {
             #expect(e.description == "/dev/video0: VIDIOC_S_EXT_CTRLS gain=80 (--gain 80) failed: Device or resource busy (EBUSY)")
-            #expect(e.exitStatus == .unavailable)
+            #expect(e.kind == .unavailable)
         }
         #expect(!fake.calls.contains(.reqbufs) && !fake.calls.contains(.streamon))
     }
@@ -122,7 +122,7 @@ import SlomoTestSupport
     @Test func lockWithoutAnAutomaticModeIsUnavailable() throws {
         let d = try VideoDevice(path: "/dev/video0", syscalls: Self.camera())
         do { _ = try d.apply(Self.mode, controls: Self.requests(["gain": "lock"])); Issue.record("locked") } catch let e as ControlError {
-            #expect(e.description == "/dev/video0: --gain lock: the device has no automatic gain to lock (no gain_automatic control)" && e.exitStatus == .unavailable)
+            #expect(e.description == "/dev/video0: --gain lock: the device has no automatic gain to lock (no gain_automatic control)" && e.kind == .unavailable)
         }
     }
 }

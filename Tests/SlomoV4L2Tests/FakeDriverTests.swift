@@ -27,18 +27,18 @@ import SlomoTestSupport
     }
 
     @Test(arguments: [
-        (EBUSY, "Device or resource busy (EBUSY)", SlomoCore.ExitStatus.unavailable),
-        (EACCES, "Permission denied (EACCES)", .permissionDenied),
-        (EPERM, "Operation not permitted (EPERM)", .permissionDenied),
-        (ENXIO, "No such device or address (ENXIO)", .noInput),
-        (ENODEV, "No such device (ENODEV)", .ioError),
+        (EBUSY, "Device or resource busy (EBUSY)", SlomoCore.FailureKind.unavailable),
+        (EACCES, "Permission denied (EACCES)", .notPermitted),
+        (EPERM, "Operation not permitted (EPERM)", .notPermitted),
+        (ENXIO, "No such device or address (ENXIO)", .missing),
+        (ENODEV, "No such device (ENODEV)", .ioFailed),
     ])
-    func openErrorsNameTheDeviceAndErrno(errno e: Int32, cause: String, status: SlomoCore.ExitStatus) {
+    func openErrorsNameTheDeviceAndErrno(errno e: Int32, cause: String, status: SlomoCore.FailureKind) {
         let fake = FakeV4L2()
         fake.openErrno = e
         do { _ = try VideoDevice(path: "/dev/video0", syscalls: fake); Issue.record("opened") } catch {
             #expect(error.description == "/dev/video0: open failed: \(cause)")
-            #expect(error.exitStatus == status)
+            #expect(error.kind == status)
         }
     }
 
@@ -51,25 +51,25 @@ import SlomoTestSupport
         }
         let missing = failure("/dev/video9")
         #expect(missing?.description == "/dev/video9: open failed: No such file or directory (ENOENT)")
-        #expect(missing?.exitStatus == .noInput && missing?.code == .noDevice)
+        #expect(missing?.kind == .missing && missing?.code == .noDevice)
         let file = failure("/tmp/file")
         #expect(file?.description == "/tmp/file: not a V4L2 device (not a character device)")
-        #expect(file?.code == .notCharacterDevice && file?.exitStatus == .noInput)
+        #expect(file?.code == .notCharacterDevice && file?.kind == .missing)
         #expect(fake.calls.isEmpty)                                                   // nothing opened for those
         let hidden = failure("/secret/video0")
-        #expect(hidden?.description == "/secret/video0: stat failed: Permission denied (EACCES)" && hidden?.exitStatus == .permissionDenied)
+        #expect(hidden?.description == "/secret/video0: stat failed: Permission denied (EACCES)" && hidden?.kind == .notPermitted)
 
         fake.fail = (.querycap, ENOTTY, after: 0)                                    // e.g. /dev/null
         let notV4L2 = failure("/dev/video0")
         #expect(notV4L2?.description == "/dev/video0: VIDIOC_QUERYCAP failed: Inappropriate ioctl for device (ENOTTY): not a V4L2 device")
-        #expect(notV4L2?.code == .notV4L2Device && notV4L2?.exitStatus == .noInput)
+        #expect(notV4L2?.code == .notV4L2Device && notV4L2?.kind == .missing)
         #expect(fake.log.last == "close")
 
         fake.fail = nil
         fake.caps = UInt32(V4L2_CAP_META_CAPTURE | V4L2_CAP_STREAMING)
         let meta = failure("/dev/video0")
         #expect(meta?.description == "/dev/video0: not a video capture device (Metadata Capture, Streaming)")
-        #expect(meta?.code == .notCapture && meta?.exitStatus == .unavailable)
+        #expect(meta?.code == .notCapture && meta?.kind == .unavailable)
         // listing all nodes marks it instead of failing
         let info = (try? VideoDevice(path: "/dev/video0", syscalls: fake, requireCapture: false))?.info
         #expect(info?.isMetadata == true && info?.isCapture == false && info?.hasTimePerFrame == nil)
@@ -102,7 +102,7 @@ import SlomoTestSupport
         f.fail = (.enumFrameintervals, ENODEV, after: 2)
         do { _ = try VideoDevice(path: "/dev/video0", syscalls: f).catalog(); Issue.record("no error") } catch {
             #expect(error.description == "/dev/video0: VIDIOC_ENUM_FRAMEINTERVALS MJPG 640x480 index 2 failed: No such device (ENODEV)")
-            #expect(error.exitStatus == .ioError)
+            #expect(error.kind == .ioFailed)
         }
         // ENOTTY on ENUM_FMT itself: the driver lists no formats
         let g = FakeV4L2()

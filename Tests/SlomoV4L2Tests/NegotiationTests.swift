@@ -77,7 +77,7 @@ import SlomoTestSupport
         let mode = CaptureMode(pixelFormat: "MJPG", width: 1280, height: 720, frameDuration: Rational(1, 60), compressed: true)
         do { _ = try d.apply(mode); Issue.record("applied") } catch let error as V4L2Error {
             #expect(error.description == "/dev/video0: VIDIOC_S_FMT MJPG 1280x720 failed: Device or resource busy (EBUSY)")
-            #expect(error.exitStatus == .unavailable && error.code == .busy)
+            #expect(error.kind == .unavailable && error.code == .busy)
         }
         #expect(!fake.calls.contains(.sParm))
     }

@@ -36,7 +36,7 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     /// Parses `--pitch` values; the error lists the valid names.
     public init(parsing text: String) throws(AudioFailure) {
         guard let a = TimePitchAlgorithm(rawValue: text) else {
-            throw AudioFailure(.invalidAlgorithm, subject: "--pitch '\(text)'", operation: "choose algorithm",
+            throw AudioFailure(.invalidAlgorithm, subject: "\(Setting.pitch) '\(text)'" as Wording, operation: "choose algorithm",
                                cause: "expected one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self = a
@@ -116,7 +116,7 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
 }
 
 /// A time-pitch failure: one line naming who (file or value), what (operation) and why.
-/// Rate and range problems exit with `usage` (64), unusable audio with `dataError` (65).
+/// Rate and range problems are bad requests, unusable audio bad data.
 public struct AudioFailure: SlomoFailure, Equatable {
     public enum Code: String, Sendable {
         case invalidRate, rateOutOfRange, invalidAlgorithm
@@ -125,29 +125,33 @@ public struct AudioFailure: SlomoFailure, Equatable {
     }
     public var code: Code
     /// The file, device or value concerned.
-    public var subject: String
+    public var subject: Wording
     public var operation: String
-    public var cause: String
+    public var cause: Wording
 
     /// This failure as one of processing `path` with `algorithm` (its subject, e.g. a rate, moves into the cause).
     public func concerning(_ path: String, algorithm: TimePitchAlgorithm) -> AudioFailure {
-        AudioFailure(code, subject: path, operation: "\(algorithm) audio", cause: subject + ": " + cause)
+        AudioFailure(code, subject: path, operation: "\(algorithm) audio", cause: "\(subject): \(cause)")
     }
 
-    public init(_ code: Code, subject: String, operation: String, cause: String) {
+    public init(_ code: Code, subject: Wording, operation: String, cause: Wording) {
         self.code = code
         self.subject = subject
         self.operation = operation
         self.cause = cause
     }
 
-    public var description: String { "\(subject): \(operation): \(cause)" }
+    public init(_ code: Code, subject: String, operation: String, cause: Wording) {
+        self.init(code, subject: Wording(verbatim: subject), operation: operation, cause: cause)
+    }
 
-    public var exitStatus: ExitStatus {
+    public var wording: Wording { "\(subject): \(operation): \(cause)" }
+
+    public var kind: FailureKind {
         switch code {
-        case .invalidRate, .rateOutOfRange, .invalidAlgorithm: return .usage
-        case .noAudioStream, .emptyAudio, .unsupportedFormat, .decodeFailed: return .dataError
-        case .engineFailed: return .software
+        case .invalidRate, .rateOutOfRange, .invalidAlgorithm: return .badRequest
+        case .noAudioStream, .emptyAudio, .unsupportedFormat, .decodeFailed: return .badData
+        case .engineFailed: return .bug
         }
     }
 }

@@ -35,12 +35,12 @@ public struct PixelRegion: Sendable, Equatable, Codable {
     public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
 
     /// `X,Y,W,H`.
-    public init(parsing text: String) throws(SimpleFailure) {
+    public init(parsing text: String) throws(SettingError) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingSpaces) }
         guard parts.count == 4, let x = parts[0], let y = parts[1], let w = parts[2], let h = parts[3] else {
-            throw SimpleFailure("--trigger-region '\(text)': expected X,Y,WIDTH,HEIGHT in pixels", .usage)
+            throw SettingError(.triggerRegion, text, "expected X,Y,WIDTH,HEIGHT in pixels")
         }
-        guard x >= 0, y >= 0, w > 0, h > 0 else { throw SimpleFailure("--trigger-region '\(text)': offsets must be ≥ 0 and sizes > 0", .usage) }
+        guard x >= 0, y >= 0, w > 0, h > 0 else { throw SettingError(.triggerRegion, text, "offsets must be ≥ 0 and sizes > 0") }
         self.init(x: x, y: y, width: w, height: h)
     }
 

@@ -104,7 +104,7 @@ struct Planning {
     }
 
     /// A manual control with an automatic partner: `--gain N|auto|lock` and its like.
-    mutating func pair(_ s: ControlRequests.Setting, option: String, manual: CameraControl?, auto: CameraControl?,
+    mutating func pair(_ s: ControlRequests.Value, option: String, manual: CameraControl?, auto: CameraControl?,
                        what: String, autoName: String, on: Int64, off: Int64) throws(ControlError) {
         let text = "\(option) \(s)"
         switch s {

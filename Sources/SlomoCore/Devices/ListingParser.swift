@@ -7,10 +7,10 @@
 /// intervals within a format are merged.
 public enum ListingParser {
     public struct Failure: SlomoFailure, Equatable {
-        public var exitStatus: ExitStatus { .dataError }
+        public var kind: FailureKind { .badData }
         public var line: Int?
         public var reason: String
-        public var description: String { line.map { "line \($0): \(reason)" } ?? reason }
+        public var wording: Wording { Wording(verbatim: line.map { "line \($0): \(reason)" } ?? reason) }
     }
 
     public static func parse(_ text: String) throws(Failure) -> DeviceCatalog {

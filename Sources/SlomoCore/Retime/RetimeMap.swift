@@ -110,23 +110,23 @@ public struct RetimeMap: Hashable, Sendable, Codable {
 }
 
 /// Why a retime cannot be built.
-public enum RetimeError: Error, Hashable, Sendable, CustomStringConvertible {
+public enum RetimeError: Error, Hashable, Sendable {
     case empty
     case emptyMapping(TimeMapping)
     case notContiguous(at: Rational)
-    case invalidSegment(String, reason: String)
-    case invalidCurve(String, reason: String)
+    case invalidSegment(String, reason: Wording)
+    case invalidCurve(String, reason: Wording)
     case overlap(String, String)
     case pastEnd(String, end: Rational, mediaDuration: Rational)
     case rateOutOfRange(String, Rational)
 
-    public var description: String {
+    public var wording: Wording {
         switch self {
         case .empty: return "the retime map has no mappings"
         case .emptyMapping(let m): return "mapping \(m) has an empty range"
         case .notContiguous(let t): return "mappings are not contiguous at \(Seconds(t))"
         case .invalidSegment(let s, let reason): return "segment '\(s)': \(reason)"
-        case .invalidCurve(let s, let reason): return "--curve '\(s)': \(reason)"
+        case .invalidCurve(let s, let reason): return "\(Setting.curve) '\(s)': \(reason)"
         case .overlap(let a, let b): return "segments '\(a)' and '\(b)' overlap"
         case .pastEnd(let s, let end, let d):
             return "segment '\(s)' ends at \(Seconds(end)) s, past the end of the media (\(Seconds(d)) s)"

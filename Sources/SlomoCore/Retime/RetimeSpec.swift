@@ -85,7 +85,7 @@ public struct SegmentSpec: Hashable, Sendable, Codable, CustomStringConvertible 
         var rateText = text[text.index(after: at)...]
         var rampValue: Rational?
         if let colon = rateText.firstIndex(of: ":") {
-            guard allowRamp else { throw .invalidSegment(text, reason: "a ':RAMP' part is only allowed with --ramp") }
+            guard allowRamp else { throw .invalidSegment(text, reason: "a ':RAMP' part is only allowed with \(Setting.ramps)") }
             let r = rateText[rateText.index(after: colon)...]
             do { rampValue = try Rational(parsing: r) } catch {
                 throw .invalidSegment(text, reason: "ramp time '\(r)' is not a number")
@@ -187,7 +187,7 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
                 throw .invalidCurve(curve.text, reason: "segment '\(p.spec.text)' overlaps the curve (\(Seconds(curve.start))-\(Seconds(curve.end)) s)")
             }
             if rate != .one {
-                throw .invalidCurve(curve.text, reason: "--rate \(rate) and a curve together: the curve's first rate holds before it and its last after it; leave --rate out")
+                throw .invalidCurve(curve.text, reason: "\(Setting.rate) \(rate) and a curve together: the curve's first rate holds before it and its last after it; leave \(Setting.rate) out")
             }
         }
         pieces.sort { $0.start < $1.start }

@@ -54,7 +54,7 @@ public enum AudioStretch {
         try MediaInput.checkInput(r.input)
         let ext = URL(fileURLWithPath: r.output).pathExtension.lowercased()
         guard let (format, codec) = formats[ext] else {
-            throw SimpleFailure("\(r.output): cannot write audio as '.\(ext)' (use .\(formats.keys.sorted().joined(separator: ", .")))", .usage)
+            throw StretchError.outputFormat(output: r.output, ext: ext, known: formats.keys.sorted())
         }
         // a plain WAV file is measured from its header and read without FFmpeg (WAVFileSource)
         let wav = AudioFiles.wav(path: r.input, streamIndex: r.streamIndex, origin: .zero)
@@ -62,7 +62,7 @@ public enum AudioStretch {
             ?? measure(r.input, stream: r.streamIndex)
         let map: RetimeMap
         do { map = try r.spec.resolve(duration: duration, frameRate: nil) } catch {
-            throw SimpleFailure("\(r.input): \(error)", .usage)
+            throw FileRetimeError(r.input, error)
         }
         // rate/range errors come from the source, before anything is written
         // (the input was checked above and is not WAV when `wav` is nil: neither is done again)
@@ -133,5 +133,19 @@ public enum AudioStretch {
             throw AudioFailure(.emptyAudio, subject: path, operation: "read audio stream \(a)", cause: "the audio stream is empty")
         }
         return (Rational(ticks: start, timeBase: info.timeBase), Rational(ticks: stop - start, timeBase: info.timeBase))
+    }
+}
+
+/// `stretch` asked for an output it cannot write.
+public enum StretchError: SlomoFailure, Sendable, Equatable {
+    /// No audio format for the output's extension; `known` lists those there are.
+    case outputFormat(output: String, ext: String, known: [String])
+
+    public var kind: FailureKind { .badRequest }
+    public var wording: Wording {
+        switch self {
+        case .outputFormat(let output, let ext, let known):
+            return "\(output): cannot write audio as '.\(ext)' (use .\(known.joined(separator: ", .")))"
+        }
     }
 }

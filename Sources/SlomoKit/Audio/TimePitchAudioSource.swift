@@ -15,8 +15,8 @@ import SlomoCore
 ///   crossfade centred on it.
 /// * Streams with bounded memory; damaged packets are skipped and counted in `corruptPackets`.
 ///
-/// Errors are `AudioFailure` (rate/range problems exit 64, unusable audio 65) or `SimpleFailure`
-/// from the input checks. Not `Sendable`: use it from one thread.
+/// Errors are `AudioFailure` (rate/range problems are bad requests, unusable audio bad data) or
+/// `InputError` from the input checks. Not `Sendable`: use it from one thread.
 public final class TimePitchAudioSource: RetimedAudio {
     public let algorithm: TimePitchAlgorithm
     public let plan: AudioRenderPlan

@@ -62,11 +62,12 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     /// Checks option values the same way the commands do, so a bad job fails before anything runs.
-    public func validate(where place: String) throws(SimpleFailure) {
-        func bad(_ m: String) -> SimpleFailure { SimpleFailure("\(place): \(m)", .usage) }
+    /// Settings are named as a manifest names them (its fields: `frameBlend 'x'`).
+    public func validate(where place: String) throws(ManifestError) {
+        func bad(_ m: Wording) -> ManifestError { .invalidJob(at: place, Wording(verbatim: m.description)) }
         do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "rate") } catch { throw bad("\(error)") }
         let parsed: Parsed
-        do { parsed = try parsedOptions() } catch { throw bad(error.asField) }
+        do { parsed = try parsedOptions() } catch { throw bad(error.wording) }
         if let fps = parsed.fps, !fps.isPositive { throw bad("fps must be > 0") }
         if let pitch, TimePitchAlgorithm(rawValue: pitch) == nil {
             throw bad("pitch '\(pitch)': expected \(JobOption.pitchNames)")
@@ -111,14 +112,14 @@ public struct ShardSpec: Sendable, Equatable {
 
     /// Parses `I/N` with 1 ≤ I ≤ N. (Slurm array ids and Kubernetes completion indexes start at 0:
     /// pass `$((SLURM_ARRAY_TASK_ID + 1))/N` or use `--shard-base 0`.)
-    public init(parsing text: String, base: Int = 1) throws(SimpleFailure) {
+    public init(parsing text: String, base: Int = 1) throws(SettingError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]) else {
-            throw SimpleFailure("--shard '\(text)': expected I/N, e.g. 1/4", .usage)
+            throw SettingError(.shard, text, "expected I/N, e.g. 1/4")
         }
-        guard n >= 1 else { throw SimpleFailure("--shard '\(text)': the shard count must be at least 1", .usage) }
+        guard n >= 1 else { throw SettingError(.shard, text, "the shard count must be at least 1") }
         let lo = base, hi = n - 1 + base
-        guard i >= lo && i <= hi else { throw SimpleFailure("--shard '\(text)': the index must be in \(lo)...\(hi)", .usage) }
+        guard i >= lo && i <= hi else { throw SettingError(.shard, text, "the index must be in \(lo)...\(hi)") }
         index = i - base + 1
         count = n
     }

@@ -72,18 +72,18 @@ public final class BatchRunner: @unchecked Sendable {
     /// and what is under it may be missing.
     /// `directoriesOf`: the jobs whose output directories are checked (this shard's; nil: all), so
     /// one array task with an unwritable directory fails while the others run.
-    public static func validate(_ jobs: [BatchJob], creatable: String? = nil, directoriesOf selected: [BatchJob]? = nil) throws(SimpleFailure) {
+    public static func validate(_ jobs: [BatchJob], creatable: String? = nil, directoriesOf selected: [BatchJob]? = nil) throws(BatchError) {
         let made = creatable.map { URL(fileURLWithPath: $0).standardizedFileURL.path }
         var seen: [String: Int] = [:]
         for (i, j) in jobs.enumerated() {
-            guard !j.output.isEmpty else { throw SimpleFailure("job \(i) (\(j.input)): no output (give --out-dir or an output field)", .usage) }
+            guard !j.output.isEmpty else { throw BatchError.noOutput(job: i, input: j.input) }
             let key = URL(fileURLWithPath: j.output).standardizedFileURL.path
             if let other = seen[key] {
-                throw SimpleFailure("jobs \(other) and \(i) both write \(j.output): refusing to run (outputs must be unique)", .usage)
+                throw BatchError.sameOutput(job: i, other: other, output: j.output)
             }
             seen[key] = i
             if URL(fileURLWithPath: j.input).standardizedFileURL.path == key {
-                throw SimpleFailure("job \(i): output \(j.output) is its own input", .usage)
+                throw BatchError.outputIsInput(job: i, output: j.output)
             }
         }
         var checked = Set<String>()
@@ -94,9 +94,9 @@ public final class BatchRunner: @unchecked Sendable {
             if let made, !FileManager.default.fileExists(atPath: dir),
                URL(fileURLWithPath: dir).standardizedFileURL.path == made || dir.hasPrefix(made + "/") { continue }
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
-                throw SimpleFailure("\(dir): output directory does not exist", .cannotCreate)
+                throw BatchError.outputDirectoryMissing(dir)
             }
-            guard access(dir, W_OK) == 0 else { throw SimpleFailure("\(dir): output directory is not writable", .cannotCreate) }
+            guard access(dir, W_OK) == 0 else { throw BatchError.outputDirectoryNotWritable(dir) }
         }
     }
 
@@ -188,7 +188,7 @@ public final class BatchRunner: @unchecked Sendable {
                 record.fps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
             }
         } else {
-            let interrupted = p.terminationStatus == ExitStatus.interrupted.rawValue || p.terminationReason == .uncaughtSignal
+            let interrupted = p.terminationStatus == JobResult.interruptedStatus || p.terminationReason == .uncaughtSignal
             record.status = interrupted && BatchInterrupt.requested ? "interrupted" : "failed"
             record.error = result?.error ?? Self.crashLine(stderrLines, status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal)
         }

@@ -58,19 +58,9 @@ public enum JobOption: String, CaseIterable, Sendable {
     public static let manifestFields: Set<String> = Set(allCases.map(\.field) + ["input", "output", "command", "segment", "ramp"])
 }
 
-/// A job option's value refused: names the option as its context calls it (a flag on the command
-/// line, `asFlag`, its description; a field in a manifest, `asField`, which batch's `validate` uses).
-public struct JobOptionError: SlomoFailure, Sendable, Equatable {
-    public var option: JobOption
-    public var value: String
-    public var reason: String
-
-    /// `--frame-blend 'x': expected …`
-    public var asFlag: String { "--\(option.flag) '\(value)': \(reason)" }
-    /// `frameBlend 'x': expected …`
-    public var asField: String { "\(option.field) '\(value)': \(reason)" }
-    public var description: String { asFlag }
-    public var exitStatus: ExitStatus { .usage }
+extension JobOption {
+    /// The option as errors name it (its request field; the command line shows it as its `flag`).
+    public var setting: Setting { Setting(field) }
 }
 
 extension BatchJob {
@@ -83,20 +73,20 @@ extension BatchJob {
         public var rotation: ExportRequest.Rotation?
     }
 
-    public func parsedOptions() throws(JobOptionError) -> Parsed {
+    public func parsedOptions() throws(SettingError) -> Parsed {
         var p = Parsed()
         if let fps {
-            do { p.fps = try Rational(parsing: fps) } catch { throw JobOptionError(option: .fps, value: fps, reason: "\(error)") }
+            do { p.fps = try Rational(parsing: fps) } catch { throw SettingError(JobOption.fps.setting, fps, "\(error)") }
         }
         if let frameBlend {
             guard let b = ExportRequest.FrameBlend(rawValue: frameBlend) else {
-                throw JobOptionError(option: .frameBlend, value: frameBlend, reason: OptionValues.expected(ExportRequest.FrameBlend.self))
+                throw SettingError(JobOption.frameBlend.setting, frameBlend, "\(OptionValues.expected(ExportRequest.FrameBlend.self))")
             }
             p.frameBlend = b
         }
         if let rotation {
             guard let r = ExportRequest.Rotation(rawValue: rotation) else {
-                throw JobOptionError(option: .rotation, value: rotation, reason: OptionValues.expected(ExportRequest.Rotation.self))
+                throw SettingError(JobOption.rotation.setting, rotation, "\(OptionValues.expected(ExportRequest.Rotation.self))")
             }
             p.rotation = r
         }

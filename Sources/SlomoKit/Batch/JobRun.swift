@@ -43,7 +43,7 @@ public struct JobRun: Sendable {
         spec = try RetimeSpec.options(rate: job.rate, segments: job.segments, ramps: job.ramps, curve: job.curve, rateName: rateName)
     }
 
-    public func exportRequest() throws(JobOptionError) -> ExportRequest {
+    public func exportRequest() throws(SettingError) -> ExportRequest {
         let p = try job.parsedOptions()
         var r = ExportRequest(input: job.input, output: job.output, spec: spec)
         if let fps = p.fps { r.frameRate = fps }
@@ -62,7 +62,7 @@ public struct JobRun: Sendable {
         return r
     }
 
-    public func retimeRequest() throws(JobOptionError) -> RetimeRequest {
+    public func retimeRequest() throws(SettingError) -> RetimeRequest {
         _ = try job.parsedOptions()
         var r = RetimeRequest(input: job.input, output: job.output, spec: spec)
         if let pitch = job.pitch { r.pitch = pitch }
@@ -123,6 +123,9 @@ public struct JobResult: Codable, Sendable, Equatable {
     public init(failure message: String, exitStatus: Int32) {
         status = "failed"; error = message; self.exitStatus = exitStatus
     }
+
+    /// How a child stopped by SIGINT or SIGTERM exits (128 + SIGINT, the shell's convention).
+    public static let interruptedStatus: Int32 = 130
 
     /// The result a child's stdout line carries, if it is one.
     public init?(line: String) {

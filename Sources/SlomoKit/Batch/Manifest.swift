@@ -23,9 +23,9 @@ public enum Manifest {
         guard let data = FileManager.default.contents(atPath: path) else {
             var isDir: ObjCBool = false
             if FileManager.default.fileExists(atPath: path, isDirectory: &isDir) {
-                throw SimpleFailure("\(path): cannot read manifest\(isDir.boolValue ? ": it is a directory" : "")", .noInput)
+                throw InputError(path, .manifest, isDir.boolValue ? .isDirectory : .notReadable)
             }
-            throw SimpleFailure("\(path): cannot read manifest: no such file", .noInput)
+            throw InputError(path, .manifest, .missing)
         }
         switch URL(fileURLWithPath: path).pathExtension.lowercased() {
         case "csv": return try csv(data, path: path, defaults: defaults)
@@ -37,7 +37,7 @@ public enum Manifest {
     static func json(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
         let root: ManifestJSON.Node
         do { root = try ManifestJSON.parse(Array(data)) } catch {
-            throw SimpleFailure("\(path):\(error.line):\(error.column): not valid JSON: \(error.message)", .dataError)
+            throw ManifestError.content(at: "\(path):\(error.line):\(error.column)", "not valid JSON: \(error.message)")
         }
         return try jobs(root, path: path, defaults: defaults, syntax: "JSON")
     }
@@ -45,7 +45,7 @@ public enum Manifest {
     static func yaml(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
         let root: ManifestJSON.Node
         do { root = try ManifestYAML.parse(Array(data)) } catch {
-            throw SimpleFailure("\(path):\(error.line):\(error.column): not a YAML manifest: \(error.message)", .dataError)
+            throw ManifestError.content(at: "\(path):\(error.line):\(error.column)", "not a YAML manifest: \(error.message)")
         }
         return try jobs(root, path: path, defaults: defaults, syntax: "YAML")
     }
@@ -59,24 +59,24 @@ public enum Manifest {
             items = array
         case .object(let fields):
             for (k, node) in fields where k != "jobs" && k != "defaults" {
-                throw SimpleFailure("\(path):\(node.line): unknown top-level field '\(k)' (expected jobs, defaults)", .dataError)
+                throw ManifestError.content(at: "\(path):\(node.line)", "unknown top-level field '\(k)' (expected jobs, defaults)")
             }
             guard let jobs = root["jobs"], case .array(let array) = jobs.value else {
-                throw SimpleFailure("\(path):\(root["jobs"]?.line ?? root.line): jobs: expected a list of jobs", .dataError)
+                throw ManifestError.content(at: "\(path):\(root["jobs"]?.line ?? root.line)", "jobs: expected a list of jobs")
             }
             if let d = root["defaults"] {
                 guard let d = d.any as? [String: Any] else {
-                    throw SimpleFailure("\(path):\(d.line): defaults: expected \(syntax == "JSON" ? "an object" : "a mapping")", .dataError)
+                    throw ManifestError.content(at: "\(path):\(d.line)", "defaults: expected \(syntax == "JSON" ? "an object" : "a mapping")")
                 }
                 fileDefaults.merge(d) { _, new in new }
             }
             items = array
         default:
-            throw SimpleFailure("\(path):\(root.line): expected a list of jobs or \(syntax == "JSON" ? "{\"jobs\": [...]}" : "'jobs:' with a list")", .dataError)
+            throw ManifestError.content(at: "\(path):\(root.line)", "expected a list of jobs or \(syntax == "JSON" ? "{\"jobs\": [...]}" : "'jobs:' with a list")")
         }
         return try items.enumerated().map { i, item in
             guard let fields = item.any as? [String: Any] else {
-                throw SimpleFailure("\(path):\(item.line): jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")", .dataError)
+                throw ManifestError.content(at: "\(path):\(item.line)", "jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")")
             }
             return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]")
         }
@@ -90,20 +90,20 @@ public enum Manifest {
             if l.trimmingCharacters(in: .whitespaces).isEmpty || l.hasPrefix("#") { continue }
             rows.append((n + 1, try cells(l, place: "\(path):\(n + 1)")))
         }
-        guard let header = rows.first else { throw SimpleFailure("\(path): empty manifest", .dataError) }
+        guard let header = rows.first else { throw ManifestError.content(at: path, "empty manifest") }
         for name in header.1 where !BatchJob.fields.contains(name) {
-            throw SimpleFailure("\(path):\(header.0): unknown column '\(name)'", .dataError)
+            throw ManifestError.content(at: "\(path):\(header.0)", "unknown column '\(name)'")
         }
         return try rows.dropFirst().map { line, values in
             guard values.count == header.1.count else {
-                throw SimpleFailure("\(path):\(line): \(values.count) cells, the header has \(header.1.count)", .dataError)
+                throw ManifestError.content(at: "\(path):\(line)", "\(values.count) cells, the header has \(header.1.count)")
             }
             var fields: [String: Any] = [:]
             for (name, value) in zip(header.1, values) where !value.isEmpty {
                 switch name {
                 case "segments", "segment", "ramps", "ramp": fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
                 case "crf":
-                    guard let v = Int(value) else { throw SimpleFailure("\(path):\(line): crf: '\(value)' is not a whole number", .dataError) }
+                    guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "crf: '\(value)' is not a whole number") }
                     fields[name] = v
                 case "noAudio": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
                 default: fields[name] = value
@@ -147,7 +147,7 @@ public enum Manifest {
                 cur.append(c); pendingQuote = false
             }
         }
-        guard !quoted else { throw SimpleFailure("\(place): unterminated quote", .dataError) }
+        guard !quoted else { throw ManifestError.content(at: place, "unterminated quote") }
         out.append(cur.trimmingCharacters(in: .whitespaces))
         return out
     }
@@ -155,29 +155,29 @@ public enum Manifest {
     /// One job from its fields (manifest entry or command-line defaults), validated.
     public static func job(_ f: [String: Any], place: String) throws -> BatchJob {
         for k in f.keys where !BatchJob.fields.contains(k) {
-            throw SimpleFailure("\(place): unknown field '\(k)'", .dataError)
+            throw ManifestError.content(at: place, "unknown field '\(k)'")
         }
         func string(_ k: String) throws -> String? {
             guard let v = f[k] else { return nil }
             if let s = v as? String { return s }
-            if v is Bool { throw SimpleFailure("\(place): \(k): expected a string, not true/false", .dataError) }
+            if v is Bool { throw ManifestError.content(at: place, "\(k): expected a string, not true/false") }
             if let n = v as? Int { return String(n) }
             if let d = v as? Double { return String(d) }
-            throw SimpleFailure("\(place): \(k): expected a string", .dataError)
+            throw ManifestError.content(at: place, "\(k): expected a string")
         }
         func list(_ k: String) throws -> [String] {
             guard let v = f[k] else { return [] }
             if let s = v as? String { return [s] }
             guard let a = v as? [Any], a.allSatisfy({ $0 is String }) else {
-                throw SimpleFailure("\(place): \(k): expected a string or a list of strings", .dataError)
+                throw ManifestError.content(at: place, "\(k): expected a string or a list of strings")
             }
             return a as! [String]
         }
-        guard let input = try string("input") else { throw SimpleFailure("\(place): input: missing", .dataError) }
+        guard let input = try string("input") else { throw ManifestError.content(at: place, "input: missing") }
         var command = BatchJob.Command.export
         if let c = try string("command") {
             guard let parsed = BatchJob.Command(rawValue: c) else {
-                throw SimpleFailure("\(place): command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))", .dataError)
+                throw ManifestError.content(at: place, "command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))")
             }
             command = parsed
         }
@@ -191,14 +191,14 @@ public enum Manifest {
         job.codec = try string("codec")
         job.preset = try string("preset")
         if let v = f["crf"] {
-            guard let n = v as? Int, !(v is Bool) else { throw SimpleFailure("\(place): crf: expected a whole number", .dataError) }
+            guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: place, "crf: expected a whole number") }
             job.crf = n
         }
         job.frameBlend = try string("frameBlend")
         job.audioCodec = try string("audioCodec")
         job.rotation = try string("rotation")
         if let v = f["noAudio"] {
-            guard let b = v as? Bool else { throw SimpleFailure("\(place): noAudio: expected true or false", .dataError) }
+            guard let b = v as? Bool else { throw ManifestError.content(at: place, "noAudio: expected true or false") }
             job.noAudio = b
         }
         try job.validate(where: place)

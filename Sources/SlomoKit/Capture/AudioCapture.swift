@@ -19,16 +19,16 @@ public struct AudioSettings: Sendable {
     }
 
     /// The encoder for a recording named `output`: the requested one, or the lossless default.
-    /// A codec the container cannot hold (or this FFmpeg lacks) is a usage error, before anything opens.
+    /// A codec the container cannot hold (or this FFmpeg lacks) is refused (a bad request), before anything opens.
     func encoder(for output: String) throws -> (name: String, bitRate: Int) {
         let container = try ContainerFormat.forOutput(output)
         guard let codec else { return (container == "mp4" ? "alac" : "pcm_s16le", 0) }
         guard let encoder = AudioCodecChoice.named.first(where: { $0.key == codec })?.value else {
-            throw SimpleFailure("--audio-codec '\(codec)': \(AudioCodecChoice.expected.replacingOccurrences(of: "auto, ", with: ""))", .usage)
+            throw SettingError(.audioCodec, codec, "\(AudioCodecChoice.expected.replacingOccurrences(of: "auto, ", with: ""))")
         }
-        guard let name = Encoder.codecName(ofEncoder: encoder) else { throw SimpleFailure("--audio-codec \(codec): this FFmpeg has no \(encoder) encoder", .unavailable) }
+        guard let name = Encoder.codecName(ofEncoder: encoder) else { throw CaptureError.soundEncoderMissing(codec: codec, encoder: encoder) }
         guard try Muxer(path: output, formatName: container).accepts(codecName: name) else {
-            throw SimpleFailure("--audio-codec \(codec): \(container) cannot hold \(name) audio (\(output))", .usage)
+            throw CaptureError.soundCodecNotInContainer(codec: codec, container: container, codecName: name, output: output)
         }
         return (encoder, AudioCodecChoice.lossy.contains(encoder) ? AudioCodecChoice.defaultBitRate : 0)
     }

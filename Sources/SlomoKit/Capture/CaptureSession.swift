@@ -237,11 +237,12 @@ public final class CaptureSession: @unchecked Sendable {
         if let n = limits.ringFrames { plan = RingPlan(slots: max(n, 2), slotBytes: plan.slotBytes, bytes: Int64(max(n, 2)) * Int64(plan.slotBytes),
                                                        preFrames: plan.preFrames, postFrames: plan.postFrames, leadInFrames: plan.leadInFrames) }
         if let t = trigger, plan.slots < plan.preFrames + 8 {
-            throw SimpleFailure("--ring-memory: \(plan.slots) frames cannot hold --pre-trigger \(Seconds(t.pre)) s (\(plan.preFrames) frames) and 8 more", .usage)
+            throw CaptureError.ringTooSmall(slots: plan.slots, preTrigger: t.pre, preFrames: plan.preFrames)
         }
         if let available = CaptureSession.availableMemory(), plan.bytes > available - (256 << 20) {
-            let what = trigger.map { "--pre-trigger \(Seconds($0.pre)) s + --post-trigger \(Seconds($0.post)) s" } ?? "the capture ring"
-            throw SimpleFailure("\(source.name): \(what) at \(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps needs \(plan.slots) frames × \(plan.slotBytes) bytes = \(Int(plan.mebibytes)) MiB of RAM; only \(available >> 20) MiB are available (keep 256 MiB free): shorten it or lower the size or rate", .usage)
+            throw CaptureError.ringTooLarge(source: source.name, trigger: trigger.map { ($0.pre, $0.post) },
+                                            mode: "\(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps",
+                                            plan: plan, availableBytes: available)
         }
         ringPlan = plan
         // SIGUSR1's handler goes in now: a signal sent before the camera streams is stamped and
@@ -249,10 +250,10 @@ public final class CaptureSession: @unchecked Sendable {
         if trigger?.kind == .signal { signalEvents = TriggerEvents(kind: .signal) }
         if let t = trigger, case .motion = t.kind {
             guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
-                throw SimpleFailure("\(source.name): --trigger motion reads raw frames; \(source.format.fourcc) is compressed (pick a raw --format such as YUYV)", .usage)
+                throw CaptureError.motionNeedsRawFrames(source: source.name, fourcc: source.format.fourcc)
             }
             if let r = t.region, !r.fits(width: source.format.width, height: source.format.height) {
-                throw SimpleFailure("--trigger-region \(r.description): outside the \(source.format.width)x\(source.format.height) frame", .usage)
+                throw CaptureError.regionOutsideFrame(region: r, width: source.format.width, height: source.format.height)
             }
         }
     }
@@ -453,12 +454,13 @@ public final class CaptureSession: @unchecked Sendable {
         return report
     }
 
-    static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> SimpleFailure {
-        var text = "\(e)"
-        if text.hasPrefix("\(output): ") { text.removeFirst(output.count + 2) }    // named once, at the start
+    static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> CaptureError {
+        let cause: Wording = "\(e)"
+        let text = cause.description
         let full = text.contains("No space") || text.contains("ENOSPC")
-        return SimpleFailure("\(output): recording stopped after \(frames) frames: \(full ? "no space left on the device (ENOSPC)" : text); "
-                             + "the file plays up to its last complete fragment" + (report.map { "; \($0)" } ?? ""), .ioError)
+        return .stopped(output: output, frames: frames,
+                        cause: full ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
+                        report: report)
     }
 
     // MARK: pre/post-trigger

@@ -22,7 +22,7 @@ public enum DeviceCapture {
 
     public static func open(_ r: DeviceCaptureRequest) throws -> CaptureSource {
         guard let opener else {
-            throw SimpleFailure("\(r.device): V4L2 capture is not available in this build", .unavailable)
+            throw CaptureError.noV4L2(device: r.device)
         }
         return try opener(r)
     }

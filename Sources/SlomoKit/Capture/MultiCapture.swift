@@ -56,9 +56,7 @@ public enum MultiCapture {
         guard let first = sessions.first, let d0 = first.source.format.frameDuration else { return }
         for s in sessions.dropFirst() {
             guard let d = s.source.format.frameDuration, d == d0 else {
-                let other = s.source.format.frameDuration.map { "\(DecimalText.fps($0)) fps" } ?? "an unknown rate"
-                throw SimpleFailure("\(s.source.name): runs at \(other), \(first.source.name) at \(DecimalText.fps(d0)) fps: "
-                                    + "cameras on one event must run at one rate (choose it with --fps, and a size both reach)", .unavailable)
+                throw CaptureError.ratesDiffer(camera: s.source.name, rate: s.source.format.frameDuration, first: first.source.name, firstRate: d0)
             }
         }
     }

@@ -47,7 +47,7 @@ final class PreviewWriter: @unchecked Sendable {
         self.settings = settings
         self.format = format
         guard !["H264", "HEVC"].contains(format.fourcc) else {
-            throw SimpleFailure("--preview: \(format.fourcc) cameras are not previewed (their frames need the ones before them); use a raw or MJPEG format", .usage)
+            throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc)
         }
         let w = min(settings.width, format.width) & ~1
         let h = max(2, (w * format.height / max(1, format.width)) & ~1)

@@ -41,15 +41,15 @@ public struct RecordingSettings: Sendable {
         map.mappings.allSatisfy { TimePitchAlgorithm.timeDomain.range.contains($0.rate) } ? .timeDomain : .spectral
     }
 
-    public func validate() throws(SimpleFailure) {
+    public func validate() throws {
         let container = try ContainerFormat.forOutput(output)
         guard rawCodec != .x264 else { return }
         let holds: Bool
         do { holds = try Muxer(path: output, formatName: container).accepts(codecName: rawCodec.encoder) } catch {
-            throw SimpleFailure("\(output): \(error)", .usage)
+            throw CaptureError.containerRefused(output: output, "\(error)")
         }
         guard holds else {
-            throw SimpleFailure("\(output): --codec \(rawCodec.rawValue) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)", .usage)
+            throw CaptureError.codecNotInContainer(output: output, codec: rawCodec.rawValue, container: container)
         }
     }
 }
@@ -120,16 +120,16 @@ final class RecordingWriter {
         self.sourceName = sourceName
         _ = try ContainerFormat.forOutput(settings.output)
         if FileManager.default.fileExists(atPath: settings.output) && !settings.overwrite {
-            throw SimpleFailure("\(settings.output): output already exists (use --overwrite to replace it)", .cannotCreate)
+            throw OutputError(settings.output, .exists)
         }
         let dir = URL(fileURLWithPath: settings.output).deletingLastPathComponent().path
-        guard access(dir, W_OK) == 0 else { throw SimpleFailure("\(settings.output): cannot write output: directory \(dir) is not writable or does not exist", .cannotCreate) }
+        guard access(dir, W_OK) == 0 else { throw OutputError(settings.output, .directoryUnusable(dir)) }
         // Bayer kept as the sensor's samples (FFV1, raw) is read as gray: swscale would demosaic a bayer_* input
         // (10/12/16-bit Bayer already reads as gray10/12/16: samples in 16-bit words)
         let sensor8 = ["BA81", "GBRG", "GRBG", "RGGB"].contains(format.fourcc) && settings.rawCodec != .x264
         sourcePixels = format.isCompressed ? nil : sensor8 ? .gray : PixelFormat(v4l2FourCC: format.fourcc)
         if !format.isCompressed && sourcePixels == nil {
-            throw SimpleFailure("\(sourceName): raw format \(format.fourcc) is not supported for recording", .dataError)
+            throw CaptureError.rawFormatUnsupported(source: sourceName, fourcc: format.fourcc)
         }
     }
 
@@ -222,7 +222,7 @@ final class RecordingWriter {
             // the sound from the sample captured at this first frame's kernel time on
             let captured = try CapturedAudio(capture: audio, start: t)
             capturedAudio = captured
-            guard let codec = audioEncoder else { throw SimpleFailure("\(settings.output): no encoder for the sound", .software) }
+            guard let codec = audioEncoder else { throw CaptureError.noSoundEncoder(output: settings.output) }
             // slowed while recording: the sound through the same map (`RecordingSettings.soundAlgorithm`)
             let sound: any RetimedAudio = try settings.map.map {
                 try TimePitchAudioSource(source: LiveSampleSource(captured, path: settings.output), map: $0,
@@ -304,7 +304,7 @@ final class RecordingWriter {
         if fdatasync(syncFD) != 0 {
             let e = errno
             if e == EINVAL || e == EROFS || e == ENOTSUP { syncs.refused = "the file system refuses fdatasync (\(String(cString: strerror(e))))"; return }
-            throw SimpleFailure("\(settings.output): fdatasync failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC)" : e == EIO ? " (EIO)" : "")", .ioError)
+            throw CaptureError.syncFailed(output: settings.output, errno: e)
         }
         let micros = ((CaptureClock.now() - start) * Rational(1_000_000)).rounded(.nearest)
         syncs.count += 1

@@ -38,42 +38,42 @@ public final class SyntheticSource: CaptureSource {
     /// Where frames are rendered (one frame, reused).
     private let scratch: UnsafeMutableRawBufferPointer
 
-    public init(spec: String) throws(SimpleFailure) {
+    public init(spec: String) throws {
         var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0, buffers = 8, still = 0, gop = 30
         let body = spec.hasPrefix("synthetic:") ? String(spec.dropFirst("synthetic:".count)) : (spec == "synthetic" ? "" : spec)
         for item in body.split(separator: ",") where !item.isEmpty {
             let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2 else { throw SimpleFailure("--source \(spec): '\(item)' is not key=value", .usage) }
+            guard kv.count == 2 else { throw SettingError(.source, spec, "'\(item)' is not key=value", quoted: false) }
             switch kv[0] {
             case "fps":
-                do { fps = try Rational(parsing: kv[1]) } catch { throw SimpleFailure("--source \(spec): fps '\(kv[1])': \(error)", .usage) }
-                guard fps >= Rational(1), fps <= Rational(2000) else { throw SimpleFailure("--source \(spec): fps must be in 1...2000", .usage) }
+                do { fps = try Rational(parsing: kv[1]) } catch { throw SettingError(.source, spec, "fps '\(kv[1])': \(error)", quoted: false) }
+                guard fps >= Rational(1), fps <= Rational(2000) else { throw SettingError(.source, spec, "fps must be in 1...2000", quoted: false) }
             case "size":
                 let p = kv[1].split(separator: "x").compactMap { Int($0) }
                 guard p.count == 2, p[0] >= 96, p[1] >= 64, p[0] <= 3840, p[1] <= 2160, p[0] % 2 == 0, p[1] % 2 == 0 else {
-                    throw SimpleFailure("--source \(spec): size must be even WIDTHxHEIGHT within 96x64...3840x2160", .usage)
+                    throw SettingError(.source, spec, "size must be even WIDTHxHEIGHT within 96x64...3840x2160", quoted: false)
                 }
                 size = (p[0], p[1])
             case "format":
-                guard ["mjpeg", "h264", "yuv420p", "yuyv"].contains(kv[1]) else { throw SimpleFailure("--source \(spec): format must be mjpeg, h264, yuv420p or yuyv", .usage) }
+                guard ["mjpeg", "h264", "yuv420p", "yuyv"].contains(kv[1]) else { throw SettingError(.source, spec, "format must be mjpeg, h264, yuv420p or yuyv", quoted: false) }
                 fmt = kv[1]
             case "gop":
-                guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SimpleFailure("--source \(spec): gop must be in 1...1000", .usage) }
+                guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SettingError(.source, spec, "gop must be in 1...1000", quoted: false) }
                 gop = n
             case "pace": pace = kv[1] != "0"
             case "drop-every":
-                guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): drop-every must be a whole number", .usage) }
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, spec, "drop-every must be a whole number", quoted: false) }
                 drop = n
             case "still-until":
-                guard let n = Int(kv[1]), n >= 0 else { throw SimpleFailure("--source \(spec): still-until must be a frame number", .usage) }
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, spec, "still-until must be a frame number", quoted: false) }
                 still = n
             case "buffers":
-                guard let n = Int(kv[1]), (1...64).contains(n) else { throw SimpleFailure("--source \(spec): buffers must be in 1...64", .usage) }
+                guard let n = Int(kv[1]), (1...64).contains(n) else { throw SettingError(.source, spec, "buffers must be in 1...64", quoted: false) }
                 buffers = n
             case "preload":
-                guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SimpleFailure("--source \(spec): preload must be in 0...10000", .usage) }
+                guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, spec, "preload must be in 0...10000", quoted: false) }
                 preload = n
-            default: throw SimpleFailure("--source \(spec): unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload)", .usage)
+            default: throw SettingError(.source, spec, "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload)", quoted: false)
             }
         }
         self.fps = fps; self.pace = pace; dropEvery = drop; self.buffers = buffers; stillUntil = still
@@ -99,7 +99,7 @@ public final class SyntheticSource: CaptureSource {
                               "sc_threshold": "0", "bf": "0"]), globalHeader: false)
             }
             if preload > 0 { try self.preload(preload) }
-        } catch { throw SimpleFailure("synthetic source: \(error)", .software) }
+        } catch { throw CaptureError.synthetic("synthetic source: \(error)") }
     }
 
     deinit {
@@ -172,7 +172,7 @@ public final class SyntheticSource: CaptureSource {
         if let jpeg {
             yuv.pts = index
             _ = try jpeg.send(yuv)
-            guard case .got = try jpeg.receive(into: packet) else { throw SimpleFailure("synthetic: \(format.fourcc) encoder gave no frame", .software) }
+            guard case .got = try jpeg.receive(into: packet) else { throw CaptureError.synthetic("synthetic: \(format.fourcc) encoder gave no frame") }
             return packet.withBytes { b in
                 let n = Swift.min(b.count, scratch.count)
                 scratch.baseAddress!.copyMemory(from: b.baseAddress!, byteCount: n)

@@ -8,17 +8,17 @@ import SlomoFFmpeg
 /// reading, so that every command describes a damaged input alike.
 public enum MediaInput {
     /// Clear errors for the usual mistakes before FFmpeg gets a chance to be vague.
-    public static func checkInput(_ path: String) throws(SimpleFailure) {
+    public static func checkInput(_ path: String) throws(InputError) {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else {
-            throw SimpleFailure("\(path): cannot open input: no such file", .noInput)
+            throw InputError(path, .media, .missing)
         }
-        if isDir.boolValue { throw SimpleFailure("\(path): cannot open input: it is a directory", .noInput) }
+        if isDir.boolValue { throw InputError(path, .media, .isDirectory) }
         guard FileManager.default.isReadableFile(atPath: path) else {
-            throw SimpleFailure("\(path): cannot open input: permission denied", .permissionDenied)
+            throw InputError(path, .media, .notReadable)
         }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        if size == 0 { throw SimpleFailure("\(path): cannot open input: the file is empty (0 bytes)", .dataError) }
+        if size == 0 { throw InputError(path, .media, .empty) }
     }
 
     /// Opens `path`, turning FFmpeg's "invalid data" into a sentence a user understands.
@@ -28,10 +28,10 @@ public enum MediaInput {
         switch result {
         case .success(let d) where d.formatName == "tty":
             // FFmpeg's tty demuxer takes any text as ANSI art (a `.txt` listing "plays"): not media here
-            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (text, read only as ANSI art)", kind: .invalidData)
+            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (text, read only as ANSI art)", category: .invalidData)
         case .success(let d): return d
-        case .failure(let e) where e.kind == .invalidData:
-            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))", kind: .invalidData)
+        case .failure(let e) where e.category == .invalidData:
+            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))", category: .invalidData)
         case .failure(let e): throw e
         }
     }

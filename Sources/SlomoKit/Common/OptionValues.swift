@@ -1,11 +1,11 @@
 import SlomoCore
 
 /// Option values that ArgumentParser would only reject with a generic message; used by the CLI and
-/// by use cases that take options as text (`DeviceService.request`). Errors exit 64.
+/// by use cases that take options as text (`DeviceService.request`). Errors are `SettingError`s.
 public enum OptionValues {
-    public static func rational(_ text: String, option: String) throws(SimpleFailure) -> Rational {
+    public static func rational(_ text: String, option: Setting) throws(SettingError) -> Rational {
         do { return try Rational(parsing: text) } catch {
-            throw SimpleFailure("\(option) '\(text)': \(error)", .usage)
+            throw SettingError(option, text, "\(error)")
         }
     }
 
@@ -22,16 +22,16 @@ public enum OptionValues {
     }
 
     /// `WxH`, e.g. `1280x720`.
-    public static func size(_ text: String, option: String) throws(SimpleFailure) -> (width: Int, height: Int) {
+    public static func size(_ text: String, option: Setting) throws(SettingError) -> (width: Int, height: Int) {
         let parts = text.lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w > 0, h > 0 else {
-            throw SimpleFailure("\(option) '\(text)': expected WIDTHxHEIGHT, e.g. 1280x720", .usage)
+            throw SettingError(option, text, "expected WIDTHxHEIGHT, e.g. 1280x720")
         }
         return (w, h)
     }
 
     /// A byte count: `512M`, `2G`, `1.5G`, `800000` (K, M, G are powers of 1024).
-    public static func bytes(_ text: String, option: String) throws(SimpleFailure) -> Int64 {
+    public static func bytes(_ text: String, option: Setting) throws(SettingError) -> Int64 {
         let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
         var body = text.uppercased()
         if body.hasSuffix("IB") { body.removeLast(2) } else if body.hasSuffix("B") { body.removeLast() }
@@ -40,33 +40,35 @@ public enum OptionValues {
         // in 128 bits: `601111112G` or a long decimal must be refused, never overflow (found by fuzz-values)
         guard let r = try? Rational(parsing: body), r.isPositive,
               case let bytes = Int128(r.numerator) * Int128(scale) / Int128(r.denominator), bytes <= Int128(1) << 50 else {
-            throw SimpleFailure("\(option) '\(text)': expected a size such as 512M or 2G (at most 1P)", .usage)
+            throw SettingError(option, text, "expected a size such as 512M or 2G (at most 1P)")
         }
         return Int64(bytes)
     }
 
     /// A duration in seconds for an option that takes zero or more (`2`, `0.5`, `1/4`).
-    public static func seconds(_ text: String, option: String, max: Rational = Rational(86_400)) throws(SimpleFailure) -> Rational {
+    public static func seconds(_ text: String, option: Setting, max: Rational = Rational(86_400)) throws(SettingError) -> Rational {
         let d = try rational(text, option: option)
-        guard !d.isNegative, d <= max else { throw SimpleFailure("\(option) \(text): must be in [0, \(max)] s", .usage) }
+        guard !d.isNegative, d <= max else { throw SettingError(option, text, "must be in [0, \(max)] s", quoted: false) }
         return d
     }
 
     /// `--trigger stdin|signal|motion[=THRESHOLD]` (threshold: mean 8-bit brightness change, 0 < t ≤ 255, default 10).
-    public static func trigger(_ text: String) throws(SimpleFailure) -> TriggerKind {
+    public static func trigger(_ text: String) throws(SettingError) -> TriggerKind {
         switch text {
         case "stdin": return .stdin
         case "signal": return .signal
         case "motion": return .motion(threshold: Rational(10))
         default:
             if text.hasPrefix("motion=") {
-                let t = try rational(String(text.dropFirst(7)), option: "--trigger motion")
+                let value = String(text.dropFirst(7))
+                let t: Rational
+                do { t = try Rational(parsing: value) } catch { throw SettingError(.trigger, "motion '\(value)'", "\(error)", quoted: false) }
                 guard t.isPositive, t <= Rational(255) else {
-                    throw SimpleFailure("--trigger \(text): the motion threshold is a mean brightness change in (0, 255]", .usage)
+                    throw SettingError(.trigger, text, "the motion threshold is a mean brightness change in (0, 255]", quoted: false)
                 }
                 return .motion(threshold: t)
             }
-            throw SimpleFailure("--trigger '\(text)': expected stdin, signal or motion[=THRESHOLD]", .usage)
+            throw SettingError(.trigger, text, "expected stdin, signal or motion[=THRESHOLD]")
         }
     }
 }

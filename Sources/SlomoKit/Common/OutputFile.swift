@@ -12,7 +12,7 @@ public final class OutputFile {
 
     /// Checks that `path` can be created: parent directory exists and is writable, `path` is not
     /// a directory, and it does not exist unless `overwrite`.
-    public init(path: String, overwrite: Bool) throws(SimpleFailure) {
+    public init(path: String, overwrite: Bool) throws(OutputError) {
         finalPath = path
         try OutputFile.check(path, overwrite: overwrite)
         let url = URL(fileURLWithPath: path)
@@ -23,27 +23,27 @@ public final class OutputFile {
 
     /// The checks of `init`, alone: for small side files (a plot, a report) checked before a long
     /// job starts and written with ``write(_:to:)`` when it ends.
-    public static func check(_ path: String, overwrite: Bool) throws(SimpleFailure) {
+    public static func check(_ path: String, overwrite: Bool) throws(OutputError) {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
-            if isDir.boolValue { throw SimpleFailure("\(path): cannot write output: it is a directory", .cannotCreate) }
-            if !overwrite { throw SimpleFailure("\(path): output already exists (use --overwrite to replace it)", .cannotCreate) }
+            if isDir.boolValue { throw OutputError(path, .isDirectory) }
+            if !overwrite { throw OutputError(path, .exists) }
         }
         let url = URL(fileURLWithPath: path)
         let dir = url.deletingLastPathComponent().path
         if !fm.fileExists(atPath: dir, isDirectory: &isDir) || !isDir.boolValue {
-            throw SimpleFailure("\(path): cannot write output: directory \(dir) does not exist", .cannotCreate)
+            throw OutputError(path, .directoryMissing(dir))
         }
         if access(dir, W_OK) != 0 {
-            throw SimpleFailure("\(path): cannot write output: directory \(dir) is not writable", .cannotCreate)
+            throw OutputError(path, .directoryNotWritable(dir))
         }
     }
 
     /// Writes a small file whole (temporary name, then rename): one line naming the file on failure.
-    public static func write(_ data: Data, to path: String) throws(SimpleFailure) {
+    public static func write(_ data: Data, to path: String) throws(OutputError) {
         do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw SimpleFailure("\(path): cannot write: \(reason(error))", .ioError)
+            throw OutputError(path, .writeFailed(reason(error)))
         }
     }
 
@@ -71,12 +71,12 @@ public final class OutputFile {
     deinit { discard() }
 
     /// Moves the finished temporary file to the final name (atomic `rename`).
-    public func commit() throws(SimpleFailure) {
+    public func commit() throws(OutputError) {
         guard !done else { return }
         if rename(temporaryPath, finalPath) != 0 {
             let e = errno
             discard()
-            throw SimpleFailure("\(finalPath): rename from \(temporaryPath) failed: \(String(cString: strerror(e)))", .ioError)
+            throw OutputError(finalPath, .renameFailed(from: temporaryPath, errno: e))
         }
         done = true
         InterruptCleanup.shared.unregister(temporaryPath)

@@ -43,8 +43,8 @@ public enum ParserHarness {
                 _ = try? RetimeSpec(curve: curve).resolve(duration: Rational(10), frameRate: Rational(240))
             }
             _ = try? ShardSpec(parsing: s, base: 0)
-            _ = try? OptionValues.size(s, option: "--size")
-            _ = try? OptionValues.bytes(s, option: "--ring-memory")
+            _ = try? OptionValues.size(s, option: .size)
+            _ = try? OptionValues.bytes(s, option: .ringMemory)
             _ = try? ControlRequests.parse(shutter: s, gain: s, controls: [s])
             _ = try? ControlRequests.parse(shutterAngle: s, whiteBalance: s, zoom: s)
         }

@@ -182,7 +182,7 @@ public enum DeviceService {
         var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request, best: best)
         if apply {
             guard let best else {
-                throw SimpleFailure("\(path): no selectable mode matches the constraints (no size with known frame intervals)", .unavailable)
+                throw DeviceError.noSelectableMode(device: path)
             }
             report.applied = try dev.apply(best, controls: controls)
         }
@@ -196,7 +196,7 @@ public enum DeviceService {
                                syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         guard dev.info.canStream else {
-            throw SimpleFailure("\(path): cannot measure: the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
+            throw DeviceError.cannotStream(device: path, measuring: true)
         }
         let (catalog, request, best) = try select(dev, request)
         var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request, best: best)
@@ -244,57 +244,57 @@ public enum DeviceService {
     }
 
     /// `slomo controls --listing FILE`: a saved `v4l2-ctl --list-ctrls-menus` text.
-    /// Missing or unreadable file: exit 66; not a listing: exit 65.
+    /// A missing or unreadable file is an `InputError`; not a listing, a `DeviceError.badListing`.
     public static func controls(listing path: String) throws -> ControlsReport {
         let text = try readListing(path)
         do { return ControlsReport(source: path, device: nil, controls: try ControlListing.parse(text)) } catch {
-            throw SimpleFailure("\(path): \(error)", .dataError)
+            throw DeviceError.badListing(path: path, "\(error)")
         }
     }
 
     static func readListing(_ path: String) throws -> String {
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue else {
-            throw SimpleFailure("\(path): cannot read listing: \(isDir.boolValue ? "it is a directory" : "no such file")", .noInput)
+            throw InputError(path, .listing, isDir.boolValue ? .isDirectory : .missing)
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw SimpleFailure("\(path): cannot read listing: permission denied or unreadable", .noInput)
+            throw InputError(path, .listing, .notReadable)
         }
         return String(decoding: data, as: UTF8.self)
     }
 
     /// The catalog parsed from a saved `v4l2-ctl --list-formats-ext` text, and the selection.
-    /// Missing or unreadable file: exit 66; not a listing: exit 65.
+    /// A missing or unreadable file is an `InputError`; not a listing, a `DeviceError.badListing`.
     public static func formats(listing path: String, request: ModeRequest) throws -> FormatsReport {
         let text = try readListing(path)
         let catalog: DeviceCatalog
         do { catalog = try ListingParser.parse(text) } catch {
-            throw SimpleFailure("\(path): \(error)", .dataError)
+            throw DeviceError.badListing(path: path, "\(error)")
         }
         return FormatsReport(source: path, device: nil, catalog: catalog, request: request,
                              best: FormatSelection.best(in: catalog, for: request))
     }
 
-    /// Parses the CLI's constraint options (exit 64 on malformed values).
-    public static func request(format: String?, size: String?, minSize: String?, fps: String?, prefer: String?) throws(SimpleFailure) -> ModeRequest {
+    /// Parses the constraint options as text (a `SettingError` for a malformed value).
+    public static func request(format: String?, size: String?, minSize: String?, fps: String?, prefer: String?) throws(SettingError) -> ModeRequest {
         var r = ModeRequest()
         if let format {
             guard (1...4).contains(format.count), format.allSatisfy({ $0.isASCII && !$0.isWhitespace || $0 == " " }) else {
-                throw SimpleFailure("--format '\(format)': expected a fourcc like MJPG", .usage)
+                throw SettingError(.format, format, "expected a fourcc like MJPG")
             }
             r.format = format.uppercased()
         }
-        if let size { r.size = try OptionValues.size(size, option: "--size") }
-        if let minSize { r.minSize = try OptionValues.size(minSize, option: "--min-size") }
+        if let size { r.size = try OptionValues.size(size, option: .size) }
+        if let minSize { r.minSize = try OptionValues.size(minSize, option: .minSize) }
         if let fps {
-            let value = try OptionValues.rational(fps, option: "--fps")
-            guard value.isPositive else { throw SimpleFailure("--fps '\(fps)': must be > 0", .usage) }
+            let value = try OptionValues.rational(fps, option: .fps)
+            guard value.isPositive else { throw SettingError(.fps, fps, "must be > 0") }
             r.fps = value
         }
         if let prefer {
             let list = prefer.lowercased().split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
             guard !list.isEmpty, list.allSatisfy({ ["h264", "mjpeg", "raw"].contains($0) }) else {
-                throw SimpleFailure("--prefer '\(prefer)': expected a comma-separated list of h264, mjpeg, raw", .usage)
+                throw SettingError(.prefer, prefer, "expected a comma-separated list of h264, mjpeg, raw")
             }
             r.prefer = list
         }
@@ -314,7 +314,7 @@ public enum DeviceService {
     static func openCapture(_ r: DeviceCaptureRequest) throws -> CaptureSource {
         let dev = try VideoDevice(path: r.device, syscalls: syscalls)
         guard dev.info.canStream else {
-            throw SimpleFailure("\(r.device): the driver cannot stream (no V4L2_CAP_STREAMING)", .unavailable)
+            throw DeviceError.cannotStream(device: r.device, measuring: false)
         }
         let request = try request(format: r.format, size: r.size, minSize: r.minSize, fps: r.fps, prefer: nil)
         let (catalog, completed, best) = try select(dev, request)
@@ -333,7 +333,7 @@ public enum DeviceService {
             }
         }
         guard let mode = chosen else {
-            throw SimpleFailure("\(r.device): no capture mode matches the constraints", .unavailable)
+            throw DeviceError.noModeMatches(device: r.device)
         }
         dev.requestedBytesPerLine = r.bytesPerLine
         let source = try V4L2StreamingSource(device: dev, mode: mode, buffers: r.buffers, controls: r.controls)

@@ -36,7 +36,7 @@ public struct AudioCodecChoice: Sendable, Equatable {
 
     /// The encoder for `requested` (`auto` or one of `named`) writing `source`'s retimed audio
     /// into `muxer`'s container. A named codec the container cannot hold, that this FFmpeg
-    /// lacks, or that refuses the source's sample rate is a usage error naming all three.
+    /// lacks, or that refuses the source's sample rate is a bad request naming all three.
     public static func resolve(_ requested: String, source: StreamInfo, muxer: Muxer, output: String) throws -> AudioCodecChoice {
         let deep = !["u8", "u8p", "s16", "s16p"].contains(source.sampleFormat ?? "s16")
         func usable(_ encoder: String) -> String? {
@@ -61,10 +61,10 @@ public struct AudioCodecChoice: Sendable, Equatable {
             return AudioCodecChoice(encoder: fallback, bitRate: defaultBitRate, deep: false)
         }
         guard let encoder = named.first(where: { $0.key == requested })?.value else {
-            throw SimpleFailure("--audio-codec '\(requested)': \(expected)", .usage)
+            throw SettingError(.audioCodec, requested, "\(expected)")
         }
         if let why = usable(encoder) {
-            throw SimpleFailure("\(output): --audio-codec \(requested): \(why)", .usage)
+            throw ExportError.audioCodecUnusable(output: output, codec: requested, why: why)
         }
         return AudioCodecChoice(encoder: encoder, bitRate: lossy.contains(encoder) ? defaultBitRate : 0, deep: deep)
     }

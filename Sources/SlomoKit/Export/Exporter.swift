@@ -86,7 +86,7 @@ public enum Exporter {
         try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         guard r.frameRate.isPositive, r.frameRate <= Rational(1000), r.frameRate.denominator <= 1_000_000 else {
-            throw SimpleFailure("--fps \(r.frameRate): output frame rate must be in (0, 1000]", .usage)
+            throw ExportError.frameRate(r.frameRate)
         }
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
@@ -109,7 +109,7 @@ public enum Exporter {
         try source.run(until: { chooser.next >= plan.total }, deliver: chooser.take)
         try chooser.finish()
         guard chooser.next == plan.total else {
-            throw SimpleFailure("\(r.input): export: no decodable video frames", .dataError)
+            throw MediaError.noDecodableFrames(path: r.input, operation: "export")
         }
         try sink.finish()
         try audio?.finish()

@@ -59,17 +59,17 @@ struct MediaTimeline {
         self.path = path
         try MediaInput.checkInput(path)
         let d = try MediaInput.openInput(path)
-        guard let v = d.bestStream(.video) else { throw SimpleFailure("\(path): no video stream", .dataError) }
+        guard let v = d.bestStream(.video) else { throw MediaError.noVideoStream(path: path, operation: nil) }
         video = v
         audio = d.bestStream(.audio)
         info = d.streamInfo(video)
         // A damaged sample description leaves the stream without a codec (found by mutated media):
         // nothing can decode or store it.
         guard info.codecName != "unknown", info.codecName != "none" else {
-            throw SimpleFailure("\(path): open: the video stream's codec is unknown (its sample description is damaged)", .dataError)
+            throw MediaError.damaged(path: path, "open: the video stream's codec is unknown (its sample description is damaged)")
         }
         guard info.width > 0, info.height > 0 else {
-            throw SimpleFailure("\(path): open: the video stream has no picture size (\(info.width)x\(info.height)): its header is damaged", .dataError)
+            throw MediaError.damaged(path: path, "open: the video stream has no picture size (\(info.width)x\(info.height)): its header is damaged")
         }
         let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
         cfaPattern = slomo["slomo_cfa_pattern"].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
@@ -90,9 +90,9 @@ struct MediaTimeline {
         }
         packetTimes = packets
         pts.sort()
-        guard let first = pts.first else { throw SimpleFailure("\(path): the video stream has no frames", .dataError) }
+        guard let first = pts.first else { throw MediaError.noFrames(path: path) }
         guard !pts[pts.count - 1].subtractingReportingOverflow(first).overflow else {
-            throw SimpleFailure("\(path): open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps", .dataError)
+            throw MediaError.damaged(path: path, "open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps")
         }
         var damage = reader.damage
         if let t = MediaInput.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
@@ -107,8 +107,8 @@ struct MediaTimeline {
         gridRate = grid
         frameTimes = pts.map { MediaTimeline.time(ofTicks: $0 - first, timeBase: tb, grid: grid) }
         if let jump = MediaTimeline.implausibleGap(frameTimes) {
-            throw SimpleFailure("\(path): open: the video's timestamps jump \(Seconds(jump.gap, decimals: 3)) s after frame \(jump.index) "
-                                + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), over an hour and 100,000 times its usual frame interval: damaged timestamps", .dataError)
+            throw MediaError.damaged(path: path, "open: the video's timestamps jump \(Seconds(jump.gap, decimals: 3)) s after frame \(jump.index) "
+                                     + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), over an hour and 100,000 times its usual frame interval: damaged timestamps")
         }
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
@@ -165,10 +165,10 @@ struct MediaTimeline {
     /// Resolves the user's spec. With an earlier slomo retime and `fromOriginal`, the spec is read
     /// on the original timeline and the result maps *this file's* times (previous⁻¹ then new).
     /// Returns (map for this file's timeline, map from the original timing to store in the output).
-    func resolve(_ spec: RetimeSpec, fromOriginal: Bool) throws(SimpleFailure) -> (current: RetimeMap, stored: RetimeMap) {
+    func resolve(_ spec: RetimeSpec, fromOriginal: Bool) throws(FileRetimeError) -> (current: RetimeMap, stored: RetimeMap) {
         switch resolveMaps(spec, fromOriginal: fromOriginal) {
         case .success(let maps): return maps
-        case .failure(let e): throw SimpleFailure("\(path): \(e)", .usage)
+        case .failure(let e): throw FileRetimeError(path, e)
         }
     }
 
@@ -179,7 +179,7 @@ struct MediaTimeline {
         var spec = spec
         if realTime {
             guard let c = captureRate else {
-                throw SimpleFailure("\(path): --real-time: the file carries no capture rate (\(CaptureRate.keys.joined(separator: ", "))); give --rate relative to the file", .usage)
+                throw ExportError.noCaptureRate(path: path, keys: CaptureRate.keys)
             }
             spec = c.fileSpec(spec)
         }
@@ -191,7 +191,7 @@ struct MediaTimeline {
             for (i, k) in curve.keys.enumerated() {
                 do { try algorithm.validate(k.rate) } catch {
                     throw AudioFailure(error.code, subject: path, operation: "\(algorithm) audio",
-                                       cause: "--curve '\(curve.text)': key point \(i + 1) (\(k.time)\(k.time.isSeconds ? " s" : "")): \(error.subject): \(error.cause)")
+                                       cause: "\(Setting.curve) '\(curve.text)': key point \(i + 1) (\(k.time)\(k.time.isSeconds ? " s" : "")): \(error.subject): \(error.cause)")
                 }
             }
         }
@@ -201,7 +201,7 @@ struct MediaTimeline {
         }
         if played == current { return (current, stored) }
         if fromOriginal, let prev = previousMap {
-            do { return (played, try prev.then(played)) } catch { throw SimpleFailure("\(path): \(error)", .usage) }
+            do { return (played, try prev.then(played)) } catch { throw FileRetimeError(path, error) }
         }
         return (played, played)
     }

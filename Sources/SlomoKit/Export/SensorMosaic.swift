@@ -23,7 +23,7 @@ final class SensorMosaic {
     func colour(_ f: Frame, input: String) throws -> Frame {
         let bits = f.pixelFormat.bitDepth
         guard bits >= 8 && bits <= 16 else {
-            throw SimpleFailure("\(input): export: the stream says it holds \(pattern) sensor samples but its pixels are \(f.pixelFormat)", .dataError)
+            throw MediaError.sensorMismatch(path: input, pattern: pattern, pixelFormat: "\(f.pixelFormat)")
         }
         let m = try mosaic(f, input: input)
         return try demosaic.convert(m, width: m.width, height: m.height, pixelFormat: bits > 8 ? .rgb48 : .rgb24)
@@ -37,7 +37,7 @@ final class SensorMosaic {
             samples = try widen.convert(f, width: f.width, height: f.height, pixelFormat: .gray16)
         }
         guard let mosaic = PixelFormat.bayer(pattern, sixteenBit: bits > 8), samples.relabel(as: mosaic) else {
-            throw SimpleFailure("\(input): export: the stream says it holds \(pattern) sensor samples but its pixels are \(f.pixelFormat)", .dataError)
+            throw MediaError.sensorMismatch(path: input, pattern: pattern, pixelFormat: "\(f.pixelFormat)")
         }
         return samples
     }

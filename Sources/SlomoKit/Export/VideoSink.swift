@@ -92,7 +92,7 @@ final class VideoSink {
             f.pts = n
             try g.push(f)
             guard case .got = try g.pull(into: turned), turned.pixelFormat == pixelFormat else {
-                throw SimpleFailure("\(input): export: rotating frame \(n) gave no \(pixelFormat) frame", .software)
+                throw ExportError.rotationFailed(path: input, frame: n, pixelFormat: "\(pixelFormat)")
             }
             f = turned
         }

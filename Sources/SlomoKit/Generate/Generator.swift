@@ -34,8 +34,8 @@ public struct GenerateRequest: Sendable {
     public static let sizeLimits = (minWidth: 96, minHeight: 64, maxWidth: 7680, maxHeight: 4320)
 
     /// Checks the values before anything is written.
-    public func validate() throws(SimpleFailure) {
-        func bad(_ m: String) -> SimpleFailure { SimpleFailure("\(output): generate: \(m)", .usage) }
+    public func validate() throws(GenerateError) {
+        func bad(_ m: Wording) -> GenerateError { GenerateError(output: output, reason: m) }
         guard frameRate >= Rational(1), frameRate <= GenerateRequest.maxFrameRate else {
             throw bad("frame rate \(frameRate) is outside 1...1000 fps")
         }
@@ -52,7 +52,7 @@ public struct GenerateRequest: Sendable {
         guard (0...51).contains(crf) else { throw bad("crf \(crf) is outside 0...51") }
         if let n = referenceInterval {
             guard (2...17).contains(n) else { throw bad("reference interval \(n) is outside 2...17") }
-            guard codec == .h264 else { throw bad("--reference-interval needs --codec h264") }
+            guard codec == .h264 else { throw bad("\(Setting.referenceInterval) needs \(Setting.codec) h264") }
         }
         guard frameCount >= 1 else { throw bad("duration \(Seconds(duration)) s holds no frame at \(frameRate) fps") }
         guard frameCount <= Int64(CalibrationCode.maxIndex) else { throw bad("\(frameCount) frames exceed the calibration code's range") }
@@ -197,11 +197,19 @@ public enum ContainerFormat {
 
     /// FFmpeg's muxer name for `path`'s extension. WebM only where the command can write what it
     /// holds (VP8/VP9/AV1 with Opus/Vorbis: export and retime), else it is refused here, up front.
-    public static func forOutput(_ path: String, webm: Bool = false) throws(SimpleFailure) -> String {
+    public static func forOutput(_ path: String, webm: Bool = false) throws(OutputError) -> String {
         let ext = URL(fileURLWithPath: path).pathExtension.lowercased()
         guard let f = byExtension[ext], webm || f != "webm" else {
-            throw SimpleFailure("\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv\(webm ? ", .webm" : "") or .nut)", .usage)
+            throw OutputError(path, .unsupportedExtension(ext, webm: webm))
         }
         return f
     }
+}
+
+/// A test clip that `generate` refuses to make as asked.
+public struct GenerateError: SlomoFailure, Sendable, Equatable {
+    public var output: String
+    public var reason: Wording
+    public var kind: FailureKind { .badRequest }
+    public var wording: Wording { "\(output): generate: \(reason)" }
 }

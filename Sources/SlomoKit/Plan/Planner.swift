@@ -45,10 +45,10 @@ public enum Planner {
     public static func plan(path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool) throws -> PlanReport {
         let probe = try Prober.probe(path: path)
         guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
-            throw SimpleFailure("\(path): plan: the file has no video stream", .dataError)
+            throw MediaError.noVideoStream(path: path, operation: "plan")
         }
         guard let duration = v.duration ?? probe.container.duration, duration.isPositive else {
-            throw SimpleFailure("\(path): plan: the video has no duration", .dataError)
+            throw MediaError.noDuration(path: path, operation: "plan")
         }
         let map: RetimeMap
         // a curve or ramp passes exactly through every frame's time: read them first
@@ -57,7 +57,7 @@ public enum Planner {
         let curveTimes = spec.glides ? try MediaTimeline(path: path).frameTimes : nil
         let frameRate = v.measuredFrameRate ?? v.nominalFrameRate
         do { map = try spec.resolve(duration: duration, frameRate: frameRate, curveNodes: curveTimes) } catch {
-            throw SimpleFailure("\(path): \(error)", .usage)
+            throw FileRetimeError(path, error)
         }
         var curve: PlanReport.Curve?
         if let c = spec.curve, let resolved = try? c.resolve(duration: duration, frameRate: frameRate) {
@@ -66,7 +66,7 @@ public enum Planner {
             })
         }
         guard outputFrameRate.isPositive, outputFrameRate <= Rational(1000) else {
-            throw SimpleFailure("--fps \(outputFrameRate): output frame rate must be in (0, 1000]", .usage)
+            throw ExportError.frameRate(outputFrameRate)
         }
         let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
         var frames: [PlanReport.ScheduledFrame]?

@@ -268,7 +268,7 @@ final class PlaySession {
                 case .pause, .resume, .quit:
                     if try !handle(c, at: when) { running = false }
                 default:
-                    _ = reject(c, SimpleFailure("the input has ended; only its audio is still playing", .usage))
+                    _ = reject(c, PlayError.inputEnded)
                 }
             }
             let before = a.endTime

@@ -48,29 +48,29 @@ public enum PlayCommand: Equatable, Sendable {
     case rate(Rational), pitch(String), seek(Rational), pause, resume, quit
 
     /// Parses `rate 0.25`, `pitch time-domain`, `seek 12.5`, `pause`, `resume`/`play`, `quit`.
-    public init(parsing line: String) throws(SimpleFailure) {
+    public init(parsing line: String) throws(PlayError) {
         let words = line.split(separator: " ", omittingEmptySubsequences: true)
-        guard let verb = words.first else { throw SimpleFailure("empty command", .usage) }
-        func value() throws(SimpleFailure) -> Rational {
-            guard words.count == 2 else { throw SimpleFailure("'\(line)': expected '\(verb) VALUE'", .usage) }
-            do { return try Rational(parsing: words[1]) } catch { throw SimpleFailure("'\(line)': \(error)", .usage) }
+        guard let verb = words.first else { throw PlayError.emptyCommand }
+        func value() throws(PlayError) -> Rational {
+            guard words.count == 2 else { throw PlayError.badCommand(line, "expected '\(verb) VALUE'") }
+            do { return try Rational(parsing: words[1]) } catch { throw PlayError.badCommand(line, "\(error)") }
         }
         switch verb {
         case "rate":
             let r = try value()
-            guard r.isPositive, r <= Rational(32), r >= Rational(1, 32) else { throw SimpleFailure("'\(line)': rate must be in 1/32...32", .usage) }
+            guard r.isPositive, r <= Rational(32), r >= Rational(1, 32) else { throw PlayError.badCommand(line, "rate must be in 1/32...32") }
             self = .rate(r)
         case "pitch":
-            guard words.count == 2 else { throw SimpleFailure("'\(line)': expected 'pitch ALGORITHM'", .usage) }
+            guard words.count == 2 else { throw PlayError.badCommand(line, "expected 'pitch ALGORITHM'") }
             self = .pitch(String(words[1]))
         case "seek":
             let t = try value()
-            guard !t.isNegative else { throw SimpleFailure("'\(line)': position must be >= 0", .usage) }
+            guard !t.isNegative else { throw PlayError.badCommand(line, "position must be >= 0") }
             self = .seek(t)
         case "pause": self = .pause
         case "resume", "play": self = .resume
         case "quit", "q": self = .quit
-        default: throw SimpleFailure("'\(line)': unknown command (rate, pitch, seek, pause, resume, quit)", .usage)
+        default: throw PlayError.badCommand(line, "unknown command (rate, pitch, seek, pause, resume, quit)")
         }
     }
 }
@@ -117,5 +117,24 @@ public final class Player {
         }
         if running { try session.playOutAudio(commands: commands) }
         return try session.finish()
+    }
+}
+
+/// A playback command refused (a line on play's control input).
+public enum PlayError: SlomoFailure, Sendable, Equatable {
+    case emptyCommand
+    /// The line as typed, and why.
+    case badCommand(String, Wording)
+    /// Only pause, resume and quit are taken once the picture has ended.
+    case inputEnded
+
+    public var kind: FailureKind { .badRequest }
+
+    public var wording: Wording {
+        switch self {
+        case .emptyCommand: return "empty command"
+        case .badCommand(let line, let why): return "'\(line)': \(why)"
+        case .inputEnded: return "the input has ended; only its audio is still playing"
+        }
     }
 }

@@ -143,7 +143,7 @@ public enum Prober {
         }
         if frames {
             guard let v = demuxer.bestStream(.video) else {
-                throw SimpleFailure("\(path): probe --frames: the file has no video stream", .dataError)
+                throw MediaError.noVideoStream(path: path, operation: "probe \(Setting.frames)")
             }
             let (entries, errors) = try decodeFrames(path: path, stream: v, timeBase: infos[v].timeBase)
             report.frames = entries

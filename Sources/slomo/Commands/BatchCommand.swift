@@ -46,24 +46,25 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Progress on stderr: auto, json, none.") var progress = "auto"
 
     func run() throws {
-        do { try runBatch() } catch let e as SlomoFailure where e.exitStatus != .interrupted && e.exitStatus != .partialFailure {
+        do { try runBatch() } catch let e as SlomoFailure where e.kind != .interrupted {
             // a refusal before any job ran is a JSON line too, so a scheduler's log says why
-            try? printLine(["status": "refused", "exitStatus": Int(e.exitStatus.rawValue), "error": e.description])
+            let refusal = CLIFailure(e)
+            try? printLine(["status": "refused", "exitStatus": Int(refusal.status), "error": refusal.message])
             throw e
         }
     }
 
     func runBatch() throws {
         let jobs = try planJobs()
-        let shardSpec = try shard.map { s throws(SimpleFailure) in try ShardSpec(parsing: s, base: shardBase) }
+        let shardSpec = try shard.map { s throws(SettingError) in try ShardSpec(parsing: s, base: shardBase) }
         let selected = jobs.enumerated().filter { shardSpec?.contains(jobNumber: $0.offset) ?? true }.map { (number: $0.offset, job: $0.element) }
         try BatchRunner.validate(jobs, creatable: dryRun ? outDir : nil, directoriesOf: selected.map(\.job))
         let defaults = BatchRunner.defaultParallelism()
         let nJobs = jobs.isEmpty ? 1 : (self.jobs ?? defaults.jobs)
-        guard nJobs >= 1, nJobs <= 256 else { throw SimpleFailure("--jobs \(nJobs): expected 1...256", .usage) }
+        guard nJobs >= 1, nJobs <= 256 else { throw CommandLineError("--jobs \(nJobs): expected 1...256", .badRequest) }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         let nThreads = threads ?? Swift.max(1, cores / nJobs)
-        guard nThreads >= 0 else { throw SimpleFailure("--threads \(nThreads): expected 0 or more", .usage) }
+        guard nThreads >= 0 else { throw CommandLineError("--threads \(nThreads): expected 0 or more", .badRequest) }
         let reporter = try BatchProgress(mode: progress)
         if dryRun {
             for s in selected { try printLine(["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue, "status": "planned"]) }
@@ -92,7 +93,7 @@ struct BatchCommand: ParsableCommand {
         summary.shardBase = shard == nil ? nil : shardBase
         Console.out(try JSONSchema.line(BatchSummaryLine(summary: summary)))
         Console.error("batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s")
-        if BatchInterrupt.requested { throw SimpleFailure("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
+        if BatchInterrupt.requested { throw CommandLineError("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
     }
 
@@ -107,7 +108,7 @@ struct BatchCommand: ParsableCommand {
     /// The jobs from the manifest or the inputs, with the command-line options as defaults.
     func planJobs() throws -> [BatchJob] {
         guard let cmd = BatchJob.Command(rawValue: command) else {
-            throw SimpleFailure("--command '\(command)': \(OptionValues.expected(BatchJob.Command.self))", .usage)
+            throw CommandLineError("--command '\(command)': \(OptionValues.expected(BatchJob.Command.self))", .badRequest)
         }
         var manifestPath = manifest
         var files = inputs
@@ -119,15 +120,15 @@ struct BatchCommand: ParsableCommand {
             if !FileManager.default.fileExists(atPath: out, isDirectory: &isDir) && !dryRun {
                 // made as `mkdir -p` would (a user expects `--out-dir out` to work on a first run)
                 do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
-                    throw SimpleFailure("\(out): cannot create --out-dir: \(OutputFile.reason(error))", .cannotCreate)
+                    throw CommandLineError("\(out): cannot create --out-dir: \(OutputFile.reason(error))", .cannotCreate)
                 }
                 isDir = true
             } else if dryRun && !FileManager.default.fileExists(atPath: out) {
                 isDir = true                                   // a dry run creates nothing
             }
-            guard isDir.boolValue else { throw SimpleFailure("\(out): --out-dir is not a directory", .cannotCreate) }
+            guard isDir.boolValue else { throw CommandLineError("\(out): --out-dir is not a directory", .cannotCreate) }
             guard !FileManager.default.fileExists(atPath: out) || access(out, W_OK) == 0 else {
-                throw SimpleFailure("\(out): --out-dir is not writable", .cannotCreate)
+                throw CommandLineError("\(out): --out-dir is not writable", .cannotCreate)
             }
         }
         var defaults: [String: Any] = ["command": cmd.rawValue]
@@ -136,14 +137,14 @@ struct BatchCommand: ParsableCommand {
         }
         var jobs: [BatchJob]
         if let m = manifestPath {
-            guard files.isEmpty else { throw SimpleFailure("give either a manifest or input files, not both", .usage) }
+            guard files.isEmpty else { throw CommandLineError("give either a manifest or input files, not both", .badRequest) }
             jobs = try Manifest.load(path: m, defaults: defaults)
         } else {
-            guard !files.isEmpty else { throw SimpleFailure("batch: no inputs (give files, quoted globs or a manifest)", .usage) }
+            guard !files.isEmpty else { throw CommandLineError("batch: no inputs (give files, quoted globs or a manifest)", .badRequest) }
             var expanded: [String] = []
             for f in files {
                 let matches = Self.glob(f)
-                guard !matches.isEmpty else { throw SimpleFailure("\(f): no such file (and no file matches it as a pattern)", .noInput) }
+                guard !matches.isEmpty else { throw CommandLineError("\(f): no such file (and no file matches it as a pattern)", .missing) }
                 expanded += matches
             }
             jobs = try expanded.enumerated().map { i, path in

@@ -72,10 +72,10 @@ struct CaptureCommand: ParsableCommand {
     /// `--preview`, `--preview-fps`, `--preview-width` (exit 64 on values out of range).
     func previewOptions() throws -> PreviewSettings? {
         guard let preview else { return nil }
-        let fps = try OptionValues.rational(previewFps, option: "--preview-fps")
-        guard fps.isPositive, fps <= Rational(60) else { throw SimpleFailure("--preview-fps \(previewFps): must be > 0 and at most 60", .usage) }
-        guard (64...3840).contains(previewWidth) else { throw SimpleFailure("--preview-width \(previewWidth): must be in 64...3840", .usage) }
-        if preview == "-" && json { throw SimpleFailure("--preview - takes stdout: drop --json (the report is also in OUTPUT.capture.json) or preview to a file or URL", .usage) }
+        let fps = try OptionValues.rational(previewFps, option: .previewFps)
+        guard fps.isPositive, fps <= Rational(60) else { throw CommandLineError("--preview-fps \(previewFps): must be > 0 and at most 60", .badRequest) }
+        guard (64...3840).contains(previewWidth) else { throw CommandLineError("--preview-width \(previewWidth): must be in 64...3840", .badRequest) }
+        if preview == "-" && json { throw CommandLineError("--preview - takes stdout: drop --json (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest) }
         // a reader that goes away must end the preview, not the capture
         signal(SIGPIPE, SIG_IGN)
         var p = PreviewSettings(output: preview)
@@ -87,11 +87,11 @@ struct CaptureCommand: ParsableCommand {
     /// `--audio`, `--audio-rate`, `--audio-channels` (exit 64 on values out of range).
     func audioOptions() throws -> AudioSettings? {
         guard let audio else {
-            if audioRate != nil || audioChannels != nil || audioCodec != nil { throw SimpleFailure("--audio-rate/--audio-channels/--audio-codec need --audio DEVICE", .usage) }
+            if audioRate != nil || audioChannels != nil || audioCodec != nil { throw CommandLineError("--audio-rate/--audio-channels/--audio-codec need --audio DEVICE", .badRequest) }
             return nil
         }
-        if let r = audioRate { guard (8000...384_000).contains(r) else { throw SimpleFailure("--audio-rate \(r): must be in 8000...384000 Hz", .usage) } }
-        if let c = audioChannels { guard (1...32).contains(c) else { throw SimpleFailure("--audio-channels \(c): must be in 1...32", .usage) } }
+        if let r = audioRate { guard (8000...384_000).contains(r) else { throw CommandLineError("--audio-rate \(r): must be in 8000...384000 Hz", .badRequest) } }
+        if let c = audioChannels { guard (1...32).contains(c) else { throw CommandLineError("--audio-channels \(c): must be in 1...32", .badRequest) } }
         return AudioSettings(device: audio, rate: audioRate, channels: audioChannels, codec: audioCodec)
     }
 
@@ -99,23 +99,23 @@ struct CaptureCommand: ParsableCommand {
         StopFlag.install()      // first: a SIGINT during device set-up must stop, not be lost
         var limits = CaptureLimits()
         if let duration {
-            let d = try OptionValues.rational(duration, option: "--duration")
-            guard d.isPositive, d <= Rational(86_400) else { throw SimpleFailure("--duration \(duration): must be in (0, 86400] s", .usage) }
+            let d = try OptionValues.rational(duration, option: .duration)
+            guard d.isPositive, d <= Rational(86_400) else { throw CommandLineError("--duration \(duration): must be in (0, 86400] s", .badRequest) }
             limits.duration = d
         }
-        if let frames { guard frames > 0 else { throw SimpleFailure("--frames \(frames): must be at least 1", .usage) }; limits.frames = frames }
-        guard (2...64).contains(buffers) else { throw SimpleFailure("--buffers \(buffers): must be in 2...64", .usage) }
-        if let ringFrames { guard (4...1_000_000).contains(ringFrames) else { throw SimpleFailure("--ring-frames \(ringFrames): must be in 4...1000000", .usage) } }
+        if let frames { guard frames > 0 else { throw CommandLineError("--frames \(frames): must be at least 1", .badRequest) }; limits.frames = frames }
+        guard (2...64).contains(buffers) else { throw CommandLineError("--buffers \(buffers): must be in 2...64", .badRequest) }
+        if let ringFrames { guard (4...1_000_000).contains(ringFrames) else { throw CommandLineError("--ring-frames \(ringFrames): must be in 4...1000000", .badRequest) } }
         limits.ringFrames = ringFrames
-        limits.ringMemory = try ringMemory.map { m throws(SimpleFailure) in try OptionValues.bytes(m, option: "--ring-memory") }
+        limits.ringMemory = try ringMemory.map { m throws(SettingError) in try OptionValues.bytes(m, option: .ringMemory) }
         limits.lockMemory = !noMlock
         limits.realtime = !noRealtime
-        if let bytesPerLine { guard (1...1 << 20).contains(bytesPerLine) else { throw SimpleFailure("--bytes-per-line \(bytesPerLine): must be in 1...1048576", .usage) } }
+        if let bytesPerLine { guard (1...1 << 20).contains(bytesPerLine) else { throw CommandLineError("--bytes-per-line \(bytesPerLine): must be in 1...1048576", .badRequest) } }
         let triggerSettings = try triggerOptions()
         let previewSettings = try previewOptions()
         if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
         var settings = RecordingSettings(output: output)
-        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw SimpleFailure("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .usage) }
+        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
         settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
@@ -127,14 +127,14 @@ struct CaptureCommand: ParsableCommand {
             settings.map = try spec.resolve(duration: horizon, frameRate: nil)   // a RetimeError: usage, 64
         }
         let controls = try cameraControls.requests()
-        if !controls.isEmpty && source != nil { throw SimpleFailure("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .usage) }
+        if !controls.isEmpty && source != nil { throw CommandLineError("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .badRequest) }
         if devices.count > 1 {
             try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings, controls: controls)
             return
         }
         let src: CaptureSource
         if let source {
-            guard devices.isEmpty else { throw SimpleFailure("give a DEVICE or --source, not both", .usage) }
+            guard devices.isEmpty else { throw CommandLineError("give a DEVICE or --source, not both", .badRequest) }
             src = try SyntheticSource(spec: source)
         } else {
             src = try DeviceCapture.open(request(devices.first ?? "/dev/video0", controls: controls))
@@ -160,14 +160,14 @@ struct CaptureCommand: ParsableCommand {
 
     /// A capture the camera ended (unplugged, a fatal driver error) or a buffer call failed in: one
     /// line, exit 74, with what was kept.
-    static func streamFailure(_ r: CaptureReport) -> SimpleFailure? {
+    static func streamFailure(_ r: CaptureReport) -> CommandLineError? {
         let what: String
         switch r.stopReason {
         case "disconnected": what = "device disconnected during capture"
         case "driverError": what = "capture stopped by a driver error"
         default: return nil
         }
-        return SimpleFailure("\(r.device): \(what) (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioError)
+        return CommandLineError("\(r.device): \(what) (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioFailed)
     }
 
     /// The human summary of one camera's capture (on stderr when the preview has stdout).
@@ -203,15 +203,15 @@ struct CaptureCommand: ParsableCommand {
     /// the same mode options; the sound and the preview go with the first camera.
     func runSeveral(settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
                     preview previewSettings: PreviewSettings?, controls: ControlRequests) throws {
-        guard source == nil else { throw SimpleFailure("give DEVICEs or --source, not both", .usage) }
+        guard source == nil else { throw CommandLineError("give DEVICEs or --source, not both", .badRequest) }
         guard output.contains("{camera}") else {
-            throw SimpleFailure("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .usage)
+            throw CommandLineError("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .badRequest)
         }
-        guard Set(devices).count == devices.count else { throw SimpleFailure("a device is given twice: \(devices.joined(separator: " "))", .usage) }
+        guard Set(devices).count == devices.count else { throw CommandLineError("a device is given twice: \(devices.joined(separator: " "))", .badRequest) }
         if let t = trigger, case .motion = t.kind {
-            throw SimpleFailure("--trigger motion with several cameras is not supported: use stdin or signal (one event for all)", .usage)
+            throw CommandLineError("--trigger motion with several cameras is not supported: use stdin or signal (one event for all)", .badRequest)
         }
-        if statsPlot != nil { throw SimpleFailure("--stats-plot with several cameras is not supported: see each OUTPUT.capture.json", .usage) }
+        if statsPlot != nil { throw CommandLineError("--stats-plot with several cameras is not supported: see each OUTPUT.capture.json", .badRequest) }
         var sessions: [CaptureSession] = []
         for (i, d) in devices.enumerated() {
             var s = settings
@@ -245,24 +245,24 @@ struct CaptureCommand: ParsableCommand {
     }
 
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
-    func triggerOptions() throws(SimpleFailure) -> TriggerSettings? {
+    func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
             for (name, given) in [("--pre-trigger", preTrigger != nil), ("--post-trigger", postTrigger != nil),
                                   ("--trigger-region", triggerRegion != nil), ("--shots", shots != 1)] where given {
-                throw SimpleFailure("\(name) needs --trigger stdin|signal|motion", .usage)
+                throw CommandLineError("\(name) needs --trigger stdin|signal|motion", .badRequest)
             }
             return nil
         }
         let kind = try OptionValues.trigger(trigger)
-        var t = TriggerSettings(kind: kind, pre: try preTrigger.map { v throws(SimpleFailure) in try OptionValues.seconds(v, option: "--pre-trigger", max: Rational(3600)) } ?? .zero,
-                                post: try postTrigger.map { v throws(SimpleFailure) in try OptionValues.seconds(v, option: "--post-trigger", max: Rational(3600)) } ?? .zero,
+        var t = TriggerSettings(kind: kind, pre: try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: Rational(3600)) } ?? .zero,
+                                post: try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: Rational(3600)) } ?? .zero,
                                 shots: shots)
-        guard shots >= 0 else { throw SimpleFailure("--shots \(shots): must be 0 (until stopped) or more", .usage) }
+        guard shots >= 0 else { throw CommandLineError("--shots \(shots): must be 0 (until stopped) or more", .badRequest) }
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
-            throw SimpleFailure("-o \(output): --shots \(shots) writes several files: put %d or %03d in the name for the shot number", .usage)
+            throw CommandLineError("-o \(output): --shots \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)
         }
         if let triggerRegion {
-            guard case .motion = kind else { throw SimpleFailure("--trigger-region is for --trigger motion", .usage) }
+            guard case .motion = kind else { throw CommandLineError("--trigger-region is for --trigger motion", .badRequest) }
             t.region = try PixelRegion(parsing: triggerRegion)
         }
         return t

@@ -67,7 +67,7 @@ final class ProgressReporter: @unchecked Sendable {
         case "auto": self.mode = bar.enabled ? .bar : .none
         case "json": self.mode = .json
         case "none": self.mode = .none
-        default: throw SimpleFailure("--progress '\(mode)': expected auto, json or none", .usage)
+        default: throw CommandLineError("--progress '\(mode)': expected auto, json or none", .badRequest)
         }
     }
 

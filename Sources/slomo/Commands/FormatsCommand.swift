@@ -45,14 +45,14 @@ struct FormatsCommand: ParsableCommand {
     func run() throws {
         let request = try DeviceService.request(format: format, size: size, minSize: minSize, fps: fps, prefer: prefer)
         let controls = try cameraControls.requests()
-        if !controls.isEmpty && !apply { throw SimpleFailure("camera controls (--shutter, --gain, --control…) are set with --apply", .usage) }
+        if !controls.isEmpty && !apply { throw CommandLineError("camera controls (--shutter, --gain, --control…) are set with --apply", .badRequest) }
         let report: FormatsReport
         if let listing {
             report = try DeviceService.formats(listing: listing, request: request)
         } else if measure {
-            let seconds = try OptionValues.rational(measureSeconds, option: "--measure-seconds")
+            let seconds = try OptionValues.rational(measureSeconds, option: .measureSeconds)
             guard seconds.isPositive, seconds <= Rational(60) else {
-                throw SimpleFailure("--measure-seconds '\(measureSeconds)': must be > 0 and at most 60", .usage)
+                throw CommandLineError("--measure-seconds '\(measureSeconds)': must be > 0 and at most 60", .badRequest)
             }
             report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, measure: seconds, limit: measureLimit)
         } else {

@@ -29,11 +29,11 @@ struct GenerateCommand: ParsableCommand {
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
     func run() throws {
-        let (w, h) = try OptionValues.size(size, option: "--size")
-        var r = GenerateRequest(output: output, frameRate: try OptionValues.rational(fps, option: "--fps"),
-                                duration: try OptionValues.rational(duration, option: "--duration"), width: w, height: h)
+        let (w, h) = try OptionValues.size(size, option: .size)
+        var r = GenerateRequest(output: output, frameRate: try OptionValues.rational(fps, option: .fps),
+                                duration: try OptionValues.rational(duration, option: .duration), width: w, height: h)
         guard let c = GenerateRequest.VideoCodec(rawValue: codec) else {
-            throw SimpleFailure("--codec '\(codec)': expected h264, mjpeg or ffv1", .usage)
+            throw CommandLineError("--codec '\(codec)': expected h264, mjpeg or ffv1", .badRequest)
         }
         r.codec = c
         r.preset = preset; r.crf = crf; r.gop = gop; r.referenceInterval = referenceInterval

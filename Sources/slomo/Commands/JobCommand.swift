@@ -21,7 +21,7 @@ struct JobCommand: ParsableCommand {
         let data = FileHandle.standardInput.readDataToEndOfFile()
         let request: JobRequest
         do { request = try JSONDecoder().decode(JobRequest.self, from: data) } catch {
-            throw SimpleFailure("job: stdin is not a job request (JSON with job, threads and key): \(String(describing: error).prefix(200))", .dataError)
+            throw CommandLineError("job: stdin is not a job request (JSON with job, threads and key): \(String(describing: error).prefix(200))", .badData)
         }
         do {
             try request.job.validate(where: "job")        // a manifest's wording, as batch checked it

@@ -31,7 +31,7 @@ struct PlanCommand: ParsableCommand {
     func run() throws {
         let spec = try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve)
         if let plot { try OutputFile.check(plot, overwrite: true) }
-        let report = try Planner.plan(path: file, spec: spec, outputFrameRate: try OptionValues.rational(fps, option: "--fps"),
+        let report = try Planner.plan(path: file, spec: spec, outputFrameRate: try OptionValues.rational(fps, option: .fps),
                                       listFrames: frames)
         if let plot { try OutputFile.write(Data(PlanPlot.svg(report).utf8), to: plot) }
         if json { try JSONOutput.print(report); return }

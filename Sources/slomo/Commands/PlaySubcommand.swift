@@ -36,12 +36,12 @@ struct PlaySubcommand: ParsableCommand {
     func run() throws {
         var r = PlayRequest(input: input, output: output)
         r.format = format
-        r.rate = try OptionValues.rational(rate, option: "--rate")
-        guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw SimpleFailure("--rate \(rate): must be in 1/32...32", .usage) }
+        r.rate = try OptionValues.rational(rate, option: .rate)
+        guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw CommandLineError("--rate \(rate): must be in 1/32...32", .badRequest) }
         r.pitch = pitch
-        r.start = try OptionValues.rational(start, option: "--start")
+        r.start = try OptionValues.rational(start, option: .start)
         r.audio = !noAudio
-        guard (1...1000).contains(lead) else { throw SimpleFailure("--lead \(lead): expected 1...1000 (milliseconds)", .usage) }
+        guard (1...1000).contains(lead) else { throw CommandLineError("--lead \(lead): expected 1...1000 (milliseconds)", .badRequest) }
         r.lead = Rational(Int64(lead), 1000)
         let queue = PlayCommandQueue()
         Thread.detachNewThread {

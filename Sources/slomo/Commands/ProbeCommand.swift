@@ -20,7 +20,7 @@ struct ProbeCommand: ParsableCommand {
     func run() throws {
         let report = try Prober.probe(path: file, frames: frames)
         if json { try JSONOutput.print(report) } else { printTable(report) }
-        if let damage = DamageSummary.line(report.damage) { throw SimpleFailure("\(file): \(damage)", .dataError) }
+        if let damage = DamageSummary.line(report.damage) { throw CommandLineError("\(file): \(damage)", .badData) }
     }
 
     func printTable(_ report: ProbeReport) {

@@ -38,7 +38,7 @@ struct VideoJobOptions: ParsableArguments {
         switch relativeTo {
         case "original": run.fromOriginal = true
         case "current": run.fromOriginal = false
-        default: throw SimpleFailure("--relative-to '\(relativeTo)': expected original or current", .usage)
+        default: throw CommandLineError("--relative-to '\(relativeTo)': expected original or current", .badRequest)
         }
         run.realTime = realTime
     }

@@ -1,0 +1,76 @@
+import Foundation
+import SlomoCore
+
+/// Why a capture could not start, or stopped.
+public enum CaptureError: SlomoFailure, Sendable {
+    /// This build has no V4L2 capture.
+    case noV4L2(device: String)
+    /// The recording's container cannot hold the chosen video codec.
+    case codecNotInContainer(output: String, codec: String, container: String)
+    /// The container refused to say what it holds.
+    case containerRefused(output: String, Wording)
+    case rawFormatUnsupported(source: String, fourcc: String)
+    /// The sound's encoder was not prepared (a slomo bug).
+    case noSoundEncoder(output: String)
+    case syncFailed(output: String, errno: Int32)
+    /// This FFmpeg lacks the encoder behind the sound codec asked for.
+    case soundEncoderMissing(codec: String, encoder: String)
+    case soundCodecNotInContainer(codec: String, container: String, codecName: String, output: String)
+    /// The ring cannot hold the pre-trigger frames and 8 more.
+    case ringTooSmall(slots: Int, preTrigger: Rational, preFrames: Int)
+    /// The ring would take more memory than there is (`mode`: `YUYV 640x480 100 fps`).
+    case ringTooLarge(source: String, trigger: (pre: Rational, post: Rational)?, mode: String, plan: RingPlan, availableBytes: Int64)
+    case motionNeedsRawFrames(source: String, fourcc: String)
+    case regionOutsideFrame(region: PixelRegion, width: Int, height: Int)
+    case previewNeedsIntraFrames(fourcc: String)
+    /// Cameras on one event at different rates.
+    case ratesDiffer(camera: String, rate: Rational?, first: String, firstRate: Rational)
+    /// Writing failed after `frames` frames; the file plays up to its last complete fragment.
+    case stopped(output: String, frames: Int64, cause: Wording, report: String?)
+    /// The synthetic test source failed (a slomo bug or a missing encoder).
+    case synthetic(Wording)
+
+    public var kind: FailureKind {
+        switch self {
+        case .noV4L2, .soundEncoderMissing, .ratesDiffer: return .unavailable
+        case .rawFormatUnsupported: return .badData
+        case .noSoundEncoder, .synthetic: return .bug
+        case .syncFailed, .stopped: return .ioFailed
+        default: return .badRequest
+        }
+    }
+
+    public var wording: Wording {
+        switch self {
+        case .noV4L2(let device): return "\(device): V4L2 capture is not available in this build"
+        case .codecNotInContainer(let output, let codec, let container):
+            return "\(output): \(Setting.codec) \(codec) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)"
+        case .containerRefused(let output, let why): return "\(output): \(why)"
+        case .rawFormatUnsupported(let source, let fourcc): return "\(source): raw format \(fourcc) is not supported for recording"
+        case .noSoundEncoder(let output): return "\(output): no encoder for the sound"
+        case .syncFailed(let output, let e):
+            return "\(output): fdatasync failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC)" : e == EIO ? " (EIO)" : "")"
+        case .soundEncoderMissing(let codec, let encoder): return "\(Setting.audioCodec) \(codec): this FFmpeg has no \(encoder) encoder"
+        case .soundCodecNotInContainer(let codec, let container, let name, let output):
+            return "\(Setting.audioCodec) \(codec): \(container) cannot hold \(name) audio (\(output))"
+        case .ringTooSmall(let slots, let pre, let preFrames):
+            return "\(Setting.ringMemory): \(slots) frames cannot hold \(Setting.preTrigger) \(Seconds(pre)) s (\(preFrames) frames) and 8 more"
+        case .ringTooLarge(let source, let trigger, let mode, let plan, let available):
+            let what: Wording = trigger.map { "\(Setting.preTrigger) \(Seconds($0.pre)) s + \(Setting.postTrigger) \(Seconds($0.post)) s" } ?? "the capture ring"
+            return "\(source): \(what) at \(mode) needs \(plan.slots) frames × \(plan.slotBytes) bytes = \(Int(plan.mebibytes)) MiB of RAM; "
+                + "only \(available >> 20) MiB are available (keep 256 MiB free): shorten it or lower the size or rate"
+        case .motionNeedsRawFrames(let source, let fourcc):
+            return "\(source): \(Setting.trigger) motion reads raw frames; \(fourcc) is compressed (pick a raw \(Setting.format) such as YUYV)"
+        case .regionOutsideFrame(let r, let w, let h): return "\(Setting.triggerRegion) \(r.description): outside the \(w)x\(h) frame"
+        case .previewNeedsIntraFrames(let fourcc):
+            return "\(Setting.preview): \(fourcc) cameras are not previewed (their frames need the ones before them); use a raw or MJPEG format"
+        case .ratesDiffer(let camera, let rate, let first, let firstRate):
+            let other = rate.map { "\(DecimalText.fps($0)) fps" } ?? "an unknown rate"
+            return "\(camera): runs at \(other), \(first) at \(DecimalText.fps(firstRate)) fps: "
+                + "cameras on one event must run at one rate (choose it with \(Setting.fps), and a size both reach)"
+        case .stopped(let output, let frames, let cause, let report):
+            return "\(output): recording stopped after \(frames) frames: \(cause); the file plays up to its last complete fragment\(report.map { "; \($0)" } ?? "")"
+        case .synthetic(let why): return why
+        }
+    }
+}

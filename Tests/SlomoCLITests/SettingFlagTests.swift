@@ -1,0 +1,48 @@
+import Foundation
+import SlomoCore
+import SlomoKit
+import Testing
+
+/// The library's errors name options as typed `Setting`s; the command line names them as its flags
+/// (CLIFailure). Checked both ways: every setting the library names is a flag of some command, and
+/// errors raised deep in the library reach the user with the flag they typed.
+@Suite struct SettingFlagTests {
+    /// The command line's rule: a job option's own flag, else the field in kebab case.
+    static func flag(_ s: Setting) -> String {
+        if let option = JobOption(rawValue: s.name) { return "--" + option.flag }
+        return "--" + s.name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
+    }
+
+    @Test func everySettingTheLibraryNamesIsAFlag() throws {
+        let manual = try String(contentsOfFile: CLI.repository + "/Docs/man/slomo.1", encoding: .utf8)
+        for s in Setting.all {
+            #expect(manual.contains(".It Fl \(Self.flag(s).dropFirst())"), "\(s.name): no \(Self.flag(s)) in the manual")
+        }
+        #expect(Self.flag(.ramps) == "--ramp" && Self.flag(.ringMemory) == "--ring-memory")
+    }
+
+    @Test func libraryErrorsNameTheFlagsTheUserTyped() throws {
+        let dir = TempDir()
+        let clip = dir.file("c.mp4")
+        #expect(try CLI.run(["generate", "--fps", "60", "--duration", "1", "--size", "160x96", "-o", clip]).status == 0)
+        let cases: [(args: [String], status: Int32, line: String)] = [
+            (["export", clip, "-o", clip, "--rate", "1/2"], 73, "slomo: \(clip): output already exists (use --overwrite to replace it)"),
+            (["export", clip, "-o", dir.file("o.mp4"), "--fps", "2000"], 64, "slomo: --fps 2000: output frame rate must be in (0, 1000]"),
+            (["export", clip, "-o", dir.file("o.mp4"), "--rate", "1/2", "--pitch", "rubber"], 64,
+             "slomo: --pitch 'rubber': choose algorithm: expected one of zero-latency, time-domain, spectral, varispeed, mute"),
+            (["retime", clip, "-o", dir.file("o.mkv"), "--real-time"], 64,
+             "slomo: \(clip): --real-time: the file carries no capture rate (\(CaptureRate.keys.joined(separator: ", "))); give --rate relative to the file"),
+            (["capture", "--source", "synthetic:fps=5000", "-o", dir.file("x.mkv")], 64, "slomo: --source synthetic:fps=5000: fps must be in 1...2000"),
+            (["capture", "--source", "synthetic", "--trigger", "motion=0", "-o", dir.file("x.mkv")], 64,
+             "slomo: --trigger motion=0: the motion threshold is a mean brightness change in (0, 255]"),
+            (["capture", "--source", "synthetic", "--trigger", "stdin", "--pre-trigger", "2", "--ring-frames", "10", "-o", dir.file("x.mkv")], 64,
+             "slomo: --ring-memory: 10 frames cannot hold --pre-trigger 2 s (480 frames) and 8 more"),
+            (["batch", clip, "--out-dir", dir.path, "--shard", "3/2"], 64, "slomo: --shard '3/2': the index must be in 1...2"),
+        ]
+        for c in cases {
+            let r = try CLI.run(c.args)
+            #expect(r.status == c.status && CLI.errorLines(r) == [c.line], "\(c.args): \(r.status) \(r.stderr)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: dir.file("o.mp4")) && !FileManager.default.fileExists(atPath: dir.file("x.mkv")))
+    }
+}
