@@ -38,6 +38,9 @@ import Testing
             (["capture", "--source", "synthetic", "--trigger", "stdin", "--pre-trigger", "2", "--ring-frames", "10", "-o", dir.file("x.mkv")], 64,
              "slomo: --ring-memory: 10 frames cannot hold --pre-trigger 2 s (480 frames) and 8 more"),
             (["batch", clip, "--out-dir", dir.path, "--shard", "3/2"], 64, "slomo: --shard '3/2': the index must be in 1...2"),
+            // a job's speed map refused in batch's up-front check: the flag, as before typed errors
+            (["batch", clip, "--out-dir", dir.path, "--curve", "0@1"], 64,
+             "slomo: input 0 (\(clip)): --curve '0@1': a curve needs at least two key points TIME@RATE, e.g. 0@1,1@1/4"),
         ]
         for c in cases {
             let r = try CLI.run(c.args)

@@ -65,19 +65,7 @@ public enum ControlListing {
             }
             id = v
         }
-        let type = String(typeWord.dropFirst().dropLast())
-        let kind: CameraControl.Kind
-        switch type {
-        case "int": kind = .integer
-        case "bool": kind = .boolean
-        case "menu": kind = .menu
-        case "intmenu": kind = .integerMenu
-        case "button": kind = .button
-        case "int64": kind = .integer64
-        case "str": kind = .string
-        case "bitmask": kind = .bitmask
-        default: kind = .compound
-        }
+        let kind = Self.kind(String(typeWord.dropFirst().dropLast()))
         if id == 0, let heading { id = headingClass(heading) }
         var c = CameraControl(id: id, name: name, kind: kind)
         let f = keyValues(fields)
@@ -114,6 +102,21 @@ public enum ControlListing {
             }
         }
         return c
+    }
+
+    /// v4l2-ctl's type word (`int`, `menu`, `str`…); anything else is a compound control.
+    static func kind(_ type: String) -> CameraControl.Kind {
+        switch type {
+        case "int": return .integer
+        case "bool": return .boolean
+        case "menu": return .menu
+        case "intmenu": return .integerMenu
+        case "button": return .button
+        case "int64": return .integer64
+        case "str": return .string
+        case "bitmask": return .bitmask
+        default: return .compound
+        }
     }
 
     /// `key=value` pairs; a value runs to the next ` key=` (menus' `value=3 (Manual Mode)`, `flags=a, b`).

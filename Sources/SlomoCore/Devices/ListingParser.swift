@@ -59,30 +59,9 @@ public enum ListingParser {
                 guard !formats.isEmpty, current >= 0 else {
                     throw Failure(line: n + 1, reason: "an interval before any size")
                 }
-                let last = current
-                let body = line.dropFirst(9).drop { $0 == " " }
-                if body.hasPrefix("Discrete") {
-                    if let fps = fpsValues(body).first, fps.isPositive {
-                        pending[last, default: []].append(Rational.one / fps)
-                    } else if let interval = fraction(body), interval.isPositive {
-                        pending[last, default: []].append(interval)       // `Discrete 1/30` style, no fps printed
-                    } else {
-                        throw Failure(line: n + 1, reason: "no '(N fps)' or N/M interval in '\(line)'")
-                    }
-                } else if body.hasPrefix("Stepwise") || body.hasPrefix("Continuous") {
-                    let rates = fpsValues(body)
-                    guard rates.count == 2 else { throw Failure(line: n + 1, reason: "expected '(MIN-MAX fps)' in '\(line)'") }
-                    let maxFps = Swift.max(rates[0], rates[1]), minFps = Swift.min(rates[0], rates[1])
-                    let shortest = Rational.one / maxFps
-                    let longest = minFps.isPositive ? Rational.one / minFps : seconds(body, at: 1) ?? shortest
-                    if body.hasPrefix("Stepwise") {
-                        let step = seconds(body, at: 2) ?? .zero
-                        formats[formats.count - 1].sizes[last].intervals = .stepwise(min: shortest, max: longest, step: step)
-                    } else {
-                        formats[formats.count - 1].sizes[last].intervals = .continuous(min: shortest, max: longest)
-                    }
-                } else {
-                    throw Failure(line: n + 1, reason: "unknown interval kind in '\(line)'")
+                switch try interval(line, number: n + 1) {
+                case .discrete(let d): pending[current, default: []].append(d)
+                case .range(let r): formats[formats.count - 1].sizes[current].intervals = r
                 }
             }
         }
@@ -92,6 +71,29 @@ public enum ListingParser {
             throw Failure(line: nil, reason: "not a 'v4l2-ctl --list-formats-ext' listing (no pixel format with sizes found)")
         }
         return DeviceCatalog(formats: kept.enumerated().map { i, f in var g = f; g.index = i; return g })
+    }
+
+    /// One `Interval:` line: a discrete interval (`Discrete 0.033s (30.000 fps)` or `Discrete 1/30`),
+    /// or a stepwise or continuous range of them.
+    enum IntervalLine { case discrete(Rational), range(FrameIntervals) }
+
+    static func interval(_ line: Substring, number n: Int) throws(Failure) -> IntervalLine {
+        let body = line.dropFirst(9).drop { $0 == " " }
+        if body.hasPrefix("Discrete") {
+            if let fps = fpsValues(body).first, fps.isPositive { return .discrete(Rational.one / fps) }
+            if let interval = fraction(body), interval.isPositive { return .discrete(interval) }   // `Discrete 1/30` style, no fps printed
+            throw Failure(line: n, reason: "no '(N fps)' or N/M interval in '\(line)'")
+        }
+        guard body.hasPrefix("Stepwise") || body.hasPrefix("Continuous") else {
+            throw Failure(line: n, reason: "unknown interval kind in '\(line)'")
+        }
+        let rates = fpsValues(body)
+        guard rates.count == 2 else { throw Failure(line: n, reason: "expected '(MIN-MAX fps)' in '\(line)'") }
+        let maxFps = Swift.max(rates[0], rates[1]), minFps = Swift.min(rates[0], rates[1])
+        let shortest = Rational.one / maxFps
+        let longest = minFps.isPositive ? Rational.one / minFps : seconds(body, at: 1) ?? shortest
+        if body.hasPrefix("Stepwise") { return .range(.stepwise(min: shortest, max: longest, step: seconds(body, at: 2) ?? .zero)) }
+        return .range(.continuous(min: shortest, max: longest))
     }
 
     /// `[0]: 'MJPG' (Motion-JPEG, compressed)`

@@ -169,8 +169,25 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
     /// else every millisecond.
     public func resolve(duration: Rational, frameRate: Rational?, curveNodes: [Rational]? = nil) throws(RetimeError) -> RetimeMap {
         guard duration.isPositive else { throw .invalidSegment("(media)", reason: "the media has no duration") }
-        struct Piece { var start: Rational; var end: Rational; var spec: SegmentSpec }
-        var pieces: [Piece] = []
+        let (pieces, curve) = try placed(duration: duration, frameRate: frameRate)
+        // Source pieces with their rates, gaps filled with the global rate (with a curve: the
+        // curve's first rate before it, its last after it).
+        var steps = RetimeSteps(rate: rate, curve: curve, curveNodes: curveNodes, frameRate: frameRate)
+        for p in pieces {
+            if let curve, steps.curvePending, curve.start < p.start { try steps.addCurve() }
+            try steps.add(p)
+        }
+        try steps.addCurve()
+        steps.fill(to: duration)
+        var map = try RetimeMap(mappings: try exactMappings(steps))
+        if !steps.glides.isEmpty { map.glides = steps.glides }
+        return map.coalesced()
+    }
+
+    /// The segments placed on the media (inside it, ramps that fit, sorted, no overlaps) and the
+    /// curve (not overlapping a segment, not with a global rate).
+    func placed(duration: Rational, frameRate: Rational?) throws(RetimeError) -> ([RetimeSteps.Piece], SpeedCurve.Resolved?) {
+        var pieces: [RetimeSteps.Piece] = []
         for s in segments {
             let a = try s.start.resolve(frameRate: frameRate)
             let b = try s.end.resolve(frameRate: frameRate)
@@ -179,7 +196,7 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             if let r = s.ramp, r * Rational(2) >= b - a {
                 throw .invalidSegment(s.text, reason: "two ramps of \(Seconds(r)) s do not fit in \(Seconds(b - a)) s")
             }
-            pieces.append(Piece(start: a, end: b, spec: s))
+            pieces.append(.init(start: a, end: b, spec: s))
         }
         let curve = try self.curve?.resolve(duration: duration, frameRate: frameRate)
         if let curve {
@@ -194,81 +211,23 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
         for i in pieces.indices.dropFirst() where pieces[i].start < pieces[i - 1].end {
             throw .overlap(pieces[i - 1].spec.text, pieces[i].spec.text)
         }
-        // Source pieces with their rates, gaps filled with the global rate (with a curve: the
-        // curve's first rate before it, its last after it).
-        var steps: [(Rational, Rational, Rational)] = []   // (start, end, rate)
-        var lengths: [Rational?] = []                        // a curve piece's exact target length
-        var cursor = Rational.zero
-        func gapRate(at t: Rational) -> Rational {
-            guard let curve else { return rate }
-            let s = t < curve.start ? curve.slowdowns[0] : curve.slowdowns[curve.slowdowns.count - 1]
-            return Rational(s.denominator, s.numerator)
-        }
-        var curvePending = curve != nil
-        var glides: [TimeRange] = []
-        /// A gliding piece of the map (a curve, a ramp's side): its pieces cut at the nodes, each
-        /// with its exact output length.
-        func appendGlide(_ c: SpeedCurve.Resolved) throws(RationalError) {
-            let nodes: [Rational]
-            if let curveNodes { nodes = curveNodes } else {
-                // without a frame rate: every 10 ms, but at most 2000 pieces per glide (a capture's map
-                // is kept in the file): the straight lines stray |Δs/Δt| × h² / 8 from the curve
-                let span = try c.end.checkedSubtracting(c.start)
-                let coarse = try span.checkedDividing(Rational(2000))
-                let step = frameRate.map { Rational($0.denominator, $0.numerator) } ?? Rational.max(RetimeSpec.glideGrid, coarse)
-                let first = (try c.start.checkedDividing(step)).ceiling, last = (try c.end.checkedDividing(step)).floor
-                nodes = first <= last ? try (first...last).map { (k: Int64) throws(RationalError) in try Rational(k).checkedMultiplying(step) } : []
-            }
-            for (a, b, length) in try c.pieces(nodes: nodes) {
-                steps.append((a, b, try (try b.checkedSubtracting(a)).checkedDividing(length)))
-                lengths.append(length)
-            }
-            glides.append(TimeRange(start: c.start, end: c.end))
-        }
-        func addCurve() throws(RetimeError) {
-            guard let curve, curvePending else { return }
-            curvePending = false
-            if curve.start > cursor { steps.append((cursor, curve.start, gapRate(at: cursor))); lengths.append(nil) }
-            do { try appendGlide(curve) } catch {
-                throw .invalidCurve(curve.text, reason: "its times and rates are too fine to add up exactly in 64-bit fractions at these frame times: round them")
-            }
-            cursor = curve.end
-        }
-        for p in pieces {
-            if let curve, curvePending, curve.start < p.start { try addCurve() }
-            if p.start > cursor { steps.append((cursor, p.start, gapRate(at: cursor))); lengths.append(nil) }
-            if let ramp = p.spec.ramp {
-                do {
-                    let inEnd = try p.start.checkedAdding(ramp), outStart = try p.end.checkedSubtracting(ramp)
-                    // the rate around the ramp: the global one, or beside a curve the curve's end rate
-                    // on that side (a ramp never overlaps the curve, so its start says which side)
-                    let outer = gapRate(at: p.start)
-                    try appendGlide(try RetimeSpec.easedRamp(from: p.start, to: inEnd, fromRate: outer, toRate: p.spec.rate, text: p.spec.text))
-                    steps.append((inEnd, outStart, p.spec.rate)); lengths.append(nil)
-                    try appendGlide(try RetimeSpec.easedRamp(from: outStart, to: p.end, fromRate: p.spec.rate, toRate: outer, text: p.spec.text))
-                } catch {
-                    throw .invalidSegment(p.spec.text, reason: "its times, ramp and rates are too fine to add up exactly in 64-bit fractions: round them")
-                }
-            } else {
-                steps.append((p.start, p.end, p.spec.rate))
-            }
-            while lengths.count < steps.count { lengths.append(nil) }
-            cursor = p.end
-        }
-        try addCurve()
-        if cursor < duration { steps.append((cursor, duration, gapRate(at: cursor))); lengths.append(nil) }
+        return (pieces, curve)
+    }
+
+    /// The steps as mappings laid end to end in output time, with what later steps compute from
+    /// the map (each piece's rate, a frame's mapped time in a microsecond or 90 kHz time base, both
+    /// ways) checked to fit 64-bit fractions, once, here.
+    func exactMappings(_ steps: RetimeSteps) throws(RetimeError) -> [TimeMapping] {
         var mappings: [TimeMapping] = []
         var targetCursor = Rational.zero
         do {
-            for (i, (a, b, r)) in steps.enumerated() {
+            for (i, (a, b, r)) in steps.steps.enumerated() {
                 let source = TimeRange(start: a, end: b)
-                let length = try lengths[i] ?? (try b.checkedSubtracting(a)).checkedDividing(r)
+                let length = try steps.lengths[i] ?? (try b.checkedSubtracting(a)).checkedDividing(r)
                 let end = try targetCursor.checkedAdding(length)
                 mappings.append(TimeMapping(source: source, target: TimeRange(start: targetCursor, end: end)))
                 targetCursor = end
             }
-            // what later steps compute from the map (each piece's rate, a frame's mapped time in a
-            // microsecond or 90 kHz time base, both ways) must fit too: checked here once
             for m in mappings {
                 let sd = try m.source.end.checkedSubtracting(m.source.start), td = try m.target.end.checkedSubtracting(m.target.start)
                 _ = try sd.checkedDividing(td)
@@ -284,9 +243,7 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             throw .invalidSegment(segments.map(\.text).joined(separator: ", "),
                                   reason: "these times and rates are too fine to add up exactly in 64-bit fractions: round them")
         }
-        var map = try RetimeMap(mappings: mappings)
-        if !glides.isEmpty { map.glides = glides }
-        return map.coalesced()
+        return mappings
     }
 
     /// Without a frame rate (a capture's map, `stretch`), a glide's map is exact every 10 ms: the
@@ -312,3 +269,4 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
         return SpeedCurve.Resolved(times: times, slowdowns: slowdowns, text: text)
     }
 }
+

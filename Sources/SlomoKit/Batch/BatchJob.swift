@@ -65,7 +65,10 @@ public struct BatchJob: Codable, Sendable, Equatable {
     /// Settings are named as a manifest names them (its fields: `frameBlend 'x'`).
     public func validate(where place: String) throws(ManifestError) {
         func bad(_ m: Wording) -> ManifestError { .invalidJob(at: place, Wording(verbatim: m.description)) }
-        do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "rate") } catch { throw bad("\(error)") }
+        // a speed map's refusal keeps its settings typed, so the command line shows its flags (`--curve 'x'`) as before
+        do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "rate") } catch {
+            throw .invalidJob(at: place, error.wording)
+        }
         let parsed: Parsed
         do { parsed = try parsedOptions() } catch { throw bad(error.wording) }
         if let fps = parsed.fps, !fps.isPositive { throw bad("fps must be > 0") }

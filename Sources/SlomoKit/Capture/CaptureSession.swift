@@ -2,187 +2,6 @@ import Foundation
 import SlomoCore
 import Synchronization
 
-/// When a capture stops, and how much memory its ring may take.
-public struct CaptureLimits: Sendable {
-    /// Stop before the first frame at or after this much time from the first frame.
-    public var duration: Rational?
-    public var frames: Int64?
-    /// Ring slots (frames); nil: sized from the rate (continuous: 2 s or 64 MiB within 1 GiB;
-    /// triggered: the shot plus a quarter second of headroom).
-    public var ringFrames: Int?
-    /// Ring size in bytes (instead of `ringFrames`).
-    public var ringMemory: Int64?
-    /// Lock the ring in RAM (`mlock`).
-    public var lockMemory = true
-    /// Run the capture thread at real-time priority (SCHED_FIFO, else a raised nice value).
-    public var realtime = true
-    public init(duration: Rational? = nil, frames: Int64? = nil) { self.duration = duration; self.frames = frames }
-}
-
-/// What fires a pre/post-trigger shot.
-public enum TriggerKind: Sendable, Equatable {
-    /// A line `trigger` on standard input (`quit` ends the capture).
-    case stdin
-    /// SIGUSR1.
-    case signal
-    /// The image trigger: mean absolute brightness difference to the previous frame above this
-    /// threshold (8-bit units, 0 < threshold ≤ 255).
-    case motion(threshold: Rational)
-
-    public var name: String {
-        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion" }
-    }
-}
-
-/// Pre/post-trigger recording: the ring holds the last `pre` seconds; a trigger saves them and the
-/// next `post` seconds as one shot.
-public struct TriggerSettings: Sendable {
-    public var kind: TriggerKind
-    public var pre: Rational
-    public var post: Rational
-    /// Shots before the capture ends (0: until stopped).
-    public var shots: Int
-    /// The image trigger's region (nil: the whole frame).
-    public var region: PixelRegion?
-    public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
-        self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
-    }
-
-    /// Shot `n`'s file: `%d`, `%0Nd` in `template` become the shot number.
-    public static func path(_ template: String, shot: Int) -> String {
-        guard let r = template.range(of: shotNumber, options: .regularExpression) else { return template }
-        let spec = template[r]
-        let width = Int(spec.dropFirst().dropLast()) ?? 0
-        var n = String(shot)
-        if spec.hasPrefix("%0"), n.count < width { n = String(repeating: "0", count: width - n.count) + n }
-        return template.replacingCharacters(in: r, with: n)
-    }
-
-    public static func hasShotNumber(_ template: String) -> Bool { template.range(of: shotNumber, options: .regularExpression) != nil }
-
-    /// `%d` or `%0Nd` in an output name.
-    static let shotNumber = #"%0?[0-9]*d"#
-}
-
-/// One saved shot, as the report and the recording's metadata tell it.
-public struct ShotReport: Codable, Sendable {
-    public var shot: Int
-    public var output: String
-    public var trigger: String
-    /// The trigger frame's position in the file (= `leadInFrames` + `preFrames`): frame 0 of the shot's own time.
-    public var triggerFrame: Int
-    /// H.264/HEVC cameras: frames saved before the first pre-trigger frame, from the keyframe it
-    /// needs to decode (0 when it is a keyframe); nil for raw and MJPEG cameras, whose every frame decodes.
-    public var leadInFrames: Int?
-    public var preFrames: Int
-    public var postFrames: Int
-    public var preFramesAsked: Int
-    public var postFramesAsked: Int
-    public var framesWritten: Int64
-    public var triggerSequence: UInt32
-    public var firstSequence: UInt32
-    public var lastSequence: UInt32
-    /// Sequence gaps inside the shot (frames the driver dropped).
-    public var sequenceGaps: Int64
-    /// When the trigger happened (CLOCK_MONOTONIC; for the image trigger, the frame's time).
-    public var triggerTime: Rational
-    public var triggerWallTime: String
-    /// The trigger frame's kernel timestamp.
-    public var triggerFrameTime: Rational
-    /// From the trigger event to the frame it selects (stdin/signal: the frame's timestamp minus the
-    /// event time; motion: from the frame's timestamp to the moment the detector decided).
-    public var latency: Rational
-    public var latencyMs: Double
-    public var motionScore: Double?
-    /// False when the capture ended before all post-trigger frames arrived, or the ring no longer
-    /// held all pre-trigger frames.
-    public var complete: Bool
-    public var bytesWritten: Int64
-    /// Something the shot lacks, in one sentence (no keyframe to decode its first frames from).
-    public var warning: String?
-}
-
-public struct RingReport: Codable, Sendable {
-    public var slots: Int
-    public var slotBytes: Int
-    public var bytes: Int64
-    public var mebibytes: Double
-    public var locked: Bool
-    public var note: String?
-}
-
-public struct CaptureReport: Codable, Sendable {
-    public var output: String
-    public var device: String
-    public var format: CaptureFormat
-    public var nominalFrameRate: Rational?
-    public var achievedFrameRate: Rational?
-    public var achievedFps: Double?
-    public var framesCaptured: Int64
-    public var framesWritten: Int64
-    public var droppedByDriver: Int64
-    /// Frames the ring had no free slot for (a writer or shot saver too far behind).
-    public var droppedBySlomo: Int64
-    public var repeatedSequence: Int64
-    public var driverErrors: Int64
-    public var shortFrames: Int64
-    public var duration: Rational
-    public var durationSeconds: Double
-    public var intervals: CaptureStats.Intervals?
-    /// duration, frames, signal, disconnected, driverError (a buffer call failed mid-stream), writeError, shots, quit.
-    public var stopReason: String
-    public var message: String?
-    public var bytesWritten: Int64
-    /// The buffers' clock as the driver flags it.
-    public var timestampClock: String
-    /// What the driver changed of the request (asked 35 fps, got 40).
-    public var driverAdjustments: [String]
-    public var ring: RingReport
-    /// The capture thread's scheduling (`SCHED_FIFO 50`, `nice -10`, or `normal` with the reason).
-    public var captureThread: String
-    /// The writer's and encoder's scheduling (`nice 10`: below the camera's threads).
-    public var writerThreads: String
-    /// The most frames the writer was behind the camera, and how long it took to catch up after
-    /// the camera stopped.
-    public var writerBacklogMax: Int64
-    public var catchUpSeconds: Double
-    public var warnings: [String]
-    /// Pre/post-trigger captures: the trigger, and each shot saved.
-    public var trigger: String?
-    public var shots: [ShotReport]?
-    /// The image trigger: frames evaluated, frames it could not read in time, CPU per frame.
-    public var motionFramesEvaluated: Int64?
-    public var motionFramesSkipped: Int64?
-    public var motionCpuMicrosPerFrame: Double?
-    /// `--audio`: the sound card, its clock against the camera's and what was written.
-    public var audio: AudioReport?
-    /// `--preview`: where the live picture went and how many were sent.
-    public var preview: PreviewReport?
-    /// `--shutter`, `--gain`, `--control`…: each control as written, read back, and read again at the end.
-    public var controls: [AppliedControl]?
-    /// `fdatasync`s of the recording (each second and at the end; absent with `--no-sync`).
-    public var fileSyncs: FileSyncs?
-}
-
-/// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
-/// The flag is an atomic (ThreadSanitizer found the plain `sig_atomic_t` racing with the capture
-/// thread's read), made before the handlers exist, and the handler keeps `errno` as it found it:
-/// it may interrupt any call on any thread.
-public enum StopFlag {
-    static let raised = Atomic<Int32>(0)
-    public static var isRaised: Bool { raised.load(ordering: .acquiring) != 0 }
-    public static func install() {
-        _ = isRaised
-        let handler: @convention(c) (Int32) -> Void = { _ in
-            let saved = errno
-            StopFlag.raised.store(1, ordering: .releasing)
-            errno = saved
-        }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-    }
-}
-
 /// Capture: a capture thread (real-time priority where allowed) takes each frame from the source,
 /// copies it into the preallocated RAM ring and gives the buffer back at once; it never waits on
 /// loading, encoding, writing or a reader. The calling thread writes from the ring: the whole
@@ -202,19 +21,19 @@ public final class CaptureSession: @unchecked Sendable {
     /// The live preview (`--preview`), started with the camera, never holding a frame.
     let previewWriter: PreviewWriter?
     public let ringPlan: RingPlan
-    private let lock = NSLock()
-    private var endRequested = false
-    private var endReason = "signal"
-    private var endMessage: String?
-    private var stats = CaptureStats()
-    private var threadNote = "normal"
-    private var encoderNice = "normal"
-    private var signalEvents: TriggerEvents?
+    let lock = NSLock()
+    var endRequested = false
+    var endReason = "signal"
+    var endMessage: String?
+    var stats = CaptureStats()
+    var threadNote = "normal"
+    var encoderNice = "normal"
+    var signalEvents: TriggerEvents?
     /// Several cameras, one event: this camera's share of the events (set before `run`).
     var sharedEvents: TriggerEventSource?
     /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
-    private var cameraStoppedAt: Rational?
-    private var startError: Error?
+    var cameraStoppedAt: Rational?
+    var startError: Error?
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
     public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
@@ -270,16 +89,16 @@ public final class CaptureSession: @unchecked Sendable {
     /// Called once (from a capture thread) when a triggered capture is armed: the ring holds the
     /// whole pre-trigger window. Scripts wait for it before they trigger.
     public var onArmed: (@Sendable () -> Void)?
-    private var armedSaid = false
+    var armedSaid = false
 
-    private func sayArmed(_ ring: FrameRing, preCount: Int64) {
+    func sayArmed(_ ring: FrameRing, preCount: Int64) {
         guard !armedSaid, ring.count >= Swift.max(preCount, 1) else { return }
         armedSaid = true
         onArmed?()
     }
 
     /// The statistics of the last run (intervals for the plot).
-    public private(set) var lastStats = CaptureStats()
+    public internal(set) var lastStats = CaptureStats()
 
     public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
         let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: limits.lockMemory)
@@ -322,9 +141,9 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: the capture thread
 
     /// The capture thread's mending of clock jumps (read for the report once the camera stopped).
-    private var continuity = TimestampContinuity(frameDuration: nil)
+    var continuity = TimestampContinuity(frameDuration: nil)
 
-    private func captureLoop(_ ring: FrameRing) {
+    func captureLoop(_ ring: FrameRing) {
         defer { ring.close() }
         let note = limits.realtime && source.isPaced ? CaptureSession.raisePriority()
             : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
@@ -388,7 +207,7 @@ public final class CaptureSession: @unchecked Sendable {
         if let (reason, message) = stop { requestEnd(reason, message) }
     }
 
-    private func requestEnd(_ reason: String, _ message: String? = nil) {
+    func requestEnd(_ reason: String, _ message: String? = nil) {
         lock.lock()
         if !endRequested { endReason = reason; endMessage = message }
         endRequested = true
@@ -413,7 +232,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: continuous recording
 
-    private func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
+    func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
                                progress: ((Int64) -> Void)?) throws -> CaptureReport {
         let pin = ring.pin(from: 0)
         var k = pin.start
@@ -463,377 +282,32 @@ public final class CaptureSession: @unchecked Sendable {
                         report: report)
     }
 
-    // MARK: pre/post-trigger
+    // MARK: the report's counters (CaptureSession+Report.swift)
 
-    private struct Shot {
-        var number: Int
-        var pin: Int
-        var start: Int64
-        var triggerIndex: Int64
-        var end: Int64            // last frame index wanted
-        var eventTime: Rational
-        var wallTime: Rational
-        var latency: Rational?
-        var score: Double?
-        /// Frames before `start + leadIn` kept only so the first pre-trigger frame decodes (H.264/HEVC).
-        var leadIn: Int64 = 0
-        var warning: String?
-    }
-
-    /// Compressed streams with inter frames: a shot must begin at a keyframe.
-    private var keyframed: Bool { ["H264", "HEVC"].contains(source.format.fourcc) }
-
-    /// Shots triggered and not yet saved, and whether triggers are done.
-    private let shotCond = NSCondition()
-    private var pendingShots: [Shot] = []
-    private var triggersDone = false
-    private var shotsTriggered = 0
-    /// Shots whose frames have all been read from the ring (under `shotCond`).
-    private var shotsRead = 0
-    private var motionEvaluated: Int64 = 0
-    private var motionSkipped: Int64 = 0
-    private var motionCPU: Double = 0
-
-    private func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
-                              captureDone: DispatchSemaphore) throws -> CaptureReport {
-        let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
-        let triggerThread = Thread { [self] in
-            switch t.kind {
-            case .stdin, .signal: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
-            case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
-            }
-            shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
-        }
-        triggerThread.start()
-
-        var shots: [ShotReport] = []
-        var written: Int64 = 0, bytes: Int64 = 0
-        var nextWriter: RecordingWriter? = firstWriter
-        var failure: Error?
-        while true {
-            shotCond.lock()
-            while pendingShots.isEmpty && !triggersDone { shotCond.wait() }
-            if pendingShots.isEmpty { shotCond.unlock(); break }
-            let shot = pendingShots.removeFirst()
-            shotCond.unlock()
-            do {
-                let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
-                shots.append(r)
-                written += r.framesWritten; bytes += r.bytesWritten
-            } catch {
-                failure = error
-                shotRead()
-                ring.unpin(shot.pin)
-                requestEnd("writeError", "\(error)")
-                break
-            }
-            if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
-            // armed again: the next shot's encoder is ready before its trigger
-            if nextWriter == nil {
-                var s = settings
-                s.output = TriggerSettings.path(settings.output, shot: shots.count + 1)
-                if let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) { w.audio = audioCapture; try? w.prepare(); nextWriter = w }
-            }
-        }
-        captureDone.wait()
-        shotCond.lock()
-        while !triggersDone { shotCond.wait() }
-        if let e = startError { shotCond.unlock(); throw e }
-        for s in pendingShots { ring.unpin(s.pin) }
-        pendingShots.removeAll()
-        shotCond.unlock()
-        var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: .zero, shortFrames: 0)
-        report.trigger = t.kind.name
-        report.shots = shots
-        report.audio = audioReport()
-        syncReport(&report)
-        if case .motion = t.kind {
-            report.motionFramesEvaluated = motionEvaluated
-            report.motionFramesSkipped = motionSkipped
-            report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
-        }
-        if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
-        // each shot's file gets the whole capture's report beside it
-        for shot in shots { writeSidecar(report, for: shot.output) }
-        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
-        return report
-    }
-
-    /// Saves one shot: its frames from the ring, in order, as they arrive.
-    private func save(_ shot: Shot, trigger t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64,
-                      writer: inout RecordingWriter?) throws -> ShotReport {
-        var s = settings
-        s.output = TriggerSettings.path(settings.output, shot: shot.number)
-        let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
-        s.metadata["slomo_trigger_source"] = t.kind.name
-        s.metadata["slomo_trigger_frame"] = String(pre + Int(shot.leadIn))
-        if keyframed { s.metadata["slomo_lead_in_frames"] = String(shot.leadIn) }
-        s.metadata["slomo_pre_frames"] = String(pre)
-        s.metadata["slomo_post_frames_asked"] = String(postCount)
-        s.metadata["slomo_trigger_time"] = shot.eventTime.description
-        let wall = TriggerEvents.iso8601(shot.wallTime)
-        s.metadata["slomo_trigger_wall_time"] = wall
-        s.metadata["slomo_shot"] = String(shot.number)
-        let w: RecordingWriter
-        if let ready = writer, ready.settings.output == s.output { w = ready } else {
-            w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
-            w.audio = audioCapture
-            try w.prepare()
-        }
-        w.metadata = s.metadata
-        writer = nil
-        var k = shot.start
-        var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
-        var gaps: Int64 = 0
-        var prev: UInt32?
-        while k <= shot.end {
-            guard ring.wait(for: k) else { break }
-            let m = ring.meta(k)
-            if first == nil { stampClock(w) }
-            _ = try w.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp)
-            if first == nil { first = m }
-            if k == shot.triggerIndex { trig = m }
-            if let p = prev, m.sequence &- p > 1 { gaps += Int64(m.sequence &- p) - 1 }
-            prev = m.sequence
-            last = m
-            k += 1
-            ring.advance(shot.pin, to: k)
-        }
-        ring.unpin(shot.pin)
-        shotRead()
-        try w.finish()
-        audioWritten(w)
-        let tm = trig ?? first ?? FrameRing.Meta()
-        let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
-        let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
-        return ShotReport(
-            shot: shot.number, output: s.output, trigger: t.kind.name, triggerFrame: pre + Int(shot.leadIn),
-            leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
-            preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
-            triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
-            triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
-            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3, motionScore: shot.score,
-            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
-    }
-
-    /// Queues a shot whose trigger frame is `index` (pinned from `pin` on).
-    private func enqueue(pin: (id: Int, start: Int64), index: Int64, preCount: Int64, postCount: Int64, event: Rational,
-                         wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
-        var start = Swift.max(pin.start, index - preCount)
-        var leadIn: Int64 = 0
-        var warning: String?
-        if keyframed {
-            // back from the first pre-trigger frame to the keyframe it is predicted from
-            var k = start
-            let hevc = source.format.fourcc == "HEVC"
-            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(UnsafeRawBufferPointer(start: ring.pointer(k), count: ring.meta(k).bytes), hevc: hevc) }
-            var found = key(k)
-            while k > pin.start && !found { k -= 1; found = key(k) }
-            if found {
-                leadIn = start - k
-                start = k
-            } else {
-                warning = "no keyframe in the ring at or before the first pre-trigger frame: frames before the camera's next keyframe do not decode"
-            }
-        }
-        ring.advance(pin.id, to: start)
-        shotCond.lock()
-        shotsTriggered += 1
-        pendingShots.append(Shot(number: shotsTriggered, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
-                                 eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn, warning: warning))
-        shotCond.broadcast()
-        shotCond.unlock()
-    }
-
-    private func captureEnded() -> Bool { lock.lock(); defer { lock.unlock() }; return endRequested }
-
-    /// stdin lines (`trigger`, `quit`) or SIGUSR1: each event selects the first frame whose kernel
-    /// timestamp is at or after the event's CLOCK_MONOTONIC time.
-    private func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let events: TriggerEventSource = sharedEvents ?? signalEvents ?? TriggerEvents(kind: t.kind)
-        defer { events.close() }
-        while !captureEnded() {
-            if t.shots > 0 && shotsTriggered >= t.shots { return }
-            sayArmed(ring, preCount: preCount)
-            switch events.next(timeoutMilliseconds: 20) {
-            case .none: continue
-            case .quit:
-                waitForPendingShots()
-                requestEnd("quit")
-                return
-            case .trigger(let time, let wall):
-                // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
-                // so much that the camera has no free slot for the frames up to the trigger frame)
-                let room = Int64(Swift.max(0, Swift.min(ringPlan.leadInFrames, ringPlan.slots - ringPlan.preFrames - ringPlan.postFrames - 17)))
-                let pin = ring.pin(from: ring.count - preCount - 4 - room)
-                guard let index = ring.firstFrame(from: pin.start, atOrAfter: time) else { ring.unpin(pin.id); return }
-                enqueue(pin: pin, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
-                        latency: nil, score: nil, ring: ring)
-            }
-        }
-    }
-
-    /// Blocks until every triggered shot's frames, post-trigger ones included, are in (the camera
-    /// must keep running until then), or the capture ended for another reason.
-    private func waitForPendingShots() {
-        shotCond.lock()
-        while shotsRead < shotsTriggered && !captureEnded() { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
-        shotCond.unlock()
-    }
-
-    /// The buffers' clock as the driver flags it, into the file's metadata (called once a frame is
-    /// in the ring, so the source has read it).
-    private func stampClock(_ w: RecordingWriter) {
-        guard let c = source.timestampClock else { return }
-        let parts = c.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        w.metadata["slomo_capture_clock"] = parts[0]
-        if parts.count > 1 { w.metadata["slomo_timestamp_source"] = parts[1] }
-    }
-
-    private func shotRead() {
-        shotCond.lock(); shotsRead += 1; shotCond.broadcast(); shotCond.unlock()
-    }
-
-    /// The image trigger on every frame, without pinning the ring (a frame overwritten before it
-    /// was read is counted as skipped).
-    private func motionTrigger(_ t: TriggerSettings, threshold: Rational, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let f = source.format
-        let layout = LumaLayout.of(fourcc: f.fourcc)!
-        var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
-                                      layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
-                                      step: 2)
-        var k: Int64 = 0
-        // armed once the pre-trigger window is full (and never on a camera's first frames, which
-        // often differ while it settles)
-        var rearm: Int64 = Swift.max(preCount, 4)
-        while true {
-            if t.shots > 0 && shotsTriggered >= t.shots { return }
-            guard let ok = ring.wait(for: k, seconds: 0.2) else { if captureEnded() { return }; continue }
-            guard ok else { return }
-            if !ring.isIntact(k) { let o = ring.oldest; motionSkipped += o - k; k = o; continue }
-            let m = ring.meta(k)
-            let c0 = CaptureSession.threadCPUTime()
-            let s = detector.score(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes))
-            motionCPU += CaptureSession.threadCPUTime() - c0
-            guard ring.isIntact(k) else { motionSkipped += 1; k += 1; continue }
-            motionEvaluated += 1
-            if k >= rearm { sayArmed(ring, preCount: preCount) }
-            if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
-                let decided = CaptureClock.now()
-                let pin = ring.pin(from: k - preCount)
-                enqueue(pin: pin, index: k, preCount: preCount, postCount: postCount, event: m.timestamp,
-                        wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
-                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100, ring: ring)
-                rearm = k + postCount + 1
-            }
-            k += 1
-        }
-    }
-
-    static func threadCPUTime() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
-
-    // MARK: report
-
-    private func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
-                            catchUp: Rational, shortFrames: Int64) -> CaptureReport {
-        lock.lock(); var s = stats; let reason = endReason; let message = endMessage; let note = threadNote; lock.unlock()
-        s.shortFrames += shortFrames
-        lastStats = s
-        let nominal = source.format.frameDuration.flatMap { try? $0.reciprocal() }
-        var warnings: [String] = []
-        if let nominal, let achieved = s.achievedFrameRate, achieved * Rational(100) < nominal * Rational(99) {
-            let cause = s.droppedByDriver > 0 ? "the driver dropped \(s.droppedByDriver) frames (sequence gaps: no buffer was queued, or the sensor could not keep up)"
-                : s.droppedBySlomo > 0 ? "slomo's ring was full \(s.droppedBySlomo) times (the writer fell behind: a faster --codec or preset, or a larger --ring-memory)"
-                : "no frame was lost: the camera itself delivered fewer (exposure longer than the frame period, or its clock)"
-            warnings.append("achieved \(Seconds(achieved)) fps is more than 1 % below the mode's \(Seconds(nominal)) fps: \(cause)")
-        }
-        warnings += continuity.warnings
-        if s.driverErrors > 0 { warnings.append("\(s.driverErrors) buffers flagged damaged by the driver (V4L2_BUF_FLAG_ERROR) were not stored") }
-        if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
-        if let clock = source.timestampClock, !clock.hasPrefix("CLOCK_MONOTONIC") {
-            warnings.append("timestamps are \(clock), not CLOCK_MONOTONIC: times in the file are the driver's")
-        }
-        var report = CaptureReport(
-            output: output, device: source.name, format: source.format, nominalFrameRate: nominal,
-            achievedFrameRate: s.achievedFrameRate, achievedFps: s.achievedFrameRate.map { ($0.doubleValue * 1000).rounded() / 1000 },
-            framesCaptured: s.framesCaptured, framesWritten: framesWritten, droppedByDriver: s.droppedByDriver,
-            droppedBySlomo: s.droppedBySlomo, repeatedSequence: s.repeatedSequence, driverErrors: s.driverErrors,
-            shortFrames: s.shortFrames, duration: s.duration,
-            durationSeconds: (s.duration.doubleValue * 1e6).rounded() / 1e6, intervals: s.intervals,
-            stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock ?? "unknown (no frame)",
-            driverAdjustments: source.adjustments,
-            ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
-                             mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
-            captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
-        let controls = source.cameraControls()
-        if !controls.isEmpty {
-            report.controls = controls
-            for c in controls { if let w = c.driftWarning { report.warnings.append(w) } }
-        }
-        // the camera has stopped: so does the preview (its stream is finished)
-        report.preview = previewWriter?.stop()
-        if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }
-        return report
-    }
-
-    private var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
-    private var audioCodec = "pcm_s16le"
-
-    /// Counts a finished recording's sound for the report.
-    private var syncs = FileSyncs()
-
-    /// The recordings' `fdatasync`s for the report (nil with `--no-sync`); a refusal is a warning.
-    private func syncReport(_ report: inout CaptureReport) {
-        guard settings.sync else { return }
-        report.fileSyncs = syncs
-        if let why = syncs.refused { report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
-    }
-
-    private func audioWritten(_ w: RecordingWriter) {
-        syncs.add(w.syncs)
-        audioFrames += w.audioFramesWritten
-        audioCorrection += w.capturedAudio?.correction ?? 0
-        audioCodec = w.audioCodec
-    }
-
-    /// The sound's part of the report.
-    private func audioReport() -> AudioReport? {
-        guard let a = audioCapture else { return nil }
-        let clock = a.clockNow
-        return AudioReport(device: a.settings.device, sampleRate: a.rate, channels: a.channels,
-                           codec: audioCodec, measuredRate: clock.rate,
-                           ppm: (clock.ppm * 10).rounded() / 10, framesWritten: audioFrames,
-                           overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: audioCorrection,
-                           timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
-    }
-
+    /// The sound written by the finished recordings, and their file syncs.
+    var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
+    var audioCodec = "pcm_s16le"
+    var syncs = FileSyncs()
     /// Where the report went when it could not go beside the recording (a full disk), or that it
     /// could not be written at all; nil when it is beside the recording.
-    public private(set) var reportNote: String?
+    public internal(set) var reportNote: String?
     /// True when the report could be written nowhere.
-    public private(set) var reportLost = false
+    public internal(set) var reportLost = false
 
-    /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
-    /// recording means the capture did not end cleanly (the recording is still playable). Where it
-    /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
-    /// says where; it never hides the recording's own outcome.
-    private func writeSidecar(_ report: CaptureReport, for output: String) {
-        let path = output + ".capture.json"
-        guard let data = try? JSONSchema.document(report) else { reportNote = "\(path): the report could not be encoded"; reportLost = true; return }
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            let why = OutputFile.reason(error)
-            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
-            if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
-                reportNote = "report not written beside it (\(why)): it is in \(fallback)"
-            } else {
-                reportNote = "report not written (\(why)), nor in \(dir)"
-                reportLost = true
-            }
-        }
-    }
+    // MARK: pre/post-trigger state (CaptureSession+Triggered.swift)
+
+    /// Compressed streams with inter frames: a shot must begin at a keyframe.
+    var keyframed: Bool { ["H264", "HEVC"].contains(source.format.fourcc) }
+
+    /// Shots triggered and not yet saved, and whether triggers are done.
+    let shotCond = NSCondition()
+    var pendingShots: [Shot] = []
+    var triggersDone = false
+    var shotsTriggered = 0
+    /// Shots whose frames have all been read from the ring (under `shotCond`).
+    var shotsRead = 0
+    var motionEvaluated: Int64 = 0
+    var motionSkipped: Int64 = 0
+    var motionCPU: Double = 0
+
 }

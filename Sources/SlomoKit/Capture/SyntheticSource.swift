@@ -38,45 +38,10 @@ public final class SyntheticSource: CaptureSource {
     /// Where frames are rendered (one frame, reused).
     private let scratch: UnsafeMutableRawBufferPointer
 
-    public init(spec: String) throws {
-        var fps = Rational(240), size = (640, 360), fmt = "mjpeg", pace = true, drop = 0, preload = 0, buffers = 8, still = 0, gop = 30
-        let body = spec.hasPrefix("synthetic:") ? String(spec.dropFirst("synthetic:".count)) : (spec == "synthetic" ? "" : spec)
-        for item in body.split(separator: ",") where !item.isEmpty {
-            let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
-            guard kv.count == 2 else { throw SettingError(.source, spec, "'\(item)' is not key=value", quoted: false) }
-            switch kv[0] {
-            case "fps":
-                do { fps = try Rational(parsing: kv[1]) } catch { throw SettingError(.source, spec, "fps '\(kv[1])': \(error)", quoted: false) }
-                guard fps >= Rational(1), fps <= Rational(2000) else { throw SettingError(.source, spec, "fps must be in 1...2000", quoted: false) }
-            case "size":
-                let p = kv[1].split(separator: "x").compactMap { Int($0) }
-                guard p.count == 2, p[0] >= 96, p[1] >= 64, p[0] <= 3840, p[1] <= 2160, p[0] % 2 == 0, p[1] % 2 == 0 else {
-                    throw SettingError(.source, spec, "size must be even WIDTHxHEIGHT within 96x64...3840x2160", quoted: false)
-                }
-                size = (p[0], p[1])
-            case "format":
-                guard ["mjpeg", "h264", "yuv420p", "yuyv"].contains(kv[1]) else { throw SettingError(.source, spec, "format must be mjpeg, h264, yuv420p or yuyv", quoted: false) }
-                fmt = kv[1]
-            case "gop":
-                guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SettingError(.source, spec, "gop must be in 1...1000", quoted: false) }
-                gop = n
-            case "pace": pace = kv[1] != "0"
-            case "drop-every":
-                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, spec, "drop-every must be a whole number", quoted: false) }
-                drop = n
-            case "still-until":
-                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, spec, "still-until must be a frame number", quoted: false) }
-                still = n
-            case "buffers":
-                guard let n = Int(kv[1]), (1...64).contains(n) else { throw SettingError(.source, spec, "buffers must be in 1...64", quoted: false) }
-                buffers = n
-            case "preload":
-                guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, spec, "preload must be in 0...10000", quoted: false) }
-                preload = n
-            default: throw SettingError(.source, spec, "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload)", quoted: false)
-            }
-        }
-        self.fps = fps; self.pace = pace; dropEvery = drop; self.buffers = buffers; stillUntil = still
+    public init(spec text: String) throws {
+        let spec = try SyntheticSpec(parsing: text)
+        let fps = spec.fps, size = spec.size, fmt = spec.format, gop = spec.gop, preload = spec.preload
+        self.fps = fps; pace = spec.pace; dropEvery = spec.dropEvery; buffers = spec.buffers; stillUntil = spec.stillUntil
         let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : "YU12"
         let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" ? size.0 : 0
         let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : size.0 * size.1 * 3 + 4096
@@ -190,5 +155,51 @@ public final class SyntheticSource: CaptureSource {
             offset += w * h
         }
         return offset
+    }
+}
+
+/// `synthetic:fps=240,size=1280x720,format=…,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0`,
+/// parsed and checked (a `SettingError` naming the whole spec).
+struct SyntheticSpec {
+    var fps = Rational(240), size = (640, 360), format = "mjpeg", pace = true
+    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30
+
+    init(parsing text: String) throws(SettingError) {
+        let body = text.hasPrefix("synthetic:") ? String(text.dropFirst("synthetic:".count)) : (text == "synthetic" ? "" : text)
+        for item in body.split(separator: ",") where !item.isEmpty {
+            let kv = item.split(separator: "=", maxSplits: 1).map(String.init)
+            guard kv.count == 2 else { throw SettingError(.source, text, "'\(item)' is not key=value", quoted: false) }
+            switch kv[0] {
+            case "fps":
+                do { fps = try Rational(parsing: kv[1]) } catch { throw SettingError(.source, text, "fps '\(kv[1])': \(error)", quoted: false) }
+                guard fps >= Rational(1), fps <= Rational(2000) else { throw SettingError(.source, text, "fps must be in 1...2000", quoted: false) }
+            case "size":
+                let p = kv[1].split(separator: "x").compactMap { Int($0) }
+                guard p.count == 2, p[0] >= 96, p[1] >= 64, p[0] <= 3840, p[1] <= 2160, p[0] % 2 == 0, p[1] % 2 == 0 else {
+                    throw SettingError(.source, text, "size must be even WIDTHxHEIGHT within 96x64...3840x2160", quoted: false)
+                }
+                size = (p[0], p[1])
+            case "format":
+                guard ["mjpeg", "h264", "yuv420p", "yuyv"].contains(kv[1]) else { throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p or yuyv", quoted: false) }
+                format = kv[1]
+            case "gop":
+                guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SettingError(.source, text, "gop must be in 1...1000", quoted: false) }
+                gop = n
+            case "pace": pace = kv[1] != "0"
+            case "drop-every":
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "drop-every must be a whole number", quoted: false) }
+                dropEvery = n
+            case "still-until":
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "still-until must be a frame number", quoted: false) }
+                stillUntil = n
+            case "buffers":
+                guard let n = Int(kv[1]), (1...64).contains(n) else { throw SettingError(.source, text, "buffers must be in 1...64", quoted: false) }
+                buffers = n
+            case "preload":
+                guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, text, "preload must be in 0...10000", quoted: false) }
+                preload = n
+            default: throw SettingError(.source, text, "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload)", quoted: false)
+            }
+        }
     }
 }

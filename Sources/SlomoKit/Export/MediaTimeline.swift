@@ -75,28 +75,11 @@ struct MediaTimeline {
         cfaPattern = slomo["slomo_cfa_pattern"].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
         containerMetadata = d.metadata
         d.keepOnly(streams: [video])
-        var pts: [Int64] = []
-        var packets: [(pts: Int64, dts: Int64?)] = []
-        var lastEnd: Int64 = .min
-        let p = Packet()
-        var corrupt = 0
-        let reader = Reader(d)
-        while try reader.next(into: p, after: packets.count) {
-            guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
-            pts.append(t)
-            packets.append((t, p.dts))
-            lastEnd = Swift.max(lastEnd, t + p.duration)
-            if p.isCorrupt { corrupt += 1 }
-        }
-        packetTimes = packets
-        pts.sort()
-        guard let first = pts.first else { throw MediaError.noFrames(path: path) }
-        guard !pts[pts.count - 1].subtractingReportingOverflow(first).overflow else {
-            throw MediaError.damaged(path: path, "open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps")
-        }
-        var damage = reader.damage
+        let scan = try MediaTimeline.scan(d, video: video, path: path)
+        packetTimes = scan.packets
+        let pts = scan.pts, first = scan.pts[0], lastEnd = scan.lastEnd
+        var damage = scan.damage
         if let t = MediaInput.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
-        if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
         let measured = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate)
@@ -117,17 +100,49 @@ struct MediaTimeline {
         // a container that declares more than the video holds (Matroska's duration, MP4's header)
         if damage.isEmpty, let t = MediaInput.truncatedData(kind: "video", end: duration, declared: d.duration) { damage.append(t) }
         self.damage = damage
-        if let json = slomo[MediaTimeline.retimeKey],
-           let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)),
-           // a retime's map ends where the file ends; a capture's runs past the recording: cut it there
-           let map = stored.target.end == duration ? stored : stored.clipped(targetEnd: Swift.min(duration, stored.target.end)),
-           abs((map.target.duration - duration).doubleValue) < 0.05 {
+        if let map = MediaTimeline.storedMap(slomo[MediaTimeline.retimeKey], duration: duration) {
             previousMap = map
             // snapping is only for time bases too coarse to hold the original times (Matroska's 1 ms)
             if info.timeBase > Rational(1, 10_000) {
                 originalFrameRate = slomo["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
             }
         }
+    }
+
+    /// The video stream's packets read through: presentation times sorted (at least one, spanning
+    /// less than 2^63 ticks), each packet's (pts, dts) in file order, where the last one ends, and
+    /// the damage the reader found (corrupt packets counted).
+    static func scan(_ d: Demuxer, video: Int, path: String) throws
+        -> (pts: [Int64], packets: [(pts: Int64, dts: Int64?)], lastEnd: Int64, damage: [String]) {
+        var pts: [Int64] = []
+        var packets: [(pts: Int64, dts: Int64?)] = []
+        var lastEnd: Int64 = .min
+        let p = Packet()
+        var corrupt = 0
+        let reader = Reader(d)
+        while try reader.next(into: p, after: packets.count) {
+            guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
+            pts.append(t)
+            packets.append((t, p.dts))
+            lastEnd = Swift.max(lastEnd, t + p.duration)
+            if p.isCorrupt { corrupt += 1 }
+        }
+        pts.sort()
+        guard let first = pts.first else { throw MediaError.noFrames(path: path) }
+        guard !pts[pts.count - 1].subtractingReportingOverflow(first).overflow else {
+            throw MediaError.damaged(path: path, "open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps")
+        }
+        var damage = reader.damage
+        if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }
+        return (pts, packets, lastEnd, damage)
+    }
+
+    /// An earlier slomo retime's map stored in the file (JSON), when it still fits the file:
+    /// a retime's map ends where the file ends; a capture's runs past the recording and is cut there.
+    static func storedMap(_ json: String?, duration: Rational) -> RetimeMap? {
+        guard let json, let stored = try? JSONDecoder().decode(RetimeMap.self, from: Data(json.utf8)) else { return nil }
+        guard let map = stored.target.end == duration ? stored : stored.clipped(targetEnd: Swift.min(duration, stored.target.end)) else { return nil }
+        return abs((map.target.duration - duration).doubleValue) < 0.05 ? map : nil
     }
 
     /// The constant frame rate whose exact grid the timestamps are, rounded to a time base too

@@ -84,77 +84,13 @@ public enum Generator {
         let formatName = try ContainerFormat.forOutput(r.output)
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
-        let gop = r.gop ?? Int(r.frameRate.ceiling)
-        var settings: VideoEncoderSettings
-        switch r.codec {
-        case .h264:
-            var options = ["preset": r.preset, "crf": String(r.crf)]
-            if let n = r.referenceInterval {
-                // P (reference) every n frames, n-1 non-reference B-frames between, no adaptive placement.
-                let keyint = Swift.max(n, gop / n * n)
-                options["x264-params"] = "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
-            }
-            settings = VideoEncoderSettings(codec: "libx264", width: r.width, height: r.height, pixelFormat: .yuv420p,
-                                            frameRate: r.frameRate, gopSize: gop, options: options)
-        case .mjpeg:
-            let bits = Int64(r.width * r.height) * r.frameRate.ceiling   // about 1 bit per pixel
-            settings = VideoEncoderSettings(codec: "mjpeg", width: r.width, height: r.height, pixelFormat: .yuvj420p,
-                                            frameRate: r.frameRate, options: ["b": String(bits)])
-        case .ffv1:
-            settings = VideoEncoderSettings(codec: "ffv1", width: r.width, height: r.height, pixelFormat: .yuv420p,
-                                            frameRate: r.frameRate, gopSize: gop)
-        }
-        let venc = try Encoder(path: r.output, video: settings, globalHeader: muxer.wantsGlobalHeader)
-        let vIndex = try muxer.addStream(for: venc)
-        var aenc: Encoder?
-        var aIndex = -1
-        if r.audio {
-            let a = try Encoder(path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2, options: EncoderDefaults.audioOptions("aac")),
-                                globalHeader: muxer.wantsGlobalHeader)
-            aIndex = try muxer.addStream(for: a)
-            aenc = a
-        }
+        let settings = r.videoSettings()
+        let clip = try CalibrationOutput(r, video: settings, muxer: muxer)
         muxer.setMetadata("comment", "slomo calibration clip: frame index code in the top band, 1 kHz tone, click every 250 ms")
         muxer.setMetadata("encoder", "slomo generate")
         try muxer.writeHeader(options: formatName == "mp4" || formatName == "mov" ? ["movflags": "+faststart"] : [:])
-        let vTB = muxer.timeBase(ofStream: vIndex)
-        let aTB = aIndex >= 0 ? muxer.timeBase(ofStream: aIndex) : Rational(1)
-        let packet = Packet()
-
-        func drain(_ enc: Encoder, stream: Int, timeBase: Rational) throws {
-            while case .got = try enc.receive(into: packet) {
-                packet.streamIndex = stream
-                packet.rescaleTimestamps(from: enc.timeBase, to: timeBase)
-                try muxer.write(packet)
-            }
-        }
-
-        let total = r.frameCount
-        let totalSamples = (r.duration * Rational(Int64(r.sampleRate))).floor
-        let tone = CalibrationTone(sampleRate: r.sampleRate)
-        var samplesWritten: Int64 = 0
         let frame = try Frame(width: r.width, height: r.height, pixelFormat: settings.pixelFormat)
-
-        func writeAudio(upTo sampleLimit: Int64) throws {
-            guard let a = aenc else { return }
-            let chunk = a.frameSize > 0 ? a.frameSize : 1024
-            while samplesWritten < Swift.min(sampleLimit, totalSamples) {
-                let n = Int(Swift.min(Int64(chunk), totalSamples - samplesWritten))
-                let af = try Frame(samples: n, sampleRate: r.sampleRate, channels: 2, format: a.sampleFormat)
-                for ch in 0..<2 {
-                    af.withPlane(ch) { ptr, _ in
-                        ptr.withMemoryRebound(to: Float.self, capacity: n) { p in
-                            for i in 0..<n { p[i] = tone.sample(samplesWritten + Int64(i)) }
-                        }
-                    }
-                }
-                af.pts = samplesWritten
-                samplesWritten += Int64(n)
-                while try !a.send(af) { try drain(a, stream: aIndex, timeBase: aTB) }
-                try drain(a, stream: aIndex, timeBase: aTB)
-            }
-        }
-
+        let total = r.frameCount
         for i in 0..<total {
             try frame.makeWritable()
             frame.withPlane(0) { y, ys in
@@ -166,26 +102,18 @@ public enum Generator {
                 }
             }
             frame.pts = i   // encoder time base is 1/fps
-            while try !venc.send(frame) { try drain(venc, stream: vIndex, timeBase: vTB) }
-            try drain(venc, stream: vIndex, timeBase: vTB)
+            try clip.send(frame)
             // keep audio up to the end of this frame so packets interleave closely
             let frameEnd = Rational(i + 1) / r.frameRate
-            try writeAudio(upTo: (frameEnd * Rational(Int64(r.sampleRate))).ceiling)
+            try clip.writeAudio(upTo: (frameEnd * Rational(Int64(r.sampleRate))).ceiling)
             progress?(i + 1, total)
         }
-        try writeAudio(upTo: totalSamples)
-        _ = try venc.send(nil)
-        try drain(venc, stream: vIndex, timeBase: vTB)
-        if let a = aenc {
-            _ = try a.send(nil)
-            try drain(a, stream: aIndex, timeBase: aTB)
-        }
-        try muxer.finish()
+        try clip.finish()
         try out.commit()
         return GenerateReport(output: r.output, frames: total, frameRate: r.frameRate, duration: r.duration,
                               width: r.width, height: r.height, videoCodec: settings.codec,
-                              audioCodec: r.audio ? "aac" : nil, audioSamples: r.audio ? samplesWritten : nil,
-                              clickTimes: r.audio ? tone.clickTimes(duration: r.duration) : nil)
+                              audioCodec: r.audio ? "aac" : nil, audioSamples: r.audio ? clip.samplesWritten : nil,
+                              clickTimes: r.audio ? clip.tone.clickTimes(duration: r.duration) : nil)
     }
 }
 
@@ -212,4 +140,106 @@ public struct GenerateError: SlomoFailure, Sendable, Equatable {
     public var reason: Wording
     public var kind: FailureKind { .badRequest }
     public var wording: Wording { "\(output): generate: \(reason)" }
+}
+
+extension GenerateRequest {
+    /// The video encoder for the request's codec (H.264 with a fixed reference pattern on request).
+    func videoSettings() -> VideoEncoderSettings {
+        let gop = self.gop ?? Int(frameRate.ceiling)
+        switch codec {
+        case .h264:
+            var options = ["preset": preset, "crf": String(crf)]
+            if let n = referenceInterval {
+                // P (reference) every n frames, n-1 non-reference B-frames between, no adaptive placement.
+                let keyint = Swift.max(n, gop / n * n)
+                options["x264-params"] = "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
+            }
+            return VideoEncoderSettings(codec: "libx264", width: width, height: height, pixelFormat: .yuv420p,
+                                        frameRate: frameRate, gopSize: gop, options: options)
+        case .mjpeg:
+            let bits = Int64(width * height) * frameRate.ceiling   // about 1 bit per pixel
+            return VideoEncoderSettings(codec: "mjpeg", width: width, height: height, pixelFormat: .yuvj420p,
+                                        frameRate: frameRate, options: ["b": String(bits)])
+        case .ffv1:
+            return VideoEncoderSettings(codec: "ffv1", width: width, height: height, pixelFormat: .yuv420p,
+                                        frameRate: frameRate, gopSize: gop)
+        }
+    }
+}
+
+/// A calibration clip's encoders and streams: video frames in, the tone written alongside, packets
+/// into the muxer as they come.
+private final class CalibrationOutput {
+    let muxer: Muxer
+    let packet = Packet()
+    let video: Encoder, videoStream: Int
+    let audio: Encoder?, audioStream: Int
+    let tone: CalibrationTone
+    let sampleRate: Int, totalSamples: Int64
+    private(set) var samplesWritten: Int64 = 0
+
+    /// Adds the streams (before the muxer's header is written).
+    init(_ r: GenerateRequest, video settings: VideoEncoderSettings, muxer: Muxer) throws {
+        self.muxer = muxer
+        video = try Encoder(path: r.output, video: settings, globalHeader: muxer.wantsGlobalHeader)
+        videoStream = try muxer.addStream(for: video)
+        if r.audio {
+            let a = try Encoder(path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2, options: EncoderDefaults.audioOptions("aac")),
+                                globalHeader: muxer.wantsGlobalHeader)
+            audioStream = try muxer.addStream(for: a)
+            audio = a
+        } else {
+            audio = nil; audioStream = -1
+        }
+        tone = CalibrationTone(sampleRate: r.sampleRate)
+        sampleRate = r.sampleRate
+        totalSamples = (r.duration * Rational(Int64(r.sampleRate))).floor
+    }
+
+    func drain(_ enc: Encoder, stream: Int) throws {
+        let timeBase = muxer.timeBase(ofStream: stream)
+        while case .got = try enc.receive(into: packet) {
+            packet.streamIndex = stream
+            packet.rescaleTimestamps(from: enc.timeBase, to: timeBase)
+            try muxer.write(packet)
+        }
+    }
+
+    func send(_ frame: Frame) throws {
+        while try !video.send(frame) { try drain(video, stream: videoStream) }
+        try drain(video, stream: videoStream)
+    }
+
+    /// The tone up to sample `sampleLimit` (at most the clip's length).
+    func writeAudio(upTo sampleLimit: Int64) throws {
+        guard let a = audio else { return }
+        let chunk = a.frameSize > 0 ? a.frameSize : 1024
+        while samplesWritten < Swift.min(sampleLimit, totalSamples) {
+            let n = Int(Swift.min(Int64(chunk), totalSamples - samplesWritten))
+            let af = try Frame(samples: n, sampleRate: sampleRate, channels: 2, format: a.sampleFormat)
+            for ch in 0..<2 {
+                af.withPlane(ch) { ptr, _ in
+                    ptr.withMemoryRebound(to: Float.self, capacity: n) { p in
+                        for i in 0..<n { p[i] = tone.sample(samplesWritten + Int64(i)) }
+                    }
+                }
+            }
+            af.pts = samplesWritten
+            samplesWritten += Int64(n)
+            while try !a.send(af) { try drain(a, stream: audioStream) }
+            try drain(a, stream: audioStream)
+        }
+    }
+
+    /// The rest of the tone, both encoders flushed, the file finished.
+    func finish() throws {
+        try writeAudio(upTo: totalSamples)
+        _ = try video.send(nil)
+        try drain(video, stream: videoStream)
+        if let a = audio {
+            _ = try a.send(nil)
+            try drain(a, stream: audioStream)
+        }
+        try muxer.finish()
+    }
 }

@@ -97,35 +97,11 @@ struct CaptureCommand: ParsableCommand {
 
     func run() throws {
         StopFlag.install()      // first: a SIGINT during device set-up must stop, not be lost
-        var limits = CaptureLimits()
-        if let duration {
-            let d = try OptionValues.rational(duration, option: .duration)
-            guard d.isPositive, d <= Rational(86_400) else { throw CommandLineError("--duration \(duration): must be in (0, 86400] s", .badRequest) }
-            limits.duration = d
-        }
-        if let frames { guard frames > 0 else { throw CommandLineError("--frames \(frames): must be at least 1", .badRequest) }; limits.frames = frames }
-        guard (2...64).contains(buffers) else { throw CommandLineError("--buffers \(buffers): must be in 2...64", .badRequest) }
-        if let ringFrames { guard (4...1_000_000).contains(ringFrames) else { throw CommandLineError("--ring-frames \(ringFrames): must be in 4...1000000", .badRequest) } }
-        limits.ringFrames = ringFrames
-        limits.ringMemory = try ringMemory.map { m throws(SettingError) in try OptionValues.bytes(m, option: .ringMemory) }
-        limits.lockMemory = !noMlock
-        limits.realtime = !noRealtime
-        if let bytesPerLine { guard (1...1 << 20).contains(bytesPerLine) else { throw CommandLineError("--bytes-per-line \(bytesPerLine): must be in 1...1048576", .badRequest) } }
+        let limits = try limitOptions()
         let triggerSettings = try triggerOptions()
         let previewSettings = try previewOptions()
         if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
-        var settings = RecordingSettings(output: output)
-        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
-        settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
-        try settings.validate()         // a codec the container cannot hold: refused before the camera opens
-        // so is an output that cannot be written (a read-only or missing directory, an existing file)
-        try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: 1), overwrite: overwrite)
-        if !segments.isEmpty || !ramps.isEmpty || curve != nil {
-            let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
-            // segments are relative to the first frame; the map runs to the longest allowed capture
-            let horizon = limits.duration ?? Rational(86_400)
-            settings.map = try spec.resolve(duration: horizon, frameRate: nil)   // a RetimeError: usage, 64
-        }
+        let settings = try recordingOptions(limits: limits)
         let controls = try cameraControls.requests()
         if !controls.isEmpty && source != nil { throw CommandLineError("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .badRequest) }
         if devices.count > 1 {
@@ -156,6 +132,45 @@ struct CaptureCommand: ParsableCommand {
         if json { try JSONOutput.print(report) } else { summary(report) }
         for w in report.warnings { Console.error("slomo: warning: \(report.device): \(w)") }
         if let failure = Self.streamFailure(report) { throw failure }
+    }
+
+    /// `--duration`, `--frames`, `--buffers`, the ring's size, `--no-mlock`, `--no-realtime`,
+    /// `--bytes-per-line` (exit 64 on values out of range).
+    func limitOptions() throws -> CaptureLimits {
+        var limits = CaptureLimits()
+        if let duration {
+            let d = try OptionValues.rational(duration, option: .duration)
+            guard d.isPositive, d <= Rational(86_400) else { throw CommandLineError("--duration \(duration): must be in (0, 86400] s", .badRequest) }
+            limits.duration = d
+        }
+        if let frames { guard frames > 0 else { throw CommandLineError("--frames \(frames): must be at least 1", .badRequest) }; limits.frames = frames }
+        guard (2...64).contains(buffers) else { throw CommandLineError("--buffers \(buffers): must be in 2...64", .badRequest) }
+        if let ringFrames { guard (4...1_000_000).contains(ringFrames) else { throw CommandLineError("--ring-frames \(ringFrames): must be in 4...1000000", .badRequest) } }
+        limits.ringFrames = ringFrames
+        limits.ringMemory = try ringMemory.map { m throws(SettingError) in try OptionValues.bytes(m, option: .ringMemory) }
+        limits.lockMemory = !noMlock
+        limits.realtime = !noRealtime
+        if let bytesPerLine { guard (1...1 << 20).contains(bytesPerLine) else { throw CommandLineError("--bytes-per-line \(bytesPerLine): must be in 1...1048576", .badRequest) } }
+        return limits
+    }
+
+    /// The recording's codec, output and segments, checked before the camera opens: a codec the
+    /// container cannot hold, an output that cannot be written (a read-only or missing directory,
+    /// an existing file), a segment that cannot be laid out.
+    func recordingOptions(limits: CaptureLimits) throws -> RecordingSettings {
+        var settings = RecordingSettings(output: output)
+        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
+        settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
+        try settings.validate()         // a codec the container cannot hold: refused before the camera opens
+        // so is an output that cannot be written (a read-only or missing directory, an existing file)
+        try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: 1), overwrite: overwrite)
+        if !segments.isEmpty || !ramps.isEmpty || curve != nil {
+            let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
+            // segments are relative to the first frame; the map runs to the longest allowed capture
+            let horizon = limits.duration ?? Rational(86_400)
+            settings.map = try spec.resolve(duration: horizon, frameRate: nil)   // a RetimeError: usage, 64
+        }
+        return settings
     }
 
     /// A capture the camera ended (unplugged, a fatal driver error) or a buffer call failed in: one

@@ -1,0 +1,264 @@
+import Foundation
+import SlomoCore
+import Synchronization
+
+/// Pre/post-trigger recording: triggers pick shots out of the ring; each is saved as it completes.
+extension CaptureSession {
+    struct Shot {
+        var number: Int
+        var pin: Int
+        var start: Int64
+        var triggerIndex: Int64
+        var end: Int64            // last frame index wanted
+        var eventTime: Rational
+        var wallTime: Rational
+        var latency: Rational?
+        var score: Double?
+        /// Frames before `start + leadIn` kept only so the first pre-trigger frame decodes (H.264/HEVC).
+        var leadIn: Int64 = 0
+        var warning: String?
+    }
+
+    func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
+                              captureDone: DispatchSemaphore) throws -> CaptureReport {
+        let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
+        let triggerThread = Thread { [self] in
+            switch t.kind {
+            case .stdin, .signal: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+            case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
+            }
+            shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
+        }
+        triggerThread.start()
+
+        var shots: [ShotReport] = []
+        var written: Int64 = 0, bytes: Int64 = 0
+        var nextWriter: RecordingWriter? = firstWriter
+        var failure: Error?
+        while true {
+            shotCond.lock()
+            while pendingShots.isEmpty && !triggersDone { shotCond.wait() }
+            if pendingShots.isEmpty { shotCond.unlock(); break }
+            let shot = pendingShots.removeFirst()
+            shotCond.unlock()
+            do {
+                let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
+                shots.append(r)
+                written += r.framesWritten; bytes += r.bytesWritten
+            } catch {
+                failure = error
+                shotRead()
+                ring.unpin(shot.pin)
+                requestEnd("writeError", "\(error)")
+                break
+            }
+            if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
+            // armed again: the next shot's encoder is ready before its trigger
+            if nextWriter == nil {
+                var s = settings
+                s.output = TriggerSettings.path(settings.output, shot: shots.count + 1)
+                if let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) { w.audio = audioCapture; try? w.prepare(); nextWriter = w }
+            }
+        }
+        captureDone.wait()
+        shotCond.lock()
+        while !triggersDone { shotCond.wait() }
+        if let e = startError { shotCond.unlock(); throw e }
+        for s in pendingShots { ring.unpin(s.pin) }
+        pendingShots.removeAll()
+        shotCond.unlock()
+        var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: .zero, shortFrames: 0)
+        report.trigger = t.kind.name
+        report.shots = shots
+        report.audio = audioReport()
+        syncReport(&report)
+        if case .motion = t.kind {
+            report.motionFramesEvaluated = motionEvaluated
+            report.motionFramesSkipped = motionSkipped
+            report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
+        }
+        if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
+        // each shot's file gets the whole capture's report beside it
+        for shot in shots { writeSidecar(report, for: shot.output) }
+        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
+        return report
+    }
+
+    /// Saves one shot: its frames from the ring, in order, as they arrive.
+    func save(_ shot: Shot, trigger t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64,
+                      writer: inout RecordingWriter?) throws -> ShotReport {
+        var s = settings
+        s.output = TriggerSettings.path(settings.output, shot: shot.number)
+        let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
+        s.metadata["slomo_trigger_source"] = t.kind.name
+        s.metadata["slomo_trigger_frame"] = String(pre + Int(shot.leadIn))
+        if keyframed { s.metadata["slomo_lead_in_frames"] = String(shot.leadIn) }
+        s.metadata["slomo_pre_frames"] = String(pre)
+        s.metadata["slomo_post_frames_asked"] = String(postCount)
+        s.metadata["slomo_trigger_time"] = shot.eventTime.description
+        let wall = TriggerEvents.iso8601(shot.wallTime)
+        s.metadata["slomo_trigger_wall_time"] = wall
+        s.metadata["slomo_shot"] = String(shot.number)
+        let w: RecordingWriter
+        if let ready = writer, ready.settings.output == s.output { w = ready } else {
+            w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
+            w.audio = audioCapture
+            try w.prepare()
+        }
+        w.metadata = s.metadata
+        writer = nil
+        var k = shot.start
+        var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
+        var gaps: Int64 = 0
+        var prev: UInt32?
+        while k <= shot.end {
+            guard ring.wait(for: k) else { break }
+            let m = ring.meta(k)
+            if first == nil { stampClock(w) }
+            _ = try w.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp)
+            if first == nil { first = m }
+            if k == shot.triggerIndex { trig = m }
+            if let p = prev, m.sequence &- p > 1 { gaps += Int64(m.sequence &- p) - 1 }
+            prev = m.sequence
+            last = m
+            k += 1
+            ring.advance(shot.pin, to: k)
+        }
+        ring.unpin(shot.pin)
+        shotRead()
+        try w.finish()
+        audioWritten(w)
+        let tm = trig ?? first ?? FrameRing.Meta()
+        let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
+        let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
+        return ShotReport(
+            shot: shot.number, output: s.output, trigger: t.kind.name, triggerFrame: pre + Int(shot.leadIn),
+            leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
+            preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
+            triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
+            triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
+            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3, motionScore: shot.score,
+            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
+    }
+
+    /// Queues a shot whose trigger frame is `index` (pinned from `pin` on).
+    func enqueue(pin: (id: Int, start: Int64), index: Int64, preCount: Int64, postCount: Int64, event: Rational,
+                         wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
+        var start = Swift.max(pin.start, index - preCount)
+        var leadIn: Int64 = 0
+        var warning: String?
+        if keyframed {
+            // back from the first pre-trigger frame to the keyframe it is predicted from
+            var k = start
+            let hevc = source.format.fourcc == "HEVC"
+            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(UnsafeRawBufferPointer(start: ring.pointer(k), count: ring.meta(k).bytes), hevc: hevc) }
+            var found = key(k)
+            while k > pin.start && !found { k -= 1; found = key(k) }
+            if found {
+                leadIn = start - k
+                start = k
+            } else {
+                warning = "no keyframe in the ring at or before the first pre-trigger frame: frames before the camera's next keyframe do not decode"
+            }
+        }
+        ring.advance(pin.id, to: start)
+        shotCond.lock()
+        shotsTriggered += 1
+        pendingShots.append(Shot(number: shotsTriggered, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
+                                 eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn, warning: warning))
+        shotCond.broadcast()
+        shotCond.unlock()
+    }
+
+    func captureEnded() -> Bool { lock.lock(); defer { lock.unlock() }; return endRequested }
+
+    /// stdin lines (`trigger`, `quit`) or SIGUSR1: each event selects the first frame whose kernel
+    /// timestamp is at or after the event's CLOCK_MONOTONIC time.
+    func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
+        let events: TriggerEventSource = sharedEvents ?? signalEvents ?? TriggerEvents(kind: t.kind)
+        defer { events.close() }
+        while !captureEnded() {
+            if t.shots > 0 && shotsTriggered >= t.shots { return }
+            sayArmed(ring, preCount: preCount)
+            switch events.next(timeoutMilliseconds: 20) {
+            case .none: continue
+            case .quit:
+                waitForPendingShots()
+                requestEnd("quit")
+                return
+            case .trigger(let time, let wall):
+                // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
+                // so much that the camera has no free slot for the frames up to the trigger frame)
+                let room = Int64(Swift.max(0, Swift.min(ringPlan.leadInFrames, ringPlan.slots - ringPlan.preFrames - ringPlan.postFrames - 17)))
+                let pin = ring.pin(from: ring.count - preCount - 4 - room)
+                guard let index = ring.firstFrame(from: pin.start, atOrAfter: time) else { ring.unpin(pin.id); return }
+                enqueue(pin: pin, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
+                        latency: nil, score: nil, ring: ring)
+            }
+        }
+    }
+
+    /// Blocks until every triggered shot's frames, post-trigger ones included, are in (the camera
+    /// must keep running until then), or the capture ended for another reason.
+    func waitForPendingShots() {
+        shotCond.lock()
+        while shotsRead < shotsTriggered && !captureEnded() { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        shotCond.unlock()
+    }
+
+    /// The buffers' clock as the driver flags it, into the file's metadata (called once a frame is
+    /// in the ring, so the source has read it).
+    func stampClock(_ w: RecordingWriter) {
+        guard let c = source.timestampClock else { return }
+        let parts = c.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        w.metadata["slomo_capture_clock"] = parts[0]
+        if parts.count > 1 { w.metadata["slomo_timestamp_source"] = parts[1] }
+    }
+
+    func shotRead() {
+        shotCond.lock(); shotsRead += 1; shotCond.broadcast(); shotCond.unlock()
+    }
+
+    /// The image trigger on every frame, without pinning the ring (a frame overwritten before it
+    /// was read is counted as skipped).
+    func motionTrigger(_ t: TriggerSettings, threshold: Rational, ring: FrameRing, preCount: Int64, postCount: Int64) {
+        let f = source.format
+        let layout = LumaLayout.of(fourcc: f.fourcc)!
+        var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
+                                      layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
+                                      step: 2)
+        var k: Int64 = 0
+        // armed once the pre-trigger window is full (and never on a camera's first frames, which
+        // often differ while it settles)
+        var rearm: Int64 = Swift.max(preCount, 4)
+        while true {
+            if t.shots > 0 && shotsTriggered >= t.shots { return }
+            guard let ok = ring.wait(for: k, seconds: 0.2) else { if captureEnded() { return }; continue }
+            guard ok else { return }
+            if !ring.isIntact(k) { let o = ring.oldest; motionSkipped += o - k; k = o; continue }
+            let m = ring.meta(k)
+            let c0 = CaptureSession.threadCPUTime()
+            let s = detector.score(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes))
+            motionCPU += CaptureSession.threadCPUTime() - c0
+            guard ring.isIntact(k) else { motionSkipped += 1; k += 1; continue }
+            motionEvaluated += 1
+            if k >= rearm { sayArmed(ring, preCount: preCount) }
+            if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
+                let decided = CaptureClock.now()
+                let pin = ring.pin(from: k - preCount)
+                enqueue(pin: pin, index: k, preCount: preCount, postCount: postCount, event: m.timestamp,
+                        wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
+                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100, ring: ring)
+                rearm = k + postCount + 1
+            }
+            k += 1
+        }
+    }
+
+    static func threadCPUTime() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+
+}

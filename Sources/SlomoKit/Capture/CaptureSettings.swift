@@ -1,0 +1,84 @@
+import Foundation
+import SlomoCore
+import Synchronization
+
+/// When a capture stops, and how much memory its ring may take.
+public struct CaptureLimits: Sendable {
+    /// Stop before the first frame at or after this much time from the first frame.
+    public var duration: Rational?
+    public var frames: Int64?
+    /// Ring slots (frames); nil: sized from the rate (continuous: 2 s or 64 MiB within 1 GiB;
+    /// triggered: the shot plus a quarter second of headroom).
+    public var ringFrames: Int?
+    /// Ring size in bytes (instead of `ringFrames`).
+    public var ringMemory: Int64?
+    /// Lock the ring in RAM (`mlock`).
+    public var lockMemory = true
+    /// Run the capture thread at real-time priority (SCHED_FIFO, else a raised nice value).
+    public var realtime = true
+    public init(duration: Rational? = nil, frames: Int64? = nil) { self.duration = duration; self.frames = frames }
+}
+
+/// What fires a pre/post-trigger shot.
+public enum TriggerKind: Sendable, Equatable {
+    /// A line `trigger` on standard input (`quit` ends the capture).
+    case stdin
+    /// SIGUSR1.
+    case signal
+    /// The image trigger: mean absolute brightness difference to the previous frame above this
+    /// threshold (8-bit units, 0 < threshold ≤ 255).
+    case motion(threshold: Rational)
+
+    public var name: String {
+        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion" }
+    }
+}
+
+/// Pre/post-trigger recording: the ring holds the last `pre` seconds; a trigger saves them and the
+/// next `post` seconds as one shot.
+public struct TriggerSettings: Sendable {
+    public var kind: TriggerKind
+    public var pre: Rational
+    public var post: Rational
+    /// Shots before the capture ends (0: until stopped).
+    public var shots: Int
+    /// The image trigger's region (nil: the whole frame).
+    public var region: PixelRegion?
+    public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
+        self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
+    }
+
+    /// Shot `n`'s file: `%d`, `%0Nd` in `template` become the shot number.
+    public static func path(_ template: String, shot: Int) -> String {
+        guard let r = template.range(of: shotNumber, options: .regularExpression) else { return template }
+        let spec = template[r]
+        let width = Int(spec.dropFirst().dropLast()) ?? 0
+        var n = String(shot)
+        if spec.hasPrefix("%0"), n.count < width { n = String(repeating: "0", count: width - n.count) + n }
+        return template.replacingCharacters(in: r, with: n)
+    }
+
+    public static func hasShotNumber(_ template: String) -> Bool { template.range(of: shotNumber, options: .regularExpression) != nil }
+
+    /// `%d` or `%0Nd` in an output name.
+    static let shotNumber = #"%0?[0-9]*d"#
+}
+
+/// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
+/// The flag is an atomic (ThreadSanitizer found the plain `sig_atomic_t` racing with the capture
+/// thread's read), made before the handlers exist, and the handler keeps `errno` as it found it:
+/// it may interrupt any call on any thread.
+public enum StopFlag {
+    static let raised = Atomic<Int32>(0)
+    public static var isRaised: Bool { raised.load(ordering: .acquiring) != 0 }
+    public static func install() {
+        _ = isRaised
+        let handler: @convention(c) (Int32) -> Void = { _ in
+            let saved = errno
+            StopFlag.raised.store(1, ordering: .releasing)
+            errno = saved
+        }
+        signal(SIGINT, handler)
+        signal(SIGTERM, handler)
+    }
+}
