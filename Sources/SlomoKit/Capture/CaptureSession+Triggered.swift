@@ -54,11 +54,7 @@ extension CaptureSession {
             }
             if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
             // armed again: the next shot's encoder is ready before its trigger
-            if nextWriter == nil {
-                var s = settings
-                s.output = TriggerSettings.path(settings.output, shot: shots.count + 1)
-                if let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) { w.audio = audioCapture; try? w.prepare(); nextWriter = w }
-            }
+            if nextWriter == nil { nextWriter = preparedWriter(shot: shots.count + 1) }
         }
         captureDone.wait()
         shotCond.lock()
@@ -67,7 +63,28 @@ extension CaptureSession {
         for s in pendingShots { ring.unpin(s.pin) }
         pendingShots.removeAll()
         shotCond.unlock()
-        var report = makeReport(output: settings.output, framesWritten: written, bytesWritten: bytes, ring: ring, backlog: 0, catchUp: .zero, shortFrames: 0)
+        let report = triggeredReport(t, ring: ring, shots: shots, framesWritten: written, bytesWritten: bytes)
+        // each shot's file gets the whole capture's report beside it
+        for shot in shots { writeSidecar(report, for: shot.output) }
+        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
+        return report
+    }
+
+    /// Shot `n`'s writer, encoder open, before its trigger; nil when it cannot be made now (saving
+    /// the shot makes it again and reports why).
+    func preparedWriter(shot n: Int) -> RecordingWriter? {
+        var s = settings
+        s.output = TriggerSettings.path(settings.output, shot: n)
+        guard let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) else { return nil }
+        w.audio = audioCapture
+        try? w.prepare()
+        return w
+    }
+
+    /// The report of a triggered capture: its shots, the trigger, and the image trigger's costs.
+    func triggeredReport(_ t: TriggerSettings, ring: FrameRing, shots: [ShotReport], framesWritten: Int64, bytesWritten: Int64) -> CaptureReport {
+        var report = makeReport(output: settings.output, framesWritten: framesWritten, bytesWritten: bytesWritten, ring: ring,
+                                backlog: 0, catchUp: .zero, shortFrames: 0)
         report.trigger = t.kind.name
         report.shots = shots
         report.audio = audioReport()
@@ -78,9 +95,6 @@ extension CaptureSession {
             report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
         }
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
-        // each shot's file gets the whole capture's report beside it
-        for shot in shots { writeSidecar(report, for: shot.output) }
-        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
         return report
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoFFmpeg
 import Synchronization
 
 /// Capture: a capture thread (real-time priority where allowed) takes each frame from the source,
@@ -171,26 +172,7 @@ public final class CaptureSession: @unchecked Sendable {
                     if let d = limits.duration, time - firstTime! >= d { stop = ("duration", nil); return }
                     stats.record(sequence: f.sequence, timestamp: time)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = ("frames", nil) }
-                    if f.driverError { stats.driverErrors += 1; return }
-                    if f.byteCount == 0 { stats.shortFrames += 1; return }
-                    // multi-planar: every plane whole, each where the picture's layout puts it
-                    if let l = multiPlane {
-                        guard f.planes.count >= l.offsets.count,
-                              zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 }) else { stats.shortFrames += 1; return }
-                    }
-                    guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
-                    var offset = 0
-                    if let l = multiPlane {
-                        for k in 0..<l.offsets.count {
-                            (slot.pointer + l.offsets[k]).copyMemory(from: f.planes[k].baseAddress!, byteCount: l.planeSizes[k])
-                        }
-                        offset = l.size
-                    } else {
-                        let p = f.planes[0]
-                        offset = Swift.min(p.count, ring.slotBytes)
-                        if offset > 0 { slot.pointer.copyMemory(from: p.baseAddress!, byteCount: offset) }
-                    }
-                    ring.publish(FrameRing.Meta(timestamp: time, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
+                    store(f, at: time, in: ring, planes: multiPlane)
                 }
             } catch {
                 stop = ("driverError", "\(error)")
@@ -205,6 +187,32 @@ public final class CaptureSession: @unchecked Sendable {
         source.stop()
         lock.lock(); cameraStoppedAt = CaptureClock.now(); lock.unlock()
         if let (reason, message) = stop { requestEnd(reason, message) }
+    }
+
+    /// One frame into the ring (on the capture thread): copied whole into a free slot and
+    /// published, or counted as a driver error, a short frame, or a drop when the ring is full.
+    /// `planes`: a multi-planar format's layout, each plane where the picture's layout puts it.
+    @inline(__always)
+    func store(_ f: BorrowedFrame, at time: Rational, in ring: FrameRing, planes multiPlane: PlaneLayout?) {
+        if f.driverError { stats.driverErrors += 1; return }
+        if f.byteCount == 0 { stats.shortFrames += 1; return }
+        if let l = multiPlane {
+            guard f.planes.count >= l.offsets.count,
+                  zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 }) else { stats.shortFrames += 1; return }
+        }
+        guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
+        var offset = 0
+        if let l = multiPlane {
+            for k in 0..<l.offsets.count {
+                (slot.pointer + l.offsets[k]).copyMemory(from: f.planes[k].baseAddress!, byteCount: l.planeSizes[k])
+            }
+            offset = l.size
+        } else {
+            let p = f.planes[0]
+            offset = Swift.min(p.count, ring.slotBytes)
+            if offset > 0 { slot.pointer.copyMemory(from: p.baseAddress!, byteCount: offset) }
+        }
+        ring.publish(FrameRing.Meta(timestamp: time, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
     }
 
     func requestEnd(_ reason: String, _ message: String? = nil) {

@@ -82,12 +82,13 @@ final class PreviewWriter: @unchecked Sendable {
         }
     }
 
-    private func loop(_ ring: FrameRing) throws {
+    /// The preview's muxer, its one MJPEG stream (the camera's own JPEGs, or raw frames encoded
+    /// small), the header written and flushed packet by packet.
+    private func openOutput(timeBase tb: Rational) throws -> (muxer: Muxer, encoder: Encoder?, stream: Int) {
         let path = settings.output == "-" ? "pipe:1" : settings.output
         let container = try settings.format
             ?? (settings.output == "-" || settings.output.contains("://") ? "nut" : ContainerFormat.forOutput(settings.output))
         let muxer = try Muxer(path: path, formatName: container, name: settings.output)
-        let tb = Rational(1, 1000)
         let (w, h) = (report.width, report.height)
         var encoder: Encoder?
         let stream: Int
@@ -101,6 +102,13 @@ final class PreviewWriter: @unchecked Sendable {
             encoder = e
         }
         try muxer.writeHeader(options: ["flush_packets": "1"])
+        return (muxer, encoder, stream)
+    }
+
+    private func loop(_ ring: FrameRing) throws {
+        let tb = Rational(1, 1000)
+        let (w, h) = (report.width, report.height)
+        let (muxer, encoder, stream) = try openOutput(timeBase: tb)
         let streamTB = muxer.timeBase(ofStream: stream)
         defer { try? muxer.finish() }
         let sensor8 = ["BA81", "GBRG", "GRBG", "RGGB"].contains(format.fourcc)

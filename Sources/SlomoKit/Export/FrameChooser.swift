@@ -15,6 +15,15 @@ protocol FrameChooser: AnyObject {
     func finish() throws
 }
 
+/// Where a chooser's output frames go: made ready (demosaiced) and encoded as output frame `n`.
+/// `VideoSink` in an export; a test's recorder in `ExportStageTests`.
+protocol FrameSink: AnyObject {
+    func prepare(_ decoded: Frame) throws -> Frame
+    func encode(_ frame: Frame, _ n: Int64) throws
+}
+
+extension VideoSink: FrameSink {}
+
 /// The chooser `--frame-blend` asks for.
 func makeFrameChooser(_ r: ExportRequest, plan: ExportFramePlan, map: RetimeMap, sink: VideoSink) throws -> any FrameChooser {
     r.frameBlend == .motion ? try MotionChooser(r, plan: plan, map: map, sink: sink)
@@ -26,12 +35,12 @@ func makeFrameChooser(_ r: ExportRequest, plan: ExportFramePlan, map: RetimeMap,
 final class HoldingChooser: FrameChooser {
     private(set) var next: Int64 = 0, repeated: Int64 = 0, missing: Int64 = 0
     private let plan: ExportFramePlan
-    private let sink: VideoSink
+    private let sink: any FrameSink
     private let blend: Bool
     private var held: (frame: Frame, index: Int)?
     private var lastShownIndex = -1
 
-    init(plan: ExportFramePlan, sink: VideoSink, blend: Bool) { self.plan = plan; self.sink = sink; self.blend = blend }
+    init(plan: ExportFramePlan, sink: any FrameSink, blend: Bool) { self.plan = plan; self.sink = sink; self.blend = blend }
 
     func take(_ frame: Frame, index k: Int) throws {
         if let h = held {
