@@ -40,9 +40,10 @@ struct CLI {
         return streams?.first?["frameCount"] as? Int
     }
 
-    /// `environment`: added to this process's environment.
-    static func run(_ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Result {
-        try run(executable: binary, args, cwd: cwd, environment: environment)
+    /// `environment`: added to this process's environment; `stdin`: written to the child's
+    /// standard input, which is then closed (nil: the test's own).
+    static func run(_ args: [String], cwd: String? = nil, environment: [String: String] = [:], stdin: Data? = nil) throws -> Result {
+        try run(executable: binary, args, cwd: cwd, environment: environment, stdin: stdin)
     }
 
     /// Another program, found on PATH (ffmpeg, bash, python3), run the same way.
@@ -50,7 +51,8 @@ struct CLI {
         try run(executable: "/usr/bin/env", args, cwd: cwd)
     }
 
-    static func run(executable: String, _ args: [String], cwd: String? = nil, environment: [String: String] = [:]) throws -> Result {
+    static func run(executable: String, _ args: [String], cwd: String? = nil, environment: [String: String] = [:],
+                    stdin: Data? = nil) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
@@ -61,7 +63,16 @@ struct CLI {
         let out = Pipe(), err = Pipe()
         p.standardOutput = out
         p.standardError = err
+        let input = stdin.map { _ in Pipe() }
+        if let input { p.standardInput = input }
         try p.run()
+        if let input, let stdin {
+            // written on its own thread: a child that does not read it all must not block the test
+            DispatchQueue.global().async {
+                try? input.fileHandleForWriting.write(contentsOf: stdin)
+                try? input.fileHandleForWriting.close()
+            }
+        }
         // read both pipes fully before waiting (large JSON would otherwise block the child)
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()

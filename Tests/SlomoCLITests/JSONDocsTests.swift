@@ -194,12 +194,12 @@ import Testing
         case "`slomo batch` refusal line":
             return lines(try CLI.run(["batch", d.file("none/*.mp4"), "--out-dir", d.file("out")]).stdout)
         case "`slomo play` events":
-            let script = "printf 'rate 1/2\\npitch time-domain\\nseek 0.5\\npause\\nresume\\nbogus\\nquit\\n' | '\(CLI.binary)' play '\(clip)' -o '\(d.file("p.nut"))' --pitch time-domain"
-            return lines(try CLI.tool(["bash", "-c", script]).stderr)
+            let commands = Data("rate 1/2\npitch time-domain\nseek 0.5\npause\nresume\nbogus\nquit\n".utf8)
+            return lines(try CLI.run(["play", clip, "-o", d.file("p.nut"), "--pitch", "time-domain"], stdin: commands).stderr)
         case "`slomo job` lines":
             let request = #"{"job": {"input": "\#(clip)", "output": "\#(d.file("j.mp4"))", "command": "export", "rate": "1/2", "segments": [], "ramps": [], "noAudio": false}, "threads": 1, "key": "k"}"#
-            let ok = try CLI.tool(["bash", "-c", "printf '%s' '\(request)' | '\(CLI.binary)' job"])
-            let bad = try CLI.tool(["bash", "-c", "printf '%s' '\(request.replacingOccurrences(of: clip, with: d.file("missing.mp4")))' | '\(CLI.binary)' job"])
+            let ok = try CLI.run(["job"], stdin: Data(request.utf8))
+            let bad = try CLI.run(["job"], stdin: Data(request.replacingOccurrences(of: clip, with: d.file("missing.mp4")).utf8))
             return lines(ok.stdout) + lines(bad.stdout)
         default:
             return []

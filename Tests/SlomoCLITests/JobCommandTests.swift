@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func aRequestThatIsNotJSONIsOneLineAndExit65() throws {
-        let r = try CLI.tool(["bash", "-c", "echo 'export a.mp4' | '\(CLI.binary)' job"])
+        let r = try CLI.run(["job"], stdin: Data("export a.mp4\n".utf8))
         #expect(r.status == 65)
         #expect(r.stderr.hasPrefix("slomo: job: stdin is not a job request"), "\(r.stderr)")
     }

@@ -8,7 +8,7 @@ import Testing
 /// Files through `TimePitchAudioSource` and `slomo stretch`'s use case: decoding, origin, bad input.
 @Suite struct AudioStretchTests {
     @Test func sourceOriginDropsEarlierAudioAndOutputIsExact() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         let sr = 32_000
         // clicks at 0.75 s and 1.25 s of a 2 s file
         let x = Signal.clicks(at: [24_000, 40_000], count: 64_000, sampleRate: sr)
@@ -28,7 +28,7 @@ import Testing
     /// A source starting late in a file seeks there (play makes one at every seek and rate change)
     /// and still places every sample exactly: the click at 3.25 s is at 0.25 s of the output.
     @Test func aLateOriginSeeksAndStaysSampleExact() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         let sr = 16_000
         writeWAV(dir.file("long.wav"), [Signal.clicks(at: [52_000], count: 80_000, sampleRate: sr)], sampleRate: sr)
         let src = try TimePitchAudioSource(path: dir.file("long.wav"), map: wholeMap(seconds: Rational(1), rate: .one),
@@ -44,7 +44,7 @@ import Testing
     /// ends with padding the edit list cuts: `stretch` must start at the stream's start and stop at
     /// its declared end, so a rate-1 pass keeps every click where it was and the length exact.
     @Test func aacPrimingAndPaddingAreNotAudio() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         var g = GenerateRequest(output: dir.file("c.mp4"), frameRate: Rational(30), duration: Rational(2), width: 96, height: 64)
         g.codec = .mjpeg
         _ = try Generator.generate(g)
@@ -68,7 +68,7 @@ import Testing
     }
 
     @Test func audioEndingEarlyIsPaddedWithSilenceToTheExactLength() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         writeWAV(dir.file("t.wav"), [Signal.tone(440, seconds: 0.5, sampleRate: 16_000)], sampleRate: 16_000)
         // the map covers 1 s but the file has 0.5 s of audio
         let src = try TimePitchAudioSource(path: dir.file("t.wav"), map: wholeMap(seconds: Rational(1), rate: Rational(2)),
@@ -81,7 +81,7 @@ import Testing
 
     @Test(arguments: [1, 2, 6, 8])
     func channelLayoutsAreKept(channels: Int) throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         let planes = (0..<channels).map { Signal.tone(200 + 100 * Double($0), seconds: 1, sampleRate: 48_000) }
         writeWAV(dir.file("in.wav"), planes, sampleRate: 48_000)
         // a FLAC with the standard layout for the count (mono, stereo, 5.1, 7.1)
@@ -101,7 +101,7 @@ import Testing
     /// which reads back by name (FFmpeg writes 5.1(side) AAC as an "unknown" layout).
     @Test(arguments: [("5.1(side)", 6, "5.1"), ("quad", 4, "4.0"), ("7.1(wide)", 8, "7.1"), ("2.1", 3, "2.1")])
     func nonDefaultChannelLayoutsAreKept(layout: String, channels: Int, aacLayout: String) throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         let tones = (0..<channels).map { "0.2*sin(2*PI*\(200 + 100 * $0)*t)" }.joined(separator: "|")
         try ffmpegCLI(["-f", "lavfi", "-i", "aevalsrc=\(tones):s=48000:d=1:channel_layout=\(layout)", "-c:a", "flac", dir.file("in.flac")])
         #expect(try Prober.probe(path: dir.file("in.flac")).streams.first?.channelLayout == layout)
@@ -116,7 +116,7 @@ import Testing
     }
 
     @Test func stretchWritesExactLengthsInEveryFormatAndRefusesToOverwrite() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         writeWAV(dir.file("in.wav"), [Signal.tone(440, seconds: 1, sampleRate: 44_100)], sampleRate: 44_100)
         let spec = RetimeSpec(rate: .one, segments: [try SegmentSpec(parsing: "0.25-0.5@1/2")])
         for ext in ["wav", "flac", "aiff", "mka"] {
@@ -136,7 +136,7 @@ import Testing
     }
 
     @Test func rateOutOfRangeFailsBeforeWritingAnything() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         writeWAV(dir.file("in.wav"), [Signal.tone(440, seconds: 1, sampleRate: 44_100)], sampleRate: 44_100)
         do {
             _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("x.wav"),
@@ -150,7 +150,7 @@ import Testing
     }
 
     @Test func aFileWithoutAudioIsADataError() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         var g = GenerateRequest(output: dir.file("v.mkv"), frameRate: Rational(30), duration: Rational(1, 2), width: 96, height: 64)
         g.audio = false
         g.codec = .mjpeg
@@ -165,7 +165,7 @@ import Testing
     }
 
     @Test func emptyAudioIsADataError() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         writeWAV(dir.file("empty.wav"), [[]], sampleRate: 48_000)
         do {
             _ = try TimePitchAudioSource(path: dir.file("empty.wav"), map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
@@ -179,7 +179,7 @@ import Testing
     }
 
     @Test func unsupportedSampleRatesAndChannelCountsAreDataErrors() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         writeWAV(dir.file("4k.wav"), [Signal.tone(440, seconds: 0.2, sampleRate: 4000)], sampleRate: 4000)
         writeWAV(dir.file("10ch.wav"), (0..<10).map { _ in Signal.tone(440, seconds: 0.2, sampleRate: 8000) }, sampleRate: 8000)
         for name in ["4k.wav", "10ch.wav"] {
@@ -193,7 +193,7 @@ import Testing
     }
 
     @Test func corruptPacketsAreSkippedAndCounted() throws {
-        let dir = ScratchDirectory()
+        let dir = TemporaryDirectory()
         writeWAV(dir.file("in.wav"), [Signal.tone(440, seconds: 2, sampleRate: 44_100)], sampleRate: 44_100)
         _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("good.aac"), spec: RetimeSpec(), algorithm: .varispeed))
         // damage the middle of the AAC (ADTS) stream

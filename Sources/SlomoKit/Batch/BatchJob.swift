@@ -71,11 +71,13 @@ public struct BatchJob: Codable, Sendable, Equatable {
         }
         let parsed: Parsed
         do { parsed = try parsedOptions() } catch { throw bad(error.wording) }
-        if let fps = parsed.fps, !fps.isPositive { throw bad("fps must be > 0") }
+        if let fps = parsed.fps, !fps.isPositive { throw bad("\(JobOption.fps.setting) must be > 0") }
         if let pitch, TimePitchAlgorithm(rawValue: pitch) == nil {
-            throw bad("pitch '\(pitch)': expected \(JobOption.pitchNames)")
+            throw bad(SettingError(JobOption.pitch.setting, pitch, "expected \(JobOption.pitchNames)").wording)
         }
-        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) { throw bad("audioCodec '\(audioCodec)': \(AudioCodecChoice.expected)") }
+        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) {
+            throw bad(SettingError(JobOption.audioCodec.setting, audioCodec, "\(AudioCodecChoice.expected)").wording)
+        }
         // what the job's command does not take (`JobOption.commands`), in words for the usual cases
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         let exportOnly = JobOption.allCases.filter { $0.commands == [.export] }

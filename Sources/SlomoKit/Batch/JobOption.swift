@@ -51,6 +51,18 @@ public enum JobOption: String, CaseIterable, Sendable {
         }
     }
 
+    /// The values an option takes from a closed list (for shell completion), in the order the help
+    /// gives them; nil for open values (rates, times, codec names).
+    public var values: [String]? {
+        switch self {
+        case .pitch: return TimePitchAlgorithm.allCases.map(\.rawValue)
+        case .frameBlend: return ExportRequest.FrameBlend.allCases.map(\.rawValue)
+        case .rotation: return ExportRequest.Rotation.allCases.map(\.rawValue)
+        case .audioCodec: return ["auto"] + AudioCodecChoice.named.map(\.key)
+        default: return nil
+        }
+    }
+
     /// The algorithms in the order the documentation gives them (best quality first).
     static let pitchNames = "spectral, time-domain, zero-latency, varispeed or mute"
 

@@ -22,21 +22,21 @@ struct BatchCommand: ParsableCommand {
     @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).") var inputs: [String] = []
     @Option(help: "Manifest file (.json, .yaml/.yml or .csv).") var manifest: String?
     @Option(help: "Directory for outputs of jobs that do not name one (made if missing).") var outDir: String?
-    @Option(help: "Command for every job without one: export, retime, stretch.") var command = "export"
+    @Option(help: "Command for every job without one: export, retime, stretch.", completion: .values(of: BatchJob.Command.self)) var command = "export"
     // Every job's options (a manifest's field overrides them); the table `JobOption` declares them.
     @Option(help: ArgumentHelp(JobOption.rate.help)) var rate: String?
     @Option(name: .customLong(JobOption.segments.flag), help: ArgumentHelp(JobOption.segments.help)) var segments: [String] = []
     @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
     @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
-    @Option(help: ArgumentHelp(JobOption.pitch.help)) var pitch: String?
+    @Option(help: ArgumentHelp(JobOption.pitch.help), completion: .values(of: JobOption.pitch)) var pitch: String?
     @Option(help: ArgumentHelp(JobOption.fps.help)) var fps: String?
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
     @Option(help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
-    @Option(help: ArgumentHelp(JobOption.frameBlend.help)) var frameBlend: String?
+    @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend: String?
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
-    @Option(help: ArgumentHelp(JobOption.rotation.help)) var rotation: String?
-    @Option(help: ArgumentHelp(JobOption.audioCodec.help)) var audioCodec: String?
+    @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation: String?
+    @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec: String?
     @Option(help: "Jobs at once (default: one per core).") var jobs: Int?
     @Option(help: "Codec threads per job (default: cores / jobs).") var threads: Int?
     @Option(help: "Run only shard I of N (I from 1, or from --shard-base).") var shard: String?

@@ -45,7 +45,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "RAM ring size in frames (instead of --ring-memory).") var ringFrames: Int?
     @Flag(help: "Do not lock the ring in RAM (mlock).") var noMlock = false
     @Flag(help: "Keep the capture thread at normal priority (default: SCHED_FIFO where allowed, else nice -10).") var noRealtime = false
-    @Option(help: "Raw cameras: x264, ffv1 (lossless) or raw (uncompressed; .mkv, .mov or .nut).") var codec = "x264"
+    @Option(help: "Raw cameras: x264, ffv1 (lossless) or raw (uncompressed; .mkv, .mov or .nut).", completion: .values(of: RecordingSettings.RawCodec.self)) var codec = "x264"
     @Option(help: "x264 preset for raw cameras.") var preset = "superfast"
     @Option(help: "x264 constant rate factor for raw cameras.") var crf = 20
     @Option(help: "Keep this many seconds before the trigger (needs --trigger).") var preTrigger: String?

@@ -23,8 +23,8 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
     @Option(help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
-    @Option(help: ArgumentHelp(JobOption.frameBlend.help)) var frameBlend = "none"
-    @Option(help: ArgumentHelp(JobOption.rotation.help)) var rotation = "auto"
+    @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend = "none"
+    @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
     @Option(help: "Decoder/encoder threads (0 = all cores).") var threads = 0

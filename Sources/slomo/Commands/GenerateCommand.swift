@@ -18,7 +18,7 @@ struct GenerateCommand: ParsableCommand {
     @Option(help: "Frame rate: integer, decimal or fraction (30000/1001), 1...1000.") var fps = "240"
     @Option(help: "Duration in seconds (decimal or fraction).") var duration = "2"
     @Option(help: "Frame size WIDTHxHEIGHT (even numbers).") var size = "640x360"
-    @Option(help: "Video codec: h264, mjpeg or ffv1.") var codec = "h264"
+    @Option(help: "Video codec: h264, mjpeg or ffv1.", completion: .values(of: GenerateRequest.VideoCodec.self)) var codec = "h264"
     @Option(help: "x264 preset (h264 only).") var preset = "veryfast"
     @Option(help: "x264 constant rate factor 0...51 (h264 only).") var crf = 18
     @Option(help: "Keyframe interval in frames (default: one second).") var gop: Int?

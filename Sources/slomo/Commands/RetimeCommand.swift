@@ -10,7 +10,7 @@ struct RetimeOptions: ParsableArguments {
     @Option(name: .customLong(JobOption.segments.flag), help: ArgumentHelp(JobOption.segments.help)) var segments: [String] = []
     @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
     @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
-    @Option(help: ArgumentHelp(JobOption.pitch.help)) var pitch = "spectral"
+    @Option(help: ArgumentHelp(JobOption.pitch.help), completion: .values(of: JobOption.pitch)) var pitch = "spectral"
 
     /// The job these options and `input`/`output` describe, and how to run it in this process.
     func run(_ command: BatchJob.Command, input: String, output: String, overwrite: Bool) throws -> JobRun {
@@ -29,7 +29,7 @@ struct RetimeOptions: ParsableArguments {
 /// a capture rate).
 struct VideoJobOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
-    @Option(help: ArgumentHelp(JobOption.audioCodec.help)) var audioCodec = "auto"
+    @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec = "auto"
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
     @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
