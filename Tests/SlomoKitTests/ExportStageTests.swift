@@ -111,4 +111,22 @@ import Testing
         }
         #expect(sink.shown.map(\.value) == expected)
     }
+
+    /// Retime's packet times: every packet's pts on the output timeline exactly, in a time base
+    /// that holds them all.
+    @Test func retimedPacketTimesAreExactInTheTimeBaseTheyChoose() throws {
+        let dir = TemporaryDirectory()
+        let timeline = try Self.timeline(dir)
+        for spec in [RetimeSpec(rate: Rational(1, 2)), RetimeSpec(segments: [try SegmentSpec(parsing: "0.5-1@1/3")])] {
+            let map = try spec.resolve(duration: timeline.duration, frameRate: timeline.frameRate)
+            let times = try RetimedPacketTimes(timeline: timeline, map: map, stored: map, fromOriginal: false)
+            let ticks = try times.ticks(in: times.timeBase)
+            #expect(!ticks.rounded && ticks.pts.count == 60)
+            for (k, pts) in ticks.pts.enumerated() {
+                let expected = map.targetTime(forSource: Rational(Int64(k), 60))
+                #expect(Rational(ticks: pts, timeBase: times.timeBase) == expected, "packet \(k) of \(spec)")
+            }
+            #expect(times.averageRate == Rational(60) / map.target.duration)
+        }
+    }
 }
