@@ -67,6 +67,8 @@ struct CLI {
         if let input { p.standardInput = input }
         try p.run()
         if let input, let stdin {
+            // a child that exits before reading it must fail its test, not end the run with SIGPIPE
+            signal(SIGPIPE, SIG_IGN)
             // written on its own thread: a child that does not read it all must not block the test
             DispatchQueue.global().async {
                 try? input.fileHandleForWriting.write(contentsOf: stdin)

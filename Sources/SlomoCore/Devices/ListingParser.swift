@@ -73,10 +73,11 @@ public enum ListingParser {
         return DeviceCatalog(formats: kept.enumerated().map { i, f in var g = f; g.index = i; return g })
     }
 
-    /// One `Interval:` line: a discrete interval (`Discrete 0.033s (30.000 fps)` or `Discrete 1/30`),
-    /// or a stepwise or continuous range of them.
+    /// What an `Interval:` line holds.
     enum IntervalLine { case discrete(Rational), range(FrameIntervals) }
 
+    /// One `Interval:` line: a discrete interval (`Discrete 0.033s (30.000 fps)` or `Discrete 1/30`),
+    /// or a stepwise or continuous range of them; `n` is its line number for errors.
     static func interval(_ line: Substring, number n: Int) throws(Failure) -> IntervalLine {
         let body = line.dropFirst(9).drop { $0 == " " }
         if body.hasPrefix("Discrete") {

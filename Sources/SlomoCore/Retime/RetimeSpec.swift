@@ -166,7 +166,7 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
     /// `frameRate` resolves frame-number times. Checks: inside the media, no overlaps, ramps fit.
     /// A curve's map passes exactly through `(t, O(t))` at every time of `curveNodes` (the video's
     /// frame times; sorted) and at its keys; without nodes, at every frame of `frameRate` from 0,
-    /// else every millisecond.
+    /// else every 10 ms (at most 2000 pieces per glide).
     public func resolve(duration: Rational, frameRate: Rational?, curveNodes: [Rational]? = nil) throws(RetimeError) -> RetimeMap {
         guard duration.isPositive else { throw .invalidSegment("(media)", reason: "the media has no duration") }
         let (pieces, curve) = try placed(duration: duration, frameRate: frameRate)

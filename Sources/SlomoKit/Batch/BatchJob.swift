@@ -62,7 +62,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     /// Checks option values the same way the commands do, so a bad job fails before anything runs.
-    /// Settings are named as a manifest names them (its fields: `frameBlend 'x'`).
+    /// Option values are named as a manifest names them (its fields: `frameBlend 'x'`); a speed
+    /// map's refusal keeps its settings typed, so the command line shows `--curve 'x'`, as it always has.
     public func validate(where place: String) throws(ManifestError) {
         func bad(_ m: Wording) -> ManifestError { .invalidJob(at: place, Wording(verbatim: m.description)) }
         // a speed map's refusal keeps its settings typed, so the command line shows its flags (`--curve 'x'`) as before

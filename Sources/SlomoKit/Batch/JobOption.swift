@@ -51,8 +51,8 @@ public enum JobOption: String, CaseIterable, Sendable {
         }
     }
 
-    /// The values an option takes from a closed list (for shell completion), in the order the help
-    /// gives them; nil for open values (rates, times, codec names).
+    /// The values an option takes from a closed list (for shell completion), in their types'
+    /// declaration order; nil for open values (rates, times, codec names).
     public var values: [String]? {
         switch self {
         case .pitch: return TimePitchAlgorithm.allCases.map(\.rawValue)

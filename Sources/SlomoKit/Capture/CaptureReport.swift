@@ -1,6 +1,5 @@
 import Foundation
 import SlomoCore
-import Synchronization
 
 /// One saved shot, as the report and the recording's metadata tell it.
 public struct ShotReport: Codable, Sendable {

@@ -1,12 +1,11 @@
 import Foundation
 import SlomoCore
-import Synchronization
 
 /// The capture report and its side file.
 extension CaptureSession {
 
     func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
-                            catchUp: Rational, shortFrames: Int64) -> CaptureReport {
+                    catchUp: Rational, shortFrames: Int64) -> CaptureReport {
         lock.lock(); var s = stats; let reason = endReason; let message = endMessage; let note = threadNote; lock.unlock()
         s.shortFrames += shortFrames
         lastStats = s

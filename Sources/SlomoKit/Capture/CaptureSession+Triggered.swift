@@ -1,6 +1,5 @@
 import Foundation
 import SlomoCore
-import Synchronization
 
 /// Pre/post-trigger recording: triggers pick shots out of the ring; each is saved as it completes.
 extension CaptureSession {
@@ -20,7 +19,7 @@ extension CaptureSession {
     }
 
     func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
-                              captureDone: DispatchSemaphore) throws -> CaptureReport {
+                      captureDone: DispatchSemaphore) throws -> CaptureReport {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
         let triggerThread = Thread { [self] in
             switch t.kind {
@@ -77,7 +76,9 @@ extension CaptureSession {
         s.output = TriggerSettings.path(settings.output, shot: n)
         guard let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) else { return nil }
         w.audio = audioCapture
-        try? w.prepare()
+        // one that failed to prepare is not kept: its muxer may exist while its encoder does not,
+        // and saving would then write nothing without a word
+        do { try w.prepare() } catch { return nil }
         return w
     }
 
@@ -100,7 +101,7 @@ extension CaptureSession {
 
     /// Saves one shot: its frames from the ring, in order, as they arrive.
     func save(_ shot: Shot, trigger t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64,
-                      writer: inout RecordingWriter?) throws -> ShotReport {
+              writer: inout RecordingWriter?) throws -> ShotReport {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: shot.number)
         let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
@@ -157,7 +158,7 @@ extension CaptureSession {
 
     /// Queues a shot whose trigger frame is `index` (pinned from `pin` on).
     func enqueue(pin: (id: Int, start: Int64), index: Int64, preCount: Int64, postCount: Int64, event: Rational,
-                         wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
+                 wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
         var start = Swift.max(pin.start, index - preCount)
         var leadIn: Int64 = 0
         var warning: String?
@@ -274,5 +275,4 @@ extension CaptureSession {
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
-
 }

@@ -1,7 +1,6 @@
 import Foundation
 import SlomoCore
 import SlomoFFmpeg
-import Synchronization
 
 /// Capture: a capture thread (real-time priority where allowed) takes each frame from the source,
 /// copies it into the preallocated RAM ring and gives the buffer back at once; it never waits on
@@ -241,7 +240,7 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: continuous recording
 
     func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
-                               progress: ((Int64) -> Void)?) throws -> CaptureReport {
+                       progress: ((Int64) -> Void)?) throws -> CaptureReport {
         let pin = ring.pin(from: 0)
         var k = pin.start
         var writeError: Error?
@@ -317,5 +316,4 @@ public final class CaptureSession: @unchecked Sendable {
     var motionEvaluated: Int64 = 0
     var motionSkipped: Int64 = 0
     var motionCPU: Double = 0
-
 }

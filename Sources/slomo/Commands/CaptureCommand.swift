@@ -59,7 +59,8 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
     @Option(help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
     @Option(help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
-    @Option(help: "Sound codec: aac, flac, alac, pcm, pcm24, opus… (default: lossless, PCM; ALAC in MP4).") var audioCodec: String?
+    @Option(help: "Sound codec: aac, flac, alac, pcm, pcm24, opus… (default: lossless, PCM; ALAC in MP4).",
+            completion: .list(AudioCodecChoice.named.map(\.key))) var audioCodec: String?
     @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
     @Option(help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
