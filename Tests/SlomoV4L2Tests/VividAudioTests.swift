@@ -123,13 +123,17 @@ struct VividTwoCameraTests {
         #expect(r.count == 7 && r[6] <= 16.7, "\(c["two_report"] ?? "")")
     }
 
-    /// One stdin trigger, two shots around the same instant: the same event time, trigger frames within one period.
+    /// One stdin trigger, two shots around the same instant: the same event time, trigger frames
+    /// within one period (two where the driver dropped frames in a shot: the frame nearest the
+    /// event may be the one lost, as happened once in CI under emulation, 22.5 ms apart).
     @Test func oneTriggerSelectsTheSameInstantOnBothCameras() throws {
         let c = try VividAudioVM.checks()
         #expect(c["twoshot_rc"] == "0")
         let s = (c["twoshot"] ?? "").split(separator: " ").map(String.init)
-        #expect(s.count == 6 && (Double(s[0]) ?? 99) <= 16.7 && s[1] == "True" && s[2] == "30" && s[3] == "30" && s[4] == "30" && s[5] == "30",
-                "\(c["twoshot"] ?? "")")
+        try #require(s.count == 7, "\(c["twoshot"] ?? "")")
+        let period = 1000.0 / 60, gaps = Int(s[6]) ?? -1
+        #expect((Double(s[0]) ?? 99) <= (gaps == 0 ? 1 : 2) * period + 0.05 && gaps >= 0, "\(c["twoshot"] ?? "")")
+        #expect(s[1] == "True" && s[2] == "30" && s[3] == "30" && s[4] == "30" && s[5] == "30", "\(c["twoshot"] ?? "")")
         #expect(c["two_noname"]?.hasPrefix("64 slomo: -o '") == true && c["two_noname"]?.contains("{camera}") == true, "\(c["two_noname"] ?? "")")
     }
 }

@@ -114,6 +114,6 @@ PY
 mkfifo /tmp/trig2
 ( sleep 3; echo trigger; sleep 2; echo quit ) > /tmp/trig2 &
 $S capture /dev/video0 /dev/video1 --pre-trigger 0.5 --post-trigger 0.5 --trigger stdin -o "$OUT/shot{camera}.mp4" --overwrite --json < /tmp/trig2 > $OUT/twoshot.json; say twoshot_rc $?
-python3 -c 'import json; r=json.load(open("'$OUT'/twoshot.json")); s=[c["shots"][0] for c in r["cameras"]]; print("CHECK twoshot", r["triggerFrameSpreadMs"][0], s[0]["triggerTime"] == s[1]["triggerTime"], s[0]["preFrames"], s[1]["preFrames"], s[0]["postFrames"], s[1]["postFrames"])'
+python3 -c 'import json; r=json.load(open("'$OUT'/twoshot.json")); s=[c["shots"][0] for c in r["cameras"]]; print("CHECK twoshot", r["triggerFrameSpreadMs"][0], s[0]["triggerTime"] == s[1]["triggerTime"], s[0]["preFrames"], s[1]["preFrames"], s[0]["postFrames"], s[1]["postFrames"], s[0]["sequenceGaps"] + s[1]["sequenceGaps"])'
 $S capture /dev/video0 /dev/video1 --frames 10 -o $OUT/nocam.mp4 2>$OUT/nocam.err; say two_noname "$? $(cat $OUT/nocam.err)"
 say done 1
