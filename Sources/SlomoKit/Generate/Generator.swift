@@ -85,10 +85,7 @@ public enum Generator {
         let out = try OutputFile(path: r.output, overwrite: r.overwrite)
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let settings = r.videoSettings()
-        let clip = try CalibrationOutput(r, video: settings, muxer: muxer)
-        muxer.setMetadata("comment", "slomo calibration clip: frame index code in the top band, 1 kHz tone, click every 250 ms")
-        muxer.setMetadata("encoder", "slomo generate")
-        try muxer.writeHeader(options: formatName == "mp4" || formatName == "mov" ? ["movflags": "+faststart"] : [:])
+        let clip = try CalibrationOutput(r, video: settings, muxer: muxer, formatName: formatName)
         let frame = try Frame(width: r.width, height: r.height, pixelFormat: settings.pixelFormat)
         let total = r.frameCount
         for i in 0..<total {
@@ -172,14 +169,14 @@ extension GenerateRequest {
 private final class CalibrationOutput {
     let muxer: Muxer
     let packet = Packet()
-    let video: Encoder, videoStream: Int
-    let audio: Encoder?, audioStream: Int
+    let video: Encoder, videoStream: Int, videoTimeBase: Rational
+    let audio: Encoder?, audioStream: Int, audioTimeBase: Rational
     let tone: CalibrationTone
     let sampleRate: Int, totalSamples: Int64
     private(set) var samplesWritten: Int64 = 0
 
-    /// Adds the streams (before the muxer's header is written).
-    init(_ r: GenerateRequest, video settings: VideoEncoderSettings, muxer: Muxer) throws {
+    /// Adds the streams and writes the muxer's header (the streams' time bases are the muxer's from then on).
+    init(_ r: GenerateRequest, video settings: VideoEncoderSettings, muxer: Muxer, formatName: String) throws {
         self.muxer = muxer
         video = try Encoder(path: r.output, video: settings, globalHeader: muxer.wantsGlobalHeader)
         videoStream = try muxer.addStream(for: video)
@@ -194,10 +191,15 @@ private final class CalibrationOutput {
         tone = CalibrationTone(sampleRate: r.sampleRate)
         sampleRate = r.sampleRate
         totalSamples = (r.duration * Rational(Int64(r.sampleRate))).floor
+        muxer.setMetadata("comment", "slomo calibration clip: frame index code in the top band, 1 kHz tone, click every 250 ms")
+        muxer.setMetadata("encoder", "slomo generate")
+        try muxer.writeHeader(options: formatName == "mp4" || formatName == "mov" ? ["movflags": "+faststart"] : [:])
+        videoTimeBase = muxer.timeBase(ofStream: videoStream)
+        audioTimeBase = audioStream >= 0 ? muxer.timeBase(ofStream: audioStream) : Rational(1)
     }
 
     func drain(_ enc: Encoder, stream: Int) throws {
-        let timeBase = muxer.timeBase(ofStream: stream)
+        let timeBase = stream == videoStream ? videoTimeBase : audioTimeBase
         while case .got = try enc.receive(into: packet) {
             packet.streamIndex = stream
             packet.rescaleTimestamps(from: enc.timeBase, to: timeBase)
