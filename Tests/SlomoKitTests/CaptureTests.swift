@@ -170,6 +170,25 @@ import SlomoCore
         #expect(s1.latency.isPositive && s1.latency < Rational(1, 2))
     }
 
+    /// A trigger before the ring holds the pre-trigger window (here: before the camera's first
+    /// frame, SIGUSR1 as soon as the session exists) keeps the frames there are, and the shot says
+    /// it is short and by how much.
+    @Test func aTriggerBeforeArmedKeepsWhatThereIsAndSaysSo() throws {
+        let dir = TemporaryDirectory()
+        var limits = CaptureLimits(duration: Rational(6))
+        limits.lockMemory = false
+        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+                                         settings: RecordingSettings(output: dir.file("early.mp4")), limits: limits,
+                                         trigger: TriggerSettings(kind: .signal, pre: Rational(1), post: Rational(1, 10)))
+        kill(getpid(), SIGUSR1)
+        let r = try session.run()
+        let s = try #require(r.shots?.first)
+        #expect(s.preFrames < 100 && s.preFramesAsked == 100 && s.postFrames == 10 && !s.complete)
+        #expect(s.warning?.contains("\(s.preFrames) of 100 frames before the trigger frame") == true, "\(s.warning ?? "no warning")")
+        let ix = try Prober.probe(path: dir.file("early.mp4"), frames: true).frames?.compactMap(\.calibrationIndex) ?? []
+        #expect(ix.first == 0 && ix == Array(0...(s.preFrames + 10)), "\(ix)")
+    }
+
     /// A shot triggered by SIGUSR1 half a second after the session is armed (process-directed:
     /// GCD's threads block signals).
     func signalShot(_ spec: String, pre: Rational, post: Rational, _ dir: TemporaryDirectory, name: String) throws -> CaptureReport {

@@ -58,9 +58,12 @@ python3 -c 'import json; a=json.load(open("'$OUT'/drift.json"))["audio"]; r=a["m
 # --- pre/post-trigger with sound: the shot's audio from its first frame (MP4: ALAC)
 $PLAY hw:Loopback,0,0 12 > $OUT/clicks3.txt &
 sleep 0.5
+# triggers are sent once slomo says it is armed (the ring holds the window before the event): a
+# fixed sleep raced a slow start under load once (both cameras' shots had no frame before it)
 mkfifo /tmp/trig
-( sleep 4; echo trigger; sleep 2; echo quit ) > /tmp/trig &
-$S capture $D --audio hw:Loopback,1,0 --pre-trigger 1 --post-trigger 1 --trigger stdin -o $OUT/shot.mp4 --overwrite --json < /tmp/trig > $OUT/shot.json; say shot_rc $?
+( for i in $(seq 300); do grep -q '^slomo: armed' $OUT/shot.err 2>/dev/null && break; sleep 0.1; done
+  sleep 1; echo trigger; sleep 2; echo quit ) > /tmp/trig &
+$S capture $D --audio hw:Loopback,1,0 --pre-trigger 1 --post-trigger 1 --trigger stdin -o $OUT/shot.mp4 --overwrite --json < /tmp/trig > $OUT/shot.json 2> $OUT/shot.err; say shot_rc $?
 wait
 say shot_offsets "$(offsets $OUT/clicks3.txt $OUT/shot.mp4)"
 say shot_streams "$(streams $OUT/shot.mp4)"
@@ -112,8 +115,9 @@ offs.sort()
 print("CHECK two_files", len(offs), float(offs[len(offs) // 2] * 1000), float(offs[-1] * 1000))
 PY
 mkfifo /tmp/trig2
-( sleep 3; echo trigger; sleep 2; echo quit ) > /tmp/trig2 &
-$S capture /dev/video0 /dev/video1 --pre-trigger 0.5 --post-trigger 0.5 --trigger stdin -o "$OUT/shot{camera}.mp4" --overwrite --json < /tmp/trig2 > $OUT/twoshot.json; say twoshot_rc $?
+( for i in $(seq 300); do grep -q '^slomo: armed' $OUT/twoshot.err 2>/dev/null && break; sleep 0.1; done
+  sleep 0.5; echo trigger; sleep 2; echo quit ) > /tmp/trig2 &
+$S capture /dev/video0 /dev/video1 --pre-trigger 0.5 --post-trigger 0.5 --trigger stdin -o "$OUT/shot{camera}.mp4" --overwrite --json < /tmp/trig2 > $OUT/twoshot.json 2> $OUT/twoshot.err; say twoshot_rc $?
 python3 -c 'import json; r=json.load(open("'$OUT'/twoshot.json")); s=[c["shots"][0] for c in r["cameras"]]; print("CHECK twoshot", r["triggerFrameSpreadMs"][0], s[0]["triggerTime"] == s[1]["triggerTime"], s[0]["preFrames"], s[1]["preFrames"], s[0]["postFrames"], s[1]["postFrames"], s[0]["sequenceGaps"] + s[1]["sequenceGaps"])'
 $S capture /dev/video0 /dev/video1 --frames 10 -o $OUT/nocam.mp4 2>$OUT/nocam.err; say two_noname "$? $(cat $OUT/nocam.err)"
 say done 1

@@ -161,7 +161,10 @@ extension CaptureSession {
                  wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
         var start = Swift.max(pin.start, index - preCount)
         var leadIn: Int64 = 0
-        var warning: String?
+        var warnings: [String] = []
+        if index - start < preCount {
+            warnings.append("the trigger came before the ring held the time asked for before it (before 'armed'): \(index - start) of \(preCount) frames before the trigger frame")
+        }
         if keyframed {
             // back from the first pre-trigger frame to the keyframe it is predicted from
             var k = start
@@ -173,14 +176,15 @@ extension CaptureSession {
                 leadIn = start - k
                 start = k
             } else {
-                warning = "no keyframe in the ring at or before the first pre-trigger frame: frames before the camera's next keyframe do not decode"
+                warnings.append("no keyframe in the ring at or before the first pre-trigger frame: frames before the camera's next keyframe do not decode")
             }
         }
         ring.advance(pin.id, to: start)
         shotCond.lock()
         shotsTriggered += 1
         pendingShots.append(Shot(number: shotsTriggered, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
-                                 eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn, warning: warning))
+                                 eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn,
+                                 warning: warnings.isEmpty ? nil : warnings.joined(separator: "; ")))
         shotCond.broadcast()
         shotCond.unlock()
     }
