@@ -182,6 +182,13 @@ public struct WAVWriteError: SlomoFailure, Sendable, Equatable {
         }
     }
 
+    public var systemErrno: Int32? {
+        switch problem {
+        case .cannotCreate(let e), .writeFailed(let e): return e
+        case .tooLong: return nil
+        }
+    }
+
     public var wording: Wording {
         switch problem {
         case .cannotCreate(let e): return "\(path): cannot create output: \(String(cString: strerror(e)))"

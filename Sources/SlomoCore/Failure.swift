@@ -31,10 +31,14 @@ public enum FailureKind: Sendable, Hashable, CaseIterable {
 public protocol SlomoFailure: Error, CustomStringConvertible {
     var kind: FailureKind { get }
     var wording: Wording { get }
+    /// The system's error number behind the failure (ENOSPC, EIO…), when a system call or a
+    /// library passing one on failed: what a caller tests, never the text.
+    var systemErrno: Int32? { get }
 }
 
 extension SlomoFailure {
     public var description: String { wording.description }
+    public var systemErrno: Int32? { nil }
 }
 
 /// An option of a request, by the name of its field in the request (`fps`, `ringMemory`,

@@ -71,6 +71,8 @@ public struct V4L2Error: SlomoFailure, Equatable {
         return "\(device): \(what) failed: \(cause)" + (hint.map { ": \($0)" } ?? "")
     }
 
+    public var systemErrno: Int32? { errno == 0 ? nil : errno }
+
     public var kind: FailureKind {
         switch code {
         case .noDevice, .notCharacterDevice, .notV4L2Device: return .missing

@@ -84,8 +84,16 @@ import Testing
             Issue.record("opened a missing file")
         } catch {
             #expect(error.category == .inputMissing)
+            #expect(error.systemErrno == ENOENT)
             #expect("\(error)".contains("/nonexistent/clip.mp4"))
         }
+    }
+
+    /// A system error FFmpeg passes on is typed as its errno; FFmpeg's own codes are not errnos.
+    @Test func systemErrorsKeepTheirErrno() {
+        #expect(FFmpegError(path: "x.mp4", operation: "av_write_frame", code: -ENOSPC).systemErrno == ENOSPC)
+        #expect(FFmpegError(path: "x.mp4", operation: "avcodec_send_packet", code: -1094995529).systemErrno == nil)   // AVERROR_INVALIDDATA
+        #expect(FFmpegError(path: "x.mp4", operation: "open", message: "no video stream", category: .invalidData).systemErrno == nil)
     }
 
     @Test func rationalsAndTicksConvertExactly() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SlomoCore
+import SlomoFFmpeg
 @testable import SlomoKit
 
 /// Capture through the real writer path with the synthetic camera.
@@ -93,6 +94,17 @@ import SlomoCore
             let want = k <= 20 ? Int64(10_000 * k + 750 * k * k) : 500_000 + Int64(40_000 * (k - 20))
             #expect(t[k] == want, "frame \(k)")
         }
+    }
+
+    /// A full disk is recognised by the errno the failure carries, whatever its text.
+    @Test func aFullDiskIsKnownByItsErrnoNotItsText() {
+        let full = CaptureSession.stopped("o.mkv", frames: 7, FFmpegError(path: "o.mkv", operation: "av_interleaved_write_frame", code: -ENOSPC))
+        #expect(full.systemErrno == ENOSPC && full.kind == .ioFailed)
+        #expect(full.description == "o.mkv: recording stopped after 7 frames: no space left on the device (ENOSPC); the file plays up to its last complete fragment")
+        let io = CaptureSession.stopped("o.mkv", frames: 7, CaptureError.syncFailed(output: "o.mkv", errno: EIO))
+        #expect(io.systemErrno == EIO && io.description.contains("fdatasync failed: Input/output error (EIO)"), "\(io)")
+        let other = CaptureSession.stopped("o.mkv", frames: 7, OutputError("o.mkv", .writeFailed(errno: nil)))
+        #expect(other.systemErrno == nil && other.description.contains("frames: cannot write: write failed;"), "\(other)")
     }
 
     @Test func fullQueueDropsInsteadOfWaiting() throws {

@@ -26,9 +26,17 @@ public enum CaptureError: SlomoFailure, Sendable {
     /// Cameras on one event at different rates.
     case ratesDiffer(camera: String, rate: Rational?, first: String, firstRate: Rational)
     /// Writing failed after `frames` frames; the file plays up to its last complete fragment.
-    case stopped(output: String, frames: Int64, cause: Wording, report: String?)
+    case stopped(output: String, frames: Int64, cause: Wording, errno: Int32?, report: String?)
     /// The synthetic test source failed (a slomo bug or a missing encoder).
     case synthetic(Wording)
+
+    public var systemErrno: Int32? {
+        switch self {
+        case .syncFailed(_, let e): return e
+        case .stopped(_, _, _, let e, _): return e
+        default: return nil
+        }
+    }
 
     public var kind: FailureKind {
         switch self {
@@ -68,7 +76,7 @@ public enum CaptureError: SlomoFailure, Sendable {
             let other = rate.map { "\(DecimalText.fps($0)) fps" } ?? "an unknown rate"
             return "\(camera): runs at \(other), \(first) at \(DecimalText.fps(firstRate)) fps: "
                 + "cameras on one event must run at one rate (choose it with \(Setting.fps), and a size both reach)"
-        case .stopped(let output, let frames, let cause, let report):
+        case .stopped(let output, let frames, let cause, _, let report):
             return "\(output): recording stopped after \(frames) frames: \(cause); the file plays up to its last complete fragment\(report.map { "; \($0)" } ?? "")"
         case .synthetic(let why): return why
         }

@@ -282,11 +282,10 @@ public final class CaptureSession: @unchecked Sendable {
 
     static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> CaptureError {
         let cause: Wording = "\(e)"
-        let text = cause.description
-        let full = text.contains("No space") || text.contains("ENOSPC")
+        let errno = (e as? SlomoFailure)?.systemErrno
         return .stopped(output: output, frames: frames,
-                        cause: full ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
-                        report: report)
+                        cause: errno == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
+                        errno: errno, report: report)
     }
 
     // MARK: the report's counters (CaptureSession+Report.swift)

@@ -57,11 +57,7 @@ final class RecordingWriter {
         self.format = format
         self.sourceName = sourceName
         _ = try ContainerFormat.forOutput(settings.output)
-        if FileManager.default.fileExists(atPath: settings.output) && !settings.overwrite {
-            throw OutputError(settings.output, .exists)
-        }
-        let dir = URL(fileURLWithPath: settings.output).deletingLastPathComponent().path
-        guard access(dir, W_OK) == 0 else { throw OutputError(settings.output, .directoryUnusable(dir)) }
+        try OutputFile.check(settings.output, overwrite: settings.overwrite)
         // Bayer kept as the sensor's samples (FFV1, raw) is read as gray: swscale would demosaic a bayer_* input
         // (10/12/16-bit Bayer already reads as gray10/12/16: samples in 16-bit words)
         let sensor8 = ["BA81", "GBRG", "GRBG", "RGGB"].contains(format.fourcc) && settings.rawCodec != .x264

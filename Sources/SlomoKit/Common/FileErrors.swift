@@ -9,10 +9,8 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
         case isDirectory
         case directoryMissing(String)
         case directoryNotWritable(String)
-        /// Not writable or missing: found by `access`, which does not say which.
-        case directoryUnusable(String)
-        /// Writing a small file whole failed (the system's words).
-        case writeFailed(String)
+        /// Writing a small file whole failed (nil: the system gave no error number).
+        case writeFailed(errno: Int32?)
         /// Renaming the finished temporary file into place failed.
         case renameFailed(from: String, errno: Int32)
         /// No container for the extension (`webm`: whether WebM would have been one).
@@ -22,6 +20,14 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
     public var problem: Problem
 
     public init(_ path: String, _ problem: Problem) { self.path = path; self.problem = problem }
+
+    public var systemErrno: Int32? {
+        switch problem {
+        case .writeFailed(let e): return e
+        case .renameFailed(_, let e): return e
+        default: return nil
+        }
+    }
 
     public var kind: FailureKind {
         switch problem {
@@ -37,8 +43,7 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
         case .isDirectory: return "\(path): cannot write output: it is a directory"
         case .directoryMissing(let d): return "\(path): cannot write output: directory \(d) does not exist"
         case .directoryNotWritable(let d): return "\(path): cannot write output: directory \(d) is not writable"
-        case .directoryUnusable(let d): return "\(path): cannot write output: directory \(d) is not writable or does not exist"
-        case .writeFailed(let why): return "\(path): cannot write: \(why)"
+        case .writeFailed(let e): return "\(path): cannot write: \(OutputFile.systemWords(e))"
         case .renameFailed(let from, let e): return "\(path): rename from \(from) failed: \(String(cString: strerror(e)))"
         case .unsupportedExtension(let ext, let webm):
             return "\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv\(webm ? ", .webm" : "") or .nut)"

@@ -43,18 +43,25 @@ public final class OutputFile {
     /// Writes a small file whole (temporary name, then rename): one line naming the file on failure.
     public static func write(_ data: Data, to path: String) throws(OutputError) {
         do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw OutputError(path, .writeFailed(reason(error)))
+            throw OutputError(path, .writeFailed(errno: systemErrno(of: error)))
         }
     }
 
     /// A Foundation write error as the system's words (`No space left on device (ENOSPC)`), never
     /// Foundation's own text.
-    public static func reason(_ error: Error) -> String {
+    public static func reason(_ error: Error) -> String { systemWords(systemErrno(of: error)) }
+
+    /// The errno behind a Foundation write error, when it says one.
+    public static func systemErrno(of error: Error) -> Int32? {
         let ns = error as NSError
-        let code = (ns.userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
+        return (ns.userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
             ?? (ns.domain == NSPOSIXErrorDomain ? Int32(ns.code) : nil)
             ?? (ns.code == NSFileWriteOutOfSpaceError ? ENOSPC : ns.code == NSFileWriteVolumeReadOnlyError ? EROFS
                 : ns.code == NSFileWriteNoPermissionError ? EACCES : nil)
+    }
+
+    /// An errno as the system's words and, for the ones a user meets writing, its name.
+    public static func systemWords(_ code: Int32?) -> String {
         guard let code else { return "write failed" }
         let name: String
         switch code {
