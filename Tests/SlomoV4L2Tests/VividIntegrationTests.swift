@@ -274,7 +274,9 @@ struct VividCapturePathTests {
     @Test func wrappedSequenceNumbersAndTimestamps() throws {
         let c = try VividVM.checks()
         let s = VividVM.numbers(c, "wrapseq")
-        #expect(c["wrapseq_rc"] == "0" && s.count == 3 && s[0] == 300 && s[1] < 60 && s[2] == 0, "\(c["wrapseq"] ?? "")")
+        // a wrap counted as a gap would be ~2^32 dropped frames; vivid's own jiffy timing may repeat a
+        // sequence number once under load (its README's caveat; seen once in a loaded run), not more
+        #expect(c["wrapseq_rc"] == "0" && s.count == 3 && s[0] == 300 && s[1] < 60 && s[2] <= 1, "\(c["wrapseq"] ?? "")")
         #expect(c["wrapts1_rc"] == "0")
         let w = c["wrapts1"] ?? ""
         let n = w.split(separator: " ").prefix(5).map(String.init)
