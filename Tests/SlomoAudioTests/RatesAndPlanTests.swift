@@ -48,7 +48,7 @@ import Testing
     func badRateTextIsRejected(text: String) {
         #expect(throws: AudioFailure.self) { try TimePitchAlgorithm.parseRate(text) }
         // and the retime syntax every command shares rejects it too
-        #expect(throws: (any Error).self) { try RetimeSpec.parseRate(Substring(text), context: "--rate \(text)") }
+        #expect(throws: (any Error).self) { try RetimeSpec.parseRate(Substring(text), context: "rate '\(text)'") }
     }
 
     @Test func pitchNamesParseAndUnknownNamesListTheValidOnes() throws {

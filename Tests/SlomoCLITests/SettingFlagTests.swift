@@ -38,6 +38,12 @@ import Testing
             (["capture", "--source", "synthetic", "--trigger", "stdin", "--pre-trigger", "2", "--ring-frames", "10", "-o", dir.file("x.mkv")], 64,
              "slomo: --ring-memory: 10 frames cannot hold --pre-trigger 2 s (480 frames) and 8 more"),
             (["batch", clip, "--out-dir", dir.path, "--shard", "3/2"], 64, "slomo: --shard '3/2': the index must be in 1...2"),
+            // a rate is named as the flag that gave it; a segment's as the segment
+            (["retime", clip, "-o", dir.file("o.mkv"), "--rate", "0"], 64, "slomo: --rate '0': rate must be > 0, got 0"),
+            (["export", clip, "-o", dir.file("o.mp4"), "--rate", "1/2000"], 64, "slomo: --rate '1/2000': rate 1/2000 is outside 1/1000...1000"),
+            (["plan", clip, "--segment", "0.1-0.2@1/2000"], 64, "slomo: segment '0.1-0.2@1/2000': rate 1/2000 is outside 1/1000...1000"),
+            (["stretch", clip, "-o", dir.file("o.wav"), "--rate", "x"], 64,
+             "slomo: --rate 'x': rate 'x' is not a number (use a decimal or a fraction like 1/8)"),
             // a job's speed map refused in batch's up-front check: the flag, as before typed errors
             (["batch", clip, "--out-dir", dir.path, "--curve", "0@1"], 64,
              "slomo: input 0 (\(clip)): --curve '0@1': a curve needs at least two key points TIME@RATE, e.g. 0@1,1@1/4"),
@@ -46,6 +52,7 @@ import Testing
             let r = try CLI.run(c.args)
             #expect(r.status == c.status && CLI.errorLines(r) == [c.line], "\(c.args): \(r.status) \(r.stderr)")
         }
-        #expect(!FileManager.default.fileExists(atPath: dir.file("o.mp4")) && !FileManager.default.fileExists(atPath: dir.file("x.mkv")))
+        #expect(!FileManager.default.fileExists(atPath: dir.file("o.mp4")) && !FileManager.default.fileExists(atPath: dir.file("x.mkv"))
+                && !FileManager.default.fileExists(atPath: dir.file("o.mkv")) && !FileManager.default.fileExists(atPath: dir.file("o.wav")))
     }
 }

@@ -26,4 +26,15 @@ import Testing
         #expect(c.jumps.count == 1 && c.offset == Rational(1, 100))
         #expect(c.mend(Rational(1502, 100), sequence: 3) == Rational(1503, 100))
     }
+
+    /// Sequence numbers that wrap at 2^32 are neither drops nor repeats; a real gap across the wrap
+    /// is counted as the frames it skipped, and a repeat as one.
+    @Test func sequenceNumbersWrapWithoutADropOrARepeat() {
+        var s = CaptureStats()
+        for (k, q) in [UInt32.max - 1, .max, 0, 1].enumerated() { s.record(sequence: q, timestamp: Rational(Int64(k), 60)) }
+        #expect(s.droppedByDriver == 0 && s.repeatedSequence == 0 && s.framesCaptured == 4)
+        var g = CaptureStats()
+        for (k, q) in [UInt32.max - 1, 1, 1].enumerated() { g.record(sequence: q, timestamp: Rational(Int64(k), 60)) }
+        #expect(g.droppedByDriver == 2 && g.repeatedSequence == 1)            // .max and 0 skipped; 1 twice
+    }
 }

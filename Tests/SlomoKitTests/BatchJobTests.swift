@@ -39,6 +39,19 @@ import SlomoCore
         try stretch.validate(where: "m.json:1")
     }
 
+    /// A manifest's `rate` is refused as the field, with the rate typed so a front end names it its way.
+    @Test func aBadRateIsNamedAsTheRateSetting() {
+        var job = BatchJob(input: "in.mp4", output: "o.mkv", command: .export)
+        job.rate = "0"
+        do {
+            try job.validate(where: "m.json:1")
+            Issue.record("rate 0 was accepted")
+        } catch {
+            #expect(error.description.hasSuffix("rate '0': rate must be > 0, got 0"), "\(error)")
+        }
+        #expect(throws: RetimeError.invalidRate("\(Setting.rate) '0'", reason: "rate must be > 0, got 0")) { try JobRun(job: job) }
+    }
+
     /// `rotation` is an export option: checked, and refused for the commands that copy video or have none.
     @Test func rotationIsValidatedAndExportOnly() throws {
         var job = BatchJob(input: "in.mp4", output: "o.mkv", command: .export)

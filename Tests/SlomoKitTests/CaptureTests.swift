@@ -131,6 +131,8 @@ import SlomoFFmpeg
 }
 
 /// The RAM ring and pre/post-trigger shots, with the synthetic camera (its frames carry their index).
+/// Every test that sends SIGUSR1 is in this one serialized suite: the signal and its pipe are the
+/// process's, and suites run side by side.
 @Suite(.serialized) struct TriggerCaptureTests {
     @Test func ringNeverOverwritesAPinnedFrame() {
         let ring = FrameRing(capacity: 4, slotBytes: 16, lockInMemory: false)
@@ -250,6 +252,33 @@ import SlomoFFmpeg
             guard case .ringTooLarge = e else { Issue.record("\(e)"); return }
         }
         #expect(dir.entries.isEmpty)
+    }
+
+    /// Two cameras on one event (`MultiCapture`): one SIGUSR1 reaches both sessions with the same
+    /// stamp, each keeps the frames around it, and the skew is their timestamps'.
+    @Test func oneSignalTriggersBothCamerasAtTheSameInstant() throws {
+        let dir = TemporaryDirectory()
+        let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
+        var limits = CaptureLimits(duration: Rational(6))
+        limits.lockMemory = false
+        let sessions = try (1...2).map { i in
+            try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+                               settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t)
+        }
+        try MultiCapture.checkRates(sessions)
+        let armed = Counter()
+        for s in sessions {
+            s.onArmed = { if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } } }
+        }
+        let r = try MultiCapture.run(sessions, trigger: t)
+        let shots = r.cameras.compactMap { $0.shots?.first }
+        #expect(shots.count == 2 && shots[0].triggerTime == shots[1].triggerTime)
+        #expect(shots.allSatisfy { $0.preFrames == 20 && $0.postFrames == 10 && $0.complete })
+        // each trigger frame is the first at or after the one event: within a period of each other
+        #expect((r.triggerFrameSpreadMs?.first ?? 99) < 10, "\(r.triggerFrameSpreadMs ?? [])")
+        let k = try #require(r.skew.first)
+        #expect(k.frames > 30 && k.maxMs <= 5, "\(k)")                  // nearest frames of two 100 fps cameras
+        for i in 1...2 { #expect(FileManager.default.fileExists(atPath: dir.file("cam\(i).mp4"))) }
     }
 }
 
@@ -376,34 +405,9 @@ final class ScriptedSource: CaptureSource {
     }
 }
 
-/// Two cameras on one event (`MultiCapture`) with the synthetic camera: one SIGUSR1 reaches both
-/// sessions with the same stamp, each keeps the frames around it, and the skew is their timestamps'.
+/// Two cameras on one event (`MultiCapture`) with the synthetic camera (its SIGUSR1 test is in
+/// `TriggerCaptureTests`).
 @Suite(.serialized) struct MultiCaptureTests {
-    @Test func oneSignalTriggersBothCamerasAtTheSameInstant() throws {
-        let dir = TemporaryDirectory()
-        let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
-        var limits = CaptureLimits(duration: Rational(6))
-        limits.lockMemory = false
-        let sessions = try (1...2).map { i in
-            try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
-                               settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t)
-        }
-        try MultiCapture.checkRates(sessions)
-        let armed = Counter()
-        for s in sessions {
-            s.onArmed = { if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } } }
-        }
-        let r = try MultiCapture.run(sessions, trigger: t)
-        let shots = r.cameras.compactMap { $0.shots?.first }
-        #expect(shots.count == 2 && shots[0].triggerTime == shots[1].triggerTime)
-        #expect(shots.allSatisfy { $0.preFrames == 20 && $0.postFrames == 10 && $0.complete })
-        // each trigger frame is the first at or after the one event: within a period of each other
-        #expect((r.triggerFrameSpreadMs?.first ?? 99) < 10, "\(r.triggerFrameSpreadMs ?? [])")
-        let k = try #require(r.skew.first)
-        #expect(k.frames > 30 && k.maxMs <= 5, "\(k)")                  // nearest frames of two 100 fps cameras
-        for i in 1...2 { #expect(FileManager.default.fileExists(atPath: dir.file("cam\(i).mp4"))) }
-    }
-
     @Test func camerasAtDifferentRatesAreRefused() throws {
         let dir = TemporaryDirectory()
         let a = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180"), settings: RecordingSettings(output: dir.file("a.mp4")), limits: CaptureLimits())

@@ -118,7 +118,9 @@ public enum RetimeError: Error, Hashable, Sendable {
     case invalidCurve(String, reason: Wording)
     case overlap(String, String)
     case pastEnd(String, end: Rational, mediaDuration: Rational)
-    case rateOutOfRange(String, Rational)
+    /// A rate's text refused; the first part says whose rate (`--rate '0'`, a segment).
+    case invalidRate(Wording, reason: Wording)
+    case rateOutOfRange(Wording, Rational)
 
     public var wording: Wording {
         switch self {
@@ -130,8 +132,9 @@ public enum RetimeError: Error, Hashable, Sendable {
         case .overlap(let a, let b): return "segments '\(a)' and '\(b)' overlap"
         case .pastEnd(let s, let end, let d):
             return "segment '\(s)' ends at \(Seconds(end)) s, past the end of the media (\(Seconds(d)) s)"
-        case .rateOutOfRange(let s, let r):
-            return "'\(s)': rate \(r) is outside \(RetimeSpec.minimumRate)...\(RetimeSpec.maximumRate)"
+        case .invalidRate(let whose, let reason): return "\(whose): \(reason)"
+        case .rateOutOfRange(let whose, let r):
+            return "\(whose): rate \(r) is outside \(RetimeSpec.minimumRate)...\(RetimeSpec.maximumRate)"
         }
     }
 }

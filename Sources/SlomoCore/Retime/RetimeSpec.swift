@@ -110,7 +110,10 @@ public struct SegmentSpec: Hashable, Sendable, Codable, CustomStringConvertible 
             if case .invalidSegment(_, let reason) = error { throw .invalidSegment(text, reason: reason) }
             throw error
         }
-        rate = try RetimeSpec.parseRate(rateText, context: text)
+        do { rate = try RetimeSpec.parseRate(rateText, context: "segment '\(text)'") } catch {
+            if case .invalidRate(_, let reason) = error { throw .invalidSegment(text, reason: reason) }
+            throw error
+        }
         ramp = rampValue
         if case .seconds(let a) = start, case .seconds(let b) = end, b <= a {
             throw .invalidSegment(text, reason: "end \(Seconds(b)) is not after start \(Seconds(a))")
@@ -145,18 +148,19 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
     }
 
     /// Parses a rate: decimal or fraction, > 0, finite, within the allowed range.
-    public static func parseRate(_ text: Substring, context: String) throws(RetimeError) -> Rational {
+    /// `context` says whose rate it is in an error (`--rate '0'`, `segment '1-2@0'`, `key point '1@0'`).
+    public static func parseRate(_ text: Substring, context: Wording) throws(RetimeError) -> Rational {
         let r: Rational
         do { r = try Rational(parsing: text) } catch {
             switch error {
-            case .zeroDenominator, .divisionByZero: throw .invalidSegment(context, reason: "rate '\(text)' has a zero denominator")
-            default: throw .invalidSegment(context, reason: "rate '\(text)' is not a number (use a decimal or a fraction like 1/8)")
+            case .zeroDenominator, .divisionByZero: throw .invalidRate(context, reason: "rate '\(text)' has a zero denominator")
+            default: throw .invalidRate(context, reason: "rate '\(text)' is not a number (use a decimal or a fraction like 1/8)")
             }
         }
-        guard r.isPositive else { throw .invalidSegment(context, reason: "rate must be > 0, got \(r)") }
+        guard r.isPositive else { throw .invalidRate(context, reason: "rate must be > 0, got \(r)") }
         // exact arithmetic on the map must stay in 64-bit fractions (a rate with 18 decimals overflowed; found by fuzz-values)
         guard r.denominator <= 1_000_000_000, r.numerator <= 1_000_000_000_000 else {
-            throw .invalidSegment(context, reason: "rate '\(text)' is too precise: at most 9 decimals, or a fraction of whole numbers up to 10^9")
+            throw .invalidRate(context, reason: "rate '\(text)' is too precise: at most 9 decimals, or a fraction of whole numbers up to 10^9")
         }
         guard r >= minimumRate, r <= maximumRate else { throw .rateOutOfRange(context, r) }
         return r

@@ -42,11 +42,9 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
                 throw error
             }
             let rate: Rational
-            do { rate = try RetimeSpec.parseRate(item[item.index(after: at)...], context: text) } catch {
+            do { rate = try RetimeSpec.parseRate(item[item.index(after: at)...], context: "key point '\(item)'") } catch {
                 switch error {
-                case .invalidSegment(_, let reason): throw .invalidCurve(text, reason: "key point '\(item)': \(reason)")
-                case .rateOutOfRange(_, let r):
-                    throw .invalidCurve(text, reason: "key point '\(item)': rate \(r) is outside \(RetimeSpec.minimumRate)...\(RetimeSpec.maximumRate)")
+                case .invalidRate, .rateOutOfRange: throw .invalidCurve(text, reason: error.wording)      // "key point '…': …"
                 default: throw error
                 }
             }

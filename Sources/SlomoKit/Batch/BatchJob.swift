@@ -67,7 +67,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public func validate(where place: String) throws(ManifestError) {
         func bad(_ m: Wording) -> ManifestError { .invalidJob(at: place, Wording(verbatim: m.description)) }
         // a speed map's refusal keeps its settings typed, so the command line shows its flags (`--curve 'x'`) as before
-        do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "rate") } catch {
+        do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve) } catch {
             throw .invalidJob(at: place, error.wording)
         }
         let parsed: Parsed

@@ -3,13 +3,11 @@ import SlomoCore
 
 extension RetimeSpec {
     /// The speed map from `rate`, `segments`, `ramps` (each eased over 1/2 s unless it says) and
-    /// `curve` as a command line or a manifest gives them; `rateName` names the rate in errors
-    /// (`--rate` or `rate`).
-    public static func options(rate: String?, segments: [String], ramps: [String], curve: String?,
-                               rateName: String) throws(RetimeError) -> RetimeSpec {
+    /// `curve` as a command line or a manifest gives them.
+    public static func options(rate: String?, segments: [String], ramps: [String], curve: String?) throws(RetimeError) -> RetimeSpec {
         var spec = RetimeSpec()
         if let curve { spec.curve = try SpeedCurve(parsing: curve) }
-        if let rate { spec.rate = try RetimeSpec.parseRate(Substring(rate), context: "\(rateName) \(rate)") }
+        if let rate { spec.rate = try RetimeSpec.parseRate(Substring(rate), context: "\(Setting.rate) '\(rate)'") }
         spec.segments = try segments.map { (s: String) throws(RetimeError) in try SegmentSpec(parsing: s) }
         spec.segments += try ramps.map { (s: String) throws(RetimeError) in
             var r = try SegmentSpec(parsing: s, allowRamp: true)
@@ -37,10 +35,9 @@ public struct JobRun: Sendable {
     /// Stretch: the audio stream (nil: the best one).
     public var streamIndex: Int?
 
-    /// `rateName` names the rate in errors: `--rate` on the command line, `rate` in a manifest.
-    public init(job: BatchJob, rateName: String = "rate") throws(RetimeError) {
+    public init(job: BatchJob) throws(RetimeError) {
         self.job = job
-        spec = try RetimeSpec.options(rate: job.rate, segments: job.segments, ramps: job.ramps, curve: job.curve, rateName: rateName)
+        spec = try RetimeSpec.options(rate: job.rate, segments: job.segments, ramps: job.ramps, curve: job.curve)
     }
 
     public func exportRequest() throws(SettingError) -> ExportRequest {

@@ -163,7 +163,8 @@ extension CaptureSession {
         var leadIn: Int64 = 0
         var warnings: [String] = []
         if index - start < preCount {
-            warnings.append("the trigger came before the ring held the time asked for before it (before 'armed'): \(index - start) of \(preCount) frames before the trigger frame")
+            let why = armedSaid ? "the trigger was read too late to keep the rest" : "the trigger came before the ring held them (before 'armed')"
+            warnings.append("\(index - start) of \(preCount) frames before the trigger frame: \(why)")
         }
         if keyframed {
             // back from the first pre-trigger frame to the keyframe it is predicted from

@@ -282,10 +282,10 @@ public final class CaptureSession: @unchecked Sendable {
 
     static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> CaptureError {
         let cause: Wording = "\(e)"
-        let errno = (e as? SlomoFailure)?.systemErrno
+        let code = (e as? any SlomoFailure)?.systemErrno
         return .stopped(output: output, frames: frames,
-                        cause: errno == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
-                        errno: errno, report: report)
+                        cause: code == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
+                        errno: code, report: report)
     }
 
     // MARK: the report's counters (CaptureSession+Report.swift)

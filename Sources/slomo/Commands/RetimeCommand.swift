@@ -17,7 +17,7 @@ struct RetimeOptions: ParsableArguments {
         var job = BatchJob(input: input, output: output, command: command)
         job.rate = rate; job.segments = segments; job.ramps = ramps; job.curve = curve
         job.pitch = pitch
-        var run = try JobRun(job: job, rateName: "--rate")
+        var run = try JobRun(job: job)
         run.overwrite = overwrite
         return run
     }

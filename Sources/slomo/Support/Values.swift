@@ -7,7 +7,7 @@ import SlomoCore
 enum Values {
     /// Builds a retime spec from `--rate`, `--segment`, `--ramp` and `--curve` values.
     static func retimeSpec(rate: String?, segments: [String], ramps: [String], curve: String? = nil) throws(RetimeError) -> RetimeSpec {
-        try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve, rateName: "--rate")
+        try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve)
     }
 }
 
