@@ -8,6 +8,8 @@ S=${SLOMO_BIN:?}
 OUT=${OUT_DIR:?}
 D=/dev/video0
 say() { echo "CHECK $*"; }
+# waits until slomo's stderr (FILE) says the capture is armed, TRIES tenths of a second at most
+wait_armed() { for i in $(seq "$2"); do grep -q '^slomo: armed' "$1" 2>/dev/null && return; sleep 0.1; done; }
 HERE=$(dirname "$0")
 # the click player: the system's C compiler, else the clang that comes with Swift
 CC=$(command -v cc || command -v clang || echo /opt/swift/usr/bin/clang)
@@ -61,7 +63,7 @@ sleep 0.5
 # triggers are sent once slomo says it is armed (the ring holds the window before the event): a
 # fixed sleep raced a slow start under load once (both cameras' shots had no frame before it)
 mkfifo /tmp/trig
-( for i in $(seq 300); do grep -q '^slomo: armed' $OUT/shot.err 2>/dev/null && break; sleep 0.1; done
+( wait_armed $OUT/shot.err 300
   sleep 1; echo trigger; sleep 2; echo quit ) > /tmp/trig &
 $S capture $D --audio hw:Loopback,1,0 --pre-trigger 1 --post-trigger 1 --trigger stdin -o $OUT/shot.mp4 --overwrite --json < /tmp/trig > $OUT/shot.json 2> $OUT/shot.err; say shot_rc $?
 wait
@@ -115,7 +117,7 @@ offs.sort()
 print("CHECK two_files", len(offs), float(offs[len(offs) // 2] * 1000), float(offs[-1] * 1000))
 PY
 mkfifo /tmp/trig2
-( for i in $(seq 300); do grep -q '^slomo: armed' $OUT/twoshot.err 2>/dev/null && break; sleep 0.1; done
+( wait_armed $OUT/twoshot.err 300
   sleep 0.5; echo trigger; sleep 2; echo quit ) > /tmp/trig2 &
 $S capture /dev/video0 /dev/video1 --pre-trigger 0.5 --post-trigger 0.5 --trigger stdin -o "$OUT/shot{camera}.mp4" --overwrite --json < /tmp/trig2 > $OUT/twoshot.json 2> $OUT/twoshot.err; say twoshot_rc $?
 python3 -c 'import json; r=json.load(open("'$OUT'/twoshot.json")); s=[c["shots"][0] for c in r["cameras"]]; print("CHECK twoshot", r["triggerFrameSpreadMs"][0], s[0]["triggerTime"] == s[1]["triggerTime"], s[0]["preFrames"], s[1]["preFrames"], s[0]["postFrames"], s[1]["postFrames"], s[0]["sequenceGaps"] + s[1]["sequenceGaps"])'

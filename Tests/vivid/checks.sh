@@ -7,6 +7,8 @@ S=${SLOMO_BIN:?}
 OUT=${OUT_DIR:?}
 D=/dev/video0
 say() { echo "CHECK $*"; }
+# waits until slomo's stderr (FILE) says the capture is armed, TRIES tenths of a second at most
+wait_armed() { for i in $(seq "$2"); do grep -q '^slomo: armed' "$1" 2>/dev/null && return; sleep 0.1; done; }
 # A 320x180 capture's first frame as gray: "bytesPerLine frames planes shortFrames sizeOK worst bars".
 # vivid's colour bars are vertical, so below its text every row equals the others column by column
 # (a shear would slant them): worst = the largest difference to the first such row; bars = distinct bars seen.
@@ -243,7 +245,7 @@ python3 -c 'import json; c=json.load(open("'$OUT'/flag.json")); print("CHECK fla
 F=/tmp/slomo-trig.fifo; rm -f $F; mkfifo $F          # in the guest's RAM: 9p has no fifos
 $S capture $D --pre-trigger 1 --post-trigger 0.5 --trigger stdin -o $OUT/trig.mp4 --overwrite --json < $F > $OUT/trig.json 2> $OUT/trig.err & pid=$!
 exec 3> $F
-for i in $(seq 200); do grep -q '^slomo: armed' $OUT/trig.err && break; sleep 0.1; done
+wait_armed $OUT/trig.err 200
 sleep 0.3; echo trigger >&3; exec 3>&-
 wait $pid; say trig_rc $?
 python3 -c 'import json; s=json.load(open("'$OUT'/trig.json"))["shots"][0]; print("CHECK trig", s["preFrames"], s["postFrames"], s["framesWritten"], s["sequenceGaps"], s["complete"], s["lastSequence"] - s["firstSequence"], s["latencyMs"])'
@@ -251,7 +253,7 @@ say trig_probe "$($S probe $OUT/trig.mp4 --json | python3 -c 'import json,sys; d
 # the image trigger on the real driver: still bars until the pattern starts moving
 v4l2-ctl -d $D -c osd_text_mode=2
 rm -f $OUT/motion.err
-( for i in $(seq 200); do grep -q '^slomo: armed' $OUT/motion.err 2>/dev/null && break; sleep 0.1; done; sleep 1; v4l2-ctl -d $D -c horizontal_movement=0 ) &
+( wait_armed $OUT/motion.err 200; sleep 1; v4l2-ctl -d $D -c horizontal_movement=0 ) &
 $S capture $D --pre-trigger 0.5 --post-trigger 0.5 --trigger motion=2 --trigger-region 0,140,320,40 --duration 8 -o $OUT/motion.mp4 --overwrite --json > $OUT/motion.json 2> $OUT/motion.err; say motion_rc $?
 wait
 v4l2-ctl -d $D -c horizontal_movement=3 -c osd_text_mode=0

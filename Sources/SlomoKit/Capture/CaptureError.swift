@@ -57,7 +57,7 @@ public enum CaptureError: SlomoFailure, Sendable {
         case .rawFormatUnsupported(let source, let fourcc): return "\(source): raw format \(fourcc) is not supported for recording"
         case .noSoundEncoder(let output): return "\(output): no encoder for the sound"
         case .syncFailed(let output, let e):
-            return "\(output): fdatasync failed: \(String(cString: strerror(e)))\(e == ENOSPC ? " (ENOSPC)" : e == EIO ? " (EIO)" : "")"
+            return "\(output): fdatasync failed: \(OutputFile.systemWords(e))"
         case .soundEncoderMissing(let codec, let encoder): return "\(Setting.audioCodec) \(codec): this FFmpeg has no \(encoder) encoder"
         case .soundCodecNotInContainer(let codec, let container, let name, let output):
             return "\(Setting.audioCodec) \(codec): \(container) cannot hold \(name) audio (\(output))"

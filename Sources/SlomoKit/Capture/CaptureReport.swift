@@ -35,7 +35,8 @@ public struct ShotReport: Codable, Sendable {
     /// held all pre-trigger frames.
     public var complete: Bool
     public var bytesWritten: Int64
-    /// Something the shot lacks, in one sentence (no keyframe to decode its first frames from).
+    /// What the shot lacks, one sentence each, joined by "; " (no keyframe to decode its first
+    /// frames from; fewer frames before the trigger than asked).
     public var warning: String?
 }
 

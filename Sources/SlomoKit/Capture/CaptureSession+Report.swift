@@ -43,6 +43,8 @@ extension CaptureSession {
         // the camera has stopped: so does the preview (its stream is finished)
         report.preview = previewWriter?.stop()
         if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }
+        report.audio = audioReport()
+        syncReport(&report)
         return report
     }
 
@@ -75,10 +77,17 @@ extension CaptureSession {
     /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
     /// recording means the capture did not end cleanly (the recording is still playable). Where it
     /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
-    /// says where; it never hides the recording's own outcome.
-    func writeSidecar(_ report: CaptureReport, for output: String) {
-        let path = output + ".capture.json"
-        guard let data = try? JSONSchema.document(report) else { reportNote = "\(path): the report could not be encoded"; reportLost = true; return }
+    /// says where; it never hides the recording's own outcome. Encoded once for all `outputs` (a
+    /// triggered capture's shots each get the whole report).
+    func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
+        guard !outputs.isEmpty else { return }
+        guard let data = try? JSONSchema.document(report) else {
+            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; reportLost = true; return
+        }
+        for output in outputs { writeSidecar(data, path: output + ".capture.json") }
+    }
+
+    private func writeSidecar(_ data: Data, path: String) {
         do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
             let why = OutputFile.reason(error)
             let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"

@@ -64,7 +64,7 @@ extension CaptureSession {
         shotCond.unlock()
         let report = triggeredReport(t, ring: ring, shots: shots, framesWritten: written, bytesWritten: bytes)
         // each shot's file gets the whole capture's report beside it
-        for shot in shots { writeSidecar(report, for: shot.output) }
+        writeSidecar(report, for: shots.map(\.output))
         if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
         return report
     }
@@ -76,8 +76,6 @@ extension CaptureSession {
         s.output = TriggerSettings.path(settings.output, shot: n)
         guard let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) else { return nil }
         w.audio = audioCapture
-        // one that failed to prepare is not kept: its muxer may exist while its encoder does not,
-        // and saving would then write nothing without a word
         do { try w.prepare() } catch { return nil }
         return w
     }
@@ -88,8 +86,6 @@ extension CaptureSession {
                                 backlog: 0, catchUp: .zero, shortFrames: 0)
         report.trigger = t.kind.name
         report.shots = shots
-        report.audio = audioReport()
-        syncReport(&report)
         if case .motion = t.kind {
             report.motionFramesEvaluated = motionEvaluated
             report.motionFramesSkipped = motionSkipped

@@ -269,13 +269,11 @@ public final class CaptureSession: @unchecked Sendable {
         let catchUp = CaptureClock.now() - (cameraStoppedAt ?? CaptureClock.now())
         var finishError: Error?
         do { try writer.finish() } catch { finishError = error }
+        audioWritten(writer)
         var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
                                 backlog: backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: short)
-        audioWritten(writer)
-        report.audio = audioReport()
-        syncReport(&report)
         if writeError != nil { report.message = report.message ?? writeError.map { "\($0)" } }
-        writeSidecar(report, for: settings.output)
+        writeSidecar(report, for: [settings.output])
         if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: reportNote) }
         return report
     }

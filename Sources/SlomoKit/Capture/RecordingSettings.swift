@@ -32,8 +32,6 @@ public struct RecordingSettings: Sendable {
     public var metadata: [String: String] = [:]
     public init(output: String) { self.output = output }
 
-    /// Refuses a codec the output's container cannot hold before any device is opened:
-    /// FFV1 and raw frames go into MOV, MKV or NUT, not MP4.
     /// The time-pitch algorithm that plays the sound through a slowed-while-recording map: time-domain
     /// (SoundTouch; cheap beside a camera) where every rate of the map is in its range (1/2…2), else
     /// spectral (Rubber Band, 1/32…32). `slomo export --pitch …` of a 1x capture can choose any.
@@ -41,6 +39,8 @@ public struct RecordingSettings: Sendable {
         map.mappings.allSatisfy { TimePitchAlgorithm.timeDomain.range.contains($0.rate) } ? .timeDomain : .spectral
     }
 
+    /// Refuses a codec the output's container cannot hold before any device is opened:
+    /// FFV1 and raw frames go into MOV, MKV or NUT, not MP4.
     public func validate() throws {
         let container = try ContainerFormat.forOutput(output)
         guard rawCodec != .x264 else { return }

@@ -95,12 +95,12 @@ final class RecordingWriter {
     }
 
     /// Opens the encoder now (loading FFmpeg's libraries and, for x264, starting its threads), so
-    /// none of that happens while the camera streams.
+    /// none of that happens while the camera streams. All or nothing: the muxer is kept only once
+    /// the encoder is open, so a later call tries again and throws the real error.
     func prepare() throws {
         guard muxer == nil else { return }
         let m = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output))
-        muxer = m
-        guard let src = sourcePixels else { return }
+        guard let src = sourcePixels else { muxer = m; return }
         layout = try RecordingWriter.layout(of: format, as: src)
         let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
         let rate = fps ?? Rational(30)
@@ -123,6 +123,7 @@ final class RecordingWriter {
             codec: settings.rawCodec.encoder, width: encodedSize.width, height: encodedSize.height,
             pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: m.wantsGlobalHeader)
         storedPixels = stored
+        muxer = m
     }
 
     /// Opens the file on the first frame (its timestamp becomes time zero) and writes the header.
