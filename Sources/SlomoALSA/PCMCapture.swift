@@ -21,8 +21,8 @@ public struct ALSAError: SlomoFailure, Sendable {
         return "\(device): \(operation)" + (cause.isEmpty ? "" : ": \(cause)") + (detail.isEmpty ? "" : " (\(detail))")
     }
 
-    /// ALSA passes system errors on as -errno; its own codes (SND_ERROR_*) are far below.
-    public var systemErrno: Int32? { code < 0 && code > -4096 ? -code : nil }
+    /// ALSA passes system errors on as -errno; its own codes (SND_ERROR_*) are not errnos.
+    public var systemErrno: Int32? { Self.errnoPassedOn(code) }
 
     /// No such card: missing; busy: unavailable; refused parameters: a bad request; else I/O.
     public var kind: FailureKind {

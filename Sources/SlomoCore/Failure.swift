@@ -39,6 +39,10 @@ public protocol SlomoFailure: Error, CustomStringConvertible {
 extension SlomoFailure {
     public var description: String { wording.description }
     public var systemErrno: Int32? { nil }
+
+    /// The errno in a C library's failure code that passes system errors on as -errno (FFmpeg's
+    /// AVERROR(e), ALSA); nil for the library's own codes, which lie far below -4095.
+    public static func errnoPassedOn(_ code: Int32) -> Int32? { code < 0 && code > -4096 ? -code : nil }
 }
 
 /// An option of a request, by the name of its field in the request (`fps`, `ringMemory`,

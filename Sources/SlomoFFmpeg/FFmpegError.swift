@@ -40,7 +40,7 @@ public struct FFmpegError: SlomoFailure, Equatable {
     public var wording: Wording { Wording(verbatim: description) }
 
     /// FFmpeg passes a system error on as AVERROR(e) = -e; its own codes are tags far below.
-    public var systemErrno: Int32? { code < 0 && code > -4096 ? -code : nil }
+    public var systemErrno: Int32? { Self.errnoPassedOn(code) }
 
     public var description: String {
         code == 0 ? "\(path): \(operation): \(text)"

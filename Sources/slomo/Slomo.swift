@@ -23,7 +23,7 @@ struct Slomo: ParsableCommand {
             var command = try parseAsRoot()
             try command.run()
         } catch {
-            if let failure = (error as? CLIFailure) ?? CLIFailure(classifying: error) {
+            if let failure = CLIFailure(classifying: error) {
                 Console.error("slomo: \(failure.message)")
                 exit(withError: ExitCode(failure.status))
             }

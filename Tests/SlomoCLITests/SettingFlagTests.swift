@@ -2,16 +2,14 @@ import Foundation
 import SlomoCore
 import SlomoKit
 import Testing
+@testable import slomo
 
 /// The library's errors name options as typed `Setting`s; the command line names them as its flags
 /// (CLIFailure). Checked both ways: every setting the library names is a flag of some command, and
 /// errors raised deep in the library reach the user with the flag they typed.
 @Suite struct SettingFlagTests {
-    /// The command line's rule: a job option's own flag, else the field in kebab case.
-    static func flag(_ s: Setting) -> String {
-        if let option = JobOption(rawValue: s.name) { return "--" + option.flag }
-        return "--" + s.name.map { $0.isUppercase ? "-" + $0.lowercased() : String($0) }.joined()
-    }
+    /// The command line's own rule (`CLIFailure.flag`): a job option's flag, else the field in kebab case.
+    static func flag(_ s: Setting) -> String { CLIFailure.flag(s) }
 
     @Test func everySettingTheLibraryNamesIsAFlag() throws {
         let manual = try String(contentsOfFile: CLI.repository + "/Docs/man/slomo.1", encoding: .utf8)
@@ -21,10 +19,16 @@ import Testing
         #expect(Self.flag(.ramps) == "--ramp" && Self.flag(.ringMemory) == "--ring-memory")
     }
 
+    /// `Setting.all`, which the test above walks, holds every setting the library declares.
+    @Test func settingAllListsEveryDeclaredSetting() throws {
+        let source = try String(contentsOfFile: CLI.repository + "/Sources/SlomoCore/Failure.swift", encoding: .utf8)
+        let declared = source.matches(of: /= Setting\("(\w+)"\)/).map { String($0.1) }
+        #expect(declared.count > 30 && Set(declared) == Set(Setting.all.map(\.name)), "\(Set(declared).symmetricDifference(Setting.all.map(\.name)))")
+    }
+
     @Test func libraryErrorsNameTheFlagsTheUserTyped() throws {
         let dir = TempDir()
-        let clip = dir.file("c.mp4")
-        #expect(try CLI.run(["generate", "--fps", "60", "--duration", "1", "--size", "160x96", "-o", clip]).status == 0)
+        let clip = CLI.generated(dir, "c.mp4", ["--fps", "60", "--duration", "1", "--size", "160x96"])
         let cases: [(args: [String], status: Int32, line: String)] = [
             (["export", clip, "-o", clip, "--rate", "1/2"], 73, "slomo: \(clip): output already exists (use --overwrite to replace it)"),
             (["export", clip, "-o", dir.file("o.mp4"), "--fps", "2000"], 64, "slomo: --fps 2000: output frame rate must be in (0, 1000]"),

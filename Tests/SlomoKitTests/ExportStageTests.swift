@@ -2,7 +2,6 @@ import Foundation
 import SlomoCore
 import SlomoFFmpeg
 @testable import SlomoKit
-import SlomoTestSupport
 import Testing
 
 /// Export's stages on their own: which source frame each output frame shows (`ExportFramePlan`,

@@ -110,12 +110,9 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     /// NaN, infinities, zero and negatives refused) as an `AudioFailure` naming the text.
     public static func parseRate(_ text: String) throws(AudioFailure) -> Rational {
         do { return try RetimeSpec.parseRate(Substring(text), context: "rate '\(text)'") } catch {
-            switch error {
-            case .invalidRate(_, let reason): throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: reason)
-            case .rateOutOfRange: throw AudioFailure(.rateOutOfRange, subject: "rate '\(text)'", operation: "parse rate",
-                                                           cause: "outside \(RetimeSpec.minimumRate)...\(RetimeSpec.maximumRate)")
-            default: throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: error.wording)
-            }
+            var cause = error.wording
+            if case .invalidRate(_, let reason) = error { cause = reason }       // the subject already names the rate
+            throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: cause)
         }
     }
 }

@@ -43,10 +43,7 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
             }
             let rate: Rational
             do { rate = try RetimeSpec.parseRate(item[item.index(after: at)...], context: "key point '\(item)'") } catch {
-                switch error {
-                case .invalidRate, .rateOutOfRange: throw .invalidCurve(text, reason: error.wording)      // "key point '…': …"
-                default: throw error
-                }
+                throw .invalidCurve(text, reason: error.wording)      // "key point '…': …"
             }
             keys.append(Key(time: time, rate: rate))
         }

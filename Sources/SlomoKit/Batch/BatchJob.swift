@@ -76,9 +76,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let pitch, TimePitchAlgorithm(rawValue: pitch) == nil {
             throw bad(SettingError(JobOption.pitch.setting, pitch, "expected \(JobOption.pitchNames)").wording)
         }
-        if let audioCodec, !AudioCodecChoice.isKnown(audioCodec) {
-            throw bad(SettingError(JobOption.audioCodec.setting, audioCodec, "\(AudioCodecChoice.expected)").wording)
-        }
+        if let audioCodec { do { try AudioCodecChoice.check(audioCodec) } catch { throw bad(error.wording) } }
         // what the job's command does not take (`JobOption.commands`), in words for the usual cases
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         let exportOnly = JobOption.allCases.filter { $0.commands == [.export] }

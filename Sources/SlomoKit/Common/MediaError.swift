@@ -55,8 +55,11 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
         }
     }
 
-    /// The output frame rate's range, (0, 1000] (and a denominator up to 10^6 for export).
-    public static func frameRate(_ fps: Rational) -> SettingError {
-        SettingError(.fps, "\(fps)", "output frame rate must be in (0, 1000]", quoted: false)
+    /// Refuses an output frame rate outside (0, 1000]; export also needs a denominator up to 10^6
+    /// (its time base), a plan does not.
+    public static func checkFrameRate(_ fps: Rational, maxDenominator: Int64 = .max) throws(SettingError) {
+        guard fps.isPositive, fps <= Rational(1000), fps.denominator <= maxDenominator else {
+            throw SettingError(.fps, "\(fps)", "output frame rate must be in (0, 1000]", quoted: false)
+        }
     }
 }

@@ -124,7 +124,7 @@ final class InterruptCleanup: @unchecked Sendable {
                     if let p = InterruptCleanup.table[i] { unlink(p) }
                     i += 1
                 }
-                _exit(130)
+                _exit(JobResult.interruptedStatus)
             }
             signal(SIGINT, handler)
             signal(SIGTERM, handler)

@@ -29,6 +29,11 @@ public struct AudioCodecChoice: Sendable, Equatable {
     ]
     /// True for `auto` and the names in `named`.
     public static func isKnown(_ name: String) -> Bool { name == "auto" || named.contains { $0.key == name } }
+
+    /// Refuses a name that is not `auto` nor one of `named`, as `--audio-codec` (or the field) 'x'.
+    public static func check(_ name: String) throws(SettingError) {
+        guard isKnown(name) else { throw SettingError(.audioCodec, name, "\(expected)") }
+    }
     /// The list an unknown name's message gives.
     public static var expected: String { "expected auto, \(named.map(\.key).joined(separator: ", "))" }
     static let lossy: Set<String> = ["aac", "libopus", "libmp3lame", "libvorbis"]
@@ -60,9 +65,8 @@ public struct AudioCodecChoice: Sendable, Equatable {
             let fallback = muxer.accepts(codecName: "aac") ? "aac" : ["libopus", "libvorbis"].first { usable($0) == nil } ?? "aac"
             return AudioCodecChoice(encoder: fallback, bitRate: defaultBitRate, deep: false)
         }
-        guard let encoder = named.first(where: { $0.key == requested })?.value else {
-            throw SettingError(.audioCodec, requested, "\(expected)")
-        }
+        try check(requested)
+        let encoder = named.first { $0.key == requested }!.value
         if let why = usable(encoder) {
             throw ExportError.audioCodecUnusable(output: output, codec: requested, why: why)
         }

@@ -85,9 +85,7 @@ public enum Exporter {
         let started = DispatchTime.now()
         try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
-        guard r.frameRate.isPositive, r.frameRate <= Rational(1000), r.frameRate.denominator <= 1_000_000 else {
-            throw ExportError.frameRate(r.frameRate)
-        }
+        try ExportError.checkFrameRate(r.frameRate, maxDenominator: 1_000_000)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
         let plan = try ExportFramePlan(timeline: timeline, map: map, frameRate: r.frameRate, blend: r.frameBlend)

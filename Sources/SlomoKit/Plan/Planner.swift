@@ -65,9 +65,7 @@ public enum Planner {
                 .init(sourceTime: $0.0, targetTime: map.targetTime(forSource: $0.0), rate: $0.1.rate)
             })
         }
-        guard outputFrameRate.isPositive, outputFrameRate <= Rational(1000) else {
-            throw ExportError.frameRate(outputFrameRate)
-        }
+        try ExportError.checkFrameRate(outputFrameRate)
         let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
         var frames: [PlanReport.ScheduledFrame]?
         if listFrames || curve != nil {

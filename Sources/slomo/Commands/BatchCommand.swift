@@ -50,7 +50,7 @@ struct BatchCommand: ParsableCommand {
             // a refusal before any job ran is a JSON line too, so a scheduler's log says why
             let refusal = CLIFailure(e)
             try? printLine(["status": "refused", "exitStatus": Int(refusal.status), "error": refusal.message])
-            throw e
+            throw refusal
         }
     }
 

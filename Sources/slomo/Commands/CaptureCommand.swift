@@ -74,7 +74,7 @@ struct CaptureCommand: ParsableCommand {
     func previewOptions() throws -> PreviewSettings? {
         guard let preview else { return nil }
         let fps = try OptionValues.rational(previewFps, option: .previewFps)
-        guard fps.isPositive, fps <= Rational(60) else { throw CommandLineError("--preview-fps \(previewFps): must be > 0 and at most 60", .badRequest) }
+        guard fps.isPositive, fps <= Rational(60) else { throw SettingError(.previewFps, previewFps, "must be > 0 and at most 60", quoted: false) }
         guard (64...3840).contains(previewWidth) else { throw CommandLineError("--preview-width \(previewWidth): must be in 64...3840", .badRequest) }
         if preview == "-" && json { throw CommandLineError("--preview - takes stdout: drop --json (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest) }
         // a reader that goes away must end the preview, not the capture
@@ -141,7 +141,7 @@ struct CaptureCommand: ParsableCommand {
         var limits = CaptureLimits()
         if let duration {
             let d = try OptionValues.rational(duration, option: .duration)
-            guard d.isPositive, d <= Rational(86_400) else { throw CommandLineError("--duration \(duration): must be in (0, 86400] s", .badRequest) }
+            guard d.isPositive, d <= Rational(86_400) else { throw SettingError(.duration, duration, "must be in (0, 86400] s", quoted: false) }
             limits.duration = d
         }
         if let frames { guard frames > 0 else { throw CommandLineError("--frames \(frames): must be at least 1", .badRequest) }; limits.frames = frames }

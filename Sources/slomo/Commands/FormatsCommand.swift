@@ -52,7 +52,7 @@ struct FormatsCommand: ParsableCommand {
         } else if measure {
             let seconds = try OptionValues.rational(measureSeconds, option: .measureSeconds)
             guard seconds.isPositive, seconds <= Rational(60) else {
-                throw CommandLineError("--measure-seconds '\(measureSeconds)': must be > 0 and at most 60", .badRequest)
+                throw SettingError(.measureSeconds, measureSeconds, "must be > 0 and at most 60")
             }
             report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, measure: seconds, limit: measureLimit)
         } else {

@@ -33,7 +33,7 @@ struct GenerateCommand: ParsableCommand {
         var r = GenerateRequest(output: output, frameRate: try OptionValues.rational(fps, option: .fps),
                                 duration: try OptionValues.rational(duration, option: .duration), width: w, height: h)
         guard let c = GenerateRequest.VideoCodec(rawValue: codec) else {
-            throw CommandLineError("--codec '\(codec)': expected h264, mjpeg or ffv1", .badRequest)
+            throw SettingError(.codec, codec, "\(OptionValues.expected(GenerateRequest.VideoCodec.self))")
         }
         r.codec = c
         r.preset = preset; r.crf = crf; r.gop = gop; r.referenceInterval = referenceInterval

@@ -38,7 +38,7 @@ struct PlaySubcommand: ParsableCommand {
         var r = PlayRequest(input: input, output: output)
         r.format = format
         r.rate = try OptionValues.rational(rate, option: .rate)
-        guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw CommandLineError("--rate \(rate): must be in 1/32...32", .badRequest) }
+        guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw SettingError(.rate, rate, "must be in 1/32...32", quoted: false) }
         r.pitch = pitch
         r.start = try OptionValues.rational(start, option: .start)
         r.audio = !noAudio

@@ -51,6 +51,7 @@ struct CLIFailure: Error {
 
     /// nil for errors that are not slomo's (ArgumentParser's own: help, version, parse errors).
     init?(classifying error: any Error) {
+        if let f = error as? CLIFailure { self = f; return }
         guard let e = error as? any SlomoFailure else { return nil }
         message = e.wording.rendered(naming: CLIFailure.flag)
         status = ExitStatus(e.kind).rawValue
