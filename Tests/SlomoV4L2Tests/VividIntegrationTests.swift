@@ -248,7 +248,11 @@ struct VividCapturePathTests {
     @Test func motionTriggerFiresWhenThePatternMoves() throws {
         let c = try VividVM.checks()
         #expect(c["motion_rc"] == "0")
-        #expect(c["motion"] == "1 30 30 True 0 True", "\(c["motion"] ?? "")")
+        // every frame up to the trigger was evaluated: the 30 before 'armed' and at least the half a
+        // second of the 1 s the script waits after it (vivid delivers fewer frames under load: 100
+        // was once more than a loaded CI run evaluated)
+        let m = (c["motion"] ?? "").split(separator: " ").map(String.init)
+        #expect(m.count == 6 && m[0..<5].joined(separator: " ") == "1 30 30 True 0" && (Int(m[5]) ?? 0) >= 60, "\(c["motion"] ?? "")")
     }
 
     /// vivid's fault injection: a refused REQBUFS or STREAMON is one line and exit 69 with nothing

@@ -257,7 +257,7 @@ rm -f $OUT/motion.err
 $S capture $D --pre-trigger 0.5 --post-trigger 0.5 --trigger motion=2 --trigger-region 0,140,320,40 --duration 8 -o $OUT/motion.mp4 --overwrite --json > $OUT/motion.json 2> $OUT/motion.err; say motion_rc $?
 wait
 v4l2-ctl -d $D -c horizontal_movement=3 -c osd_text_mode=0
-python3 -c 'import json; c=json.load(open("'$OUT'/motion.json")); s=(c["shots"] or [{}])[0]; print("CHECK motion", len(c["shots"]), s.get("preFrames"), s.get("postFrames"), s.get("complete"), c["motionFramesSkipped"], c["motionFramesEvaluated"] > 100)'
+python3 -c 'import json; c=json.load(open("'$OUT'/motion.json")); s=(c["shots"] or [{}])[0]; print("CHECK motion", len(c["shots"]), s.get("preFrames"), s.get("postFrames"), s.get("complete"), c["motionFramesSkipped"], c["motionFramesEvaluated"])'
 # --- the documentation's camera examples (```sh camera blocks, --help examples on /dev/video0),
 # run as written by scripts/doc-examples.sh on the webcam input
 v4l2-ctl -d $D -i 0 >/dev/null
