@@ -41,13 +41,7 @@ public final class DecodedAudioSource: AudioFileSource {
             throw AudioFailure(.decodeFailed, subject: path, operation: "open", cause: "\(error)")
         }
         demuxer = d
-        let audio = d.streams.filter { $0.kind == .audio }
-        guard let s = streamIndex ?? d.bestStream(.audio) else {
-            throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "the file has no audio stream")
-        }
-        guard audio.contains(where: { $0.index == s }) else {
-            throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "stream \(s) is not an audio stream")
-        }
+        let s = try AudioFiles.audioStream(of: d, requested: streamIndex)
         let info = d.streamInfo(s)
         guard (8000...192_000).contains(info.sampleRate) else {
             throw AudioFailure(.unsupportedFormat, subject: path, operation: "audio stream \(s)",

@@ -17,6 +17,18 @@ public final class RubberBandStretcher: StretchEngine {
     public let startPad: Int
     public let startDelay: Int
     public var latency: Int { startDelay }
+    /// R3 (3.1.2, `R3Stretcher::consume`) analyses the frame centred half a window (the start pad)
+    /// after its read position once a whole window is buffered, and a new time ratio applies from
+    /// the next frame analysed. With all output retrieved, `samples required` = window − buffered
+    /// input, so the next analysed frame lies `start pad − samples required` frames behind the
+    /// newest frame fed. (Setting each ratio when the feed reached its frame played the last
+    /// 1800–2048 frames fed at the new ratio: a curve to 1/4 put its clicks 100 ms late, to 1/8
+    /// 290 ms; `GlideSyncTests`.)
+    public var rateChangeLead: Int { startPad - Int(rubberband_get_samples_required(state)) }
+    /// One hop: R3 analyses a frame whenever a whole window (2 × the start pad) is buffered, so
+    /// with no output pending `samples required` = window − buffered input, and feeding that much
+    /// makes exactly one analysis step.
+    public var feedQuantum: Int? { Swift.max(1, Int(rubberband_get_samples_required(state))) }
     private var state: RubberBandState?
     private let maxBlock = 4096
 

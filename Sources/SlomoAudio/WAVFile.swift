@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SlomoCore
+import SlomoFFmpeg
 
 /// An audio stream of a file, read as planar Float on the source timeline.
 /// (`DecodedAudioSource`, through FFmpeg, and `WAVFileSource`.)
@@ -20,6 +21,32 @@ public enum AudioFiles {
     public static func open(path: String, streamIndex: Int? = nil, origin: Rational) throws -> any AudioFileSource {
         if let wav = wav(path: path, streamIndex: streamIndex, origin: origin) { return wav }
         return try DecodedAudioSource(path: path, streamIndex: streamIndex, origin: origin)
+    }
+
+    /// The audio stream of `demuxer` to read: `requested` when it names an audio stream of the
+    /// file, else the best one. A number that names no stream, or a stream that is not audio, is
+    /// refused naming the audio streams there are (never an index out of FFmpeg's array).
+    public static func audioStream(of demuxer: Demuxer, requested: Int?) throws(AudioFailure) -> Int {
+        let path = demuxer.path
+        let audio = demuxer.streams.filter { $0.kind == .audio }.map(\.index)
+        let there = audio.isEmpty ? "the file has no audio stream"
+            : "its audio \(audio.count == 1 ? "stream is" : "streams are") \(audio.map(String.init).joined(separator: ", "))"
+        guard let requested else {
+            guard let best = demuxer.bestStream(.audio) ?? audio.first else {
+                throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "the file has no audio stream")
+            }
+            return best
+        }
+        guard requested >= 0, requested < demuxer.streamCount else {
+            throw AudioFailure(.noSuchStream, subject: path, operation: "audio stream \(requested)",
+                               cause: "no such stream (the file has \(demuxer.streamCount); \(there))")
+        }
+        guard audio.contains(requested) else {
+            let kind = demuxer.streamInfo(requested).kind
+            throw AudioFailure(.noSuchStream, subject: path, operation: "audio stream \(requested)",
+                               cause: "stream \(requested) is \(kind.rawValue), not audio (\(there))")
+        }
+        return requested
     }
 
     /// The file read directly, when it is a WAV file `WAV.layout` handles and the stream asked

@@ -136,6 +136,18 @@ public final class Encoder {
         return String(cString: n)
     }
 
+    /// What encoder `name` writes (video, audio, subtitle…); nil when this FFmpeg has no such
+    /// encoder. A codec's name that is not also an encoder's (`h264`, `hevc`) is nil.
+    public static func mediaKind(ofEncoder name: String) -> MediaKind? {
+        guard let c = avcodec_find_encoder_by_name(name) else { return nil }
+        switch c.pointee.type {
+        case AVMEDIA_TYPE_VIDEO: return .video
+        case AVMEDIA_TYPE_AUDIO: return .audio
+        case AVMEDIA_TYPE_SUBTITLE: return .subtitle
+        default: return .unknown
+        }
+    }
+
     /// The items of one of `AVCodec`'s lists, which end with `end`.
     private static func list<T: Equatable>(_ p: UnsafePointer<T>?, end: T) -> [T] {
         guard let p else { return [] }

@@ -61,6 +61,7 @@ public final class Muxer {
             throw FFmpegError(path: name, operation: "avformat_new_stream", message: "out of memory", category: .internalError)
         }
         try ffcall(name, "avcodec_parameters_from_context") { avcodec_parameters_from_context(s.pointee.codecpar, encoder.ctx) }
+        setAppleTag(s.pointee.codecpar)
         s.pointee.time_base = encoder.ctx!.pointee.time_base
         if encoder.ctx!.pointee.codec_type == AVMEDIA_TYPE_VIDEO {
             s.pointee.avg_frame_rate = encoder.ctx!.pointee.framerate
@@ -77,15 +78,23 @@ public final class Muxer {
         }
         let src = demuxer.stream(index)
         try ffcall(name, "avcodec_parameters_copy") { avcodec_parameters_copy(s.pointee.codecpar, src.pointee.codecpar) }
-        // The source container's codec tag may not be valid in the output container.
-        s.pointee.codecpar.pointee.codec_tag = 0
+        // The source's codec tag where the output container knows it for this codec (an iPhone's
+        // `hvc1` stays `hvc1`), else the container's own choice (as the ffmpeg CLI does)
+        let par = s.pointee.codecpar!
+        var tag: UInt32 = 0
+        if let tags = context.pointee.oformat.pointee.codec_tag,
+           av_codec_get_id(tags, par.pointee.codec_tag) != par.pointee.codec_id,
+           av_codec_get_tag2(tags, par.pointee.codec_id, &tag) != 0 {
+            par.pointee.codec_tag = 0
+        }
+        if context.pointee.oformat.pointee.codec_tag == nil { par.pointee.codec_tag = 0 }
+        setAppleTag(par)
         if let tb = timeBase.avRational { s.pointee.time_base = tb }
         if let fr = frameRate?.avRational { s.pointee.avg_frame_rate = fr; s.pointee.r_frame_rate = fr }
         for i in 0..<Int(src.pointee.nb_side_data) {
             let sd = src.pointee.side_data[i]
             if let dst = av_stream_new_side_data(s, sd.type, sd.size) { dst.update(from: sd.data, count: sd.size) }
         }
-        av_dict_copy(&s.pointee.metadata, src.pointee.metadata, 0)
         return Int(s.pointee.index)
     }
 
@@ -112,6 +121,55 @@ public final class Muxer {
         }
         if let tb = timeBase.avRational { s.pointee.time_base = tb }
         return Int(s.pointee.index)
+    }
+
+    /// HEVC in MP4/MOV is tagged `hvc1` (parameter sets in the sample description only), which
+    /// Apple's players require, where no tag is set yet: FFmpeg's default, `hev1`, they refuse.
+    private func setAppleTag(_ par: UnsafeMutablePointer<AVCodecParameters>) {
+        guard par.pointee.codec_id == AV_CODEC_ID_HEVC, par.pointee.codec_tag == 0,
+              ["mp4", "mov"].contains(formatName), par.pointee.extradata_size > 0 else { return }
+        par.pointee.codec_tag = Muxer.fourCC("hvc1")
+    }
+
+    /// A four-character code as FFmpeg's `MKTAG` makes it (first character in the low byte).
+    static func fourCC(_ s: String) -> UInt32 {
+        s.utf8.prefix(4).enumerated().reduce(0) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+    }
+
+    /// The four-character code of output stream `index` (`hvc1`, `avc1`…), empty when none is set
+    /// yet (the muxer chooses one when the header is written).
+    public func codecTag(ofStream index: Int) -> String {
+        let t = context.pointee.streams[index]!.pointee.codecpar.pointee.codec_tag
+        return t == 0 ? "" : String(decoding: (0..<4).map { UInt8((t >> (8 * $0)) & 0xff) }, as: UTF8.self)
+    }
+
+    /// Copies the container's metadata of `demuxer` (creation time, title, camera make and model,
+    /// location…), each key under the name `rename` gives it (nil: left out).
+    public func copyMetadata(from demuxer: Demuxer, renaming rename: (String) -> String?) {
+        for (k, v) in demuxer.metadata.sorted(by: { $0.key < $1.key }) {
+            if let key = rename(k) { av_dict_set(&context.pointee.metadata, key, v, 0) }
+        }
+    }
+
+    /// Copies a stream's metadata (language, title, handler name…), each key under the name
+    /// `rename` gives it (nil: left out), and its disposition (default, forced, comment…) from
+    /// `demuxer`'s stream `source` to output stream `index`.
+    public func copyStreamMetadata(from demuxer: Demuxer, stream source: Int, to index: Int, renaming rename: (String) -> String?) {
+        let src = demuxer.stream(source), dst = context.pointee.streams[index]!
+        for (k, v) in Demuxer.dictionary(src.pointee.metadata).sorted(by: { $0.key < $1.key }) {
+            if let key = rename(k) { av_dict_set(&dst.pointee.metadata, key, v, 0) }
+        }
+        dst.pointee.disposition = src.pointee.disposition
+    }
+
+    /// Sets a metadata tag of output stream `index`.
+    public func setMetadata(_ key: String, _ value: String, ofStream index: Int) {
+        av_dict_set(&context.pointee.streams[index]!.pointee.metadata, key, value, 0)
+    }
+
+    /// A metadata tag of output stream `index` (as set so far), nil when unset.
+    public func metadata(_ key: String, ofStream index: Int) -> String? {
+        av_dict_get(context.pointee.streams[index]!.pointee.metadata, key, nil, 0).map { String(cString: $0.pointee.value) }
     }
 
     /// Copies stream side data (display matrix…) from a demuxer stream to output stream `index`;

@@ -56,6 +56,22 @@ public enum Signal {
         (x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(Swift.max(1, x.count))).squareRoot()
     }
 
+    /// Where a click is: the loudest sample within `search` frames of `expected`, then the energy
+    /// centre of the ±`width` frames around it. nil when nothing stands out (the peak's energy under
+    /// 30× the window's median) or the peak sits at the window's edge (the click may lie beyond):
+    /// unlike an energy centre over a fixed window, it can report any offset up to `search`, so a
+    /// click 130 ms late reads 130 ms, not a window's middle.
+    public static func click(_ x: [Float], near expected: Int, search: Int, width: Int) -> Double? {
+        let a = Swift.max(0, expected - search), b = Swift.min(x.count, expected + search)
+        guard b - a > 2 * width else { return nil }
+        var peak = a
+        for i in a..<b where abs(x[i]) > abs(x[peak]) { peak = i }
+        let energies = x[a..<b].map { Double($0) * Double($0) }.sorted()
+        let median = energies[energies.count / 2]
+        guard Double(x[peak]) * Double(x[peak]) > 30 * Swift.max(median, 1e-12), peak - a > width, b - peak > width else { return nil }
+        return burstCentre(x, near: peak, window: width)
+    }
+
     /// Centre (energy-weighted) of the strongest burst within `window` of `expected`.
     public static func burstCentre(_ x: [Float], near expected: Int, window: Int) -> Double {
         let a = Swift.max(0, expected - window), b = Swift.min(x.count, expected + window)

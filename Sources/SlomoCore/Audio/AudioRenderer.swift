@@ -145,11 +145,23 @@ public final class AudioRenderer {
         var count = block
         if let glide = plan.segments[segmentIndex].glide {
             // a glide: each piece's input at that piece's rate (the warm-up before the first piece
-            // at the first rate, the fade-out after the last at the last)
-            while glidePiece + 1 < glide.count, glide[glidePiece + 1].sourceFrame <= feedPosition { glidePiece += 1 }
+            // at the first rate, the fade-out after the last at the last). The engine analyses
+            // `rateChangeLead` frames behind what it was fed: a rate applies from there, so it is
+            // set once the next frame analysed reaches its piece (to half a hop), and near a change
+            // the input goes in one analysis step at a time.
+            let lead = Int64(e.rateChangeLead), half = Int64(e.feedQuantum ?? 0) / 2
+            let analysed = feedPosition - lead + half
+            while glidePiece + 1 < glide.count, glide[glidePiece + 1].sourceFrame <= analysed { glidePiece += 1 }
             let p = glidePiece
             if glide[p].rate != e.rate { try e.setRate(glide[p].rate) }
-            if p + 1 < glide.count { count = Int(Swift.min(Int64(block), Swift.max(1, glide[p + 1].sourceFrame - feedPosition))) }
+            var q = p + 1
+            while q < glide.count, glide[q].rate == glide[p].rate { q += 1 }
+            if q < glide.count {
+                let distance = glide[q].sourceFrame - analysed
+                if let step = e.feedQuantum, distance <= Int64(block) + lead { count = Swift.min(block, step) } else {
+                    count = Int(Swift.min(Int64(block), Swift.max(1, distance)))
+                }
+            }
         }
         try source.read(at: feedPosition, count: count, into: scratchIn)
         try e.feed(scratchIn.map { UnsafePointer($0) }, count: count)

@@ -20,12 +20,22 @@ public protocol StretchEngine: AnyObject {
     func feed(_ planes: [UnsafePointer<Float>], count: Int) throws
     /// Moves up to `maxCount` output frames into `planes`; returns how many (0 = feed more).
     func retrieve(into planes: [UnsafeMutablePointer<Float>], maxCount: Int) throws -> Int
+    /// Input frames between the next frame the engine analyses and the newest frame fed: a rate
+    /// set now applies from that far back (0: from the next frame fed). Asked between feeds, once
+    /// all output has been retrieved.
+    var rateChangeLead: Int { get }
+    /// Frames to feed next so that the engine analyses exactly one step (its hop), for rate
+    /// changes placed to the hop; nil: any amount.
+    var feedQuantum: Int? { get }
     /// Plays the input fed from now on at `rate` (a curve's glide; only engines whose algorithm
     /// `canGlide` are asked). Output already produced is not changed.
     func setRate(_ rate: Rational) throws
 }
 
 extension StretchEngine {
+    public var rateChangeLead: Int { 0 }
+    public var feedQuantum: Int? { nil }
+
     public func setRate(_ rate: Rational) throws {
         throw AudioFailure(.engineFailed, subject: "audio", operation: "set rate \(rate)", cause: "this engine plays one rate")
     }

@@ -123,6 +123,8 @@ public struct AudioFailure: SlomoFailure, Equatable {
     public enum Code: String, Sendable {
         case invalidRate, rateOutOfRange, invalidAlgorithm
         case noAudioStream, emptyAudio, unsupportedFormat, decodeFailed
+        /// A stream number the user gave that names no audio stream of the file.
+        case noSuchStream
         case engineFailed
     }
     public var code: Code
@@ -151,7 +153,7 @@ public struct AudioFailure: SlomoFailure, Equatable {
 
     public var kind: FailureKind {
         switch code {
-        case .invalidRate, .rateOutOfRange, .invalidAlgorithm: return .badRequest
+        case .invalidRate, .rateOutOfRange, .invalidAlgorithm, .noSuchStream: return .badRequest
         case .noAudioStream, .emptyAudio, .unsupportedFormat, .decodeFailed: return .badData
         case .engineFailed: return .bug
         }

@@ -56,21 +56,8 @@ public enum ControlPlanner {
         return units
     }
 
-    /// Levenshtein distance, for "did you mean".
-    public static func distance(_ a: String, _ b: String) -> Int {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var row = Array(0...y.count)
-        for i in 1...max(1, x.count) where !x.isEmpty {
-            var prev = row[0]
-            row[0] = i
-            for j in stride(from: 1, through: y.count, by: 1) {
-                let keep = row[j]
-                row[j] = min(row[j] + 1, row[j - 1] + 1, prev + (x[i - 1] == y[j - 1] ? 0 : 1))
-                prev = keep
-            }
-        }
-        return x.isEmpty ? y.count : row[y.count]
-    }
+    /// Levenshtein distance, for "did you mean" (`Suggestion.distance`).
+    public static func distance(_ a: String, _ b: String) -> Int { Suggestion.distance(a, b) }
 }
 
 /// The planner's working state: the steps so far and the controls they claimed.

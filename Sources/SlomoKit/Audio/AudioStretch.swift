@@ -68,7 +68,7 @@ public enum AudioStretch {
         // (the input was checked above and is not WAV when `wav` is nil: neither is done again)
         let opened: any AudioFileSource = try wav ?? DecodedAudioSource(path: r.input, streamIndex: r.streamIndex, origin: origin)
         let source = try TimePitchAudioSource(source: opened, map: map, algorithm: r.algorithm)
-        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let framesWritten: Int64
         if codec == "pcm_s16le", format == "wav", source.channels <= 2,
            WAV.header16(channels: source.channels, sampleRate: source.sampleRate, frames: source.totalFrames) != nil {
@@ -108,9 +108,7 @@ public enum AudioStretch {
     /// else up to the end of the last packet (headers can be missing or wrong).
     static func measure(_ path: String, stream: Int?) throws -> (origin: Rational, duration: Rational) {
         let d = try MediaInput.openInput(path)
-        guard let a = stream ?? d.bestStream(.audio), d.streamInfo(a).kind == .audio else {
-            throw AudioFailure(.noAudioStream, subject: path, operation: "find audio", cause: "the file has no audio stream")
-        }
+        let a = try AudioFiles.audioStream(of: d, requested: stream)
         let info = d.streamInfo(a)
         d.keepOnly(streams: [a])
         let p = Packet()

@@ -20,6 +20,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var frameBlend: String?
     public var noAudio = false
     public var audioCodec: String?
+    /// `--audio-stream N`, repeatable: the audio streams kept (by stream index); empty: all of them.
+    public var audioStreams: [Int] = []
     /// Export's `--rotation`: auto, pixels, metadata.
     public var rotation: String?
 
@@ -33,7 +35,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, rotation
+        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, rotation
     }
 
     /// A job as `slomo job` reads it: fields with a default may be left out, as in a manifest.
@@ -54,6 +56,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         frameBlend = try c.decodeIfPresent(String.self, forKey: .frameBlend)
         noAudio = try c.decodeIfPresent(Bool.self, forKey: .noAudio) ?? false
         audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
+        audioStreams = try c.decodeIfPresent([Int].self, forKey: .audioStreams) ?? []
         rotation = try c.decodeIfPresent(String.self, forKey: .rotation)
     }
 
@@ -77,6 +80,9 @@ public struct BatchJob: Codable, Sendable, Equatable {
             throw bad(SettingError(JobOption.pitch.setting, pitch, "expected \(JobOption.pitchNames)").wording)
         }
         if let audioCodec { do { try AudioCodecChoice.check(audioCodec) } catch { throw bad(error.wording) } }
+        if let n = audioStreams.first(where: { $0 < 0 }) {
+            throw bad(SettingError(JobOption.audioStreams.setting, String(n), "a stream index is 0 or more").wording)
+        }
         // what the job's command does not take (`JobOption.commands`), in words for the usual cases
         if command == .stretch, audioCodec != nil { throw bad("audioCodec does not apply to stretch (the output's extension chooses)") }
         let exportOnly = JobOption.allCases.filter { $0.commands == [.export] }
@@ -101,6 +107,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         // fields added later only when set, so outputs made before they existed keep their key
         if let audioCodec { fields.append(audioCodec) }
         if let curve { fields.append("curve=" + curve) }
+        if !audioStreams.isEmpty { fields.append("audioStreams=" + audioStreams.map(String.init).joined(separator: ",")) }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325

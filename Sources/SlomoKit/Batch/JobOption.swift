@@ -8,7 +8,7 @@ import SlomoCore
 /// reach the use cases through `BatchJob`'s requests (`JobRun`), the same code for a command line
 /// and for a batch child.
 public enum JobOption: String, CaseIterable, Sendable {
-    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, rotation
+    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, rotation
 
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
     public var field: String { rawValue }
@@ -21,6 +21,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .frameBlend: return "frame-blend"
         case .noAudio: return "no-audio"
         case .audioCodec: return "audio-codec"
+        case .audioStreams: return "audio-stream"
         default: return rawValue
         }
     }
@@ -28,7 +29,7 @@ public enum JobOption: String, CaseIterable, Sendable {
     public var commands: Set<BatchJob.Command> {
         switch self {
         case .fps, .codec, .preset, .crf, .frameBlend, .rotation: return [.export]
-        case .noAudio, .audioCodec: return [.export, .retime]   // stretch writes audio only, in its output's format
+        case .noAudio, .audioCodec, .audioStreams: return [.export, .retime]   // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
     }
@@ -47,6 +48,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .frameBlend: return "When the source has fewer frames than the output needs: \(OptionValues.choices(ExportRequest.FrameBlend.self)) (repeat, mix neighbours, motion-compensate)."
         case .noAudio: return "Leave the audio out."
         case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
+        case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
         case .rotation: return "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated)."
         }
     }
@@ -67,7 +69,7 @@ public enum JobOption: String, CaseIterable, Sendable {
     static let pitchNames = "spectral, time-domain, zero-latency, varispeed or mute"
 
     /// The fields a manifest may use.
-    public static let manifestFields: Set<String> = Set(allCases.map(\.field) + ["input", "output", "command", "segment", "ramp"])
+    public static let manifestFields: Set<String> = Set(allCases.map(\.field) + ["input", "output", "command", "segment", "ramp", "audioStream"])
 }
 
 extension JobOption {
@@ -102,6 +104,10 @@ extension BatchJob {
             }
             p.rotation = r
         }
+        if command == .export {
+            let container = (try? ContainerFormat.forOutput(output, webm: true)) ?? "mp4"
+            try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container)
+        }
         return p
     }
 
@@ -120,6 +126,7 @@ extension BatchJob {
         case .frameBlend: return frameBlend != nil
         case .noAudio: return noAudio
         case .audioCodec: return audioCodec != nil
+        case .audioStreams: return !audioStreams.isEmpty
         case .rotation: return rotation != nil
         }
     }

@@ -47,6 +47,7 @@ public struct JobRun: Sendable {
         if let pitch = job.pitch { r.pitch = pitch }
         r.audio = !job.noAudio
         if let audioCodec = job.audioCodec { r.audioCodec = audioCodec }
+        r.audioStreams = job.audioStreams
         r.codec = job.codec; r.preset = job.preset; r.crf = job.crf
         if let blend = p.frameBlend { r.frameBlend = blend }
         if let rotation = p.rotation { r.rotation = rotation }
@@ -65,6 +66,7 @@ public struct JobRun: Sendable {
         if let pitch = job.pitch { r.pitch = pitch }
         r.audio = !job.noAudio
         if let audioCodec = job.audioCodec { r.audioCodec = audioCodec }
+        r.audioStreams = job.audioStreams
         r.overwrite = overwrite
         r.fromOriginal = fromOriginal
         r.realTime = realTime
@@ -83,10 +85,10 @@ public struct JobRun: Sendable {
         switch job.command {
         case .export:
             let report = try Exporter.export(try exportRequest(), progress: progress)
-            return JobResult(frames: report.outputFrames, warnings: report.damage.map { "damaged input: \($0)" })
+            return JobResult(frames: report.outputFrames, warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
         case .retime:
             let report = try Retimer.retime(try retimeRequest())
-            return JobResult(frames: Int64(report.videoPackets), warnings: report.damage.map { "damaged input: \($0)" })
+            return JobResult(frames: Int64(report.videoPackets), warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
         case .stretch:
             _ = try AudioStretch.run(try stretchRequest())
             return JobResult(frames: nil, warnings: [])

@@ -106,6 +106,12 @@ public enum Manifest {
                     guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "crf: '\(value)' is not a whole number") }
                     fields[name] = v
                 case "noAudio": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
+                case "audioStreams", "audioStream":
+                    let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                    guard parts.allSatisfy({ Int($0) != nil }) else {
+                        throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a list of stream numbers (1;2)")
+                    }
+                    fields[name] = parts.map { Int($0)! }
                 default: fields[name] = value
                 }
             }
@@ -197,6 +203,14 @@ public enum Manifest {
         job.frameBlend = try string("frameBlend")
         job.audioCodec = try string("audioCodec")
         job.rotation = try string("rotation")
+        for k in ["audioStreams", "audioStream"] {
+            guard let v = f[k] else { continue }
+            if let n = v as? Int, !(v is Bool) { job.audioStreams.append(n); continue }
+            guard let a = v as? [Any], a.allSatisfy({ $0 is Int && !($0 is Bool) }) else {
+                throw ManifestError.content(at: place, "\(k): expected a stream number or a list of them")
+            }
+            job.audioStreams += a as! [Int]
+        }
         if let v = f["noAudio"] {
             guard let b = v as? Bool else { throw ManifestError.content(at: place, "noAudio: expected true or false") }
             job.noAudio = b

@@ -66,6 +66,10 @@ public struct CaptureReport: Codable, Sendable {
     public var shortFrames: Int64
     public var duration: Rational
     public var durationSeconds: Double
+    /// The first frame's CLOCK_MONOTONIC time (the clock of the file's timestamps) and its
+    /// wall-clock time (ISO 8601 UTC, as the file's `creation_time`); nil without frames.
+    public var firstFrameTime: Rational?
+    public var firstFrameWallTime: String?
     public var intervals: CaptureStats.Intervals?
     /// duration, frames, signal, disconnected, driverError (a buffer call failed mid-stream), writeError, shots, quit.
     public var stopReason: String

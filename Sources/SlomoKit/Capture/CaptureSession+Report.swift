@@ -35,6 +35,8 @@ extension CaptureSession {
             ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
                              mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
             captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
+        report.firstFrameTime = s.firstTimestamp
+        report.firstFrameWallTime = s.firstTimestamp.map { CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: $0)) }
         let controls = source.cameraControls()
         if !controls.isEmpty {
             report.controls = controls

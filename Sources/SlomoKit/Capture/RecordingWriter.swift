@@ -143,6 +143,8 @@ final class RecordingWriter {
                                      extradata: codec == "mjpeg" ? [] : sets)
         }
         m.setMetadata("encoder", "slomo capture")
+        // the first frame's wall-clock time: when the recording was made, for every tool that sorts by it
+        m.setMetadata("creation_time", CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: t)))
         m.setMetadata("slomo_device", sourceName)
         m.setMetadata("slomo_capture_format", "\(format.fourcc) \(format.width)x\(format.height)")
         if let fps { m.setMetadata("slomo_capture_fps", fps.description) }

@@ -6,6 +6,8 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
     public enum Problem: Sendable, Equatable {
         /// It exists and the request does not allow replacing it.
         case exists
+        /// It is one of the command's inputs (the same file, by device and inode): never replaced.
+        case isInput(String)
         case isDirectory
         case directoryMissing(String)
         case directoryNotWritable(String)
@@ -40,6 +42,7 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
     public var wording: Wording {
         switch problem {
         case .exists: return "\(path): output already exists (use \(Setting.overwrite) to replace it)"
+        case .isInput(let input): return "\(path): cannot write output: it is the input \(input) (choose another name; even \(Setting.overwrite) never replaces an input)"
         case .isDirectory: return "\(path): cannot write output: it is a directory"
         case .directoryMissing(let d): return "\(path): cannot write output: directory \(d) does not exist"
         case .directoryNotWritable(let d): return "\(path): cannot write output: directory \(d) is not writable"

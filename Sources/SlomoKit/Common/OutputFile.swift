@@ -11,10 +11,10 @@ public final class OutputFile {
     private var done = false
 
     /// Checks that `path` can be created: parent directory exists and is writable, `path` is not
-    /// a directory, and it does not exist unless `overwrite`.
-    public init(path: String, overwrite: Bool) throws(OutputError) {
+    /// a directory, it does not exist unless `overwrite`, and it is none of `inputs`.
+    public init(path: String, overwrite: Bool, inputs: [String] = []) throws(OutputError) {
         finalPath = path
-        try OutputFile.check(path, overwrite: overwrite)
+        try OutputFile.check(path, overwrite: overwrite, inputs: inputs)
         let url = URL(fileURLWithPath: path)
         temporaryPath = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
@@ -23,11 +23,12 @@ public final class OutputFile {
 
     /// The checks of `init`, alone: for small side files (a plot, a report) checked before a long
     /// job starts and written with ``write(_:to:)`` when it ends.
-    public static func check(_ path: String, overwrite: Bool) throws(OutputError) {
+    public static func check(_ path: String, overwrite: Bool, inputs: [String] = []) throws(OutputError) {
         let fm = FileManager.default
         var isDir: ObjCBool = false
         if fm.fileExists(atPath: path, isDirectory: &isDir) {
             if isDir.boolValue { throw OutputError(path, .isDirectory) }
+            if let input = inputs.first(where: { sameFile(path, $0) }) { throw OutputError(path, .isInput(input)) }
             if !overwrite { throw OutputError(path, .exists) }
         }
         let url = URL(fileURLWithPath: path)
@@ -38,6 +39,13 @@ public final class OutputFile {
         if access(dir, W_OK) != 0 {
             throw OutputError(path, .directoryNotWritable(dir))
         }
+    }
+
+    /// True when both names reach one existing file (same device and inode: links and `./` too).
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
+        var x = stat(), y = stat()
+        guard stat(a, &x) == 0, stat(b, &y) == 0 else { return false }
+        return x.st_dev == y.st_dev && x.st_ino == y.st_ino
     }
 
     /// Writes a small file whole (temporary name, then rename): one line naming the file on failure.

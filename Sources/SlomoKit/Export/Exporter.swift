@@ -20,6 +20,8 @@ public struct ExportRequest: Sendable {
     /// `--audio-codec`: `auto` (the source's codec where possible, else AAC) or a name from
     /// `AudioCodecChoice.named`.
     public var audioCodec = "auto"
+    /// `--audio-stream`: the audio streams kept, by index; empty: every audio stream.
+    public var audioStreams: [Int] = []
     /// The video encoder; nil: libx264, or libvpx-vp9 for WebM (which holds only VP8/VP9/AV1).
     public var codec: String?
     public var preset: String? = nil
@@ -60,6 +62,10 @@ public struct ExportReport: Codable, Sendable {
     public var videoCodec: String?
     /// The encoder that wrote the audio (`aac`, `flac`…), nil without audio.
     public var audioCodec: String?
+    /// Audio tracks written (every audio stream of the source unless `--audio-stream` chose).
+    public var audioTracks = 0
+    /// The source's streams the output does not carry, one sentence each (subtitles, timecode…).
+    public var droppedStreams: [String] = []
     /// The source's display rotation in degrees when the output container cannot store it
     /// (Matroska, WebM, NUT) and the pixels were not turned: the output plays unrotated.
     public var rotationDropped: Double?
@@ -86,20 +92,22 @@ public enum Exporter {
         try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         try ExportError.checkFrameRate(r.frameRate, maxDenominator: 1_000_000)
+        try VideoCodecChoice.check(codec: r.codec, preset: r.preset, crf: r.crf, container: formatName)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
         let plan = try ExportFramePlan(timeline: timeline, map: map, frameRate: r.frameRate, blend: r.frameBlend)
 
-        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let sink = try VideoSink(r, timeline: timeline, muxer: muxer, formatName: formatName)
         let demuxer = try MediaInput.openInput(r.input)
         muxer.copySideData(from: demuxer, stream: timeline.video, to: sink.stream, displayMatrix: sink.pixelTurns == nil)
-        let audio = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
-                                                   input: r.input, output: r.output, command: "export", audio: r.audio,
-                                                   pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
+        let audio = try RetimedOutput.finishHeader(
+            muxer, demuxer: demuxer, timeline: timeline, video: sink.stream, map: map, stored: stored,
+            .init(input: r.input, output: r.output, command: "export", audio: r.audio, audioStreams: r.audioStreams,
+                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true))
         sink.afterFrame = { n in
-            try audio?.write(upTo: plan.schedule.targetTime(ofFrame: n + 1))
+            try audio.write(upTo: plan.schedule.targetTime(ofFrame: n + 1))
             progress?(n + 1, plan.total)
         }
         let chooser = try makeFrameChooser(r, plan: plan, map: map, sink: sink)
@@ -110,7 +118,7 @@ public enum Exporter {
             throw MediaError.noDecodableFrames(path: r.input, operation: "export")
         }
         try sink.finish()
-        try audio?.finish()
+        try audio.finish()
         try muxer.finish()
         try out.commit()
 
@@ -118,11 +126,13 @@ public enum Exporter {
         var report = ExportReport(
             input: r.input, output: r.output, outputFrames: plan.total, frameRate: r.frameRate, outputDuration: map.target.duration,
             sourceFrames: plan.times.count, decodedPackets: source.decoded, skippedPackets: source.skipped,
-            repeatedFrames: chooser.repeated, missingFrames: chooser.missing, audioFrames: audio?.framesWritten,
+            repeatedFrames: chooser.repeated, missingFrames: chooser.missing, audioFrames: audio.framesWritten,
             cropped: sink.cropped, damage: source.damage, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(plan.total) / elapsed : 0)
         report.videoCodec = sink.codec
-        report.audioCodec = audio?.encoder.codecName
+        report.audioCodec = audio.codecs.first
+        report.audioTracks = audio.writers.count
+        report.droppedStreams = audio.dropped
         report.rotationDropped = sink.pixelTurns == nil ? RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer) : nil
         report.rotationApplied = sink.pixelTurns.map { $0 * 90 }
         return report

@@ -1,32 +1,135 @@
 import Foundation
 import SlomoCore
 import SlomoFFmpeg
+import SlomoAudio
 
-/// What export and retime write beside their video: the retimed audio track, the slomo metadata
-/// and the header; and what the container cannot keep.
+/// What export and retime write beside their video: every audio track retimed alike, the
+/// source's metadata with slomo's own beside it, the header; and what the output cannot keep.
 enum RetimedOutput {
-    /// After the video stream: the retimed audio track when `audio` and the input has one (its
-    /// codec chosen, or refused, before the source is opened), the slomo metadata (the map as
+    /// What the video stream is next to: the request's audio and naming.
+    struct Request {
+        var input: String
+        var output: String
+        var command: String
+        /// False: `--no-audio`.
+        var audio: Bool
+        /// `--audio-stream`: the audio streams to keep; empty: every one.
+        var audioStreams: [Int]
+        var pitch: String
+        var audioCodec: String
+        var jobKey: String?
+        /// The video is re-encoded (export): the source's encoder names and a sensor-mosaic tag
+        /// no longer describe it.
+        var reencoded: Bool
+    }
+
+    /// The audio tracks written and the source's streams left out, one sentence each.
+    struct Tracks {
+        var writers: [AudioTrackWriter]
+        var dropped: [String]
+
+        /// Writes every track up to `time` on the output timeline.
+        func write(upTo time: Rational) throws { for w in writers { try w.write(upTo: time) } }
+        func finish() throws { for w in writers { try w.finish() } }
+        /// Frames written to the first track (every track has the same length).
+        var framesWritten: Int64? { writers.first?.framesWritten }
+        var codecs: [String] { writers.map(\.encoder.codecName) }
+    }
+
+    /// After the video stream `video`: each audio track (codec chosen, or refused, before any
+    /// source is opened; language, title and disposition kept), the source's container metadata
+    /// (creation time, title, make and model, location…) with slomo's own tags over it (the map as
     /// `slomo_retime`, read back by probe and by a second retime; the source's name and rate; the
-    /// batch job key), then the header (MP4/MOV keep the tags as metadata atoms).
-    static func finishHeader(_ muxer: Muxer, demuxer: Demuxer, timeline: MediaTimeline, map: RetimeMap, stored: RetimeMap,
-                             input: String, output: String, command: String, audio: Bool, pitch: String, audioCodec: String,
-                             jobKey: String?) throws -> AudioTrackWriter? {
-        var writer: AudioTrackWriter?
-        if audio, let a = timeline.audio {
-            let choice = try AudioCodecChoice.resolve(audioCodec, source: demuxer.streamInfo(a), muxer: muxer, output: output)
-            let source = try Retimer.audioSource(input, stream: a, map: map, pitch: pitch, origin: timeline.origin)
-            writer = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
-                                          bitRate: choice.bitRate, path: output, deep: choice.deep)
+    /// batch job key), then the header (MP4/MOV keep every tag as a metadata atom).
+    static func finishHeader(_ muxer: Muxer, demuxer: Demuxer, timeline: MediaTimeline, video: Int, map: RetimeMap,
+                             stored: RetimeMap, _ r: Request) throws -> Tracks {
+        copyStreamMetadata(muxer, demuxer, from: timeline.video, to: video, reencoded: r.reencoded)
+        let chosen = r.audio ? try audioStreams(r.audioStreams, demuxer: demuxer) : []
+        var writers: [AudioTrackWriter] = []
+        for a in chosen {
+            let choice = try AudioCodecChoice.resolve(r.audioCodec, source: demuxer.streamInfo(a), muxer: muxer, output: r.output)
+            let source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
+            let w = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
+                                         bitRate: choice.bitRate, path: r.output, deep: choice.deep)
+            copyStreamMetadata(muxer, demuxer, from: a, to: w.streamIndex, reencoded: true)
+            writers.append(w)
         }
+        let mov = ["mp4", "mov"].contains(muxer.formatName)
+        muxer.copyMetadata(from: demuxer) { staleContainerKey($0.lowercased(), reencoded: r.reencoded) ? nil : outputKey($0, mov: mov) }
         muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
-        muxer.setMetadata("slomo_source", URL(fileURLWithPath: input).lastPathComponent)
+        muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
         if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
-        muxer.setMetadata("encoder", "slomo \(command)")
-        if let jobKey { muxer.setMetadata("slomo_job", jobKey) }
+        muxer.setMetadata("encoder", "slomo \(r.command)")
+        if let jobKey = r.jobKey { muxer.setMetadata("slomo_job", jobKey) }
         try muxer.writeHeader(options: ["mp4", "mov"].contains(muxer.formatName) ? ["movflags": "+use_metadata_tags"] : [:])
-        writer?.headerWritten()
-        return writer
+        for w in writers { w.headerWritten() }
+        let kept = Set([timeline.video] + chosen)
+        let dropped = demuxer.streams.filter { !kept.contains($0.index) && !($0.kind == .audio && (!r.audio || !r.audioStreams.isEmpty)) }
+        return Tracks(writers: writers, dropped: dropped.map(droppedSentence))
+    }
+
+    /// The audio streams to write: those asked for (each checked, in the order given, each once),
+    /// else every audio stream of the file in its order.
+    static func audioStreams(_ requested: [Int], demuxer: Demuxer) throws -> [Int] {
+        guard !requested.isEmpty else { return demuxer.streams.filter { $0.kind == .audio }.map(\.index) }
+        var out: [Int] = []
+        for n in requested where !out.contains(n) {
+            do { out.append(try AudioFiles.audioStream(of: demuxer, requested: n)) } catch {
+                throw SettingError(.audioStreams, String(n), "\(error.cause)")
+            }
+        }
+        return out
+    }
+
+    /// A stream's tags and disposition onto its output stream, less the stale ones. MP4 and MOV
+    /// keep a track's name as its handler name: a title (from Matroska) goes there when the
+    /// source gave none.
+    static func copyStreamMetadata(_ muxer: Muxer, _ demuxer: Demuxer, from source: Int, to index: Int, reencoded: Bool) {
+        let mov = ["mp4", "mov"].contains(muxer.formatName)
+        muxer.copyStreamMetadata(from: demuxer, stream: source, to: index) {
+            staleStreamKey($0.lowercased(), reencoded: reencoded) ? nil : outputKey($0, mov: mov)
+        }
+        if mov, muxer.metadata("handler_name", ofStream: index) == nil, let title = muxer.metadata("title", ofStream: index) {
+            muxer.setMetadata("handler_name", title, ofStream: index)
+        }
+    }
+
+    /// A key as the output writes it: Matroska's demuxer gives tags in capitals
+    /// (`COM.APPLE.QUICKTIME.MAKE`); MP4 and MOV write keys as they are, and Apple's and Android's
+    /// readers look for them in lower case.
+    static func outputKey(_ key: String, mov: Bool) -> String {
+        mov && key == key.uppercased() && key != key.lowercased() ? key.lowercased() : key
+    }
+
+    /// Container tags the output must not repeat: the brands the MP4 demuxer reports (the muxer
+    /// writes its own), the writing software (slomo's `encoder` replaces it), an earlier job's key,
+    /// and, once the video is re-encoded and coloured, a capture's sensor mosaic.
+    static func staleContainerKey(_ key: String, reencoded: Bool) -> Bool {
+        ["major_brand", "minor_version", "compatible_brands", "encoder", "slomo_job"].contains(key)
+            || (reencoded && key == "slomo_cfa_pattern")
+    }
+
+    /// Stream tags that describe the old stream, not the new one: Matroska's statistics (duration,
+    /// frame and byte counts, bit rate; mkvmerge writes them, possibly per language as `DURATION-eng`)
+    /// and, for a stream slomo encodes, the old encoder's name.
+    static func staleStreamKey(_ key: String, reencoded: Bool) -> Bool {
+        let base = key.split(separator: "-").first.map(String.init) ?? key
+        return ["duration", "number_of_frames", "number_of_bytes", "bps"].contains(base) || key.hasPrefix("_statistics")
+            || (reencoded && base == "encoder")
+    }
+
+    /// One stream left out, as a sentence: which, what it is, why.
+    static func droppedSentence(_ s: StreamInfo) -> String {
+        var what = "stream \(s.index) (\(s.kind.rawValue), \(s.codecName)"
+        if let lang = s.metadata["language"], lang != "und" { what += ", \(lang)" }
+        if let title = s.metadata["title"] ?? s.metadata["handler_name"] { what += ", '\(title)'" }
+        what += ")"
+        switch s.kind {
+        case .video: return "\(what): only one video stream is retimed"
+        case .subtitle: return "\(what): subtitles are not retimed"
+        case .attachment: return "\(what): attachments are not carried"
+        default: return "\(what): \(s.kind == .data ? "timed data (timecode, sensor metadata)" : "this kind of stream") is not retimed"
+        }
     }
 
     /// `rotation` when it is not a whole turn and `muxer`'s container cannot store it.

@@ -13,6 +13,8 @@ public struct RetimeRequest: Sendable {
     /// `--audio-codec`: `auto` (the source's codec where possible, else AAC) or a name from
     /// `AudioCodecChoice.named`.
     public var audioCodec = "auto"
+    /// `--audio-stream`: the audio streams kept, by index; empty: every audio stream.
+    public var audioStreams: [Int] = []
     public var overwrite = false
     /// Read segments on the original timing when the input was retimed by slomo before.
     public var fromOriginal = true
@@ -38,6 +40,10 @@ public struct RetimeReport: Codable, Sendable {
     public var audioFrames: Int64?
     /// The encoder that wrote the audio (`aac`, `flac`…), nil without audio.
     public var audioCodec: String?
+    /// Audio tracks written (every audio stream of the source unless `--audio-stream` chose).
+    public var audioTracks = 0
+    /// The source's streams the output does not carry, one sentence each (subtitles, timecode…).
+    public var droppedStreams: [String] = []
     /// The source's display rotation in degrees when the output container cannot store it
     /// (Matroska, NUT): the output plays unrotated.
     public var rotationDropped: Double?
@@ -65,30 +71,33 @@ public enum Retimer {
         let times = try RetimedPacketTimes(timeline: timeline, map: map, stored: stored, fromOriginal: r.fromOriginal)
         let demuxer = try MediaInput.openInput(r.input)
 
-        let out = try OutputFile(path: r.output, overwrite: r.overwrite)
+        let out = try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: times.timeBase, frameRate: times.averageRate)
-        let audioWriter = try RetimedOutput.finishHeader(muxer, demuxer: demuxer, timeline: timeline, map: map, stored: stored,
-                                                         input: r.input, output: r.output, command: "retime", audio: r.audio,
-                                                         pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey)
+        let audio = try RetimedOutput.finishHeader(
+            muxer, demuxer: demuxer, timeline: timeline, video: vOut, map: map, stored: stored,
+            .init(input: r.input, output: r.output, command: "retime", audio: r.audio, audioStreams: r.audioStreams,
+                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false))
         let outTB = muxer.timeBase(ofStream: vOut)
         var ticks = try times.ticks(in: outTB)
         demuxer.keepOnly(streams: [timeline.video])
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
         let copied = try copyPackets(reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB) { dts in
-            try audioWriter?.write(upTo: Rational(ticks: dts, timeBase: outTB))
+            try audio.write(upTo: Rational(ticks: dts, timeBase: outTB))
         }
-        try audioWriter?.finish()
+        try audio.finish()
         try muxer.finish()
         try out.commit()
         var report = RetimeReport(
             input: r.input, output: r.output, videoPackets: copied, sourceDuration: timeline.duration,
             outputDuration: map.target.duration, outputTimeBase: outTB, timestampsRounded: ticks.rounded,
-            averageFrameRate: times.averageRate, audioFrames: audioWriter?.framesWritten,
+            averageFrameRate: times.averageRate, audioFrames: audio.framesWritten,
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
         report.damage = reader.damage
-        report.audioCodec = audioWriter?.encoder.codecName
+        report.audioCodec = audio.codecs.first
+        report.audioTracks = audio.writers.count
+        report.droppedStreams = audio.dropped
         report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report
     }

@@ -30,7 +30,7 @@ final class VideoSink {
     init(_ r: ExportRequest, timeline: MediaTimeline, muxer: Muxer, formatName: String) throws {
         self.muxer = muxer
         input = r.input
-        codec = r.codec ?? (formatName == "webm" ? "libvpx-vp9" : "libx264")
+        codec = r.codec ?? VideoCodecChoice.defaultEncoder(container: formatName)
         let sourceDepth = timeline.info.pixelFormat.flatMap(PixelFormat.init(name:))?.bitDepth ?? 8
         pixelFormat = OutputPixelFormat.choose(codec: codec, sourceBitDepth: sourceDepth)
         workFormat = r.frameBlend == .none ? pixelFormat : (codec == "mjpeg" ? .yuvj420p : .yuv420p)

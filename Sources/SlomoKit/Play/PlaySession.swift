@@ -84,6 +84,7 @@ final class PlaySession {
         demuxer = try MediaInput.openInput(r.input)
         demuxer.keepOnly(streams: [timeline.video])
         vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: Rational(1, 90000), frameRate: nil)
+        RetimedOutput.copyStreamMetadata(muxer, demuxer, from: timeline.video, to: vOut, reencoded: false)
         live = PlayTimeline(start: r.start, rate: r.rate)
         // --start, like a seek, lands on the keyframe at or before it
         seeking = r.start.isPositive
@@ -111,7 +112,7 @@ final class PlaySession {
         var st = stat()
         if stat(r.output, &st) == 0 { isDevice = st.st_mode & S_IFMT != S_IFREG }
         // (a URL or FFmpeg protocol such as file:x.nut or udp://… has a colon; a plain path here has none)
-        let file = isPipe || r.output.contains(":") || isDevice ? nil : try OutputFile(path: r.output, overwrite: true)
+        let file = isPipe || r.output.contains(":") || isDevice ? nil : try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let path = isPipe ? "pipe:1" : file?.temporaryPath ?? r.output
         let format: String
         if let f = r.format { format = f } else if isPipe || r.output.contains("://") { format = "nut" } else {

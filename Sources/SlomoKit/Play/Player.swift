@@ -19,6 +19,8 @@ public struct PlayRequest: Sendable {
     /// video after at most this (plus the B-frame reorder of a copied stream) and the audio after
     /// at most this plus one 5 ms PCM packet.
     public var lead = Rational(1, 100)
+    /// Replace an existing output file (never the input).
+    public var overwrite = false
     public init(input: String, output: String) { self.input = input; self.output = output }
 }
 

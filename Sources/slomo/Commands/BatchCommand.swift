@@ -24,22 +24,23 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Directory for outputs of jobs that do not name one (made if missing).") var outDir: String?
     @Option(help: "Command for every job without one: export, retime, stretch.", completion: .values(of: BatchJob.Command.self)) var command = "export"
     // Every job's options (a manifest's field overrides them); the table `JobOption` declares them.
-    @Option(help: ArgumentHelp(JobOption.rate.help)) var rate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.rate.help)) var rate: String?
     @Option(name: .customLong(JobOption.segments.flag), help: ArgumentHelp(JobOption.segments.help)) var segments: [String] = []
     @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
     @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
     @Option(help: ArgumentHelp(JobOption.pitch.help), completion: .values(of: JobOption.pitch)) var pitch: String?
-    @Option(help: ArgumentHelp(JobOption.fps.help)) var fps: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.fps.help)) var fps: String?
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
-    @Option(help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend: String?
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation: String?
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec: String?
-    @Option(help: "Jobs at once (default: one per core).") var jobs: Int?
-    @Option(help: "Codec threads per job (default: cores / jobs).") var threads: Int?
-    @Option(help: "Run only shard I of N (I from 1, or from --shard-base).") var shard: String?
+    @Option(parsing: .unconditional, help: "Jobs at once (default: one per core).") var jobs: Int?
+    @Option(parsing: .unconditional, help: "Codec threads per job (default: cores / jobs).") var threads: Int?
+    @Option(parsing: .unconditional, help: "Run only shard I of N (I from 1, or from --shard-base).") var shard: String?
     @Option(help: "Numbering of --shard's I: 1 (default) or 0 (Slurm array ids, Kubernetes completion indexes).") var shardBase = 1
     @Flag(help: "Redo every job, even those with a complete output.") var force = false
     @Flag(help: "List the jobs this shard would run, run nothing.") var dryRun = false
@@ -175,6 +176,7 @@ struct BatchCommand: ParsableCommand {
         case .frameBlend: return frameBlend
         case .noAudio: return noAudio ? true : nil
         case .audioCodec: return audioCodec
+        case .audioStreams: return audioStream.isEmpty ? nil : audioStream
         case .rotation: return rotation
         }
     }

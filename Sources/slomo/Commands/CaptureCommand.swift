@@ -36,33 +36,33 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Only this pixel format (fourcc).") var format: String?
     @Option(help: "Only this size WxH.") var size: String?
     @Option(help: "At least this size WxH.") var minSize: String?
-    @Option(help: "The mode nearest at or above this rate.") var fps: String?
-    @Option(help: "Raw formats: ask the driver to pad rows to this many bytes.") var bytesPerLine: Int?
-    @Option(help: "Stop after this many seconds (from the first frame).") var duration: String?
-    @Option(help: "Stop after this many frames.") var frames: Int64?
+    @Option(parsing: .unconditional, help: "The mode nearest at or above this rate.") var fps: String?
+    @Option(parsing: .unconditional, help: "Raw formats: ask the driver to pad rows to this many bytes.") var bytesPerLine: Int?
+    @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
+    @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int64?
     @Option(help: "Driver buffers (mmap).") var buffers = 8
     @Option(help: "RAM ring size, e.g. 512M or 2G (default: 2 s of frames or 64 MiB; triggered: the shot + 1/4 s).") var ringMemory: String?
-    @Option(help: "RAM ring size in frames (instead of --ring-memory).") var ringFrames: Int?
+    @Option(parsing: .unconditional, help: "RAM ring size in frames (instead of --ring-memory).") var ringFrames: Int?
     @Flag(help: "Do not lock the ring in RAM (mlock).") var noMlock = false
     @Flag(help: "Keep the capture thread at normal priority (default: SCHED_FIFO where allowed, else nice -10).") var noRealtime = false
     @Option(help: "Raw cameras: x264, ffv1 (lossless) or raw (uncompressed; .mkv, .mov or .nut).", completion: .values(of: RecordingSettings.RawCodec.self)) var codec = "x264"
     @Option(help: "x264 preset for raw cameras.") var preset = "superfast"
-    @Option(help: "x264 constant rate factor for raw cameras.") var crf = 20
-    @Option(help: "Keep this many seconds before the trigger (needs --trigger).") var preTrigger: String?
-    @Option(help: "Keep this many seconds after the trigger frame (needs --trigger).") var postTrigger: String?
+    @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
+    @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger).") var preTrigger: String?
+    @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger).") var postTrigger: String?
     @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1) or motion[=THRESHOLD] (mean brightness change, 8-bit, default 10).") var trigger: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
-    @Option(help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
+    @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
     @Option(name: .customLong("segment"), help: "Mark START-END@RATE slowed while recording, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] phone-style slowed section, repeatable.") var ramps: [String] = []
     @Option(help: "T0@R0,T1@R1,… a speed curve applied while recording (times from the first frame; exact every 10 ms; Docs/Curves.md).") var curve: String?
     @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
-    @Option(help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
-    @Option(help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
+    @Option(parsing: .unconditional, help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
+    @Option(parsing: .unconditional, help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
     @Option(help: "Sound codec: aac, flac, alac, pcm, pcm24, opus… (default: lossless, PCM; ALAC in MP4).",
             completion: .list(AudioCodecChoice.named.map(\.key))) var audioCodec: String?
     @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
-    @Option(help: "Preview pictures per second.") var previewFps = "10"
+    @Option(parsing: .unconditional, help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
     @Option(help: "Write the frame-interval timeline and histogram to this SVG file.") var statsPlot: String?
     @Flag(help: "Do not fdatasync the recording each second (the kernel writes back when it chooses; a power cut may lose more).") var noSync = false

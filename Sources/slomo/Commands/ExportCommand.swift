@@ -19,15 +19,15 @@ struct ExportCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).") var output: String
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var video: VideoJobOptions
-    @Option(help: ArgumentHelp(JobOption.fps.help)) var fps = "30"
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.fps.help)) var fps = "30"
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
-    @Option(help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend = "none"
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
-    @Option(help: "Decoder/encoder threads (0 = all cores).") var threads = 0
+    @Option(parsing: .unconditional, help: "Decoder/encoder threads (0 = all cores).") var threads = 0
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
@@ -43,6 +43,7 @@ struct ExportCommand: ParsableCommand {
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
         if let c = report.cropped { Console.error("slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
+        DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(Console.error)
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")

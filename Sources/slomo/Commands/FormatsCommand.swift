@@ -27,12 +27,12 @@ struct FormatsCommand: ParsableCommand {
     @Option(help: "Only this pixel format (fourcc).") var format: String?
     @Option(help: "Only this size WxH.") var size: String?
     @Option(help: "At least this size WxH.") var minSize: String?
-    @Option(help: "The mode whose rate is nearest at or above this (e.g. 120, 30000/1001).") var fps: String?
+    @Option(parsing: .unconditional, help: "The mode whose rate is nearest at or above this (e.g. 120, 30000/1001).") var fps: String?
     @Option(help: "Tie-break order, e.g. mjpeg,h264,raw.") var prefer: String?
     @Flag(help: "Apply the selected mode to the device and read it back.") var apply = false
     @Flag(help: "Print JSON (always with \"maxFps\").") var json = false
     @Flag(help: "Stream each candidate mode briefly: achieved rate and drops beside the advertised rate.") var measure = false
-    @Option(help: "Seconds of frames per measured mode (timestamps).") var measureSeconds = "1"
+    @Option(parsing: .unconditional, help: "Seconds of frames per measured mode (timestamps).") var measureSeconds = "1"
     @Option(help: "Most modes measured (unadvertised sizes first, then fastest).") var measureLimit = 12
     @OptionGroup(title: "Camera controls (with --apply)") var cameraControls: ControlOptions
 

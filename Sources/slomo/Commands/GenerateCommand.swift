@@ -15,14 +15,14 @@ struct GenerateCommand: ParsableCommand {
         """)
 
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .nut).") var output: String
-    @Option(help: "Frame rate: integer, decimal or fraction (30000/1001), 1...1000.") var fps = "240"
-    @Option(help: "Duration in seconds (decimal or fraction).") var duration = "2"
+    @Option(parsing: .unconditional, help: "Frame rate: integer, decimal or fraction (30000/1001), 1...1000.") var fps = "240"
+    @Option(parsing: .unconditional, help: "Duration in seconds (decimal or fraction).") var duration = "2"
     @Option(help: "Frame size WIDTHxHEIGHT (even numbers).") var size = "640x360"
     @Option(help: "Video codec: h264, mjpeg or ffv1.", completion: .values(of: GenerateRequest.VideoCodec.self)) var codec = "h264"
     @Option(help: "x264 preset (h264 only).") var preset = "veryfast"
-    @Option(help: "x264 constant rate factor 0...51 (h264 only).") var crf = 18
-    @Option(help: "Keyframe interval in frames (default: one second).") var gop: Int?
-    @Option(help: "h264: only every Nth frame is a reference frame (2...17), like slomo's capture GOP.") var referenceInterval: Int?
+    @Option(parsing: .unconditional, help: "x264 constant rate factor 0...51 (h264 only).") var crf = 18
+    @Option(parsing: .unconditional, help: "Keyframe interval in frames (default: one second).") var gop: Int?
+    @Option(parsing: .unconditional, help: "h264: only every Nth frame is a reference frame (2...17), like slomo's capture GOP.") var referenceInterval: Int?
     @Option(help: "Audio sample rate in Hz.") var sampleRate = 48_000
     @Flag(help: "Leave out the audio track.") var noAudio = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false

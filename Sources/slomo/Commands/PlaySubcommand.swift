@@ -27,15 +27,17 @@ struct PlaySubcommand: ParsableCommand {
     @Argument(help: "Input media file.") var input: String
     @Option(name: .shortAndLong, help: "'-' (stdout), a file, or a URL FFmpeg can write.") var output = "-"
     @Option(help: "Container for stdout/URLs (nut, matroska…).") var format: String?
-    @Option(help: "Playback rate (0.25 = quarter speed), 1/32...32.") var rate = "1"
+    @Option(parsing: .unconditional, help: "Playback rate (0.25 = quarter speed), 1/32...32.") var rate = "1"
     @Option(help: "Audio time-pitch algorithm: auto (zero-latency, which reacts fastest, for rates in 1/2...2; spectral outside), zero-latency, time-domain, spectral, varispeed, mute.",
             completion: .list(["auto"] + TimePitchAlgorithm.allCases.map(\.rawValue))) var pitch = "auto"
     @Option(help: "Start position in seconds; playback starts at the keyframe at or before it (packets are copied).") var start = "0"
     @Option(help: "Milliseconds packets are written ahead of the wall clock (1...1000): more absorbs a slow consumer, less lets commands act sooner.") var lead = 10
     @Flag(help: "Leave the audio out.") var noAudio = false
+    @Flag(help: "Replace the output file if it exists (never the input).") var overwrite = false
 
     func run() throws {
         var r = PlayRequest(input: input, output: output)
+        r.overwrite = overwrite
         r.format = format
         r.rate = try OptionValues.rational(rate, option: .rate)
         guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw SettingError(.rate, rate, "must be in 1/32...32", quoted: false) }

@@ -6,7 +6,7 @@ import SlomoKit
 /// (the audio's codec and `--no-audio` are export's and retime's: `AudioOutputOptions`).
 /// Help texts come from `JobOption`, the table batch manifests and `slomo batch` use too.
 struct RetimeOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(JobOption.rate.help)) var rate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.rate.help)) var rate: String?
     @Option(name: .customLong(JobOption.segments.flag), help: ArgumentHelp(JobOption.segments.help)) var segments: [String] = []
     @Option(name: .customLong(JobOption.ramps.flag), help: ArgumentHelp(JobOption.ramps.help)) var ramps: [String] = []
     @Option(help: ArgumentHelp(JobOption.curve.help)) var curve: String?
@@ -30,11 +30,12 @@ struct RetimeOptions: ParsableArguments {
 struct VideoJobOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec = "auto"
+    @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
     @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
 
     func apply(to run: inout JobRun) throws {
-        run.job.noAudio = noAudio; run.job.audioCodec = audioCodec
+        run.job.noAudio = noAudio; run.job.audioCodec = audioCodec; run.job.audioStreams = audioStream
         switch relativeTo {
         case "original": run.fromOriginal = true
         case "current": run.fromOriginal = false
@@ -64,12 +65,13 @@ struct RetimeCommand: ParsableCommand {
     @OptionGroup var video: VideoJobOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
-    @Option(help: "Accepted as export takes it; retime decodes no video and uses none.") var threads = 0
+    @Option(parsing: .unconditional, help: "Accepted as export takes it; retime decodes no video and uses none.") var threads = 0
 
     func run() throws {
         var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
         let report = try Retimer.retime(try run.retimeRequest())
+        DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(Console.error)
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")

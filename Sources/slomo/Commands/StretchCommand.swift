@@ -20,7 +20,7 @@ struct StretchCommand: ParsableCommand {
     @Argument(help: "Input (any audio FFmpeg reads, or the audio of a video).") var input: String
     @Option(name: .shortAndLong, help: "Output audio file.") var output: String
     @OptionGroup var retime: RetimeOptions
-    @Option(help: "Audio stream index (default: the best audio stream).") var stream: Int?
+    @Option(parsing: .unconditional, help: "Audio stream index (default: the best audio stream).") var stream: Int?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 

@@ -27,6 +27,13 @@ enum DamageSummary {
 }
 
 /// The warning for a display rotation the output container cannot store (export and retime).
+/// The source's streams an output does not carry: one warning line each, naming the stream and why.
+enum DroppedStreamsWarning {
+    static func lines(input: String, output: String, _ dropped: [String]) -> [String] {
+        dropped.map { "slomo: warning: \(input): \(output) leaves out \($0)" }
+    }
+}
+
 enum RotationWarning {
     static func line(input: String, output: String, degrees: Double) -> String {
         let d = degrees == degrees.rounded() ? String(Int(degrees)) : String(degrees)
