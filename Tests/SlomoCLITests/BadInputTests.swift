@@ -82,7 +82,7 @@ import Testing
     @Test(arguments: [
         (["--fps", "0"], "frame rate"), (["--fps", "5000"], "frame rate"), (["--fps", "nan"], "--fps"),
         (["--size", "0x0"], "--size"), (["--size", "100000x100000"], "size"), (["--size", "321x180"], "even"),
-        (["--duration", "0"], "duration"), (["--duration=-1"], "duration"), (["--duration", "-1"], "--duration"), (["--duration", "99999"], "duration"),
+        (["--duration", "0"], "duration"), (["--duration=-1"], "duration"), (["--duration", "-1"], "duration -1"), (["--duration", "99999"], "duration"),
         (["--codec", "vp8"], "--codec"), (["--crf", "99"], "crf"),
     ])
     func absurdGenerateValues(args: [String], reason: String) throws {

@@ -230,8 +230,89 @@ import Testing
         #expect(p.terminationStatus == 0)
         let json = try JSONSerialization.jsonObject(with: data) as! [String: Any]
         let shot = (json["shots"] as? [[String: Any]])?.first ?? [:]
-        #expect(json["stopReason"] as? String == "quit")
+        #expect(json["stopReason"] as? String == "inputEnded")
         #expect(shot["preFrames"] as? Int == 20 && shot["postFrames"] as? Int == 50 && shot["complete"] as? Bool == true, "\(shot)")
         #expect(try CLI.calibrationIndices(d.file("s1.mkv")).count == 71)
+    }
+}
+
+/// A triggered capture talks to its operator (#30): each trigger, each shot saved and each
+/// re-arm at once on stderr (JSON lines with `--json`); each shot's side file describes that
+/// shot; without `--pre-trigger`/`--post-trigger` a shot is a second each side; standard input
+/// that ends before any trigger is not a success; `--continue-shots` numbers after earlier shots.
+@Suite(.serialized) struct TriggerFeedbackTests {
+    func capture(_ args: [String], stdin lines: String) throws -> CLI.Result {
+        try CLI.run(["capture", "--source", "synthetic:fps=50,size=160x96", "--codec", "ffv1"] + args, stdin: Data(lines.utf8))
+    }
+
+    @Test func eachEventIsSaidAsItHappens() throws {
+        let d = TempDir()
+        let out = d.file("s%02d.mkv")
+        // a second line after the first shot: its trigger needs the ring refilled, so wait for it
+        let script = "sleep 1.5; echo trigger; sleep 2.5; echo trigger; sleep 2"
+        let r = try CLI.tool(["bash", "-c", "(\(script)) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin --shots 2 -o '\(out)'"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = CLI.errorLines(r)
+        let trigger1 = lines.firstIndex { $0.hasPrefix("slomo: trigger 1 (stdin) at ") && $0.contains("ms after the event") }
+        let shot1 = lines.firstIndex { $0.hasPrefix("slomo: shot 1 saved: \(d.file("s01.mkv")), 21 frames (10 before the trigger frame, 10 after)") }
+        let rearmed = lines.firstIndex { $0 == "slomo: re-armed for shot 2" }
+        let shot2 = lines.firstIndex { $0.hasPrefix("slomo: shot 2 saved: \(d.file("s02.mkv"))") }
+        #expect(trigger1 != nil && shot1 != nil && rearmed != nil && shot2 != nil, "\(lines)")
+        if let trigger1, let shot1, let rearmed, let shot2 { #expect(trigger1 < shot1 && shot1 < rearmed && rearmed < shot2, "\(lines)") }
+        // the summary counts what it names: two shots, their frames, their files
+        #expect(r.stdout.hasPrefix("2 shots saved (42 frames: \(d.file("s01.mkv")), \(d.file("s02.mkv")))"), "\(r.stdout)")
+        // each side file is its own shot's
+        for n in 1...2 {
+            let side = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d.file(String(format: "s%02d.mkv.capture.json", n))))) as! [String: Any]
+            let shots = side["shots"] as? [[String: Any]] ?? []
+            #expect(side["output"] as? String == d.file(String(format: "s%02d.mkv", n)) && shots.count == 1 && shots.first?["shot"] as? Int == n
+                    && side["framesWritten"] as? Int == 21, "\(side)")
+        }
+    }
+
+    @Test func jsonEventsAreLines() throws {
+        let d = TempDir()
+        let r = try CLI.tool(["bash", "-c", "(sleep 1.5; echo trigger; sleep 2) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("j.mkv"))' --json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let events = r.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(events.map { $0["event"] as? String ?? "" } == ["armed", "trigger", "shot"], "\(r.stderr)")
+        #expect(events.allSatisfy { $0["version"] as? Int == 1 && $0["camera"] as? String != nil })
+        #expect(events.last?["frames"] as? Int == 21 && events[1]["source"] as? String == "stdin" && events[1]["latencyMs"] is Double)
+    }
+
+    /// `--trigger` alone keeps a second before and after (a one-frame shot helped nobody).
+    @Test func triggerAloneKeepsASecondEachSide() throws {
+        let d = TempDir()
+        let r = try CLI.tool(["bash", "-c", "(sleep 2; echo trigger; sleep 2.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --trigger stdin -o '\(d.file("one.mkv"))' --json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let report = try JSONSerialization.jsonObject(with: r.output) as! [String: Any]
+        let shot = (report["shots"] as? [[String: Any]])?.first
+        #expect(shot?["preFramesAsked"] as? Int == 50 && shot?["postFramesAsked"] as? Int == 50, "\(String(describing: shot))")
+    }
+
+    /// Standard input that ends with no trigger saved nothing: exit 66 and one line, not 0.
+    @Test func inputEndingWithoutATriggerFails() throws {
+        let d = TempDir()
+        let r = try capture(["--pre-trigger", "0.2", "--post-trigger", "0.2", "--trigger", "stdin", "-o", d.file("none.mkv")], stdin: "")
+        #expect(r.status == 66, "\(r.status) \(r.stderr)")
+        #expect(r.stderr.contains("standard input ended before any trigger: nothing was saved"), "\(r.stderr)")
+        // `quit` is the operator's choice: still 0
+        let q = try capture(["--pre-trigger", "0.2", "--post-trigger", "0.2", "--trigger", "stdin", "-o", d.file("q.mkv")], stdin: "quit\n")
+        #expect(q.status == 0, "\(q.stderr)")
+    }
+
+    /// `--continue-shots` goes on after the shots already in the folder; without it an existing
+    /// shot is refused before the camera opens.
+    @Test func continueShotsNumbersAfterTheLast() throws {
+        let d = TempDir()
+        for n in [1, 2, 3] { FileManager.default.createFile(atPath: d.file(String(format: "c%03d.mkv", n)), contents: Data("old".utf8)) }
+        let refused = try capture(["--pre-trigger", "0.1", "--post-trigger", "0.1", "--trigger", "stdin", "-o", d.file("c%03d.mkv")], stdin: "")
+        #expect(refused.status == 73 && refused.stderr.contains("c001.mkv: output already exists"), "\(refused.stderr)")
+        let r = try CLI.tool(["bash", "-c", "(sleep 1.5; echo trigger; sleep 1.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --continue-shots -o '\(d.file("c%03d.mkv"))'"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(FileManager.default.fileExists(atPath: d.file("c004.mkv")) && r.stderr.contains("slomo: shot 4 saved"), "\(r.stderr)")
+        #expect(try String(contentsOfFile: d.file("c001.mkv"), encoding: .utf8) == "old")
     }
 }

@@ -78,10 +78,10 @@ import Testing
             expectOneLine(try CLI.run([command, wav, "-o", o, "--rate", "1/2"]), status: 65, contains: [wav, "no video stream"])
             #expect(!FileManager.default.fileExists(atPath: o))
         }
-        // a codec the container cannot hold
+        // a codec the container cannot hold: refused before anything opens, naming where it fits
         let o = Self.dir.file("prores.mp4")
         expectOneLine(try CLI.run(["export", Self.clips.mp4, "-o", o, "--rate", "1/2", "--codec", "ffv1"]), status: 64,
-                      contains: ["slomo: \(o): avformat_write_header: ffv1 video and aac audio cannot be stored in mp4"])
+                      contains: ["slomo: --codec 'ffv1': mp4 cannot hold ffv1 video (use .mkv)"])
         #expect(!FileManager.default.fileExists(atPath: o))
     }
 

@@ -30,7 +30,9 @@ import Testing
         let dir = TempDir()
         let clip = CLI.generated(dir, "c.mp4", ["--fps", "60", "--duration", "1", "--size", "160x96"])
         let cases: [(args: [String], status: Int32, line: String)] = [
-            (["export", clip, "-o", clip, "--rate", "1/2"], 73, "slomo: \(clip): output already exists (use --overwrite to replace it)"),
+            (["export", clip, "-o", clip, "--rate", "1/2"], 73,
+             "slomo: \(clip): cannot write output: it is the input \(clip) (choose another name; even --overwrite never replaces an input)"),
+            (["export", clip, "-o", dir.file("o.mp4"), "--crf", "60"], 64, "slomo: --crf '60': must be in 0...51 for libx264 (lower is better quality)"),
             (["export", clip, "-o", dir.file("o.mp4"), "--fps", "2000"], 64, "slomo: --fps 2000: output frame rate must be in (0, 1000]"),
             (["export", clip, "-o", dir.file("o.mp4"), "--rate", "1/2", "--pitch", "rubber"], 64,
              "slomo: --pitch 'rubber': choose algorithm: expected one of zero-latency, time-domain, spectral, varispeed, mute"),

@@ -44,6 +44,7 @@ extension CaptureSession {
                 let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
                 shots.append(r)
                 written += r.framesWritten; bytes += r.bytesWritten
+                onEvent?(.shot(camera: source.name, r))
             } catch {
                 failure = error
                 shotRead()
@@ -53,7 +54,12 @@ extension CaptureSession {
             }
             if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
             // armed again: the next shot's encoder is ready before its trigger
-            if nextWriter == nil { nextWriter = preparedWriter(shot: shots.count + 1) }
+            if nextWriter == nil { nextWriter = preparedWriter(shot: shotNumber(shots.count + 1)) }
+            if !captureEnded() {
+                var e = CaptureEvent(.rearmed, camera: source.name)
+                e.shot = shotNumber(shots.count + 1)
+                onEvent?(e)
+            }
         }
         captureDone.wait()
         shotCond.lock()
@@ -63,9 +69,9 @@ extension CaptureSession {
         pendingShots.removeAll()
         shotCond.unlock()
         let report = triggeredReport(t, ring: ring, shots: shots, framesWritten: written, bytesWritten: bytes)
-        // each shot's file gets the whole capture's report beside it
-        writeSidecar(report, for: shots.map(\.output))
-        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shots.count + 1), frames: 0, failure, report: reportNote) }
+        // each shot's file gets its own report beside it: the capture's, narrowed to that shot
+        for shot in shots { writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
+        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(shots.count + 1)), frames: 0, failure, report: reportNote) }
         return report
     }
 
@@ -78,6 +84,17 @@ extension CaptureSession {
         w.audio = audioCapture
         do { try w.prepare() } catch { return nil }
         return w
+    }
+
+    /// The report beside shot `shot`'s file: the capture's (camera, ring, drops, trigger), with
+    /// that shot's file, frames and bytes, and that shot alone in `shots`.
+    static func shotReport(_ report: CaptureReport, _ shot: ShotReport) -> CaptureReport {
+        var r = report
+        r.output = shot.output
+        r.framesWritten = shot.framesWritten
+        r.bytesWritten = shot.bytesWritten
+        r.shots = [shot]
+        return r
     }
 
     /// The report of a triggered capture: its shots, the trigger, and the image trigger's costs.
@@ -179,7 +196,10 @@ extension CaptureSession {
         ring.advance(pin.id, to: start)
         shotCond.lock()
         shotsTriggered += 1
-        pendingShots.append(Shot(number: shotsTriggered, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
+        let number = shotNumber(shotsTriggered)
+        onEvent?(.trigger(camera: source.name, shot: number, source: trigger?.kind.name ?? "?", time: event, wall: wall,
+                          latency: latency ?? CaptureClock.now() - event))
+        pendingShots.append(Shot(number: number, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
                                  eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn,
                                  warning: warnings.isEmpty ? nil : warnings.joined(separator: "; ")))
         shotCond.broadcast()
@@ -201,6 +221,10 @@ extension CaptureSession {
             case .quit:
                 waitForPendingShots()
                 requestEnd("quit")
+                return
+            case .inputEnded:
+                waitForPendingShots()
+                requestEnd("inputEnded")
                 return
             case .trigger(let time, let wall):
                 // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never

@@ -89,6 +89,9 @@ public final class CaptureSession: @unchecked Sendable {
     /// Called once (from a capture thread) when a triggered capture is armed: the ring holds the
     /// whole pre-trigger window. Scripts wait for it before they trigger.
     public var onArmed: (@Sendable () -> Void)?
+    /// Called as a triggered capture goes (from its threads): a trigger received, a shot saved,
+    /// armed again (`CaptureEvent`).
+    public var onEvent: (@Sendable (CaptureEvent) -> Void)?
     var armedSaid = false
 
     func sayArmed(_ ring: FrameRing, preCount: Int64) {
@@ -96,6 +99,9 @@ public final class CaptureSession: @unchecked Sendable {
         armedSaid = true
         onArmed?()
     }
+
+    /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
+    func shotNumber(_ k: Int) -> Int { (trigger?.firstShot ?? 1) + k - 1 }
 
     /// The statistics of the last run (intervals for the plot).
     public internal(set) var lastStats = CaptureStats()
@@ -107,7 +113,7 @@ public final class CaptureSession: @unchecked Sendable {
         // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
         if limits.realtime { encoderNice = CaptureSession.lowerPriority() }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
-        let firstOutput = trigger.map { _ in TriggerSettings.path(settings.output, shot: 1) } ?? settings.output
+        let firstOutput = trigger.map { t in TriggerSettings.path(settings.output, shot: t.firstShot) } ?? settings.output
         var firstSettings = settings
         firstSettings.output = firstOutput
         let firstWriter = try RecordingWriter(settings: firstSettings, format: source.format, sourceName: source.name)

@@ -44,8 +44,27 @@ public struct TriggerSettings: Sendable {
     public var shots: Int
     /// The image trigger's region (nil: the whole frame).
     public var region: PixelRegion?
+    /// The first shot's number (`--continue-shots`: after those already in the folder).
+    public var firstShot = 1
+    /// What `--pre-trigger` and `--post-trigger` are when neither is given.
+    public static let defaultWindow = Rational.one
     public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
         self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
+    }
+
+    /// The first shot number whose file does not exist yet, after the highest one that does (up
+    /// to 100,000 shots); 1 for a template without a shot number.
+    public static func nextFreeShot(_ template: String) -> Int {
+        guard hasShotNumber(template) else { return 1 }
+        let fm = FileManager.default
+        var n = 1, last = 0
+        while n <= 100_000 {
+            if fm.fileExists(atPath: path(template, shot: n)) { last = n; n += 1; continue }
+            // a gap: look a little further for later shots (one deleted in between)
+            if let later = (n + 1...n + 64).first(where: { fm.fileExists(atPath: path(template, shot: $0)) }) { n = later; continue }
+            break
+        }
+        return last + 1
     }
 
     /// Shot `n`'s file: `%d`, `%0Nd` in `template` become the shot number.

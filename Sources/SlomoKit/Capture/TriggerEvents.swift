@@ -5,7 +5,8 @@ import SlomoCore
 /// of input is `quit`) or SIGUSR1, each stamped with CLOCK_MONOTONIC the moment it is read (a
 /// signal: inside the handler, which writes the time into a pipe, so none is lost or merged).
 final class TriggerEvents: TriggerEventSource {
-    enum Event { case trigger(Rational, wall: Rational), quit }
+    /// `inputEnded`: standard input closed (a script's pipe ended) with no `quit`.
+    enum Event { case trigger(Rational, wall: Rational), quit, inputEnded }
 
     let kind: TriggerKind
     private var buffer: [UInt8] = []
@@ -65,7 +66,7 @@ final class TriggerEvents: TriggerEventSource {
             return .trigger(CaptureClock.time(ts), wall: TriggerEvents.wallClock())
         }
         if let line = takeLine() { return event(line) }
-        guard stdinOpen else { return .quit }
+        guard stdinOpen else { return .inputEnded }
         var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
         guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
         let now = CaptureClock.now()
@@ -75,7 +76,7 @@ final class TriggerEvents: TriggerEventSource {
             stdinOpen = false
             let rest = String(decoding: buffer, as: UTF8.self)
             buffer.removeAll()
-            return rest.isEmpty ? .quit : event(rest, at: now)
+            return rest.isEmpty ? .inputEnded : event(rest, at: now)
         }
         buffer += chunk[0..<n]
         stamped = now
@@ -145,6 +146,7 @@ final class TriggerFanOut: @unchecked Sendable {
                 guard let e = source.next(timeoutMilliseconds: 50) else { continue }
                 for s in shares { s.push(e) }
                 if case .quit = e { return }
+                if case .inputEnded = e { return }
             }
         }
         t.name = "slomo-triggers"

@@ -48,11 +48,12 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Raw cameras: x264, ffv1 (lossless) or raw (uncompressed; .mkv, .mov or .nut).", completion: .values(of: RecordingSettings.RawCodec.self)) var codec = "x264"
     @Option(help: "x264 preset for raw cameras.") var preset = "superfast"
     @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
-    @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger).") var preTrigger: String?
-    @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger).") var postTrigger: String?
+    @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger; 1 when neither this nor --post-trigger is given).") var preTrigger: String?
+    @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger; 1 when neither this nor --pre-trigger is given).") var postTrigger: String?
     @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1) or motion[=THRESHOLD] (mean brightness change, 8-bit, default 10).") var trigger: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
+    @Flag(help: "Number shots after those already in the folder (-o with %d): shot%03d.mkv goes on from the highest saved.") var continueShots = false
     @Option(name: .customLong("segment"), help: "Mark START-END@RATE slowed while recording, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] phone-style slowed section, repeatable.") var ramps: [String] = []
     @Option(help: "T0@R0,T1@R1,… a speed curve applied while recording (times from the first frame; exact every 10 ms; Docs/Curves.md).") var curve: String?
@@ -102,7 +103,7 @@ struct CaptureCommand: ParsableCommand {
         let triggerSettings = try triggerOptions()
         let previewSettings = try previewOptions()
         if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
-        let settings = try recordingOptions(limits: limits)
+        let settings = try recordingOptions(limits: limits, firstShot: triggerSettings?.firstShot ?? 1)
         let controls = try cameraControls.requests()
         if !controls.isEmpty && source != nil { throw CommandLineError("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .badRequest) }
         if devices.count > 1 {
@@ -123,7 +124,13 @@ struct CaptureCommand: ParsableCommand {
                       + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
         if let t = triggerSettings {
             let what = t.kind == .stdin ? "a line 'trigger' on stdin" : t.kind == .signal ? "SIGUSR1 (kill -USR1 \(getpid()))" : "motion"
-            session.onArmed = { Console.error("slomo: armed: waiting for \(what)") }
+            let json = self.json, camera = src.name
+            // the human line always: scripts wait for `slomo: armed` (Docs/Capture.md)
+            session.onArmed = {
+                Console.error("slomo: armed: waiting for \(what)")
+                if json { Console.error(Self.eventLine(CaptureEvent(.armed, camera: camera))) }
+            }
+            session.onEvent = { e in Console.error(json ? Self.eventLine(e) : e.line) }
         }
         let report = try session.run()
         if let plot = statsPlot {
@@ -132,7 +139,17 @@ struct CaptureCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report) } else { summary(report) }
         for w in report.warnings { Console.error("slomo: warning: \(report.device): \(w)") }
-        if let failure = Self.streamFailure(report) { throw failure }
+        if let failure = Self.streamFailure(report) ?? Self.noShot(report) { throw failure }
+    }
+
+    /// A capture event as one JSON line (`--json`: the report stays alone on stdout).
+    static func eventLine(_ e: CaptureEvent) -> String { (try? JSONSchema.line(e)) ?? e.line }
+
+    /// Standard input ended before any trigger: nothing was saved, and a script must not read
+    /// that as success (exit 66: the trigger input is gone).
+    static func noShot(_ r: CaptureReport) -> CommandLineError? {
+        guard r.stopReason == "inputEnded", r.shots?.isEmpty == true else { return nil }
+        return CommandLineError("\(r.device): standard input ended before any trigger: nothing was saved", .missing)
     }
 
     /// `--duration`, `--frames`, `--buffers`, the ring's size, `--no-mlock`, `--no-realtime`,
@@ -158,13 +175,13 @@ struct CaptureCommand: ParsableCommand {
     /// The recording's codec, output and segments, checked before the camera opens: a codec the
     /// container cannot hold, an output that cannot be written (a read-only or missing directory,
     /// an existing file), a segment that cannot be laid out.
-    func recordingOptions(limits: CaptureLimits) throws -> RecordingSettings {
+    func recordingOptions(limits: CaptureLimits, firstShot: Int = 1) throws -> RecordingSettings {
         var settings = RecordingSettings(output: output)
         guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
         settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
-        try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: 1), overwrite: overwrite)
+        try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: firstShot), overwrite: overwrite)
         if !segments.isEmpty || !ramps.isEmpty || curve != nil {
             let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
             // segments are relative to the first frame; the map runs to the longest allowed capture
@@ -191,7 +208,11 @@ struct CaptureCommand: ParsableCommand {
         let i = report.intervals
         let toStderr = preview == "-"
         func say(_ line: String) { if toStderr { Console.error(line) } else { Console.out(line) } }
-        say("\(report.output): \(report.framesWritten) frames from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason)")
+let shots = report.shots ?? []
+        // a triggered capture's output is a name template: say what was saved, not the template
+        let head = report.shots == nil ? "\(report.output): \(report.framesWritten) frames written"
+            : "\(shots.count) shot\(shots.count == 1 ? "" : "s") saved (\(report.framesWritten) frames\(shots.isEmpty ? "" : ": " + shots.map(\.output).joined(separator: ", ")))"
+                say("\(head): \(report.framesCaptured) frames captured from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason)")
         if let a = report.audio {
             say("audio: \(a.device) \(a.sampleRate) Hz × \(a.channels) as \(a.codec): \(a.framesWritten) frames; the card runs at \(Seconds(a.measuredRate, decimals: 3)) Hz on the camera's clock (\(a.ppm) ppm), \(a.driftCorrectionFrames) frames of drift corrected; \(a.overruns) overruns (\(a.framesLost) frames lost)")
         }
@@ -246,6 +267,8 @@ struct CaptureCommand: ParsableCommand {
             let armed = ArmedCount(sessions.count), n = sessions.count
             for s in sessions { s.onArmed = { if armed.one() { Console.error("slomo: armed: \(n) cameras waiting for \(what)") } } }
         }
+        let json = self.json
+        for s in sessions { s.onEvent = { e in Console.error(json ? Self.eventLine(e) : e.line) } }
         let report = try MultiCapture.run(sessions, trigger: trigger)
         if json { try JSONOutput.print(report) } else {
             for r in report.cameras { summary(r) }
@@ -257,22 +280,30 @@ struct CaptureCommand: ParsableCommand {
             }
         }
         for r in report.cameras { for w in r.warnings { Console.error("slomo: warning: \(r.device): \(w)") } }
-        if let failure = report.cameras.lazy.compactMap(Self.streamFailure).first { throw failure }
+        if let failure = report.cameras.lazy.compactMap({ Self.streamFailure($0) ?? Self.noShot($0) }).first { throw failure }
     }
 
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
             for (name, given) in [("--pre-trigger", preTrigger != nil), ("--post-trigger", postTrigger != nil),
-                                  ("--trigger-region", triggerRegion != nil), ("--shots", shots != 1)] where given {
+                                  ("--trigger-region", triggerRegion != nil), ("--shots", shots != 1), ("--continue-shots", continueShots)] where given {
                 throw CommandLineError("\(name) needs --trigger stdin|signal|motion", .badRequest)
             }
             return nil
         }
         let kind = try OptionValues.trigger(trigger)
-        var t = TriggerSettings(kind: kind, pre: try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: Rational(3600)) } ?? .zero,
-                                post: try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: Rational(3600)) } ?? .zero,
+        // neither given: a second each side (a shot of one frame is never what anyone wants)
+        let window = preTrigger == nil && postTrigger == nil ? TriggerSettings.defaultWindow : .zero
+        var t = TriggerSettings(kind: kind, pre: try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: Rational(3600)) } ?? window,
+                                post: try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: Rational(3600)) } ?? window,
                                 shots: shots)
+        if continueShots {
+            guard TriggerSettings.hasShotNumber(output) else {
+                throw CommandLineError("-o \(output): --continue-shots needs %d or %03d in the name for the shot number", .badRequest)
+            }
+            t.firstShot = TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: 1))
+        }
         guard shots >= 0 else { throw CommandLineError("--shots \(shots): must be 0 (until stopped) or more", .badRequest) }
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
             throw CommandLineError("-o \(output): --shots \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)

@@ -1,0 +1,59 @@
+import SlomoCore
+
+/// What a triggered capture tells its operator as it happens: armed, a trigger received, a shot
+/// saved, armed again. The CLI prints each as a line on stderr, or as a JSON line with `--json`;
+/// `Docs/JSON.md` describes the fields.
+public struct CaptureEvent: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed }
+    public var event: Kind
+    /// The camera (device or source name).
+    public var camera: String
+    /// The shot this event is about (for `rearmed`: the next one).
+    public var shot: Int?
+    /// `trigger`: its source (stdin, signal, motion), its CLOCK_MONOTONIC time and wall-clock
+    /// time, and slomo's own latency (event → decision), in milliseconds.
+    public var source: String?
+    public var eventTime: Rational?
+    public var wallTime: String?
+    public var latencyMs: Double?
+    /// `shot`: the file, its frames, those before and after the trigger frame, whether it holds
+    /// all it was asked for, and why not.
+    public var output: String?
+    public var frames: Int64?
+    public var preFrames: Int?
+    public var postFrames: Int?
+    public var complete: Bool?
+    public var warning: String?
+
+    public init(_ event: Kind, camera: String) { self.event = event; self.camera = camera }
+
+    /// A trigger received for shot `shot`.
+    static func trigger(camera: String, shot: Int, source: String, time: Rational, wall: Rational, latency: Rational) -> CaptureEvent {
+        var e = CaptureEvent(.trigger, camera: camera)
+        e.shot = shot; e.source = source; e.eventTime = time; e.wallTime = TriggerEvents.iso8601(wall)
+        e.latencyMs = (latency.doubleValue * 1e6).rounded() / 1e3
+        return e
+    }
+
+    /// Shot `r` saved.
+    static func shot(camera: String, _ r: ShotReport) -> CaptureEvent {
+        var e = CaptureEvent(.shot, camera: camera)
+        e.shot = r.shot; e.output = r.output; e.frames = r.framesWritten; e.preFrames = r.preFrames; e.postFrames = r.postFrames
+        e.complete = r.complete; e.warning = r.warning
+        return e
+    }
+
+    /// The line an operator reads on stderr.
+    public var line: String {
+        switch event {
+        case .armed: return "slomo: armed: \(camera)"
+        case .trigger:
+            return "slomo: trigger \(shot ?? 0) (\(source ?? "?")) at \(wallTime ?? "?"): \(latencyMs.map { "\($0) ms after the event" } ?? "")"
+        case .shot:
+            let pre = preFrames.map(String.init) ?? "?", post = postFrames.map(String.init) ?? "?"
+            return "slomo: shot \(shot ?? 0) saved: \(output ?? "?"), \(frames ?? 0) frames (\(pre) before the trigger frame, \(post) after)"
+                + (warning.map { "; \($0)" } ?? "")
+        case .rearmed: return "slomo: re-armed for shot \(shot ?? 0)"
+        }
+    }
+}
