@@ -23,10 +23,11 @@ BUILD_PACKAGES=(
 )
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
 # vivid VM, alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
-# for the Kubernetes schema check, python3-fusepy and fuse for a file system that refuses fsync.
+# for the Kubernetes schema check, python3-fusepy and fuse for a file system that refuses fsync,
+# zsh and fish for the completion scripts in their own shells, mandoc to read the man page.
 TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
-  mkvtoolnix mediainfo python3-fusepy fuse
+  mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
 # sox), /usr/bin/time and bc.
@@ -89,6 +90,7 @@ man() {
   swift build --product generate-manual
   mkdir -p Docs/man
   .build/debug/generate-manual .build/debug/slomo --date "$(date +%Y-%m-%d)" --output-directory Docs/man
+  python3 scripts/man-finish.py Docs/man/slomo.1 README.md   # literal examples, EXAMPLES, EXIT STATUS, no hyphenation
   echo "man: Docs/man/slomo.1 (read it with: man Docs/man/slomo.1)"
 }
 

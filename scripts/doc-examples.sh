@@ -69,10 +69,15 @@ helpExamples() {
 import json, sys
 for c in json.load(sys.stdin)["command"].get("subcommands", []):
     on = False
+    command = ""
     for line in c.get("discussion", "").split("\n"):
         if line.strip().startswith("Example"): on = True; continue
-        if on and line.strip().startswith("slomo "): print(c["commandName"] + "\t" + line.strip())
-        elif on: on = False'
+        if on and command:                      # a continuation line (the one before ended with \\)
+            command += " " + line.strip()
+        elif on and line.strip().startswith("slomo "): command = line.strip()
+        elif on: on = False; continue
+        if command.endswith("\\"): command = command[:-1].rstrip(); continue
+        if command: print(c["commandName"] + "\t" + command); command = ""'
 }
 while IFS=$'\t' read -r cmd line; do
   reason=""
@@ -90,7 +95,9 @@ while IFS=$'\t' read -r cmd line; do
   # a capture waiting for a trigger runs until the user stops it: Ctrl-C (SIGINT) after 10 s
   limit=300; case "$line" in *--trigger*) limit=10 ;; esac
   status=0
-  (cd "$dir" && timeout -s INT $limit bash -e "$work/help.sh" >"$work/help.log" 2>&1 </dev/null) || status=$?
+  # a stdin trigger gets its line, as an operator would type it once the capture is armed
+  feed="true"; case "$line" in *"--trigger stdin"*) feed="sleep 4; echo trigger; sleep 6" ;; esac
+  (cd "$dir" && bash -c "$feed" | timeout -s INT $limit bash -e "$work/help.sh" >"$work/help.log" 2>&1) || status=$?
   case "$line" in *--trigger*) [ $status = 130 ] || [ $status = 124 ] && status=0 ;; esac
   if [ $status = 0 ]; then
     ran=$((ran + 1))

@@ -19,6 +19,10 @@ struct Slomo: ParsableCommand {
     /// on stderr and its documented exit status (never a trap, never a stack trace).
     static func main() {
         SlomoSetup.configure()
+        if let refusal = unknownCommand(Array(CommandLine.arguments.dropFirst())) {
+            Console.error("slomo: \(refusal)")
+            exit(withError: ExitCode(ExitStatus.usage.rawValue))
+        }
         do {
             var command = try parseAsRoot()
             try command.run()
@@ -34,5 +38,19 @@ struct Slomo: ParsableCommand {
             Console.error("slomo: \(text) (see 'slomo help')")
             exit(withError: code)
         }
+    }
+
+    /// The commands a user may type (the batch child's `job` is there but not suggested).
+    static var commandNames: [String] { configuration.subcommands.compactMap { $0.configuration.commandName } }
+
+    /// "unknown command 'exprot' (did you mean 'export'?)" when the first word, or the word after
+    /// `help`, names no command: ArgumentParser would otherwise complain about the options that
+    /// follow ("Unknown option '-o'") or print the general help and exit 0.
+    static func unknownCommand(_ args: [String]) -> String? {
+        guard let first = args.first, !first.hasPrefix("-") else { return nil }
+        let word = first == "help" ? args.dropFirst().first : first
+        guard let word, !word.hasPrefix("-"), !commandNames.contains(word), word != "help" else { return nil }
+        let suggestion = Suggestion.nearest(to: word, in: commandNames.filter { $0 != "job" }).map { " (did you mean '\($0)'?)" } ?? ""
+        return "unknown command '\(word)'\(suggestion); commands: \(commandNames.filter { $0 != "job" }.joined(separator: ", "))"
     }
 }

@@ -150,3 +150,21 @@ import Testing
         #expect(json["outputFrames"] as? Int == 53)              // ceil(1.75 * 30)
     }
 }
+
+/// A mistyped command is named as such, with the nearest one, before any of its options are
+/// read; `help` with no such command is an error, not the general help and exit 0.
+@Suite struct UnknownCommandTests {
+    @Test(arguments: [(["exprot", "a.mp4", "-o", "b.mp4"], "unknown command 'exprot' (did you mean 'export'?)"),
+                      (["captur", "--max-fps"], "unknown command 'captur' (did you mean 'capture'?)"),
+                      (["help", "nosuch"], "unknown command 'nosuch'; commands: capture"),
+                      (["xyz"], "unknown command 'xyz'; commands: capture")])
+    func mistypedCommands(args: [String], says: String) throws {
+        expectOneLine(try CLI.run(args), status: 64, contains: [says])
+    }
+
+    @Test func realCommandsStillWork() throws {
+        #expect(try CLI.run(["help", "export"]).status == 0)
+        #expect(try CLI.run(["--version"]).status == 0)
+        #expect(try CLI.run(["help"]).status == 0)
+    }
+}

@@ -46,6 +46,12 @@ struct CLI {
         try run(executable: binary, args, cwd: cwd, environment: environment, stdin: stdin)
     }
 
+    /// The full path of a program on PATH, nil when it is not installed.
+    static func which(_ name: String) -> String? {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+            .map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// Another program, found on PATH (ffmpeg, bash, python3), run the same way.
     static func tool(_ args: [String], cwd: String? = nil) throws -> Result {
         try run(executable: "/usr/bin/env", args, cwd: cwd)

@@ -80,14 +80,14 @@ public struct JobRun: Sendable {
                                    overwrite: overwrite, streamIndex: streamIndex)
     }
 
-    /// Runs the job's command; `progress` gets an export's frames (done, total).
+    /// Runs the job's command; `progress` gets an export's frames or a retime's packets (done, total).
     public func run(progress: ((Int64, Int64) -> Void)? = nil) throws -> JobResult {
         switch job.command {
         case .export:
             let report = try Exporter.export(try exportRequest(), progress: progress)
             return JobResult(frames: report.outputFrames, warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
         case .retime:
-            let report = try Retimer.retime(try retimeRequest())
+            let report = try Retimer.retime(try retimeRequest(), progress: progress)
             return JobResult(frames: Int64(report.videoPackets), warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
         case .stretch:
             _ = try AudioStretch.run(try stretchRequest())

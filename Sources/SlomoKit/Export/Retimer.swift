@@ -63,7 +63,8 @@ public enum Retimer {
 
     /// `slomo retime`: each packet's exact output times (`RetimedPacketTimes`), then the packets
     /// copied with them (`copyPackets`) and the time-pitch audio interleaved.
-    public static func retime(_ r: RetimeRequest) throws -> RetimeReport {
+    /// Progress: (video packets copied, total).
+    public static func retime(_ r: RetimeRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> RetimeReport {
         try MediaInput.checkInput(r.input)
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
@@ -82,8 +83,12 @@ public enum Retimer {
         var ticks = try times.ticks(in: outTB)
         demuxer.keepOnly(streams: [timeline.video])
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
+        let total = Int64(ticks.pts.count)
+        var done: Int64 = 0
         let copied = try copyPackets(reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB) { dts in
             try audio.write(upTo: Rational(ticks: dts, timeBase: outTB))
+            done += 1
+            progress?(done, total)
         }
         try audio.finish()
         try muxer.finish()

@@ -16,12 +16,13 @@ struct BatchCommand: ParsableCommand {
         (also as one JSON line {"status": "refused", "exitStatus": N, "error": ...}), 130 interrupted.
         Examples:
           slomo batch 'clips/*.mp4' --out-dir out --rate 1/2
-          slomo batch 'clips/*.mp4' --out-dir retimed --command retime --segment 0.1-0.3@1/4 --jobs 1
+          slomo batch 'clips/*.mp4' --out-dir retimed --command retime \\
+              --segment 0.1-0.3@1/4 --jobs 1
         """)
 
-    @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).") var inputs: [String] = []
-    @Option(help: "Manifest file (.json, .yaml/.yml or .csv).") var manifest: String?
-    @Option(help: "Directory for outputs of jobs that do not name one (made if missing).") var outDir: String?
+    @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).", completion: .file()) var inputs: [String] = []
+    @Option(help: "Manifest file (.json, .yaml/.yml or .csv).", completion: .file(extensions: ["json", "yaml", "yml", "csv"])) var manifest: String?
+    @Option(help: "Directory for outputs of jobs that do not name one (made if missing).", completion: .directory) var outDir: String?
     @Option(help: "Command for every job without one: export, retime, stretch.", completion: .values(of: BatchJob.Command.self)) var command = "export"
     // Every job's options (a manifest's field overrides them); the table `JobOption` declares them.
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.rate.help)) var rate: String?

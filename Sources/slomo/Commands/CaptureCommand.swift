@@ -21,16 +21,22 @@ struct CaptureCommand: ParsableCommand {
         --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
         Examples:
           slomo capture /dev/video0 --max-fps --duration 5 -o run.mp4
-          slomo capture --source synthetic:fps=240,size=640x360 --duration 2 -o demo.mp4
-          slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin -o shot.mp4
-          slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
-          slomo capture /dev/video0 --audio hw:1,0 --preview udp://10.0.0.2:5000 -o take.mkv
-          slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 --trigger signal -o 'cam{camera}.mp4'
-          slomo capture /dev/video0 --gain lock --control brightness=10 --duration 2 -o run.mp4
+          slomo capture --source synthetic:fps=240,size=640x360 --duration 2 \\
+              -o demo.mp4
+          slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin \\
+              -o shot.mp4
+          slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 \\
+              --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
+          slomo capture /dev/video0 --audio hw:1,0 \\
+              --preview udp://10.0.0.2:5000 -o take.mkv
+          slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 \\
+              --trigger signal -o 'cam{camera}.mp4'
+          slomo capture /dev/video0 --gain lock --control brightness=10 \\
+              --duration 2 -o run.mp4
         """)
 
-    @Argument(help: "V4L2 device (default /dev/video0) unless --source is given; several: one event, -o with {camera}.") var devices: [String] = []
-    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).") var output: String
+    @Argument(help: "V4L2 device (default /dev/video0) unless --source is given; several: one event, -o with {camera}.", completion: .file()) var devices: [String] = []
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).", completion: .file()) var output: String
     @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0") var source: String?
     @Flag(help: "Pick the fastest mode (the default; kept for clarity).") var maxFps = false
     @Option(help: "Only this pixel format (fourcc).") var format: String?
@@ -65,7 +71,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
     @Option(parsing: .unconditional, help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
-    @Option(help: "Write the frame-interval timeline and histogram to this SVG file.") var statsPlot: String?
+    @Option(help: "Write the frame-interval timeline and histogram to this SVG file.", completion: .file(extensions: ["svg"])) var statsPlot: String?
     @Flag(help: "Do not fdatasync the recording each second (the kernel writes back when it chooses; a power cut may lose more).") var noSync = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print the report as JSON.") var json = false

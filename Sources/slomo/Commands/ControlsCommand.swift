@@ -18,8 +18,8 @@ struct ControlsCommand: ParsableCommand {
           slomo controls --listing camera-controls.txt --json
         """)
 
-    @Argument(help: "Device (default /dev/video0).") var device: String?
-    @Option(help: "Read a saved 'v4l2-ctl --list-ctrls-menus' text instead of a device.") var listing: String?
+    @Argument(help: "Device (default /dev/video0).", completion: .file()) var device: String?
+    @Option(help: "Read a saved 'v4l2-ctl --list-ctrls-menus' text instead of a device.", completion: .file()) var listing: String?
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {

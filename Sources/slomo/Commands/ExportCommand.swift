@@ -12,11 +12,12 @@ struct ExportCommand: ParsableCommand {
         (Docs/Export.md). Frames no output frame shows and no other frame references are not decoded.
         Examples:
           slomo export clip.mp4 -o slow.mp4 --rate 0.5 --pitch spectral
-          slomo export clip.mp4 -o smooth.mp4 --segment 0.25-0.75@1/8 --fps 60 --frame-blend blend
+          slomo export clip.mp4 -o smooth.mp4 --segment 0.25-0.75@1/8 --fps 60 \\
+              --frame-blend blend
         """)
 
-    @Argument(help: "Input media file.") var input: String
-    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).") var output: String
+    @Argument(help: "Input media file.", completion: .file()) var input: String
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).", completion: .file()) var output: String
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var video: VideoJobOptions
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.fps.help)) var fps = "30"
@@ -61,6 +62,7 @@ final class ProgressReporter: @unchecked Sendable {
     let mode: Mode
     let bar: Progress
     private var throttle = ProgressThrottle()
+    private let started = DispatchTime.now()
 
     init(mode: String, label: String) throws {
         bar = Progress(label: label)
@@ -78,7 +80,15 @@ final class ProgressReporter: @unchecked Sendable {
         case .bar: bar.update(done, total)
         case .json:
             guard throttle.due(done, total) else { return }
-            if let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) { Console.error(line) }
+            // the rate so far and the time left at that rate
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+            var e = ProgressEvent(done: done, total: total)
+            if elapsed > 0, done > 0 {
+                let fps = Double(done) / elapsed
+                e.fps = (fps * 10).rounded() / 10
+                e.etaSeconds = (Double(total - done) / fps * 10).rounded() / 10
+            }
+            if let line = try? JSONSchema.line(e) { Console.error(line) }
         case .none: break
         }
     }

@@ -22,8 +22,8 @@ struct FormatsCommand: ParsableCommand {
           slomo formats /dev/video0 --measure --format YUYV --measure-limit 2
         """)
 
-    @Argument(help: "Device (default /dev/video0).") var device: String?
-    @Option(help: "Read a saved 'v4l2-ctl --list-formats-ext' text instead of a device.") var listing: String?
+    @Argument(help: "Device (default /dev/video0).", completion: .file()) var device: String?
+    @Option(help: "Read a saved 'v4l2-ctl --list-formats-ext' text instead of a device.", completion: .file()) var listing: String?
     @Option(help: "Only this pixel format (fourcc).") var format: String?
     @Option(help: "Only this size WxH.") var size: String?
     @Option(help: "At least this size WxH.") var minSize: String?

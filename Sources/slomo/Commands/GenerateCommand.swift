@@ -10,11 +10,13 @@ struct GenerateCommand: ParsableCommand {
         Every frame has a machine-readable code in its top band (read back by `slomo probe --frames`) \
         and its index as digits. The audio is a 1 kHz tone with a click every 250 ms.
         Examples:
-          slomo generate --fps 240 --duration 2 --size 640x360 -o calibration.mp4
-          slomo generate --fps 30000/1001 --duration 1 --codec mjpeg -o ntsc.mov
+          slomo generate --fps 240 --duration 2 --size 640x360 \\
+              -o calibration.mp4
+          slomo generate --fps 30000/1001 --duration 1 --codec mjpeg \\
+              -o ntsc.mov
         """)
 
-    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .nut).") var output: String
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .nut).", completion: .file()) var output: String
     @Option(parsing: .unconditional, help: "Frame rate: integer, decimal or fraction (30000/1001), 1...1000.") var fps = "240"
     @Option(parsing: .unconditional, help: "Duration in seconds (decimal or fraction).") var duration = "2"
     @Option(help: "Frame size WIDTHxHEIGHT (even numbers).") var size = "640x360"

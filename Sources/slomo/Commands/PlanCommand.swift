@@ -15,16 +15,17 @@ struct PlanCommand: ParsableCommand {
         is at or before the mapped time.
         Examples:
           slomo plan clip.mp4 --segment 0.25-0.5@1/4 --frames
-          slomo plan clip.mp4 --curve 0@1,0.25@1,0.5@1/4,0.75@1 --plot curve.svg
+          slomo plan clip.mp4 --curve 0@1,0.25@1,0.5@1/4,0.75@1 \\
+              --plot curve.svg
         """)
 
-    @Argument(help: "Media file.") var file: String
+    @Argument(help: "Media file.", completion: .file()) var file: String
     @Option(parsing: .unconditional, help: "Rate for the whole clip outside segments (0.5 = half speed).") var rate: String?
     @Option(name: .customLong("segment"), help: "START-END@RATE, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP], repeatable.") var ramps: [String] = []
     @Option(help: "T0@R0,T1@R1,… a smooth speed curve (slowdown linear between key points; Docs/Curves.md).") var curve: String?
     @Option(parsing: .unconditional, help: "Output frame rate for the constant-rate schedule.") var fps = "30"
-    @Option(help: "Draw speed and output time against source time into this SVG file.") var plot: String?
+    @Option(help: "Draw speed and output time against source time into this SVG file.", completion: .file(extensions: ["svg"])) var plot: String?
     @Flag(help: "List every output frame with the source frame it shows.") var frames = false
     @Flag(help: "Print JSON.") var json = false
 

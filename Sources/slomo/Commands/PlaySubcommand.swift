@@ -24,8 +24,8 @@ struct PlaySubcommand: ParsableCommand {
           slomo play clip.mp4 --rate 1/2 --pitch varispeed -o take.nut
         """)
 
-    @Argument(help: "Input media file.") var input: String
-    @Option(name: .shortAndLong, help: "'-' (stdout), a file, or a URL FFmpeg can write.") var output = "-"
+    @Argument(help: "Input media file.", completion: .file()) var input: String
+    @Option(name: .shortAndLong, help: "'-' (stdout), a file, or a URL FFmpeg can write.", completion: .file()) var output = "-"
     @Option(help: "Container for stdout/URLs (nut, matroska…).") var format: String?
     @Option(parsing: .unconditional, help: "Playback rate (0.25 = quarter speed), 1/32...32.") var rate = "1"
     @Option(help: "Audio time-pitch algorithm: auto (zero-latency, which reacts fastest, for rates in 1/2...2; spectral outside), zero-latency, time-domain, spectral, varispeed, mute.",

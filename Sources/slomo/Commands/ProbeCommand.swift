@@ -13,7 +13,7 @@ struct ProbeCommand: ParsableCommand {
           slomo probe clip.mp4 --frames --json
         """)
 
-    @Argument(help: "Media file.") var file: String
+    @Argument(help: "Media file.", completion: .file()) var file: String
     @Flag(help: "Print JSON (stable keys, Docs/JSON.md).") var json = false
     @Flag(help: "Decode the video and list every frame (pts, keyframe, calibration index).") var frames = false
 

@@ -59,18 +59,21 @@ struct RetimeCommand: ParsableCommand {
           slomo retime clip.mp4 -o whole.mkv --rate 1/8 --audio-codec flac
         """)
 
-    @Argument(help: "Input media file.") var input: String
-    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).") var output: String
+    @Argument(help: "Input media file.", completion: .file()) var input: String
+    @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).", completion: .file()) var output: String
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var video: VideoJobOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
+    @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Option(parsing: .unconditional, help: "Accepted as export takes it; retime decodes no video and uses none.") var threads = 0
 
     func run() throws {
         var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
-        let report = try Retimer.retime(try run.retimeRequest())
+        let reporter = try ProgressReporter(mode: progress, label: "retime")
+        let report = try Retimer.retime(try run.retimeRequest()) { done, total in reporter.update(done, total) }
+        reporter.finish()
         DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(Console.error)
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {

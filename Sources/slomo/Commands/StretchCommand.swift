@@ -17,8 +17,8 @@ struct StretchCommand: ParsableCommand {
           slomo stretch audio.wav -o ramp.flac --ramp 0.5-1.5@1/4:0.25
         """)
 
-    @Argument(help: "Input (any audio FFmpeg reads, or the audio of a video).") var input: String
-    @Option(name: .shortAndLong, help: "Output audio file.") var output: String
+    @Argument(help: "Input (any audio FFmpeg reads, or the audio of a video).", completion: .file()) var input: String
+    @Option(name: .shortAndLong, help: "Output audio file.", completion: .file()) var output: String
     @OptionGroup var retime: RetimeOptions
     @Option(parsing: .unconditional, help: "Audio stream index (default: the best audio stream).") var stream: Int?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
