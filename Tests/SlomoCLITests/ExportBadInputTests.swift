@@ -94,7 +94,8 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLI.binary)
         p.arguments = ["export", src, "-o", out, "--rate", "1/8", "--pitch", "spectral", "--preset", "slow"]
-        p.standardError = FileHandle.nullDevice
+        let errors = Pipe()
+        p.standardError = errors
         try p.run()
         // wait until the temporary output exists, then interrupt
         var waited = 0
@@ -105,5 +106,9 @@ import Testing
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
         #expect(d.entries.isEmpty, "left behind: \(d.entries)")
+        // one line says so, naming the output
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let lines = said.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first == "slomo: interrupted: \(out) not written (the partial file removed)", "\(said)")
     }
 }

@@ -90,7 +90,7 @@ extension BatchJob {
     public func parsedOptions() throws(SettingError) -> Parsed {
         var p = Parsed()
         if let fps {
-            do { p.fps = try Rational(parsing: fps) } catch { throw SettingError(JobOption.fps.setting, fps, "\(error)") }
+            do { p.fps = try Rational(frameRate: fps) } catch { throw SettingError(JobOption.fps.setting, fps, "\(error)") }
         }
         if let frameBlend {
             guard let b = ExportRequest.FrameBlend(rawValue: frameBlend) else {

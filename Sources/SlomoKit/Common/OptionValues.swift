@@ -9,6 +9,20 @@ public enum OptionValues {
         }
     }
 
+    /// A frame rate: NTSC decimals (29.97) as their exact 1001 rates, else as `rational`.
+    public static func frameRate(_ text: String, option: Setting) throws(SettingError) -> Rational {
+        do { return try Rational(frameRate: text) } catch {
+            throw SettingError(option, text, "\(error)")
+        }
+    }
+
+    /// The note a user gets when a decimal they wrote was taken as an NTSC rate; nil otherwise.
+    public static func ntscNote(_ text: String, option: Setting) -> Wording? {
+        guard let r = Rational.ntscRates[text], let decimals = text.split(separator: ".").last?.count else { return nil }
+        let exact = "\(text.replacingOccurrences(of: ".", with: ""))/1\(String(repeating: "0", count: decimals))"
+        return "\(option) \(text) taken as \(r) fps, the NTSC rate it stands for (\(exact) for exactly \(text))"
+    }
+
     /// "expected a, b or c": the values an option of type `T` takes, in declaration order.
     public static func expected<T: CaseIterable & RawRepresentable>(_: T.Type) -> String where T.RawValue == String {
         "expected " + choices(T.self)

@@ -116,6 +116,8 @@ final class InterruptCleanup: @unchecked Sendable {
     private static let capacity = 64
     // Written only under `lock`; read by the signal handler, which must not take locks.
     nonisolated(unsafe) private static let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
+    /// The one line the handler writes (`write(2)` is safe in a handler): which outputs are not made.
+    nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
     private var installed = false
 
     private init() { InterruptCleanup.table.initialize(repeating: nil, count: InterruptCleanup.capacity) }
@@ -132,6 +134,7 @@ final class InterruptCleanup: @unchecked Sendable {
                     if let p = InterruptCleanup.table[i] { unlink(p) }
                     i += 1
                 }
+                if let m = InterruptCleanup.message { _ = write(2, m, strlen(m)) }
                 _exit(JobResult.interruptedStatus)
             }
             signal(SIGINT, handler)
@@ -152,5 +155,19 @@ final class InterruptCleanup: @unchecked Sendable {
             t[i] = i < paths.count ? strdup(paths[i]) : nil
             free(old)
         }
+        let names = paths.map(InterruptCleanup.finalName)
+        let old = InterruptCleanup.message
+        InterruptCleanup.message = names.isEmpty ? nil
+            : strdup("\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n")
+        free(old)
+    }
+
+    /// The output a temporary file stands for (`.NAME.partial-PID` → `NAME`, in its directory).
+    static func finalName(_ temporary: String) -> String {
+        let url = URL(fileURLWithPath: temporary)
+        var name = url.lastPathComponent
+        if name.hasPrefix("."), let r = name.range(of: ".partial-", options: .backwards) { name = String(name[name.index(after: name.startIndex)..<r.lowerBound]) }
+        let dir = url.deletingLastPathComponent().path
+        return dir == FileManager.default.currentDirectoryPath ? name : (dir as NSString).appendingPathComponent(name)
     }
 }

@@ -88,6 +88,11 @@ final class PlaySession {
         live = PlayTimeline(start: r.start, rate: r.rate)
         // --start, like a seek, lands on the keyframe at or before it
         seeking = r.start.isPositive
+        if r.audio, timeline.audio != nil, !muxer.accepts(codecName: "pcm_f32le") {
+            throw PlayError.pcmNotHeld(output: r.output, container: muxer.formatName,
+                                       holders: [".mkv", ".nut", ".mov"].filter { ext in
+                                           (try? ContainerFormat.forOutput("x" + ext)).flatMap { try? Muxer(path: "/dev/null", formatName: $0) }?.accepts(codecName: "pcm_f32le") == true })
+        }
         if let first = try audioSource(from: r.start) {
             // 5 ms PCM packets: audio runs at most the lead plus 5 ms ahead of the wall clock, so a
             // command reaches the audio that soon (and the switch fades over 5 ms)

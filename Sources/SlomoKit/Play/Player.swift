@@ -129,6 +129,9 @@ public enum PlayError: SlomoFailure, Sendable, Equatable {
     case badCommand(String, Wording)
     /// Only pause, resume and quit are taken once the picture has ended.
     case inputEnded
+    /// Play's audio is 32-bit float PCM (sample-exact, instant rate changes), which this
+    /// container cannot hold; the containers that can.
+    case pcmNotHeld(output: String, container: String, holders: [String])
 
     public var kind: FailureKind { .badRequest }
 
@@ -137,6 +140,8 @@ public enum PlayError: SlomoFailure, Sendable, Equatable {
         case .emptyCommand: return "empty command"
         case .badCommand(let line, let why): return "'\(line)': \(why)"
         case .inputEnded: return "the input has ended; only its audio is still playing"
+        case .pcmNotHeld(let output, let container, let holders):
+            return "\(output): play writes its sound as 32-bit float PCM, which \(container) cannot hold: write \(holders.joined(separator: ", ")) (or leave the sound out with --no-audio)"
         }
     }
 }

@@ -36,6 +36,7 @@ struct ExportCommand: ParsableCommand {
         var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
         run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
+        if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
         run.threads = threads

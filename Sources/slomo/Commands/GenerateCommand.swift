@@ -32,7 +32,8 @@ struct GenerateCommand: ParsableCommand {
 
     func run() throws {
         let (w, h) = try OptionValues.size(size, option: .size)
-        var r = GenerateRequest(output: output, frameRate: try OptionValues.rational(fps, option: .fps),
+        if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
+        var r = GenerateRequest(output: output, frameRate: try OptionValues.frameRate(fps, option: .fps),
                                 duration: try OptionValues.rational(duration, option: .duration), width: w, height: h)
         guard let c = GenerateRequest.VideoCodec(rawValue: codec) else {
             throw SettingError(.codec, codec, "\(OptionValues.expected(GenerateRequest.VideoCodec.self))")

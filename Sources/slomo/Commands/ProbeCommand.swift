@@ -23,6 +23,9 @@ struct ProbeCommand: ParsableCommand {
         if let damage = DamageSummary.line(report.damage) { throw CommandLineError("\(file): \(damage)", .badData) }
     }
 
+    /// Handler names muxers write when the source had none: not a name anyone gave the track.
+    static let defaultHandlers: Set<String> = ["VideoHandler", "SoundHandler", "SubtitleHandler", "DataHandler", "ISO Media file produced by Google Inc."]
+
     func printTable(_ report: ProbeReport) {
         let c = report.container
         Console.out("\(report.path): \(c.formatLongName) (\(c.format)), duration \(c.duration.map { "\(Seconds($0)) s" } ?? "unknown"), \(c.bitRate / 1000) kb/s")
@@ -39,6 +42,10 @@ struct ProbeCommand: ParsableCommand {
                 line += " \(s.sampleRate ?? 0) Hz \(s.channelLayout ?? "\(s.channels ?? 0) ch") \(s.sampleFormat ?? "")"
             }
             if let d = s.duration { line += ", \(Seconds(d)) s" }
+            // the track's language and name (a title, or a handler name that is not a muxer's default)
+            let tags = Dictionary(s.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
+            if let lang = tags["language"], lang != "und" { line += ", language \(lang)" }
+            if let name = tags["title"] ?? tags["handler_name"].flatMap({ Self.defaultHandlers.contains($0) ? nil : $0 }) { line += ", '\(name)'" }
             if s.corruptPackets > 0 { line += ", \(s.corruptPackets) corrupt packets" }
             Console.out(line)
         }
