@@ -52,7 +52,7 @@ import Testing
              "slomo: --rate 'x': rate 'x' is not a number (use a decimal or a fraction like 1/8)"),
             // a job's speed map refused in batch's up-front check: the flag, as before typed errors
             (["batch", clip, "--out-dir", dir.path, "--curve", "0@1"], 64,
-             "slomo: input 0 (\(clip)): --curve '0@1': a curve needs at least two key points TIME@RATE, e.g. 0@1,1@1/4"),
+             "slomo: --curve '0@1': a curve needs at least two key points TIME@RATE, e.g. 0@1,1@1/4"),
         ]
         for c in cases {
             let r = try CLI.run(c.args)

@@ -22,6 +22,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var audioCodec: String?
     /// `--audio-stream N`, repeatable: the audio streams kept (by stream index); empty: all of them.
     public var audioStreams: [Int] = []
+    /// `--real-time`: rates against real time, for a phone's slow-motion file that records its capture rate.
+    public var realTime = false
     /// Export's `--rotation`: auto, pixels, metadata.
     public var rotation: String?
 
@@ -35,7 +37,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, rotation
+        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation
     }
 
     /// A job as `slomo job` reads it: fields with a default may be left out, as in a manifest.
@@ -57,6 +59,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         noAudio = try c.decodeIfPresent(Bool.self, forKey: .noAudio) ?? false
         audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
         audioStreams = try c.decodeIfPresent([Int].self, forKey: .audioStreams) ?? []
+        realTime = try c.decodeIfPresent(Bool.self, forKey: .realTime) ?? false
         rotation = try c.decodeIfPresent(String.self, forKey: .rotation)
     }
 
@@ -67,10 +70,16 @@ public struct BatchJob: Codable, Sendable, Equatable {
     /// Checks option values the same way the commands do, so a bad job fails before anything runs.
     /// Option values are named as a manifest names them (its fields: `frameBlend 'x'`); a speed
     /// map's refusal keeps its settings typed, so the command line shows `--curve 'x'`, as it always has.
-    public func validate(where place: String) throws(ManifestError) {
-        func bad(_ m: Wording) -> ManifestError { .invalidJob(at: place, Wording(verbatim: m.description)) }
+    /// `place` nil: the values came from the command line (`slomo batch --rate 0`), refused as
+    /// `invalidOption` with their settings typed (the CLI shows its flags).
+    public func validate(where place: String?) throws(ManifestError) {
+        func bad(_ m: Wording) -> ManifestError {
+            guard let place else { return .invalidOption(m) }
+            return .invalidJob(at: place, Wording(verbatim: m.description))
+        }
         // a speed map's refusal keeps its settings typed, so the command line shows its flags (`--curve 'x'`) as before
         do { _ = try RetimeSpec.options(rate: rate, segments: segments, ramps: ramps, curve: curve) } catch {
+            guard let place else { throw .invalidOption(error.wording) }
             throw .invalidJob(at: place, error.wording)
         }
         let parsed: Parsed
@@ -108,6 +117,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let audioCodec { fields.append(audioCodec) }
         if let curve { fields.append("curve=" + curve) }
         if !audioStreams.isEmpty { fields.append("audioStreams=" + audioStreams.map(String.init).joined(separator: ",")) }
+        if realTime { fields.append("realTime") }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325

@@ -8,7 +8,7 @@ import SlomoCore
 /// reach the use cases through `BatchJob`'s requests (`JobRun`), the same code for a command line
 /// and for a batch child.
 public enum JobOption: String, CaseIterable, Sendable {
-    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, rotation
+    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation
 
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
     public var field: String { rawValue }
@@ -22,6 +22,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .noAudio: return "no-audio"
         case .audioCodec: return "audio-codec"
         case .audioStreams: return "audio-stream"
+        case .realTime: return "real-time"
         default: return rawValue
         }
     }
@@ -29,7 +30,7 @@ public enum JobOption: String, CaseIterable, Sendable {
     public var commands: Set<BatchJob.Command> {
         switch self {
         case .fps, .codec, .preset, .crf, .frameBlend, .rotation: return [.export]
-        case .noAudio, .audioCodec, .audioStreams: return [.export, .retime]   // stretch writes audio only, in its output's format
+        case .noAudio, .audioCodec, .audioStreams, .realTime: return [.export, .retime]   // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
     }
@@ -49,6 +50,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .noAudio: return "Leave the audio out."
         case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
         case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
+        case .realTime: return "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's."
         case .rotation: return "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated)."
         }
     }
@@ -127,6 +129,7 @@ extension BatchJob {
         case .noAudio: return noAudio
         case .audioCodec: return audioCodec != nil
         case .audioStreams: return !audioStreams.isEmpty
+        case .realTime: return realTime
         case .rotation: return rotation != nil
         }
     }

@@ -29,6 +29,7 @@ public struct JobRun: Sendable {
     public var jobKey: String?
     /// For a file slomo retimed before: segments on its original timing (true) or its current one.
     public var fromOriginal = true
+    /// `--real-time` (the job's own field counts too).
     public var realTime = false
     /// Export: skip frames no output shows (false decodes everything, for comparisons).
     public var skipUnneeded = true
@@ -53,7 +54,7 @@ public struct JobRun: Sendable {
         if let rotation = p.rotation { r.rotation = rotation }
         r.overwrite = overwrite
         r.fromOriginal = fromOriginal
-        r.realTime = realTime
+        r.realTime = realTime || job.realTime
         r.skipUnneeded = skipUnneeded
         r.threads = threads
         r.jobKey = jobKey
@@ -69,7 +70,7 @@ public struct JobRun: Sendable {
         r.audioStreams = job.audioStreams
         r.overwrite = overwrite
         r.fromOriginal = fromOriginal
-        r.realTime = realTime
+        r.realTime = realTime || job.realTime
         r.jobKey = jobKey
         return r
     }

@@ -59,26 +59,59 @@ public enum Manifest {
             items = array
         case .object(let fields):
             for (k, node) in fields where k != "jobs" && k != "defaults" {
-                throw ManifestError.content(at: "\(path):\(node.line)", "unknown top-level field '\(k)' (expected jobs, defaults)")
+                let near = Suggestion.nearest(to: k, in: ["jobs", "defaults"]).map { "did you mean '\($0)'? " } ?? ""
+                throw ManifestError.content(at: "\(path):\(node.line)", "unknown top-level field '\(k)' (\(near)expected jobs, defaults)")
             }
             guard let jobs = root["jobs"], case .array(let array) = jobs.value else {
                 throw ManifestError.content(at: "\(path):\(root["jobs"]?.line ?? root.line)", "jobs: expected a list of jobs")
             }
             if let d = root["defaults"] {
-                guard let d = d.any as? [String: Any] else {
+                guard let fields = d.any as? [String: Any] else {
                     throw ManifestError.content(at: "\(path):\(d.line)", "defaults: expected \(syntax == "JSON" ? "an object" : "a mapping")")
                 }
-                fileDefaults.merge(d) { _, new in new }
+                // the defaults alone first: a mistake there is blamed on its own line, once, not on every job
+                try checkDefaults(fields, merged: fileDefaults.merging(fields) { _, new in new }, place: { k in
+                    "\(path):\(d[k]?.line ?? d.line): defaults" + (k.isEmpty ? "" : ".\(k)")
+                })
+                fileDefaults.merge(fields) { _, new in new }
             }
             items = array
         default:
             throw ManifestError.content(at: "\(path):\(root.line)", "expected a list of jobs or \(syntax == "JSON" ? "{\"jobs\": [...]}" : "'jobs:' with a list")")
         }
-        return try items.enumerated().map { i, item in
-            guard let fields = item.any as? [String: Any] else {
-                throw ManifestError.content(at: "\(path):\(item.line)", "jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")")
+        return try collect(items.enumerated().map { i, item in
+            { () throws -> BatchJob in
+                guard let fields = item.any as? [String: Any] else {
+                    throw ManifestError.content(at: "\(path):\(item.line)", "jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")")
+                }
+                // a field's problem is placed on the field's own line
+                return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]") { k in
+                    item[k].map { "\(path):\($0.line): jobs[\(i)].\(k)" }
+                }
             }
-            return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]")
+        })
+    }
+
+    /// Runs every job's reading and returns the jobs, or throws every problem found
+    /// (`ManifestErrors`; a single one as itself).
+    static func collect(_ readers: [() throws -> BatchJob]) throws -> [BatchJob] {
+        var jobs: [BatchJob] = [], errors: [ManifestError] = []
+        for read in readers {
+            do { jobs.append(try read()) } catch let e as ManifestError { errors.append(e) } catch let e as ManifestErrors { errors += e.errors }
+        }
+        if errors.count == 1 { throw errors[0] }
+        if !errors.isEmpty { throw ManifestErrors(errors) }
+        return jobs
+    }
+
+    /// A manifest's `defaults` read and checked alone, each problem placed by `place(field)`
+    /// (`""`: the entry as a whole): as a job would take them, with a stand-in input and output.
+    static func checkDefaults(_ own: [String: Any], merged: [String: Any], place: (String) -> String) throws {
+        var fields = merged
+        fields["input"] = fields["input"] ?? "-"
+        fields["output"] = fields["output"] ?? "-"
+        do { _ = try job(fields, place: place(""), fieldPlace: { k in own[k] == nil ? nil : place(k) }) } catch let e as ManifestError {
+            throw e
         }
     }
 
@@ -92,9 +125,10 @@ public enum Manifest {
         }
         guard let header = rows.first else { throw ManifestError.content(at: path, "empty manifest") }
         for name in header.1 where !BatchJob.fields.contains(name) {
-            throw ManifestError.content(at: "\(path):\(header.0)", "unknown column '\(name)'")
+            let near = Suggestion.nearest(to: name, in: BatchJob.fields.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+            throw ManifestError.content(at: "\(path):\(header.0)", "unknown column '\(name)'\(near)")
         }
-        return try rows.dropFirst().map { line, values in
+        return try collect(rows.dropFirst().map { line, values in { () throws -> BatchJob in
             guard values.count == header.1.count else {
                 throw ManifestError.content(at: "\(path):\(line)", "\(values.count) cells, the header has \(header.1.count)")
             }
@@ -105,7 +139,7 @@ public enum Manifest {
                 case "crf":
                     guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "crf: '\(value)' is not a whole number") }
                     fields[name] = v
-                case "noAudio": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
+                case "noAudio", "realTime": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
                 case "audioStreams", "audioStream":
                     let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
                     guard parts.allSatisfy({ Int($0) != nil }) else {
@@ -116,7 +150,7 @@ public enum Manifest {
                 }
             }
             return try job(merge(fields, defaults: defaults), place: "\(path):\(line)")
-        }
+        } })
     }
 
     /// A job's own fields over the defaults, without the defaults its command does not take
@@ -159,27 +193,35 @@ public enum Manifest {
     }
 
     /// One job from its fields (manifest entry or command-line defaults), validated.
-    public static func job(_ f: [String: Any], place: String) throws -> BatchJob {
-        for k in f.keys where !BatchJob.fields.contains(k) {
-            throw ManifestError.content(at: place, "unknown field '\(k)'")
+    /// `fieldPlace(k)`: where field `k` was written (its own line), nil: the job's `place`.
+    /// `commandLine`: the fields are `slomo batch`'s flags (refusals name the flags, exit 64).
+    public static func job(_ f: [String: Any], place: String, commandLine: Bool = false,
+                           fieldPlace: (String) -> String? = { _ in nil }) throws -> BatchJob {
+        func at(_ k: String) -> String { fieldPlace(k) ?? place }
+        for k in f.keys.sorted() where !BatchJob.fields.contains(k) {
+            let near = Suggestion.nearest(to: k, in: BatchJob.fields.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
+            throw ManifestError.content(at: at(k), "unknown field '\(k)'\(near)")
         }
         func string(_ k: String) throws -> String? {
             guard let v = f[k] else { return nil }
             if let s = v as? String { return s }
-            if v is Bool { throw ManifestError.content(at: place, "\(k): expected a string, not true/false") }
+            if v is Bool { throw ManifestError.content(at: at(k), "\(k): expected a string, not true/false") }
             if let n = v as? Int { return String(n) }
             if let d = v as? Double { return String(d) }
-            throw ManifestError.content(at: place, "\(k): expected a string")
+            throw ManifestError.content(at: at(k), "\(k): expected a string")
         }
         func list(_ k: String) throws -> [String] {
             guard let v = f[k] else { return [] }
             if let s = v as? String { return [s] }
             guard let a = v as? [Any], a.allSatisfy({ $0 is String }) else {
-                throw ManifestError.content(at: place, "\(k): expected a string or a list of strings")
+                throw ManifestError.content(at: at(k), "\(k): expected a string or a list of strings")
             }
             return a as! [String]
         }
         guard let input = try string("input") else { throw ManifestError.content(at: place, "input: missing") }
+        if let c = f["command"] as? String, BatchJob.Command(rawValue: c) == nil {
+            throw ManifestError.content(at: at("command"), "command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))")
+        }
         var command = BatchJob.Command.export
         if let c = try string("command") {
             guard let parsed = BatchJob.Command(rawValue: c) else {
@@ -197,7 +239,7 @@ public enum Manifest {
         job.codec = try string("codec")
         job.preset = try string("preset")
         if let v = f["crf"] {
-            guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: place, "crf: expected a whole number") }
+            guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: at("crf"), "crf: expected a whole number") }
             job.crf = n
         }
         job.frameBlend = try string("frameBlend")
@@ -207,15 +249,19 @@ public enum Manifest {
             guard let v = f[k] else { continue }
             if let n = v as? Int, !(v is Bool) { job.audioStreams.append(n); continue }
             guard let a = v as? [Any], a.allSatisfy({ $0 is Int && !($0 is Bool) }) else {
-                throw ManifestError.content(at: place, "\(k): expected a stream number or a list of them")
+                throw ManifestError.content(at: at(k), "\(k): expected a stream number or a list of them")
             }
             job.audioStreams += a as! [Int]
         }
         if let v = f["noAudio"] {
-            guard let b = v as? Bool else { throw ManifestError.content(at: place, "noAudio: expected true or false") }
+            guard let b = v as? Bool else { throw ManifestError.content(at: at("noAudio"), "noAudio: expected true or false") }
             job.noAudio = b
         }
-        try job.validate(where: place)
+        if let v = f["realTime"] {
+            guard let b = v as? Bool else { throw ManifestError.content(at: at("realTime"), "realTime: expected true or false") }
+            job.realTime = b
+        }
+        try job.validate(where: commandLine ? nil : place)
         return job
     }
 }

@@ -37,6 +37,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend: String?
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
+    @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation: String?
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec: String?
     @Option(parsing: .unconditional, help: "Jobs at once (default: one per core).") var jobs: Int?
@@ -48,7 +49,13 @@ struct BatchCommand: ParsableCommand {
     @Option(help: "Progress on stderr: auto, json, none.") var progress = "auto"
 
     func run() throws {
-        do { try runBatch() } catch let e as SlomoFailure where e.kind != .interrupted {
+        do { try runBatch() } catch let e as ManifestErrors {
+            // every problem of the manifest, one line each (the last one by main, as for any error)
+            let lines = e.errors.map { CLIFailure($0) }
+            try? printLine(["status": "refused", "exitStatus": Int(lines[0].status), "error": lines[0].message, "errors": lines.map(\.message)])
+            for l in lines.dropLast() { Console.error("slomo: \(l.message)") }
+            throw lines[lines.count - 1]
+        } catch let e as SlomoFailure where e.kind != .interrupted {
             // a refusal before any job ran is a JSON line too, so a scheduler's log says why
             let refusal = CLIFailure(e)
             try? printLine(["status": "refused", "exitStatus": Int(refusal.status), "error": refusal.message])
@@ -69,7 +76,25 @@ struct BatchCommand: ParsableCommand {
         guard nThreads >= 0 else { throw CommandLineError("--threads \(nThreads): expected 0 or more", .badRequest) }
         let reporter = try BatchProgress(mode: progress)
         if dryRun {
-            for s in selected { try printLine(["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue, "status": "planned"]) }
+            // each input opened and measured, its speeds resolved: what would fail is said now
+            var refused = 0
+            for s in selected {
+                var line: [String: Any] = ["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue]
+                do {
+                    let plan = try JobPlan.of(s.job)
+                    line["status"] = "planned"
+                    line["sourceSeconds"] = (plan.sourceDuration.doubleValue * 1000).rounded() / 1000
+                    line["outputSeconds"] = (plan.outputDuration.doubleValue * 1000).rounded() / 1000
+                    if let f = plan.outputFrames { line["outputFrames"] = f }
+                } catch {
+                    let f = CLIFailure(error)
+                    line["status"] = "refused"; line["exitStatus"] = Int(f.status); line["error"] = f.message
+                    Console.error("slomo: job \(s.number): \(f.message)")
+                    refused += 1
+                }
+                try printLine(line)
+            }
+            if refused > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
             return
         }
         BatchInterrupt.install()
@@ -137,6 +162,8 @@ struct BatchCommand: ParsableCommand {
         for option in JobOption.allCases {
             if let value = defaultValue(option) { defaults[option.field] = value }
         }
+        // the command line's options alone first: a bad --rate is the command line's, not job 0's
+        _ = try Manifest.job(defaults.merging(["input": "-", "output": "-"]) { a, _ in a }, place: "command line", commandLine: true)
         var jobs: [BatchJob]
         if let m = manifestPath {
             guard files.isEmpty else { throw CommandLineError("give either a manifest or input files, not both", .badRequest) }
@@ -178,6 +205,7 @@ struct BatchCommand: ParsableCommand {
         case .noAudio: return noAudio ? true : nil
         case .audioCodec: return audioCodec
         case .audioStreams: return audioStream.isEmpty ? nil : audioStream
+        case .realTime: return realTime ? true : nil
         case .rotation: return rotation
         }
     }

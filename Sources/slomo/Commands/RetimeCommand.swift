@@ -32,7 +32,7 @@ struct VideoJobOptions: ParsableArguments {
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec = "auto"
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Option(help: "For a file slomo retimed before: read segments on its 'original' timing or the 'current' one.") var relativeTo = "original"
-    @Flag(help: "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's.") var realTime = false
+    @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
 
     func apply(to run: inout JobRun) throws {
         run.job.noAudio = noAudio; run.job.audioCodec = audioCodec; run.job.audioStreams = audioStream
@@ -41,7 +41,7 @@ struct VideoJobOptions: ParsableArguments {
         case "current": run.fromOriginal = false
         default: throw CommandLineError("--relative-to '\(relativeTo)': expected original or current", .badRequest)
         }
-        run.realTime = realTime
+        run.job.realTime = realTime
     }
 }
 

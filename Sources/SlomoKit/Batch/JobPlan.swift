@@ -1,0 +1,39 @@
+import Foundation
+import SlomoCore
+import SlomoAudio
+
+/// What a job would make, found without making it (`slomo batch --dry-run`): its input opened and
+/// measured, its speeds resolved against it. A missing or unusable input, a segment past the end,
+/// a rate its pitch algorithm cannot play: refused here, as the job itself would refuse them.
+public struct JobPlan: Codable, Sendable, Equatable {
+    /// The input's duration (video for export and retime, the audio stream for stretch).
+    public var sourceDuration: Rational
+    /// The output's duration after the speed map.
+    public var outputDuration: Rational
+    /// Export: output frames at the job's frame rate.
+    public var outputFrames: Int64?
+
+    /// The plan of `job`, or the error the job would stop with.
+    public static func of(_ job: BatchJob) throws -> JobPlan {
+        let run = try JobRun(job: job)
+        switch job.command {
+        case .export, .retime:
+            let timeline = try MediaTimeline(path: job.input)
+            let (map, _) = try timeline.resolve(run.spec, fromOriginal: true, pitch: job.pitch ?? TimePitchAlgorithm.spectral.rawValue,
+                                                audio: !job.noAudio, realTime: run.realTime || job.realTime)
+            var plan = JobPlan(sourceDuration: timeline.duration, outputDuration: map.target.duration)
+            if job.command == .export {
+                let fps = try job.parsedOptions().fps ?? Rational(30)
+                plan.outputFrames = (map.target.duration * fps).ceiling
+            }
+            return plan
+        case .stretch:
+            try MediaInput.checkInput(job.input)
+            let wav = AudioFiles.wav(path: job.input, streamIndex: nil, origin: .zero)
+            let duration = try wav.map { Rational($0.frames, Int64($0.sampleRate)) } ?? AudioStretch.measure(job.input, stream: nil).duration
+            let map: RetimeMap
+            do { map = try run.spec.resolve(duration: duration, frameRate: nil) } catch { throw FileRetimeError(job.input, error) }
+            return JobPlan(sourceDuration: duration, outputDuration: map.target.duration)
+        }
+    }
+}
