@@ -172,7 +172,7 @@ import Testing
         let r = try asUser(["batch", d.file("clips/a.mp4"), "--out-dir", ro, "--rate", "1/2"])
         #expect(r.status == 73, "\(r.stderr)")
         #expect(r.stderr == "slomo: \(ro): --out-dir is not writable\n")
-        #expect(r.stdout == "{\"error\":\"\(ro): --out-dir is not writable\",\"exitStatus\":73,\"status\":\"refused\",\"version\":1}\n")
+        #expect(r.stdout == "{\"error\":\"\(ro): --out-dir is not writable\",\"exitStatus\":73,\"status\":\"refused\",\"type\":\"refusal\",\"version\":2}\n")
         #expect(try FileManager.default.contentsOfDirectory(atPath: ro).isEmpty)
         // the same job with a manifest naming an output inside it
         let m = d.file("ro.json")

@@ -278,7 +278,7 @@ import Testing
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
         #expect(events.map { $0["event"] as? String ?? "" } == ["armed", "trigger", "shot"], "\(r.stderr)")
-        #expect(events.allSatisfy { $0["version"] as? Int == 1 && $0["camera"] as? String != nil })
+        #expect(events.allSatisfy { $0["version"] as? Int == 2 && $0["type"] as? String == "capture" && $0["camera"] as? String != nil })
         #expect(events.last?["frames"] as? Int == 21 && events[1]["source"] as? String == "stdin" && events[1]["latencyMs"] is Double)
     }
 

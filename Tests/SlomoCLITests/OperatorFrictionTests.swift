@@ -48,7 +48,8 @@ import Testing
         #expect(events.count >= 2, "\(r.stderr)")
         let last = try #require(events.last)
         #expect(last["done"] as? Int == last["total"] as? Int && (last["total"] as? Int ?? 0) > 0)
-        #expect(last["fps"] is Double || last["fps"] is Int, "\(last)")
+        #expect(last["throughputFps"] is Double || last["throughputFps"] is Int, "\(last)")
+        #expect(events.allSatisfy { $0["type"] as? String == "progress" && $0["version"] as? Int == 2 })
         #expect(last["etaSeconds"] as? Double == 0 || last["etaSeconds"] as? Int == 0, "\(last)")
     }
 

@@ -63,7 +63,7 @@ import Testing
         let r = try DeviceCLITests.slomo(["controls", "--listing", Self.fixtures.appendingPathComponent("uvc-webcam-ctrls-partial.txt").path, "--json"])
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
-        #expect(obj["version"] as? Int == 1 && obj["device"] == nil)
+        #expect(obj["version"] as? Int == 2 && obj["device"] == nil)
         let controls = try #require(obj["controls"] as? [[String: Any]])
         #expect(controls.count == 12)
         // every field of Docs/Controls.md, present (null where a kind has none)

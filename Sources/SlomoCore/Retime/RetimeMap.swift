@@ -14,6 +14,31 @@ public struct TimeMapping: Hashable, Sendable, Codable, CustomStringConvertible 
     public var rate: Rational { source.duration / target.duration }
 
     public var description: String { "\(source) -> \(target) @\(rate)" }
+
+    /// JSON as `plan --json` and `retime --json` show a piece: `sourceStart`, `sourceEnd`,
+    /// `targetStart`, `targetEnd` and `rate` (written for readers; ignored when read). Files
+    /// written before 0.2 carry `source`/`target` as `{start, duration}`: read too.
+    private enum Key: String, CodingKey { case sourceStart, sourceEnd, targetStart, targetEnd, rate, source, target }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(source.start, forKey: .sourceStart)
+        try c.encode(source.end, forKey: .sourceEnd)
+        try c.encode(target.start, forKey: .targetStart)
+        try c.encode(target.end, forKey: .targetEnd)
+        try c.encode(rate, forKey: .rate)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: Key.self)
+        if c.contains(.sourceStart) {
+            source = TimeRange(start: try c.decode(Rational.self, forKey: .sourceStart), end: try c.decode(Rational.self, forKey: .sourceEnd))
+            target = TimeRange(start: try c.decode(Rational.self, forKey: .targetStart), end: try c.decode(Rational.self, forKey: .targetEnd))
+        } else {
+            source = try c.decode(TimeRange.self, forKey: .source)
+            target = try c.decode(TimeRange.self, forKey: .target)
+        }
+    }
 }
 
 /// An ordered, gap-free list of mappings that covers a source time range and maps it,

@@ -12,8 +12,9 @@ public struct BatchRecord: Codable, Sendable {
     public var error: String?
     public var exitStatus: Int32?
     public var durationSeconds: Double
-    /// Output frames per second of wall time (export), when known.
-    public var fps: Double?
+    /// Output frames (export) or video packets (retime) per second of wall time: a speed, not a
+    /// frame rate (named so since JSON version 2; it was `fps`).
+    public var throughputFps: Double?
     /// Notes from the job that did not stop it (a damaged input's first sign); absent when none.
     public var warnings: [String]?
 }
@@ -25,7 +26,8 @@ public struct BatchSummary: Codable, Sendable {
     public var skipped: Int
     public var interrupted: Int
     public var elapsedSeconds: Double
-    public var jobs: Int
+    /// Jobs run at once (`--jobs`; it was `jobs` before JSON version 2).
+    public var parallelJobs: Int
     public var threadsPerJob: Int
     /// `I/N` as given on the command line, numbered from `shardBase`.
     public var shard: String?
@@ -33,7 +35,7 @@ public struct BatchSummary: Codable, Sendable {
     public init(total: Int, ok: Int, failed: Int, skipped: Int, interrupted: Int, elapsedSeconds: Double,
                 jobs: Int, threadsPerJob: Int, shard: String?) {
         self.total = total; self.ok = ok; self.failed = failed; self.skipped = skipped; self.interrupted = interrupted
-        self.elapsedSeconds = elapsedSeconds; self.jobs = jobs; self.threadsPerJob = threadsPerJob; self.shard = shard
+        self.elapsedSeconds = elapsedSeconds; self.parallelJobs = jobs; self.threadsPerJob = threadsPerJob; self.shard = shard
     }
 }
 
@@ -164,7 +166,7 @@ public final class BatchRunner: @unchecked Sendable {
         BatchInterrupt.track(p.processIdentifier)
         // the typed request on stdin; a child that dies before reading it is reported below
         let request = JobRequest(job: job, threads: options.threadsPerJob, key: key)
-        if let line = try? JSONSchema.line(request) { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
+        if let line = try? JSONSchema.line(request, type: "request") { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
         try? input.fileHandleForWriting.close()
         // stderr (diagnostics, kept for a child that ends without a result) on its own thread while
         // stdout's typed lines are read here, so that neither pipe can fill up and stall the child
@@ -185,7 +187,7 @@ public final class BatchRunner: @unchecked Sendable {
         if p.terminationStatus == 0, let result, result.status == "ok" {
             record.warnings = result.warnings.isEmpty ? nil : result.warnings
             if let frames = result.frames, record.durationSeconds > 0 {
-                record.fps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
+                record.throughputFps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
             }
         } else {
             let interrupted = p.terminationStatus == JobResult.interruptedStatus || p.terminationReason == .uncaughtSignal

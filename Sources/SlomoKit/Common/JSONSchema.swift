@@ -5,22 +5,25 @@ import Foundation
 /// It goes up when a field is removed or changes meaning; new fields may appear without a bump.
 /// Keys are sorted, so output is stable across runs.
 public enum JSONSchema {
-    public static let version = 1
+    public static let version = 2
 
     /// A pretty-printed document (`--json`, `OUTPUT.capture.json`).
     public static func document<T: Encodable>(_ value: T) throws -> Data {
-        try encoder([.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]).encode(Versioned(value: value))
+        try encoder([.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]).encode(Versioned(value: value, type: nil))
     }
 
-    /// One compact line of a JSON Lines stream (batch records, play and progress events).
-    public static func line<T: Encodable>(_ value: T) throws -> String {
-        String(decoding: try encoder([.sortedKeys, .withoutEscapingSlashes]).encode(Versioned(value: value)), as: UTF8.self)
+    /// One compact line of a JSON Lines stream (batch records, play and progress events), with
+    /// `type` naming what the line is (`job`, `summary`, `progress`, `play`, `capture`…), so a
+    /// reader selects lines by it (`jq 'select(.type == "job")'`).
+    public static func line<T: Encodable>(_ value: T, type: String) throws -> String {
+        String(decoding: try encoder([.sortedKeys, .withoutEscapingSlashes]).encode(Versioned(value: value, type: type)), as: UTF8.self)
     }
 
     /// One line from an untyped object (batch's refusal and plan lines).
-    public static func line(_ object: [String: Any]) throws -> String {
+    public static func line(_ object: [String: Any], type: String) throws -> String {
         var o = object
         o["version"] = version
+        o["type"] = type
         return String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]),
                       as: UTF8.self)
     }
@@ -34,11 +37,13 @@ public enum JSONSchema {
     /// The value's own keys plus `version`, in one object.
     private struct Versioned<T: Encodable>: Encodable {
         let value: T
-        private enum Key: String, CodingKey { case version }
+        let type: String?
+        private enum Key: String, CodingKey { case version, type }
         func encode(to encoder: any Encoder) throws {
             try value.encode(to: encoder)
             var c = encoder.container(keyedBy: Key.self)
             try c.encode(JSONSchema.version, forKey: .version)
+            if let type { try c.encode(type, forKey: .type) }
         }
     }
 }
@@ -54,7 +59,8 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
     public var jobs: Int?
     public var fraction: Double?
     public var frames: Int64?
-    public var fps: Double?
+    /// Frames (or packets) handled per second of wall time: a speed, not a frame rate.
+    public var throughputFps: Double?
     public var etaSeconds: Double?
 
     public init(done: Int64, total: Int64) { self.done = done; self.total = total }
@@ -62,7 +68,7 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
     public init(jobsDone: Int, jobs: Int, fraction: Double, frames: Int64, fps: Double, etaSeconds: Double) {
         self.jobsDone = jobsDone; self.jobs = jobs; self.frames = frames
         self.fraction = (fraction * 10_000).rounded() / 10_000
-        self.fps = (fps * 10).rounded() / 10
+        self.throughputFps = (fps * 10).rounded() / 10
         self.etaSeconds = (etaSeconds * 10).rounded() / 10
     }
 

@@ -52,13 +52,13 @@ struct BatchCommand: ParsableCommand {
         do { try runBatch() } catch let e as ManifestErrors {
             // every problem of the manifest, one line each (the last one by main, as for any error)
             let lines = e.errors.map { CLIFailure($0) }
-            try? printLine(["status": "refused", "exitStatus": Int(lines[0].status), "error": lines[0].message, "errors": lines.map(\.message)])
+            try? printLine(["status": "refused", "exitStatus": Int(lines[0].status), "error": lines[0].message, "errors": lines.map(\.message)], type: "refusal")
             for l in lines.dropLast() { Console.error("slomo: \(l.message)") }
             throw lines[lines.count - 1]
         } catch let e as SlomoFailure where e.kind != .interrupted {
             // a refusal before any job ran is a JSON line too, so a scheduler's log says why
             let refusal = CLIFailure(e)
-            try? printLine(["status": "refused", "exitStatus": Int(refusal.status), "error": refusal.message])
+            try? printLine(["status": "refused", "exitStatus": Int(refusal.status), "error": refusal.message], type: "refusal")
             throw refusal
         }
     }
@@ -92,7 +92,7 @@ struct BatchCommand: ParsableCommand {
                     Console.error("slomo: job \(s.number): \(f.message)")
                     refused += 1
                 }
-                try printLine(line)
+                try printLine(line, type: "plan")
             }
             if refused > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
             return
@@ -118,18 +118,18 @@ struct BatchCommand: ParsableCommand {
             elapsedSeconds: (Date().timeIntervalSince(t0) * 100).rounded() / 100, jobs: nJobs, threadsPerJob: nThreads,
             shard: shard)
         summary.shardBase = shard == nil ? nil : shardBase
-        Console.out(try JSONSchema.line(BatchSummaryLine(summary: summary)))
+        Console.out(try JSONSchema.line(BatchSummaryLine(summary: summary), type: "summary"))
         Console.error("batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s")
         if BatchInterrupt.requested { throw CommandLineError("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
     }
 
     static func emit(_ record: BatchRecord) {
-        if let line = try? JSONSchema.line(record) { Console.out(line) }
+        if let line = try? JSONSchema.line(record, type: "job") { Console.out(line) }
     }
 
-    func printLine(_ object: [String: Any]) throws {
-        Console.out(try JSONSchema.line(object))
+    func printLine(_ object: [String: Any], type: String) throws {
+        Console.out(try JSONSchema.line(object, type: type))
     }
 
     /// The jobs from the manifest or the inputs, with the command-line options as defaults.
@@ -280,5 +280,5 @@ final class BatchProgress: @unchecked Sendable {
     }
 }
 
-/// The last line of `slomo batch`'s stdout: `{"summary": {...}, "version": 1}`.
+/// The last line of `slomo batch`'s stdout: `{"summary": {...}, "type": "summary", "version": 2}`.
 struct BatchSummaryLine: Encodable { let summary: BatchSummary }

@@ -149,7 +149,7 @@ struct CaptureCommand: ParsableCommand {
     }
 
     /// A capture event as one JSON line (`--json`: the report stays alone on stdout).
-    static func eventLine(_ e: CaptureEvent) -> String { (try? JSONSchema.line(e)) ?? e.line }
+    static func eventLine(_ e: CaptureEvent) -> String { (try? JSONSchema.line(e, type: "capture")) ?? e.line }
 
     /// Standard input ended before any trigger: nothing was saved, and a script must not read
     /// that as success (exit 66: the trigger input is gone).

@@ -86,10 +86,10 @@ final class ProgressReporter: @unchecked Sendable {
             var e = ProgressEvent(done: done, total: total)
             if elapsed > 0, done > 0 {
                 let fps = Double(done) / elapsed
-                e.fps = (fps * 10).rounded() / 10
+                e.throughputFps = (fps * 10).rounded() / 10
                 e.etaSeconds = (Double(total - done) / fps * 10).rounded() / 10
             }
-            if let line = try? JSONSchema.line(e) { Console.error(line) }
+            if let line = try? JSONSchema.line(e, type: "progress") { Console.error(line) }
         case .none: break
         }
     }
@@ -103,7 +103,7 @@ final class ProgressReporter: @unchecked Sendable {
                             force: jobsDone == jobs)
         case .json:
             let e = ProgressEvent(jobsDone: jobsDone, jobs: jobs, fraction: fraction, frames: frames, fps: fps, etaSeconds: eta)
-            if let line = try? JSONSchema.line(e) { Console.error(line) }
+            if let line = try? JSONSchema.line(e, type: "progress") { Console.error(line) }
         case .none: break
         }
     }

@@ -31,13 +31,13 @@ struct JobCommand: ParsableCommand {
             run.jobKey = request.key
             var throttle = ProgressThrottle()
             let result = try run.run { done, total in
-                guard throttle.due(done, total), let line = try? JSONSchema.line(ProgressEvent(done: done, total: total)) else { return }
+                guard throttle.due(done, total), let line = try? JSONSchema.line(ProgressEvent(done: done, total: total), type: "progress") else { return }
                 Self.send(line)
             }
-            Self.send(try JSONSchema.line(result))
+            Self.send(try JSONSchema.line(result, type: "result"))
         } catch {
             let failure = CLIFailure(error)
-            if let line = try? JSONSchema.line(JobResult(failure: failure.message, exitStatus: failure.status)) { Self.send(line) }
+            if let line = try? JSONSchema.line(JobResult(failure: failure.message, exitStatus: failure.status), type: "result") { Self.send(line) }
             throw failure
         }
     }

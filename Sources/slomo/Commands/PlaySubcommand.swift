@@ -54,12 +54,12 @@ struct PlaySubcommand: ParsableCommand {
                 do { queue.push(try PlayCommand(parsing: text)) } catch {
                     var e = PlayEvent(event: "error")
                     e.message = String(describing: error)
-                    if let line = try? JSONSchema.line(e) { Console.error(line) }
+                    if let line = try? JSONSchema.line(e, type: "play") { Console.error(line) }
                 }
             }
         }
         try Player(r) { e in
-            if let line = try? JSONSchema.line(e) { Console.error(line) }
+            if let line = try? JSONSchema.line(e, type: "play") { Console.error(line) }
         }.run(commands: queue)
     }
 }
