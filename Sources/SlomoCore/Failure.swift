@@ -65,6 +65,7 @@ extension Setting {
     public static let preTrigger = Setting("preTrigger"), prefer = Setting("prefer"), preview = Setting("preview")
     public static let ramps = Setting("ramps"), rate = Setting("rate"), realTime = Setting("realTime")
     public static let crf = Setting("crf"), preset = Setting("preset"), audioStreams = Setting("audioStreams")
+    public static let pixFmt = Setting("pixFmt"), bitrate = Setting("bitrate"), gop = Setting("gop")
     public static let referenceInterval = Setting("referenceInterval"), ringMemory = Setting("ringMemory")
     public static let segments = Setting("segments"), shard = Setting("shard"), shutter = Setting("shutter")
     public static let shutterAngle = Setting("shutterAngle"), size = Setting("size"), source = Setting("source")
@@ -72,7 +73,7 @@ extension Setting {
     public static let whiteBalance = Setting("whiteBalance"), zoom = Setting("zoom")
 
     public static let all: [Setting] = [
-        .audioCodec, .audioStreams, .codec, .control, .crf, .preset, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
+        .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
         .outDir, .overwrite, .pitch, .postTrigger, .preTrigger, .prefer, .preview, .ramps, .rate, .realTime,
         .referenceInterval, .ringMemory, .segments, .shard, .shutter, .shutterAngle, .size, .source,
         .trigger, .triggerRegion, .whiteBalance, .zoom,

@@ -12,6 +12,8 @@ public struct VideoEncoderSettings: Sendable {
     public var timeBase: Rational?
     public var gopSize: Int?
     public var maxBFrames: Int?
+    /// Target bit rate in bit/s (`AVCodecContext.bit_rate`); nil: the encoder's rate control.
+    public var bitRate: Int64?
     /// Private codec options (`preset`, `crf`, `tune`, `x264-params`...).
     public var options: [String: String]
     public var threads: Int
@@ -80,6 +82,7 @@ public final class Encoder {
         ctx.pointee.sample_aspect_ratio = AVRational(num: 1, den: 1)
         ctx.pointee.thread_count = Int32(s.threads)
         if let g = s.gopSize { ctx.pointee.gop_size = Int32(g) }
+        if let b = s.bitRate { ctx.pointee.bit_rate = b }
         if let b = s.maxBFrames { ctx.pointee.max_b_frames = Int32(b) }
         if globalHeader { ctx.pointee.flags |= AV_CODEC_FLAG_GLOBAL_HEADER }
         var options = s.options

@@ -69,4 +69,28 @@ import Testing
         let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 1
         #expect(worst == 0, "largest difference \(worst) before the segment")
     }
+
+    /// Delivery: a 10-bit HEVC source out as 8-bit 4:2:0 at a size with the aspect kept, a target
+    /// bit rate and a keyframe every 15 frames, each read back with ffprobe; bad values refused
+    /// before anything opens.
+    @Test func deliveryOptions() throws {
+        let ten = Self.dir.file("ten.mp4")
+        let make = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
+                                 "-x265-params", "log-level=error", "-c:a", "copy", ten])
+        #expect(make.status == 0, "\(make.stderr)")
+        let out = Self.dir.file("delivered.mp4")
+        let r = try CLI.run(["export", ten, "-o", out, "--size", "640x0", "--pix-fmt", "yuv420p", "--bitrate", "2M", "--gop", "15", "--overwrite"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let s = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "stream=width,height,pix_fmt,bit_rate", "-of", "csv=p=0", out])
+        let f = s.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
+        #expect(f.count == 4 && f[0] == "640" && f[1] == "360" && f[2] == "yuv420p", "\(s.stdout)")
+        if f.count == 4, let rate = Double(f[3]) { #expect(rate > 1.2e6 && rate < 3e6, "bit rate \(rate)") }
+        let keys = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame", "-of", "csv=p=0", out])
+        let flags = keys.stdout.split(separator: "\n").map { $0.hasPrefix("1") }
+        #expect(flags.count == 60 && flags.enumerated().allSatisfy { $0.element == ($0.offset % 15 == 0) }, "\(flags)")
+        for (args, says) in [(["--size", "0x0"], "expected WIDTHxHEIGHT"), (["--pix-fmt", "foo"], "libx264 writes yuv420p"),
+                             (["--bitrate", "2M", "--crf", "20"], "not both"), (["--gop", "0"], "1...10000"), (["--bitrate", "5"], "from 10k to 1G")] {
+            expectOneLine(try CLI.run(["export", ten, "-o", Self.dir.file("bad.mp4")] + args), status: 64, contains: [says])
+        }
+    }
 }

@@ -24,6 +24,11 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var audioStreams: [Int] = []
     /// `--real-time`: rates against real time, for a phone's slow-motion file that records its capture rate.
     public var realTime = false
+    /// Export's delivery: `--size WxH`, `--pix-fmt`, `--bitrate`, `--gop`.
+    public var size: String?
+    public var pixFmt: String?
+    public var bitrate: String?
+    public var gop: Int?
     /// Export's `--rotation`: auto, pixels, metadata.
     public var rotation: String?
 
@@ -37,7 +42,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation
+        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation, size, pixFmt, bitrate, gop
     }
 
     /// A job as `slomo job` reads it: fields with a default may be left out, as in a manifest.
@@ -60,6 +65,10 @@ public struct BatchJob: Codable, Sendable, Equatable {
         audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
         audioStreams = try c.decodeIfPresent([Int].self, forKey: .audioStreams) ?? []
         realTime = try c.decodeIfPresent(Bool.self, forKey: .realTime) ?? false
+        size = try c.decodeIfPresent(String.self, forKey: .size)
+        pixFmt = try c.decodeIfPresent(String.self, forKey: .pixFmt)
+        bitrate = try c.decodeIfPresent(String.self, forKey: .bitrate)
+        gop = try c.decodeIfPresent(Int.self, forKey: .gop)
         rotation = try c.decodeIfPresent(String.self, forKey: .rotation)
     }
 
@@ -118,6 +127,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let curve { fields.append("curve=" + curve) }
         if !audioStreams.isEmpty { fields.append("audioStreams=" + audioStreams.map(String.init).joined(separator: ",")) }
         if realTime { fields.append("realTime") }
+        let delivery: [(String, String?)] = [("size", self.size), ("pixFmt", pixFmt), ("bitrate", bitrate), ("gop", gop.map { String($0) })]
+        for (k, v) in delivery { if let v { fields.append("\(k)=\(v)") } }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325

@@ -9,6 +9,7 @@ import SlomoCore
 /// and for a batch child.
 public enum JobOption: String, CaseIterable, Sendable {
     case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation
+    case size, pixFmt, bitrate, gop
 
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
     public var field: String { rawValue }
@@ -23,13 +24,14 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .audioCodec: return "audio-codec"
         case .audioStreams: return "audio-stream"
         case .realTime: return "real-time"
+        case .pixFmt: return "pix-fmt"
         default: return rawValue
         }
     }
 
     public var commands: Set<BatchJob.Command> {
         switch self {
-        case .fps, .codec, .preset, .crf, .frameBlend, .rotation: return [.export]
+        case .fps, .codec, .preset, .crf, .frameBlend, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
         case .noAudio, .audioCodec, .audioStreams, .realTime: return [.export, .retime]   // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
@@ -50,6 +52,10 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .noAudio: return "Leave the audio out."
         case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
         case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
+        case .size: return "Output picture size WxH as it shows (after any turn); Wx0 or 0xH keeps the aspect (default: the source's)."
+        case .pixFmt: return "Output pixel format, e.g. yuv420p for an 8-bit delivery that phones and browsers play (default: the source's depth)."
+        case .bitrate: return "Target video bit rate, e.g. 8M or 2500k (instead of --crf)."
+        case .gop: return "Keyframe interval in output frames (default: the encoder's)."
         case .realTime: return "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's."
         case .rotation: return "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated)."
         }
@@ -87,6 +93,7 @@ extension BatchJob {
         public var fps: Rational?
         public var frameBlend: ExportRequest.FrameBlend?
         public var rotation: ExportRequest.Rotation?
+        public var delivery = Delivery()
     }
 
     public func parsedOptions() throws(SettingError) -> Parsed {
@@ -109,6 +116,8 @@ extension BatchJob {
         if command == .export {
             let container = (try? ContainerFormat.forOutput(output, webm: true)) ?? "mp4"
             try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container)
+            p.delivery = try Delivery.parse(size: size, pixFmt: pixFmt, bitrate: bitrate, gop: gop, crf: crf,
+                                            encoder: codec ?? VideoCodecChoice.defaultEncoder(container: container))
         }
         return p
     }
@@ -130,6 +139,10 @@ extension BatchJob {
         case .audioCodec: return audioCodec != nil
         case .audioStreams: return !audioStreams.isEmpty
         case .realTime: return realTime
+        case .size: return size != nil
+        case .pixFmt: return pixFmt != nil
+        case .bitrate: return bitrate != nil
+        case .gop: return gop != nil
         case .rotation: return rotation != nil
         }
     }

@@ -50,6 +50,7 @@ public struct JobRun: Sendable {
         if let audioCodec = job.audioCodec { r.audioCodec = audioCodec }
         r.audioStreams = job.audioStreams
         r.codec = job.codec; r.preset = job.preset; r.crf = job.crf
+        r.delivery = p.delivery
         if let blend = p.frameBlend { r.frameBlend = blend }
         if let rotation = p.rotation { r.rotation = rotation }
         r.overwrite = overwrite

@@ -136,8 +136,8 @@ public enum Manifest {
             for (name, value) in zip(header.1, values) where !value.isEmpty {
                 switch name {
                 case "segments", "segment", "ramps", "ramp": fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
-                case "crf":
-                    guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "crf: '\(value)' is not a whole number") }
+                case "crf", "gop":
+                    guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a whole number") }
                     fields[name] = v
                 case "noAudio", "realTime": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
                 case "audioStreams", "audioStream":
@@ -243,6 +243,13 @@ public enum Manifest {
             job.crf = n
         }
         job.frameBlend = try string("frameBlend")
+        job.size = try string("size")
+        job.pixFmt = try string("pixFmt")
+        job.bitrate = try string("bitrate")
+        if let v = f["gop"] {
+            guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: at("gop"), "gop: expected a whole number") }
+            job.gop = n
+        }
         job.audioCodec = try string("audioCodec")
         job.rotation = try string("rotation")
         for k in ["audioStreams", "audioStream"] {

@@ -27,6 +27,8 @@ public struct ExportRequest: Sendable {
     public var preset: String? = nil
     public var crf: Int? = nil
     public var frameBlend = FrameBlend.none
+    /// `--size`, `--pix-fmt`, `--bitrate`, `--gop`.
+    public var delivery = Delivery()
     public var rotation = Rotation.auto
     public var overwrite = false
     public var fromOriginal = true

@@ -16,6 +16,8 @@ final class VideoSink {
     let cropped: String?
     /// Clockwise quarter turns applied to the pixels; nil: none (no rotation, or kept as the matrix).
     let pixelTurns: Int?
+    /// `--size`: every picture is scaled to `width`×`height` (otherwise only an odd edge is cropped).
+    let scales: Bool
     let stream: Int
     var afterFrame: ((Int64) throws -> Void)?
 
@@ -32,17 +34,25 @@ final class VideoSink {
         input = r.input
         codec = r.codec ?? VideoCodecChoice.defaultEncoder(container: formatName)
         let sourceDepth = timeline.info.pixelFormat.flatMap(PixelFormat.init(name:))?.bitDepth ?? 8
-        pixelFormat = OutputPixelFormat.choose(codec: codec, sourceBitDepth: sourceDepth)
+        pixelFormat = r.delivery.pixelFormat.flatMap(PixelFormat.init(name:)) ?? OutputPixelFormat.choose(codec: codec, sourceBitDepth: sourceDepth)
         workFormat = r.frameBlend == .none ? pixelFormat : (codec == "mjpeg" ? .yuvj420p : .yuv420p)
         // a mirroring matrix is left as metadata: turning alone would show it the wrong way round
         let turns = timeline.info.mirrored ? nil : DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
         pixelTurns = r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix) ? turns : nil
+        // `--size` is the picture as it shows: back into the source's orientation when the pixels turn sideways
+        let sideways = pixelTurns.map { $0 % 2 == 1 } ?? false
+        let info = timeline.info
+        var target: (Int, Int)?
+        if r.delivery.width != nil || r.delivery.height != nil {
+            let (w, h) = r.delivery.size(source: sideways ? info.height : info.width, sideways ? info.width : info.height)
+            target = sideways ? (h, w) : (w, h)
+        }
+        scales = target != nil
         let (encoder, w, h) = try Self.openEncoder(r, codec: codec, pixelFormat: pixelFormat, turns: pixelTurns,
-                                                   width: timeline.info.width, height: timeline.info.height, muxer: muxer)
+                                                   width: target?.0 ?? info.width, height: target?.1 ?? info.height, muxer: muxer)
         self.encoder = encoder
         width = w; height = h
-        cropped = w != timeline.info.width || h != timeline.info.height
-            ? "\(timeline.info.width)x\(timeline.info.height) → \(w)x\(h)" : nil
+        cropped = !scales && (w != info.width || h != info.height) ? "\(info.width)x\(info.height) → \(w)x\(h)" : nil
         stream = try muxer.addStream(for: encoder)
         // `format`: transpose takes no 4:2:2 (ProRes), for which libavfilter converts; back to the encoder's format
         rotator = try pixelTurns.map { [pixelFormat] in
@@ -60,15 +70,18 @@ final class VideoSink {
         var options: [String: String] = [:]
         if codec == "libx264" || codec == "libx265" {
             options["preset"] = r.preset ?? "medium"
-            options["crf"] = String(r.crf ?? (codec == "libx265" ? 28 : 23))
+            // a target bit rate is the rate control instead of the default CRF
+            if r.delivery.bitRate == nil || r.crf != nil { options["crf"] = String(r.crf ?? (codec == "libx265" ? 28 : 23)) }
         } else if let crf = r.crf {
             options["crf"] = String(crf)
         }
         func open(_ w: Int, _ h: Int) throws -> Encoder {
             let sideways = turns.map { $0 % 2 == 1 } ?? false
-            return try Encoder(path: r.output, video: VideoEncoderSettings(
+            var s = VideoEncoderSettings(
                 codec: codec, width: sideways ? h : w, height: sideways ? w : h, pixelFormat: pixelFormat, frameRate: r.frameRate,
-                options: options, threads: r.threads), globalHeader: muxer.wantsGlobalHeader)
+                gopSize: r.delivery.gop, options: options, threads: r.threads)
+            s.bitRate = r.delivery.bitRate
+            return try Encoder(path: r.output, video: s, globalHeader: muxer.wantsGlobalHeader)
         }
         let odd = (width % 2 == 1 || height % 2 == 1) && pixelFormat.subsamplesChroma
         if !odd { return (try open(width, height), width, height) }
@@ -79,7 +92,7 @@ final class VideoSink {
     /// A decoded source frame as the working picture.
     func prepare(_ decoded: Frame) throws -> Frame {
         let f = try mosaic?.colour(decoded, input: input) ?? decoded
-        if f.width > width || f.height > height { try f.cropBottomRight(toWidth: width, height: height) }
+        if !scales && (f.width > width || f.height > height) { try f.cropBottomRight(toWidth: width, height: height) }
         if f.pixelFormat == workFormat && f.width == width && f.height == height { return f }
         return try scaler.convert(f, width: width, height: height, pixelFormat: workFormat)
     }

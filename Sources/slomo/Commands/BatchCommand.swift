@@ -38,6 +38,10 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
+    @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
+    @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
+    @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation: String?
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec: String?
     @Option(parsing: .unconditional, help: "Jobs at once (default: one per core).") var jobs: Int?
@@ -206,6 +210,10 @@ struct BatchCommand: ParsableCommand {
         case .audioCodec: return audioCodec
         case .audioStreams: return audioStream.isEmpty ? nil : audioStream
         case .realTime: return realTime ? true : nil
+        case .size: return size
+        case .pixFmt: return pixFmt
+        case .bitrate: return bitrate
+        case .gop: return gop
         case .rotation: return rotation
         }
     }

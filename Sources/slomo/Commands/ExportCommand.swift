@@ -24,6 +24,10 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
+    @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
+    @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
+    @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend = "none"
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
@@ -36,6 +40,7 @@ struct ExportCommand: ParsableCommand {
         var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
         run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
+        run.job.size = size; run.job.pixFmt = pixFmt; run.job.bitrate = bitrate; run.job.gop = gop
         if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
