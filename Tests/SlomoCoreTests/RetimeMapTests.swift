@@ -1,3 +1,4 @@
+import Foundation
 import PropertyBased
 import Testing
 @testable import SlomoCore
@@ -197,3 +198,20 @@ import Testing
     }
 }
 
+
+/// The `slomo_retime` tag: written as `plan --json` shows a piece (since JSON version 2), and the
+/// tags of files written before still read (their `source`/`target` as `{start, duration}`).
+@Suite struct RetimeMapTagTests {
+    @Test func oldAndNewTagsReadAlike() throws {
+        let legacy = #"{"mappings":[{"source":{"start":{"numerator":0,"denominator":1},"duration":{"numerator":1,"denominator":1}},"target":{"start":{"numerator":0,"denominator":1},"duration":{"numerator":1,"denominator":1}}},{"source":{"start":{"numerator":1,"denominator":1},"duration":{"numerator":1,"denominator":2}},"target":{"start":{"numerator":1,"denominator":1},"duration":{"numerator":2,"denominator":1}}}]}"#
+        let old = try JSONDecoder().decode(RetimeMap.self, from: Data(legacy.utf8))
+        let want = try RetimeMap(mappings: [
+            TimeMapping(source: TimeRange(start: .zero, end: .one), target: TimeRange(start: .zero, end: .one)),
+            TimeMapping(source: TimeRange(start: .one, end: Rational(3, 2)), target: TimeRange(start: .one, end: Rational(3))),
+        ])
+        #expect(old == want)
+        let written = String(decoding: try JSONEncoder().encode(want), as: UTF8.self)
+        #expect(written.contains("\"sourceStart\"") && written.contains("\"targetEnd\"") && written.contains("\"rate\"") && !written.contains("\"duration\""))
+        #expect(try JSONDecoder().decode(RetimeMap.self, from: Data(written.utf8)) == want)
+    }
+}
