@@ -66,6 +66,7 @@ extension Setting {
     public static let ramps = Setting("ramps"), rate = Setting("rate"), realTime = Setting("realTime")
     public static let crf = Setting("crf"), preset = Setting("preset"), audioStreams = Setting("audioStreams")
     public static let pixFmt = Setting("pixFmt"), bitrate = Setting("bitrate"), gop = Setting("gop")
+    public static let start = Setting("start"), end = Setting("end")
     public static let referenceInterval = Setting("referenceInterval"), ringMemory = Setting("ringMemory")
     public static let segments = Setting("segments"), shard = Setting("shard"), shutter = Setting("shutter")
     public static let shutterAngle = Setting("shutterAngle"), size = Setting("size"), source = Setting("source")
@@ -73,7 +74,7 @@ extension Setting {
     public static let whiteBalance = Setting("whiteBalance"), zoom = Setting("zoom")
 
     public static let all: [Setting] = [
-        .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
+        .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
         .outDir, .overwrite, .pitch, .postTrigger, .preTrigger, .prefer, .preview, .ramps, .rate, .realTime,
         .referenceInterval, .ringMemory, .segments, .shard, .shutter, .shutterAngle, .size, .source,
         .trigger, .triggerRegion, .whiteBalance, .zoom,

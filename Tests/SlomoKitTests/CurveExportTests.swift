@@ -80,30 +80,50 @@ import SlomoCore
         for (k, t) in times.enumerated() { #expect(t == Self.mapped(Rational(Int64(k), 240)), "packet \(k)") }
     }
 
-    /// Clicks at the key points (1, 1.5 and 2.5 s) and between, against the curve's mapped times.
+    /// Clicks at the key points (1, 1.5 and 2.5 s) and between, against the curve's mapped times,
+    /// through export (constant-rate video) and retime (copied packets), down to 1/4 and 1/8.
     /// Varispeed moves every sample (limit 1 ms); Rubber Band plays the curve as one run of changing
-    /// time ratios and SoundTouch as one of changing tempi (their documented transient spread:
-    /// 10 ms for spectral as in AVSyncTests, 25 ms for WSOLA's sequences).
-    @Test(arguments: [("varispeed", 1.0), ("spectral", 10.0), ("time-domain", 25.0)])
-    func audioFollowsTheCurve(pitch: String, limit: Double) throws {
-        let dir = TemporaryDirectory()
-        // time-domain covers 1/2…2: the same shape, down to 1/2
-        let keys = pitch == "time-domain" ? Self.keys.map { ($0.0, Rational.max($0.1, Rational(1, 2))) } : Self.keys
-        let text = keys.map { "\(Seconds($0.0))@\($0.1)" }.joined(separator: ",")
-        var e = ExportRequest(input: try Self.clip(dir, fps: 240), output: dir.file("a.mkv"), spec: RetimeSpec(curve: try SpeedCurve(parsing: text)))
-        e.pitch = pitch
-        e.audioCodec = "pcm-float"
-        let r = try Exporter.export(e)
-        let outSeconds = Self.mapped(Rational(3), keys: keys)
-        #expect(r.audioFrames == (outSeconds * Rational(48_000)).rounded(.nearest))
-        let (x, sr) = try AVSyncTests.decodedAudio(r.output, duration: outSeconds)
-        #expect(Int64(x.count) == (outSeconds * Rational(48_000)).rounded(.nearest))
-        var offsets: [Double] = []
-        for onset in CalibrationTone(sampleRate: sr).clickTimes(duration: Rational(3)).dropFirst() {
-            let expected = Self.mapped(onset + Rational(1, 1000), keys: keys)
-            offsets.append((AVSyncTests.clickCentre(x, sampleRate: sr, near: expected) - expected.doubleValue) * 1000)
+    /// time ratios and SoundTouch as one of changing tempi (their transient spread: 30 ms for
+    /// spectral as in AVSyncTests, 25 ms for WSOLA's sequences). The click is searched for within
+    /// ±120 ms, so a click 130 ms late fails (it was, before rate changes were timed by Rubber
+    /// Band's own analysis: `GlideSyncTests`).
+    @Test(arguments: [("varispeed", 1.0), ("spectral", AVSyncTests.limit("spectral")), ("time-domain", 25.0)], ["export", "retime"])
+    func audioFollowsTheCurve(pitch: (name: String, limit: Double), command: String) throws {
+        for slowest in pitch.name == "time-domain" ? [Rational(1, 2)] : [Rational(1, 4), Rational(1, 8)] {
+            // time-domain covers 1/2…2: the same shape, down to 1/2
+            let keys = Self.keys.map { ($0.0, $0.1 < .one ? slowest : $0.1) }
+            let offsets = try Self.clickOffsets(keys: keys, pitch: pitch.name, command: command)
+            #expect(offsets.count == 11)
+            #expect(offsets.allSatisfy { abs($0) < pitch.limit },
+                    "\(command) \(pitch.name) to \(slowest): click offsets (ms) at 0.25…2.75 s: \(offsets.map { ($0 * 1000).rounded() / 1000 })")
         }
-        #expect(offsets.count == 11)
-        #expect(offsets.allSatisfy { abs($0) < limit }, "\(pitch): click offsets (ms) at 0.25…2.75 s: \(offsets.map { ($0 * 1000).rounded() / 1000 })")
+    }
+
+    /// Offsets (ms, heard − mapped) of the clicks of a 3 s clip through the curve through `keys`.
+    static func clickOffsets(keys: [(Rational, Rational)], pitch: String, command: String) throws -> [Double] {
+        let dir = TemporaryDirectory()
+        let text = keys.map { "\(Seconds($0.0))@\($0.1)" }.joined(separator: ",")
+        let input = try clip(dir, fps: 240), output = dir.file("a.mkv")
+        let spec = RetimeSpec(curve: try SpeedCurve(parsing: text))
+        let frames: Int64?
+        if command == "export" {
+            var e = ExportRequest(input: input, output: output, spec: spec)
+            e.pitch = pitch
+            e.audioCodec = "pcm-float"
+            frames = try Exporter.export(e).audioFrames
+        } else {
+            var q = RetimeRequest(input: input, output: output, spec: spec)
+            q.pitch = pitch
+            q.audioCodec = "pcm-float"
+            frames = try Retimer.retime(q).audioFrames
+        }
+        let outSeconds = mapped(Rational(3), keys: keys)
+        #expect(frames == (outSeconds * Rational(48_000)).rounded(.nearest))
+        let (x, sr) = try AVSyncTests.decodedAudio(output, duration: outSeconds)
+        #expect(Int64(x.count) == (outSeconds * Rational(48_000)).rounded(.nearest))
+        return CalibrationTone(sampleRate: sr).clickTimes(duration: Rational(3)).dropFirst().map { onset in
+            let expected = mapped(onset + Rational(1, 1000), keys: keys)
+            return (AVSyncTests.clickCentre(x, sampleRate: sr, near: expected) - expected.doubleValue) * 1000
+        }
     }
 }

@@ -9,18 +9,25 @@
 public struct CFRSchedule: Sendable {
     public let map: RetimeMap
     public let frameRate: Rational
+    /// The part of the target timeline the output covers (`--start`/`--end`, mapped); the whole
+    /// target range when nil. Output frame 0 starts at its start.
+    public let window: TimeRange?
 
-    public init(map: RetimeMap, frameRate: Rational) {
+    public init(map: RetimeMap, frameRate: Rational, window: TimeRange? = nil) {
         precondition(frameRate.isPositive)
         self.map = map
         self.frameRate = frameRate
+        self.window = window
     }
 
+    /// The target range the output covers.
+    public var covered: TimeRange { window ?? map.target }
+
     /// Number of output frames.
-    public var frameCount: Int64 { (map.target.duration * frameRate).ceiling }
+    public var frameCount: Int64 { (covered.duration * frameRate).ceiling }
 
     /// Output frame `n`'s start on the target timeline.
-    public func targetTime(ofFrame n: Int64) -> Rational { map.target.start + Rational(n) / frameRate }
+    public func targetTime(ofFrame n: Int64) -> Rational { covered.start + Rational(n) / frameRate }
 
     /// The source time output frame `n` shows.
     public func sourceTime(ofFrame n: Int64) -> Rational { map.sourceTime(forTarget: targetTime(ofFrame: n)) }

@@ -29,6 +29,9 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var pixFmt: String?
     public var bitrate: String?
     public var gop: Int?
+    /// `--start`, `--end`: the part of the source exported.
+    public var start: String?
+    public var end: String?
     /// Export's `--rotation`: auto, pixels, metadata.
     public var rotation: String?
 
@@ -42,7 +45,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation, size, pixFmt, bitrate, gop
+        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation, size, pixFmt, bitrate, gop, start, end
     }
 
     /// A job as `slomo job` reads it: fields with a default may be left out, as in a manifest.
@@ -69,6 +72,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
         pixFmt = try c.decodeIfPresent(String.self, forKey: .pixFmt)
         bitrate = try c.decodeIfPresent(String.self, forKey: .bitrate)
         gop = try c.decodeIfPresent(Int.self, forKey: .gop)
+        start = try c.decodeIfPresent(String.self, forKey: .start)
+        end = try c.decodeIfPresent(String.self, forKey: .end)
         rotation = try c.decodeIfPresent(String.self, forKey: .rotation)
     }
 
@@ -127,7 +132,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let curve { fields.append("curve=" + curve) }
         if !audioStreams.isEmpty { fields.append("audioStreams=" + audioStreams.map(String.init).joined(separator: ",")) }
         if realTime { fields.append("realTime") }
-        let delivery: [(String, String?)] = [("size", self.size), ("pixFmt", pixFmt), ("bitrate", bitrate), ("gop", gop.map { String($0) })]
+        let delivery: [(String, String?)] = [("size", self.size), ("pixFmt", pixFmt), ("bitrate", bitrate), ("gop", gop.map { String($0) }), ("start", start), ("end", end)]
         for (k, v) in delivery { if let v { fields.append("\(k)=\(v)") } }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
         let canonical = fields.joined(separator: "|")

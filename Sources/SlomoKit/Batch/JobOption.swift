@@ -9,7 +9,7 @@ import SlomoCore
 /// and for a batch child.
 public enum JobOption: String, CaseIterable, Sendable {
     case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation
-    case size, pixFmt, bitrate, gop
+    case size, pixFmt, bitrate, gop, start, end
 
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
     public var field: String { rawValue }
@@ -31,7 +31,7 @@ public enum JobOption: String, CaseIterable, Sendable {
 
     public var commands: Set<BatchJob.Command> {
         switch self {
-        case .fps, .codec, .preset, .crf, .frameBlend, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
+        case .fps, .codec, .preset, .crf, .frameBlend, .rotation, .size, .pixFmt, .bitrate, .gop, .start, .end: return [.export]
         case .noAudio, .audioCodec, .audioStreams, .realTime: return [.export, .retime]   // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
@@ -52,6 +52,8 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .noAudio: return "Leave the audio out."
         case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
         case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
+        case .start: return "Export from here: source seconds, hh:mm:ss.sss or a frame number like f90 (exact)."
+        case .end: return "Export up to here (the source time or frame, not included)."
         case .size: return "Output picture size WxH as it shows (after any turn); Wx0 or 0xH keeps the aspect (default: the source's)."
         case .pixFmt: return "Output pixel format, e.g. yuv420p for an 8-bit delivery that phones and browsers play (default: the source's depth)."
         case .bitrate: return "Target video bit rate, e.g. 8M or 2500k (instead of --crf)."
@@ -94,6 +96,7 @@ extension BatchJob {
         public var frameBlend: ExportRequest.FrameBlend?
         public var rotation: ExportRequest.Rotation?
         public var delivery = Delivery()
+        public var trim = SourceTrim()
     }
 
     public func parsedOptions() throws(SettingError) -> Parsed {
@@ -116,6 +119,7 @@ extension BatchJob {
         if command == .export {
             let container = (try? ContainerFormat.forOutput(output, webm: true)) ?? "mp4"
             try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container)
+            p.trim = try SourceTrim.parse(start: start, end: end)
             p.delivery = try Delivery.parse(size: size, pixFmt: pixFmt, bitrate: bitrate, gop: gop, crf: crf,
                                             encoder: codec ?? VideoCodecChoice.defaultEncoder(container: container))
         }
@@ -143,6 +147,8 @@ extension BatchJob {
         case .pixFmt: return pixFmt != nil
         case .bitrate: return bitrate != nil
         case .gop: return gop != nil
+        case .start: return start != nil
+        case .end: return end != nil
         case .rotation: return rotation != nil
         }
     }

@@ -51,6 +51,7 @@ public struct JobRun: Sendable {
         r.audioStreams = job.audioStreams
         r.codec = job.codec; r.preset = job.preset; r.crf = job.crf
         r.delivery = p.delivery
+        r.trim = p.trim
         if let blend = p.frameBlend { r.frameBlend = blend }
         if let rotation = p.rotation { r.rotation = rotation }
         r.overwrite = overwrite

@@ -244,6 +244,8 @@ public enum Manifest {
         }
         job.frameBlend = try string("frameBlend")
         job.size = try string("size")
+        job.start = try string("start")
+        job.end = try string("end")
         job.pixFmt = try string("pixFmt")
         job.bitrate = try string("bitrate")
         if let v = f["gop"] {

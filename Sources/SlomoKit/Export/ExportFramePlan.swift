@@ -20,9 +20,9 @@ struct ExportFramePlan {
 
     var total: Int64 { schedule.frameCount }
 
-    init(timeline: MediaTimeline, map: RetimeMap, frameRate: Rational, blend: ExportRequest.FrameBlend) throws {
+    init(timeline: MediaTimeline, map: RetimeMap, frameRate: Rational, blend: ExportRequest.FrameBlend, window: TimeRange? = nil) throws {
         self.timeline = timeline
-        schedule = CFRSchedule(map: map, frameRate: frameRate)
+        schedule = CFRSchedule(map: map, frameRate: frameRate, window: window)
         times = timeline.frameTimes
         let times = self.times
         let schedule = self.schedule

@@ -29,6 +29,8 @@ public struct ExportRequest: Sendable {
     public var frameBlend = FrameBlend.none
     /// `--size`, `--pix-fmt`, `--bitrate`, `--gop`.
     public var delivery = Delivery()
+    /// `--start`, `--end`: the part of the source exported.
+    public var trim = SourceTrim()
     public var rotation = Rotation.auto
     public var overwrite = false
     public var fromOriginal = true
@@ -97,7 +99,9 @@ public enum Exporter {
         try VideoCodecChoice.check(codec: r.codec, preset: r.preset, crf: r.crf, container: formatName)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
-        let plan = try ExportFramePlan(timeline: timeline, map: map, frameRate: r.frameRate, blend: r.frameBlend)
+        let window = try r.trim.window(timeline: timeline, map: map)
+        let plan = try ExportFramePlan(timeline: timeline, map: map, frameRate: r.frameRate, blend: r.frameBlend, window: window?.target)
+        let t0 = window?.target.start ?? .zero
 
         let out = try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
@@ -107,9 +111,9 @@ public enum Exporter {
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: sink.stream, map: map, stored: stored,
             .init(input: r.input, output: r.output, command: "export", audio: r.audio, audioStreams: r.audioStreams,
-                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true))
+                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true, window: window?.target))
         sink.afterFrame = { n in
-            try audio.write(upTo: plan.schedule.targetTime(ofFrame: n + 1))
+            try audio.write(upTo: plan.schedule.targetTime(ofFrame: n + 1) - t0)
             progress?(n + 1, plan.total)
         }
         let chooser = try makeFrameChooser(r, plan: plan, map: map, sink: sink)
@@ -126,7 +130,7 @@ public enum Exporter {
 
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
         var report = ExportReport(
-            input: r.input, output: r.output, outputFrames: plan.total, frameRate: r.frameRate, outputDuration: map.target.duration,
+            input: r.input, output: r.output, outputFrames: plan.total, frameRate: r.frameRate, outputDuration: plan.schedule.covered.duration,
             sourceFrames: plan.times.count, decodedPackets: source.decoded, skippedPackets: source.skipped,
             repeatedFrames: chooser.repeated, missingFrames: chooser.missing, audioFrames: audio.framesWritten,
             cropped: sink.cropped, damage: source.damage, elapsedSeconds: elapsed,

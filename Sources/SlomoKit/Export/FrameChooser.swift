@@ -103,7 +103,8 @@ final class MotionChooser: FrameChooser {
     }
 
     func take(_ frame: Frame, index k: Int) throws {
-        let target = try map.targetTime(forSource: plan.times[k]).ticks(in: Self.timeBase, rounding: .nearest)
+        // on the output's timeline: 0 at the first output frame (`--start` maps there)
+        let target = try (map.targetTime(forSource: plan.times[k]) - plan.schedule.covered.start).ticks(in: Self.timeBase, rounding: .nearest)
         guard target > lastPTS else { return }
         lastPTS = target
         let p = try sink.prepare(frame)

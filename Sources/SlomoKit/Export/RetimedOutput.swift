@@ -21,6 +21,8 @@ enum RetimedOutput {
         /// The video is re-encoded (export): the source's encoder names and a sensor-mosaic tag
         /// no longer describe it.
         var reencoded: Bool
+        /// `--start`/`--end`: the output is this part of the target timeline (from its start).
+        var window: TimeRange? = nil
     }
 
     /// The audio tracks written and the source's streams left out, one sentence each.
@@ -48,7 +50,12 @@ enum RetimedOutput {
         var writers: [AudioTrackWriter] = []
         for a in chosen {
             let choice = try AudioCodecChoice.resolve(r.audioCodec, source: demuxer.streamInfo(a), muxer: muxer, output: r.output)
-            let source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
+            var source: any RetimedAudio = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
+            if let window = r.window {
+                let sr = Rational(Int64(source.sampleRate))
+                let skip = (window.start * sr).rounded(.nearest), end = (window.end * sr).rounded(.nearest)
+                source = TrimmedAudio(source, skip: skip, length: end - skip)
+            }
             let w = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
                                          bitRate: choice.bitRate, path: r.output, deep: choice.deep)
             copyStreamMetadata(muxer, demuxer, from: a, to: w.streamIndex, reencoded: true)
@@ -56,7 +63,13 @@ enum RetimedOutput {
         }
         let mov = ["mp4", "mov"].contains(muxer.formatName)
         muxer.copyMetadata(from: demuxer) { staleContainerKey($0.lowercased(), reencoded: r.reencoded) ? nil : outputKey($0, mov: mov) }
-        muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
+        if let window = r.window {
+            // a part of the source: its map does not start at the source's start, and a later
+            // retime must not read it as the original timing
+            muxer.setMetadata("slomo_trim", "\(window.start)-\(window.end)")
+        } else {
+            muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
+        }
         muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
         if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
         muxer.setMetadata("encoder", "slomo \(r.command)")

@@ -38,6 +38,8 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
+    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
+    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
     @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
     @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
     @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
@@ -210,6 +212,8 @@ struct BatchCommand: ParsableCommand {
         case .audioCodec: return audioCodec
         case .audioStreams: return audioStream.isEmpty ? nil : audioStream
         case .realTime: return realTime ? true : nil
+        case .start: return start
+        case .end: return end
         case .size: return size
         case .pixFmt: return pixFmt
         case .bitrate: return bitrate

@@ -24,6 +24,8 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
+    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
+    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
     @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
     @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
     @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
@@ -41,6 +43,7 @@ struct ExportCommand: ParsableCommand {
         try video.apply(to: &run)
         run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
         run.job.size = size; run.job.pixFmt = pixFmt; run.job.bitrate = bitrate; run.job.gop = gop
+        run.job.start = start; run.job.end = end
         if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
