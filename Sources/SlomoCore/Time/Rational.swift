@@ -340,29 +340,3 @@ extension Rational: Codable {
 
     enum CodingKeys: String, CodingKey { case numerator, denominator }
 }
-
-extension Rational {
-    /// The NTSC-family rates people write as rounded decimals, and the exact ones they mean:
-    /// 29.97 is 30000/1001 (a clip at exactly 2997/100 fps drifts 1 frame in 16.7 min from one
-    /// at 30000/1001, and players and encoders expect the latter).
-    public static let ntscRates: [String: Rational] = [
-        "23.976": Rational(24000, 1001), "23.98": Rational(24000, 1001), "29.97": Rational(30000, 1001),
-        "47.952": Rational(48000, 1001), "59.94": Rational(60000, 1001), "119.88": Rational(120000, 1001),
-        "239.76": Rational(240000, 1001),
-    ]
-
-    /// A frame rate as written on a command line or in a manifest: an NTSC decimal (`29.97`) is
-    /// the exact 1001 rate it stands for; anything else as `init(parsing:)` reads it.
-    public init(frameRate text: String) throws(RationalError) {
-        if let r = Rational.ntscRates[text.trimmingCharacters(in: " ")] { self = r } else { try self.init(parsing: text) }
-    }
-}
-
-private extension String {
-    func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s.removeFirst() }
-        while s.last == set { s.removeLast() }
-        return String(s)
-    }
-}

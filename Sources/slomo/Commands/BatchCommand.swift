@@ -38,12 +38,7 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
-    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
-    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
-    @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
-    @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
-    @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
+    @OptionGroup var delivery: DeliveryOptions
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation: String?
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec: String?
     @Option(parsing: .unconditional, help: "Jobs at once (default: one per core).") var jobs: Int?
@@ -212,12 +207,12 @@ struct BatchCommand: ParsableCommand {
         case .audioCodec: return audioCodec
         case .audioStreams: return audioStream.isEmpty ? nil : audioStream
         case .realTime: return realTime ? true : nil
-        case .start: return start
-        case .end: return end
-        case .size: return size
-        case .pixFmt: return pixFmt
-        case .bitrate: return bitrate
-        case .gop: return gop
+        case .start: return delivery.start
+        case .end: return delivery.end
+        case .size: return delivery.size
+        case .pixFmt: return delivery.pixFmt
+        case .bitrate: return delivery.bitrate
+        case .gop: return delivery.gop
         case .rotation: return rotation
         }
     }

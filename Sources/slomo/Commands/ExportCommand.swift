@@ -24,12 +24,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.codec.help)) var codec: String?
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
-    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
-    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
-    @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
-    @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
-    @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
+    @OptionGroup var delivery: DeliveryOptions
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend = "none"
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
@@ -42,8 +37,7 @@ struct ExportCommand: ParsableCommand {
         var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
         run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
-        run.job.size = size; run.job.pixFmt = pixFmt; run.job.bitrate = bitrate; run.job.gop = gop
-        run.job.start = start; run.job.end = end
+        delivery.apply(to: &run.job)
         if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
@@ -60,6 +54,21 @@ struct ExportCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report); return }
         Console.out("\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps")
+    }
+}
+
+/// Export's part of the source and its delivery (`--start`, `--end`, `--size`, `--pix-fmt`,
+/// `--bitrate`, `--gop`): declared once, for export and for batch's export jobs.
+struct DeliveryOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
+    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
+    @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
+    @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
+    @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
+
+    func apply(to job: inout BatchJob) {
+        job.start = start; job.end = end; job.size = size; job.pixFmt = pixFmt; job.bitrate = bitrate; job.gop = gop
     }
 }
 
