@@ -168,3 +168,23 @@ import Testing
         #expect(try CLI.run(["help"]).status == 0)
     }
 }
+
+/// Every number a user gives is checked: one line, exit 64, never a crash or a silent default.
+@Suite struct NumbersAreCheckedTests {
+    @Test(arguments: [
+        (["export", "CLIP", "-o", "OUT.mkv", "--threads", "-1"], "--threads -1"),
+        (["play", "CLIP", "-o", "-", "--start", "-1"], "--start -1"),
+        (["generate", "-o", "OUT.mp4", "--gop", "0"], "--gop 0"),
+        (["stretch", "CLIP", "-o", "OUT.wav", "--rate", "1/2", "--stream", "99999999999999999999"], "--stream"),
+        (["stretch", "CLIP", "-o", "OUT.wav", "--rate", "1/2", "--stream", "-1"], "audio stream -1"),
+        (["batch", "CLIP", "--out-dir", "OUTDIR", "--jobs", "0"], "--jobs 0"),
+        (["capture", "--source", "synthetic", "--frames", "-5", "-o", "OUT.mkv"], "--frames -5"),
+        (["export", "CLIP", "-o", "OUT.mkv", "--audio-stream", "-2"], "-2"),
+    ])
+    func refused(args: [String], says: String) throws {
+        let d = TempDir()
+        let clip = CLI.generated(d, "c.mp4", ["--fps", "30", "--duration", "0.5", "--size", "160x96"])
+        let real = args.map { $0 == "CLIP" ? clip : $0.hasPrefix("OUT") ? d.file($0) : $0 }
+        expectOneLine(try CLI.run(real), status: 64, contains: [says])
+    }
+}

@@ -50,6 +50,7 @@ public struct GenerateRequest: Sendable {
         guard width % 2 == 0, height % 2 == 0 else { throw bad("size \(width)x\(height) must be even (4:2:0 video)") }
         guard (8_000...192_000).contains(sampleRate) else { throw bad("sample rate \(sampleRate) is outside 8000...192000 Hz") }
         guard (0...51).contains(crf) else { throw bad("crf \(crf) is outside 0...51") }
+        if let g = gop { guard (1...10_000).contains(g) else { throw bad("\(Setting.gop) \(g) is outside 1...10000 frames") } }
         if let n = referenceInterval {
             guard (2...17).contains(n) else { throw bad("reference interval \(n) is outside 2...17") }
             guard codec == .h264 else { throw bad("\(Setting.referenceInterval) needs \(Setting.codec) h264") }

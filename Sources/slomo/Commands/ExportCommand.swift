@@ -41,6 +41,7 @@ struct ExportCommand: ParsableCommand {
         if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
+        guard threads >= 0 else { throw CommandLineError("--threads \(threads): expected 0 (all cores) or more", .badRequest) }
         run.threads = threads
         let r = try run.exportRequest()
         let reporter = try ProgressReporter(mode: progress, label: "export")

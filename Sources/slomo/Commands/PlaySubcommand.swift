@@ -30,7 +30,7 @@ struct PlaySubcommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Playback rate (0.25 = quarter speed), 1/32...32.") var rate = "1"
     @Option(help: "Audio time-pitch algorithm: auto (zero-latency, which reacts fastest, for rates in 1/2...2; spectral outside), zero-latency, time-domain, spectral, varispeed, mute.",
             completion: .list(["auto"] + TimePitchAlgorithm.allCases.map(\.rawValue))) var pitch = "auto"
-    @Option(help: "Start position in seconds; playback starts at the keyframe at or before it (packets are copied).") var start = "0"
+    @Option(parsing: .unconditional, help: "Start position in seconds; playback starts at the keyframe at or before it (packets are copied).") var start = "0"
     @Option(help: "Milliseconds packets are written ahead of the wall clock (1...1000): more absorbs a slow consumer, less lets commands act sooner.") var lead = 10
     @Flag(help: "Leave the audio out.") var noAudio = false
     @Flag(help: "Replace the output file if it exists (never the input).") var overwrite = false
@@ -42,7 +42,7 @@ struct PlaySubcommand: ParsableCommand {
         r.rate = try OptionValues.rational(rate, option: .rate)
         guard r.rate >= Rational(1, 32), r.rate <= Rational(32) else { throw SettingError(.rate, rate, "must be in 1/32...32", quoted: false) }
         r.pitch = pitch
-        r.start = try OptionValues.rational(start, option: .start)
+        r.start = try OptionValues.seconds(start, option: .start)
         r.audio = !noAudio
         guard (1...1000).contains(lead) else { throw CommandLineError("--lead \(lead): expected 1...1000 (milliseconds)", .badRequest) }
         r.lead = Rational(Int64(lead), 1000)
