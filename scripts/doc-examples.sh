@@ -8,8 +8,8 @@
 # KIND local (default): blocks tagged ```sh and help examples that need no camera.
 # KIND camera: blocks tagged ```sh camera and help examples on /dev/video0 (run in the vivid VM).
 # Help examples that need more than one vivid camera (a sound card, a second camera, a network
-# peer) are listed as SKIPPED with the reason. `mpv -` and `ffplay -` stand for a player: ffprobe
-# reads the stream from stdin and must find its video and audio in it.
+# peer) are listed as SKIPPED with the reason. `mpv -` and `ffplay -` stand for a player: ffmpeg
+# decodes the whole stream from stdin, which must hold video and audio.
 # Usage: SLOMO=path/to/slomo scripts/doc-examples.sh [local|camera]   Exit 1 if any example fails.
 set -uo pipefail
 kind=${1:-local}
@@ -30,7 +30,7 @@ blocks() {
   ' "$1"
 }
 
-prelude='player() { ffprobe -v error -show_entries stream=codec_type -of csv=p=0 - | sort | tr "\n" " " | grep -q "audio video"; }; mpv() { player; }; ffplay() { player; }; export -f player mpv ffplay'
+prelude='player() { ffmpeg -v error -nostdin -i - -map 0:v:0 -map 0:a:0 -f null -; }; mpv() { player; }; ffplay() { player; }; export -f player mpv ffplay'
 
 # The fixture directory, made by README's own fixtures block.
 mkdir -p "$work/fixtures"
