@@ -100,3 +100,30 @@ import Testing
         #expect(plan?["outputSeconds"] as? Double == 0.5, "\(String(describing: plan))")
     }
 }
+
+/// What the review of #30's change found, pinned: defaults checked as an export takes them (a
+/// retime default with an export-only value is the jobs' business), the encoder's checks only
+/// once the container is known, a huge bit rate refused (it trapped), `audioStream` one field.
+@Suite(.serialized) struct BatchManifestReviewTests {
+    static let dir = TempDir()
+    static let clip = CLI.generated(dir, "clip.mkv", ["--fps", "60", "--duration", "0.5", "--size", "160x96"])
+
+    @Test func defaultsForAnotherCommandAreTheJobsBusiness() throws {
+        let m = Self.dir.file("mixed.json")
+        try """
+            {"defaults": {"command": "retime", "fps": "60"},
+             "jobs": [{"input": "\(Self.clip)", "output": "\(Self.dir.file("e.mp4"))", "command": "export"},
+                      {"input": "\(Self.clip)", "output": "\(Self.dir.file("r.mkv"))"}]}
+            """.write(toFile: m, atomically: true, encoding: .utf8)
+        let r = try CLI.run(["batch", m, "--dry-run"])
+        #expect(r.status == 0, "\(r.stderr)")
+    }
+
+    @Test func encoderChecksWaitForTheContainer() throws {
+        // .mkv inputs to --out-dir: ffv1 is fine there (it was refused as if the output were MP4)
+        let r = try CLI.run(["batch", Self.clip, "--out-dir", Self.dir.file("o"), "--codec", "ffv1", "--dry-run"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let huge = try CLI.run(["export", Self.clip, "-o", Self.dir.file("h.mkv"), "--bitrate", "99999999999999G"])
+        expectOneLine(huge, status: 64, contains: ["--bitrate"])
+    }
+}

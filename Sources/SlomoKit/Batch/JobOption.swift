@@ -117,11 +117,13 @@ extension BatchJob {
             p.rotation = r
         }
         if command == .export {
-            let container = (try? ContainerFormat.forOutput(output, webm: true)) ?? "mp4"
-            try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container)
+            // the encoder's checks need the container: a batch job's output may have no name yet
+            // (--out-dir), and the export checks them again when it opens
+            let container = try? ContainerFormat.forOutput(output, webm: true)
+            if let container { try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container) }
             p.trim = try SourceTrim.parse(start: start, end: end)
             p.delivery = try Delivery.parse(size: size, pixFmt: pixFmt, bitrate: bitrate, gop: gop, crf: crf,
-                                            encoder: codec ?? VideoCodecChoice.defaultEncoder(container: container))
+                                            encoder: container.map { codec ?? VideoCodecChoice.defaultEncoder(container: $0) })
         }
         return p
     }

@@ -23,8 +23,9 @@ public struct JobPlan: Codable, Sendable, Equatable {
                                                 audio: !job.noAudio, realTime: run.realTime || job.realTime)
             var plan = JobPlan(sourceDuration: timeline.duration, outputDuration: map.target.duration)
             if job.command == .export {
-                let fps = try job.parsedOptions().fps ?? Rational(30)
-                plan.outputFrames = (map.target.duration * fps).ceiling
+                let p = try job.parsedOptions()
+                if let window = try p.trim.window(timeline: timeline, map: map) { plan.outputDuration = window.target.duration }
+                plan.outputFrames = (plan.outputDuration * (p.fps ?? Rational(30))).ceiling
             }
             return plan
         case .stretch:

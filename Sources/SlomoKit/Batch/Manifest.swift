@@ -110,9 +110,13 @@ public enum Manifest {
         var fields = merged
         fields["input"] = fields["input"] ?? "-"
         fields["output"] = fields["output"] ?? "-"
-        do { _ = try job(fields, place: place(""), fieldPlace: { k in own[k] == nil ? nil : place(k) }) } catch let e as ManifestError {
-            throw e
+        // the values as an export takes them (every option applies to export): whether a field
+        // applies to a job's own command is that job's question (`merge` drops what it does not take)
+        if let c = fields["command"] as? String, BatchJob.Command(rawValue: c) == nil {
+            throw ManifestError.content(at: place("command"), "command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))")
         }
+        fields["command"] = BatchJob.Command.export.rawValue
+        _ = try job(fields, place: place(""), fieldPlace: { k in own[k] == nil ? nil : place(k) })
     }
 
     static func csv(_ data: Data, path: String, defaults: [String: Any]) throws -> [BatchJob] {
@@ -156,6 +160,13 @@ public enum Manifest {
     /// A job's own fields over the defaults, without the defaults its command does not take
     /// (`BatchJob.fieldsNotTaken`: fps, codec… for retime and stretch, audioCodec for stretch).
     static func merge(_ own: [String: Any], defaults: [String: Any]) -> [String: Any] {
+        // one name per field: a job's `audioStream` replaces a default `audioStreams`, not adds to it
+        func canonical(_ d: [String: Any]) -> [String: Any] {
+            var d = d
+            if let v = d.removeValue(forKey: "audioStream") { d["audioStreams"] = d["audioStreams"] ?? v }
+            return d
+        }
+        let own = canonical(own), defaults = canonical(defaults)
         let name = (own["command"] ?? defaults["command"]) as? String ?? "export"
         // (an unknown command fails in `job`; give it every default meanwhile)
         let notTaken = BatchJob.Command(rawValue: name).map(BatchJob.fieldsNotTaken(by:)) ?? []
@@ -219,13 +230,10 @@ public enum Manifest {
             return a as! [String]
         }
         guard let input = try string("input") else { throw ManifestError.content(at: place, "input: missing") }
-        if let c = f["command"] as? String, BatchJob.Command(rawValue: c) == nil {
-            throw ManifestError.content(at: at("command"), "command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))")
-        }
         var command = BatchJob.Command.export
         if let c = try string("command") {
             guard let parsed = BatchJob.Command(rawValue: c) else {
-                throw ManifestError.content(at: place, "command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))")
+                throw ManifestError.content(at: at("command"), "command: unknown command '\(c)' (\(OptionValues.expected(BatchJob.Command.self)))")
             }
             command = parsed
         }

@@ -55,9 +55,11 @@ extension CaptureSession {
             if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
             // armed again: the next shot's encoder is ready before its trigger
             if nextWriter == nil { nextWriter = preparedWriter(shot: shotNumber(shots.count + 1)) }
-            if !captureEnded() {
+            // armed again only when no trigger is already waiting (its shot is next, not a new one)
+            shotCond.lock(); let waiting = !pendingShots.isEmpty; let next = shotNumber(shotsTriggered + 1); shotCond.unlock()
+            if !waiting && !captureEnded() {
                 var e = CaptureEvent(.rearmed, camera: source.name)
-                e.shot = shotNumber(shots.count + 1)
+                e.shot = next
                 onEvent?(e)
             }
         }
@@ -194,16 +196,18 @@ extension CaptureSession {
             }
         }
         ring.advance(pin.id, to: start)
+        let decided = CaptureClock.now()
         shotCond.lock()
         shotsTriggered += 1
         let number = shotNumber(shotsTriggered)
-        onEvent?(.trigger(camera: source.name, shot: number, source: trigger?.kind.name ?? "?", time: event, wall: wall,
-                          latency: latency ?? CaptureClock.now() - event))
         pendingShots.append(Shot(number: number, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
                                  eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn,
                                  warning: warnings.isEmpty ? nil : warnings.joined(separator: "; ")))
         shotCond.broadcast()
         shotCond.unlock()
+        // said outside the lock: a slow stderr must not hold up the shot writer
+        onEvent?(.trigger(camera: source.name, shot: number, source: trigger?.kind.name ?? "?", time: event, wall: wall,
+                          latency: latency ?? decided - event))
     }
 
     func captureEnded() -> Bool { lock.lock(); defer { lock.unlock() }; return endRequested }

@@ -156,10 +156,10 @@ final class InterruptCleanup: @unchecked Sendable {
             free(old)
         }
         let names = paths.map(InterruptCleanup.finalName)
-        let old = InterruptCleanup.message
+        // the old line is not freed: the handler may be reading it on another thread (a few bytes
+        // per output opened)
         InterruptCleanup.message = names.isEmpty ? nil
             : strdup("\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n")
-        free(old)
     }
 
     /// The output a temporary file stands for (`.NAME.partial-PID` → `NAME`, in its directory).

@@ -16,7 +16,9 @@ public struct Delivery: Sendable, Equatable {
     /// The delivery a job asks for, checked: a size `WxH` (0 on one side for "keep the aspect"),
     /// a pixel format the encoder writes, a bit rate from 10k to 1G, a GOP of 1 to 10,000 frames;
     /// `--crf` and `--bitrate` together are refused (each is a rate control).
-    static func parse(size: String?, pixFmt: String?, bitrate: String?, gop: Int?, crf: Int?, encoder: String) throws(SettingError) -> Delivery {
+    /// `encoder` nil: not known yet (a batch job's output has no name yet); the pixel format is
+    /// then checked when the export opens (`checkPixelFormat`).
+    static func parse(size: String?, pixFmt: String?, bitrate: String?, gop: Int?, crf: Int?, encoder: String?) throws(SettingError) -> Delivery {
         var d = Delivery()
         if let size {
             let parts = size.lowercased().split(separator: "x", omittingEmptySubsequences: false)
@@ -26,12 +28,9 @@ public struct Delivery: Sendable, Equatable {
             d.width = w; d.height = h
         }
         if let pixFmt {
-            let offered = Encoder.pixelFormats(codec: encoder)
-            guard let f = PixelFormat(name: pixFmt), offered.isEmpty || offered.contains(f) else {
-                let list = offered.map(\.description).prefix(12).joined(separator: ", ")
-                throw SettingError(.pixFmt, pixFmt, "\(encoder) writes \(list.isEmpty ? "other formats" : list)")
-            }
+            guard PixelFormat(name: pixFmt) != nil else { throw SettingError(.pixFmt, pixFmt, "not a pixel format FFmpeg knows (e.g. yuv420p, yuv420p10le)") }
             d.pixelFormat = pixFmt
+            if let encoder { try d.checkPixelFormat(encoder: encoder) }
         }
         if let bitrate {
             guard crf == nil else { throw SettingError(.bitrate, bitrate, "give --crf or --bitrate, not both (each sets the rate control)") }
@@ -39,7 +38,7 @@ public struct Delivery: Sendable, Equatable {
             var body = bitrate.uppercased()
             var scale: Int64 = 1
             if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
-            guard let r = try? Rational(parsing: body), r.isPositive, case let b = r * Rational(scale),
+            guard let r = try? Rational(parsing: body), r.isPositive, r <= Rational(1_000_000_000), case let b = r * Rational(scale),
                   b >= Rational(10_000), b <= Rational(1_000_000_000) else {
                 throw SettingError(.bitrate, bitrate, "expected a bit rate such as 8M or 2500k, from 10k to 1G")
             }
@@ -50,6 +49,15 @@ public struct Delivery: Sendable, Equatable {
             d.gop = gop
         }
         return d
+    }
+
+    /// The pixel format asked for, against what `encoder` writes.
+    func checkPixelFormat(encoder: String) throws(SettingError) {
+        guard let pixFmt = pixelFormat, let f = PixelFormat(name: pixFmt) else { return }
+        let offered = Encoder.pixelFormats(codec: encoder)
+        guard offered.isEmpty || offered.contains(f) else {
+            throw SettingError(.pixFmt, pixFmt, "\(encoder) writes \(offered.map(\.description).prefix(12).joined(separator: ", "))")
+        }
     }
 
     /// The encoded size for a source of `width`×`height` (upright): the asked size, a 0 side

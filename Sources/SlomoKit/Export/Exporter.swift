@@ -97,6 +97,7 @@ public enum Exporter {
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         try ExportError.checkFrameRate(r.frameRate, maxDenominator: 1_000_000)
         try VideoCodecChoice.check(codec: r.codec, preset: r.preset, crf: r.crf, container: formatName)
+        try r.delivery.checkPixelFormat(encoder: r.codec ?? VideoCodecChoice.defaultEncoder(container: formatName))
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
         let window = try r.trim.window(timeline: timeline, map: map)

@@ -47,10 +47,18 @@ enum RetimedOutput {
                              stored: RetimeMap, _ r: Request) throws -> Tracks {
         copyStreamMetadata(muxer, demuxer, from: timeline.video, to: video, reencoded: r.reencoded)
         let chosen = r.audio ? try audioStreams(r.audioStreams, demuxer: demuxer) : []
-        var writers: [AudioTrackWriter] = []
+        var writers: [AudioTrackWriter] = [], undecodable: [String] = [], firstFailure: Error?
         for a in chosen {
             let choice = try AudioCodecChoice.resolve(r.audioCodec, source: demuxer.streamInfo(a), muxer: muxer, output: r.output)
-            var source: any RetimedAudio = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
+            var source: any RetimedAudio
+            do { source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin) } catch let e as AudioFailure
+                where r.audioStreams.isEmpty && chosen.count > 1 && [.unsupportedFormat, .decodeFailed, .emptyAudio].contains(e.code) {
+                // one of several tracks this FFmpeg cannot decode (a phone's spatial audio): the
+                // others are kept and this one is named; a track asked for by number fails the job
+                undecodable.append(droppedSentence(demuxer.streamInfo(a)).replacingOccurrences(of: ": this kind of stream is not retimed", with: "") + ": it cannot be decoded (\(e.cause))")
+                firstFailure = firstFailure ?? e
+                continue
+            }
             if let window = r.window {
                 let sr = Rational(Int64(source.sampleRate))
                 let skip = (window.start * sr).rounded(.nearest), end = (window.end * sr).rounded(.nearest)
@@ -76,9 +84,10 @@ enum RetimedOutput {
         if let jobKey = r.jobKey { muxer.setMetadata("slomo_job", jobKey) }
         try muxer.writeHeader(options: ["mp4", "mov"].contains(muxer.formatName) ? ["movflags": "+use_metadata_tags"] : [:])
         for w in writers { w.headerWritten() }
+        if writers.isEmpty, let firstFailure { throw firstFailure }
         let kept = Set([timeline.video] + chosen)
         let dropped = demuxer.streams.filter { !kept.contains($0.index) && !($0.kind == .audio && (!r.audio || !r.audioStreams.isEmpty)) }
-        return Tracks(writers: writers, dropped: dropped.map(droppedSentence))
+        return Tracks(writers: writers, dropped: undecodable + dropped.map(droppedSentence))
     }
 
     /// The audio streams to write: those asked for (each checked, in the order given, each once),
@@ -118,7 +127,8 @@ enum RetimedOutput {
     /// writes its own), the writing software (slomo's `encoder` replaces it), an earlier job's key,
     /// and, once the video is re-encoded and coloured, a capture's sensor mosaic.
     static func staleContainerKey(_ key: String, reencoded: Bool) -> Bool {
-        ["major_brand", "minor_version", "compatible_brands", "encoder", "slomo_job"].contains(key)
+        // (slomo's own map and trim tags are written anew for this output, never copied)
+        ["major_brand", "minor_version", "compatible_brands", "encoder", "slomo_job", MediaTimeline.retimeKey, "slomo_trim"].contains(key)
             || (reencoded && key == "slomo_cfa_pattern")
     }
 

@@ -164,7 +164,9 @@ struct BatchCommand: ParsableCommand {
             if let value = defaultValue(option) { defaults[option.field] = value }
         }
         // the command line's options alone first: a bad --rate is the command line's, not job 0's
-        _ = try Manifest.job(defaults.merging(["input": "-", "output": "-"]) { a, _ in a }, place: "command line", commandLine: true)
+        // (their values as an export takes them; whether each applies is each job's question)
+        _ = try Manifest.job(defaults.merging(["input": "-", "output": "-", "command": "export"]) { _, new in new },
+                             place: "command line", commandLine: true)
         var jobs: [BatchJob]
         if let m = manifestPath {
             guard files.isEmpty else { throw CommandLineError("give either a manifest or input files, not both", .badRequest) }

@@ -308,7 +308,8 @@ let shots = report.shots ?? []
             guard TriggerSettings.hasShotNumber(output) else {
                 throw CommandLineError("-o \(output): --continue-shots needs %d or %03d in the name for the shot number", .badRequest)
             }
-            t.firstShot = TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: 1))
+            // after the highest shot of any camera, so that no camera's file is taken
+            t.firstShot = (1...Swift.max(1, devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
         }
         guard shots >= 0 else { throw CommandLineError("--shots \(shots): must be 0 (until stopped) or more", .badRequest) }
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
