@@ -88,7 +88,7 @@ import Testing
         let keys = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame", "-of", "csv=p=0", out])
         let flags = keys.stdout.split(separator: "\n").map { $0.hasPrefix("1") }
         #expect(flags.count == 60 && flags.enumerated().allSatisfy { $0.element == ($0.offset % 15 == 0) }, "\(flags)")
-        for (args, says) in [(["--size", "0x0"], "expected WIDTHxHEIGHT"), (["--pix-fmt", "foo"], "libx264 writes yuv420p"),
+        for (args, says) in [(["--size", "0x0"], "expected WIDTHxHEIGHT"), (["--pix-fmt", "foo"], "not a pixel format FFmpeg knows"), (["--pix-fmt", "rgb48le"], "libx264 writes yuv420p"),
                              (["--bitrate", "2M", "--crf", "20"], "not both"), (["--gop", "0"], "1...10000"), (["--bitrate", "5"], "from 10k to 1G")] {
             expectOneLine(try CLI.run(["export", ten, "-o", Self.dir.file("bad.mp4")] + args), status: 64, contains: [says])
         }

@@ -291,7 +291,7 @@ for w in 1; do   # 64-bit: the ns count passes 2^63 (a timeval goes negative); 2
   v4l2-ctl -d $D -c wrap_timestamp=$w
   $S capture $D --format YUYV --size 320x180 --duration 20 -o $OUT/wrapts$w.mp4 --overwrite --json > $OUT/wrapts$w.json 2> $OUT/wrapts$w.err; say wrapts${w}_rc $?
   v4l2-ctl -d $D -c wrap_timestamp=0
-  say wrapts$w "$(python3 -c 'import json; c=json.load(open("'$OUT'/wrapts'$w'.json")); print(c["framesWritten"], c["durationSeconds"], c["droppedByDriver"], c["stopReason"], len(c["warnings"]))' 2>&1 | head -c 300) | $(grep -v '^slomo: ring:' $OUT/wrapts$w.err | head -2 | tr '\n' ' ' | head -c 300)"
+  say wrapts$w "$(python3 -c 'import json; c=json.load(open("'$OUT'/wrapts'$w'.json")); print(c["framesWritten"], c["durationSeconds"], c["droppedByDriver"], c["stopReason"], len(c["warnings"]))' 2>&1 | head -c 300) | $(grep 'timestamps went back' $OUT/wrapts$w.err | head -1 | head -c 300)"
 done
 # device disconnect mid-stream: the file is finished and playable, the report says why, exit 74
 rm -f $OUT/disc.mp4
