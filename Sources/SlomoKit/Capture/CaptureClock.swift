@@ -17,13 +17,17 @@ enum CaptureClock {
     private static let wallOffset: Rational = { let mono = now(CLOCK_MONOTONIC); return now(CLOCK_REALTIME) - mono }()
 
     /// A wall-clock time as ISO 8601 UTC with microseconds, as MP4/MOV/Matroska's `creation_time`.
+    /// Formatted by hand with `gmtime_r`: it runs on the writer thread at the first frame, and
+    /// Foundation's formatter loads ICU on first use (seconds under the test VM's emulation, while
+    /// the sound card's buffer fills).
     static func iso8601Micros(_ t: Rational) -> String {
-        let micros = (t * Rational(1_000_000)).floor
-        let f = ISO8601DateFormatter()
-        f.formatOptions = [.withInternetDateTime]
-        let whole = f.string(from: Date(timeIntervalSince1970: TimeInterval(micros / 1_000_000)))
-        let fraction = String(format: "%06lld", micros % 1_000_000)
-        return whole.replacingOccurrences(of: "Z", with: ".\(fraction)Z")
+        let micros = Swift.max(0, (t * Rational(1_000_000)).floor)
+        var seconds = time_t(micros / 1_000_000)
+        var c = tm()
+        gmtime_r(&seconds, &c)
+        func pad(_ v: Int64, _ width: Int) -> String { let s = String(v); return String(repeating: "0", count: Swift.max(0, width - s.count)) + s }
+        return "\(pad(Int64(c.tm_year) + 1900, 4))-\(pad(Int64(c.tm_mon) + 1, 2))-\(pad(Int64(c.tm_mday), 2))T"
+            + "\(pad(Int64(c.tm_hour), 2)):\(pad(Int64(c.tm_min), 2)):\(pad(Int64(c.tm_sec), 2)).\(pad(micros % 1_000_000, 6))Z"
     }
 
     /// A `timespec` as exact seconds, truncated to the microsecond.
