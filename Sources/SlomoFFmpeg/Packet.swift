@@ -41,6 +41,9 @@ public final class Packet {
     public var size: Int { Int(raw.pointee.size) }
     public var isKeyframe: Bool { raw.pointee.flags & AV_PKT_FLAG_KEY != 0 }
     public var isCorrupt: Bool { raw.pointee.flags & AV_PKT_FLAG_CORRUPT != 0 }
+    /// Decoded but not shown: before an MP4/MOV edit list's start (the pre-roll of a copy cut
+    /// inside a GOP). Decoders drop its frame.
+    public var isDiscarded: Bool { raw.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 
     /// The payload bytes, valid only inside `body`.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {

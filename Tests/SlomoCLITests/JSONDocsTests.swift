@@ -165,7 +165,7 @@ import Testing
         case "`slomo export … --progress json` lines":
             return lines(try CLI.run(["export", clip, "-o", d.file("e.mp4"), "--rate", "1/4", "--progress", "json"]).stderr)
         case "`slomo retime … --json`":
-            return document(try CLI.run(["retime", clip, "-o", d.file("r.mp4"), "--segment", "0.25-0.5@1/4", "--json"]))
+            return document(try CLI.run(["retime", clip, "-o", d.file("r.mp4"), "--segment", "0.25-0.5@1/4", "--start", "0.1", "--json"]))
         case "`slomo stretch … --json`":
             return document(try CLI.run(["stretch", clip, "-o", d.file("s.wav"), "--rate", "1/2", "--json"]))
         case "`slomo generate … --json`":

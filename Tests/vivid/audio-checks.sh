@@ -17,6 +17,17 @@ $CC -O2 -o $OUT/clicks $HERE/clicks.c -lasound || { echo "cannot build clicks.c 
 offsets() { python3 $HERE/av-offsets.py "$1" "$2"; }
 # the player at a real-time priority: an underrun would spoil it as a reference
 PLAY="chrt -f 70 $OUT/clicks"
+# clicks_during CLICKS.txt COMMAND…: the click track from half a second before COMMAND until it ends
+# (the player stopped then), so a capture that is slow to start still hears clicks all through; a fixed
+# track length raced a cold first start in the VM (a 6 s capture that began 5 s late heard 7 clicks)
+clicks_during() {
+  local out=$1; shift
+  $PLAY hw:Loopback,0,0 600 > "$out" & local p=$!
+  sleep 0.5
+  "$@"; local rc=$?
+  kill -TERM $p; wait $p
+  return $rc
+}
 # "video-end audio-end audio-start codec" of a recording: where each stream's last packet ends (s)
 streams() {
   { ffprobe -v error -show_entries stream=codec_type,codec_name -of csv=p=0 "$1"
@@ -37,10 +48,7 @@ $S devices --json > $OUT/devices.json
 say sound_devices "$(python3 -c 'import json; print(";".join(d["name"] + "," + d["cardId"] for d in json.load(open("'$OUT'/devices.json"))["soundCapture"]))')"
 
 # --- A/V placement: 6 s at 60 fps with clicks every 0.5 s (MKV: PCM)
-$PLAY hw:Loopback,0,0 9 > $OUT/clicks1.txt &
-sleep 0.5
-$S capture $D --audio hw:Loopback,1,0 --duration 6 -o $OUT/av.mkv --overwrite --json > $OUT/av.json; say av_rc $?
-wait
+clicks_during $OUT/clicks1.txt $S capture $D --audio hw:Loopback,1,0 --duration 6 -o $OUT/av.mkv --overwrite --json > $OUT/av.json; say av_rc $?
 say av_offsets "$(offsets $OUT/clicks1.txt $OUT/av.mkv)"
 say av_streams "$(streams $OUT/av.mkv)"
 python3 -c 'import json; a=json.load(open("'$OUT'/av.json"))["audio"]; print("CHECK av_report", a["sampleRate"], a["channels"], a["codec"], a["overruns"], a["framesLost"], a["framesWritten"], a["timestampPairs"])'
@@ -48,24 +56,19 @@ python3 -c 'import json; a=json.load(open("'$OUT'/av.json"))["audio"]; print("CH
 # --- drift: the loopback cable off-speed by 0.1 % (PCM Rate Shift 100100 slows both of its ends), 60 s at
 # 30 fps. The cable hw:Loopback,0,N → hw:Loopback,1,N is set by the device=1 controls (aloop's get_setup).
 amixer -c Loopback cset iface=PCM,name='PCM Rate Shift 100000',device=1 100100 | tail -1 | tr -d ' ' > $OUT/shift.txt; say rate_shift "$(cat $OUT/shift.txt)"
-$PLAY hw:Loopback,0,0 64 > $OUT/clicks2.txt &
-sleep 0.5
-$S capture $D --fps 30 --audio hw:Loopback,1,0 --duration 60 -o $OUT/drift.mkv --overwrite --json > $OUT/drift.json; say drift_rc $?
-wait
+clicks_during $OUT/clicks2.txt $S capture $D --fps 30 --audio hw:Loopback,1,0 --duration 60 -o $OUT/drift.mkv --overwrite --json > $OUT/drift.json; say drift_rc $?
 amixer -q -c Loopback cset iface=PCM,name='PCM Rate Shift 100000',device=1 100000
 say drift_offsets "$(offsets $OUT/clicks2.txt $OUT/drift.mkv)"
 say drift_streams "$(streams $OUT/drift.mkv)"
 python3 -c 'import json; a=json.load(open("'$OUT'/drift.json"))["audio"]; r=a["measuredRate"]; print("CHECK drift_report", round(r["numerator"]/r["denominator"], 1), a["ppm"], a["driftCorrectionFrames"], a["overruns"])'
 
 # --- pre/post-trigger with sound: the shot's audio from its first frame (MP4: ALAC)
-$PLAY hw:Loopback,0,0 12 > $OUT/clicks3.txt &
-sleep 0.5
 # triggers are sent once slomo says it is armed (the ring holds the window before the event): a
 # fixed sleep raced a slow start under load once (both cameras' shots had no frame before it)
 mkfifo /tmp/trig
 ( wait_armed $OUT/shot.err 300
   sleep 1; echo trigger; sleep 2; echo quit ) > /tmp/trig &
-$S capture $D --audio hw:Loopback,1,0 --pre-trigger 1 --post-trigger 1 --trigger stdin -o $OUT/shot.mp4 --overwrite --json < /tmp/trig > $OUT/shot.json 2> $OUT/shot.err; say shot_rc $?
+clicks_during $OUT/clicks3.txt $S capture $D --audio hw:Loopback,1,0 --pre-trigger 1 --post-trigger 1 --trigger stdin -o $OUT/shot.mp4 --overwrite --json < /tmp/trig > $OUT/shot.json 2> $OUT/shot.err; say shot_rc $?
 wait
 say shot_offsets "$(offsets $OUT/clicks3.txt $OUT/shot.mp4)"
 say shot_streams "$(streams $OUT/shot.mp4)"
@@ -73,10 +76,7 @@ $S export $OUT/shot.mp4 -o $OUT/shot-slow.mp4 --rate 1/4 --pitch spectral --over
 say shot_export "$? $(streams $OUT/shot-slow.mp4)"
 
 # --- slowed while recording: 1-2 s at 1/4 with sound (time-domain through the same map)
-$PLAY hw:Loopback,0,0 7 > $OUT/clicks4.txt &
-sleep 0.5
-$S capture $D --audio hw:Loopback,1,0 --duration 4 --segment 1-2@1/4 -o $OUT/seg.mkv --overwrite --json > $OUT/seg.json; say seg_rc $?
-wait
+clicks_during $OUT/clicks4.txt $S capture $D --audio hw:Loopback,1,0 --duration 4 --segment 1-2@1/4 -o $OUT/seg.mkv --overwrite --json > $OUT/seg.json; say seg_rc $?
 say seg_streams "$(streams $OUT/seg.mkv)"
 say seg_offsets "$(python3 $HERE/av-offsets.py $OUT/clicks4.txt $OUT/seg.mkv --map 1:2:1/4)"
 

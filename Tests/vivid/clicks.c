@@ -7,11 +7,16 @@
 // (default 500) starting at sample 12000. Prints "C index" for every click's first sample, and
 // "P position sec nsec" after every period: the hardware position at that status timestamp
 // (frames written − frames still queued), from which the test fits when each sample was played;
-// "X n" at the end: underruns (a run with any is not a valid reference).
+// "X n" at the end: underruns (a run with any is not a valid reference). SIGTERM ends the track
+// early, cleanly (the tests stop it when the capture it accompanies has ended).
 #include <alsa/asoundlib.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static volatile sig_atomic_t stop;
+static void on_term(int sig) { (void)sig; stop = 1; }
 
 int main(int argc, char **argv) {
     if (argc < 3) { fprintf(stderr, "usage: clicks DEVICE SECONDS [INTERVAL_MS]\n"); return 64; }
@@ -43,10 +48,13 @@ int main(int argc, char **argv) {
     snd_pcm_sw_params_set_start_threshold(pcm, sw, period);
     snd_pcm_sw_params(pcm, sw);
     snd_pcm_sw_params_free(sw);
+    // SA_RESTART: a blocked write goes on after the signal (an EINTR would read as an underrun)
+    struct sigaction sa = { .sa_handler = on_term, .sa_flags = SA_RESTART };
+    sigaction(SIGTERM, &sa, NULL);
     short *buf = calloc(period * 2, sizeof(short));
     long written = 0, xruns = 0;
     for (long k = 12000; k < total; k += interval) printf("C %ld\n", k);
-    while (written < total) {
+    while (written < total && !stop) {
         for (long i = 0; i < (long)period; i++) {
             long s = written + i, since = (s - 12000) % interval;
             short v = (s >= 12000 && since < 96) ? ((since / 12) % 2 ? -28000 : 28000) : 0;

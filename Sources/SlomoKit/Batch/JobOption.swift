@@ -31,8 +31,8 @@ public enum JobOption: String, CaseIterable, Sendable {
 
     public var commands: Set<BatchJob.Command> {
         switch self {
-        case .fps, .codec, .preset, .crf, .frameBlend, .rotation, .size, .pixFmt, .bitrate, .gop, .start, .end: return [.export]
-        case .noAudio, .audioCodec, .audioStreams, .realTime: return [.export, .retime]   // stretch writes audio only, in its output's format
+        case .fps, .codec, .preset, .crf, .frameBlend, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
+        case .noAudio, .audioCodec, .audioStreams, .realTime, .start, .end: return [.export, .retime]   // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
     }
@@ -52,8 +52,8 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .noAudio: return "Leave the audio out."
         case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
         case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
-        case .start: return "Export from here: source seconds, hh:mm:ss.sss or a frame number like f90 (exact)."
-        case .end: return "Export up to here (the source time or frame, not included)."
+        case .start: return "Keep the source from here: seconds, hh:mm:ss.sss or a frame number like f90 (exact; retime keeps whole frames and starts its copy at the keyframe before)."
+        case .end: return "Keep the source up to here (the time or frame, not included)."
         case .size: return "Output picture size WxH as it shows (after any turn); Wx0 or 0xH keeps the aspect (default: the source's)."
         case .pixFmt: return "Output pixel format, e.g. yuv420p for an 8-bit delivery that phones and browsers play (default: the source's depth)."
         case .bitrate: return "Target video bit rate, e.g. 8M or 2500k (instead of --crf)."
@@ -116,12 +116,12 @@ extension BatchJob {
             }
             p.rotation = r
         }
+        p.trim = try SourceTrim.parse(start: start, end: end)
         if command == .export {
             // the encoder's checks need the container: a batch job's output may have no name yet
             // (--out-dir), and the export checks them again when it opens
             let container = try? ContainerFormat.forOutput(output, webm: true)
             if let container { try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container) }
-            p.trim = try SourceTrim.parse(start: start, end: end)
             p.delivery = try Delivery.parse(size: size, pixFmt: pixFmt, bitrate: bitrate, gop: gop, crf: crf,
                                             encoder: container.map { codec ?? VideoCodecChoice.defaultEncoder(container: $0) })
         }

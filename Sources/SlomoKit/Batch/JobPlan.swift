@@ -22,10 +22,16 @@ public struct JobPlan: Codable, Sendable, Equatable {
             let (map, _) = try timeline.resolve(run.spec, fromOriginal: true, pitch: job.pitch ?? TimePitchAlgorithm.spectral.rawValue,
                                                 audio: !job.noAudio, realTime: run.realTime || job.realTime)
             var plan = JobPlan(sourceDuration: timeline.duration, outputDuration: map.target.duration)
+            let p = try job.parsedOptions()
             if job.command == .export {
-                let p = try job.parsedOptions()
                 if let window = try p.trim.window(timeline: timeline, map: map) { plan.outputDuration = window.target.duration }
                 plan.outputFrames = (plan.outputDuration * (p.fps ?? Rational(30))).ceiling
+            } else {
+                // a copy's window is whole frames from a keyframe: refused here as the job would refuse it
+                let format = try ContainerFormat.forOutput(job.output, webm: true)
+                if let window = try CopyWindow.make(timeline, trim: p.trim, map: map, editList: ["mp4", "mov"].contains(format)) {
+                    plan.outputDuration = window.target.duration
+                }
             }
             return plan
         case .stretch:

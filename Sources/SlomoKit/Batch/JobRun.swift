@@ -64,8 +64,9 @@ public struct JobRun: Sendable {
     }
 
     public func retimeRequest() throws(SettingError) -> RetimeRequest {
-        _ = try job.parsedOptions()
+        let p = try job.parsedOptions()
         var r = RetimeRequest(input: job.input, output: job.output, spec: spec)
+        r.trim = p.trim
         if let pitch = job.pitch { r.pitch = pitch }
         r.audio = !job.noAudio
         if let audioCodec = job.audioCodec { r.audioCodec = audioCodec }

@@ -38,6 +38,8 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
     case audioCodecUnusable(output: String, codec: String, why: String)
     /// A filter gave nothing back (a slomo bug).
     case rotationFailed(path: String, frame: Int64, pixelFormat: String)
+    /// `--start`/`--end` where a packet copy (retime) cannot cut exactly (`CopyWindow`).
+    case copyCannotCut(path: String, setting: Setting, value: String, why: Wording)
 
     public var kind: FailureKind {
         switch self {
@@ -52,6 +54,7 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
             return "\(path): \(Setting.realTime): the file carries no capture rate (\(keys.joined(separator: ", "))); give \(Setting.rate) relative to the file"
         case .audioCodecUnusable(let output, let codec, let why): return "\(output): \(Setting.audioCodec) \(codec): \(why)"
         case .rotationFailed(let path, let n, let fmt): return "\(path): export: rotating frame \(n) gave no \(fmt) frame"
+        case .copyCannotCut(let path, let setting, let value, let why): return "\(path): retime \(setting) '\(value)': \(why)"
         }
     }
 

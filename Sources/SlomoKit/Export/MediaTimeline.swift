@@ -16,9 +16,9 @@ struct MediaTimeline {
     var frameRate: Rational?
     /// Sorted presentation times of every video packet, relative to `origin`.
     var frameTimes: [Rational]
-    /// Every video packet's (pts, dts) in stream ticks, in file order; dts nil where the container
-    /// stored none (Matroska).
-    var packetTimes: [(pts: Int64, dts: Int64?)]
+    /// Every video packet's (pts, dts) in stream ticks and its keyframe flag, in file order; dts nil
+    /// where the container stored none (Matroska).
+    var packetTimes: [(pts: Int64, dts: Int64?, key: Bool)]
     /// The map an earlier slomo retime stored (original timing → this file), if any.
     var previousMap: RetimeMap?
     /// The original recording's constant frame rate, when an earlier slomo retime recorded it.
@@ -79,7 +79,7 @@ struct MediaTimeline {
         packetTimes = scan.packets
         let pts = scan.pts, first = scan.pts[0], lastEnd = scan.lastEnd
         var damage = scan.damage
-        if let t = MediaInput.truncatedIndex(declared: info.declaredFrameCount, present: Int64(pts.count)) { damage.insert(t, at: 0) }
+        if let t = MediaInput.truncatedIndex(declared: info.declaredFrameCount, present: Int64(scan.packets.count)) { damage.insert(t, at: 0) }
         let tb = info.timeBase
         origin = Rational(ticks: first, timeBase: tb)
         let measured = FrameRateMeasurement(pts: pts, timeBase: tb, nominal: info.realFrameRate)
@@ -110,20 +110,22 @@ struct MediaTimeline {
     }
 
     /// The video stream's packets read through: presentation times sorted (at least one, spanning
-    /// less than 2^63 ticks), each packet's (pts, dts) in file order, where the last one ends, and
+    /// less than 2^63 ticks), each packet's (pts, dts, keyframe) in file order, where the last one ends, and
     /// the damage the reader found (corrupt packets counted).
     static func scan(_ d: Demuxer, video: Int, path: String) throws
-        -> (pts: [Int64], packets: [(pts: Int64, dts: Int64?)], lastEnd: Int64, damage: [String]) {
+        -> (pts: [Int64], packets: [(pts: Int64, dts: Int64?, key: Bool)], lastEnd: Int64, damage: [String]) {
         var pts: [Int64] = []
-        var packets: [(pts: Int64, dts: Int64?)] = []
+        var packets: [(pts: Int64, dts: Int64?, key: Bool)] = []
         var lastEnd: Int64 = .min
         let p = Packet()
         var corrupt = 0
         let reader = Reader(d)
         while try reader.next(into: p, after: packets.count) {
             guard p.streamIndex == video, let t = p.pts ?? p.dts else { continue }
+            packets.append((t, p.dts, p.isKeyframe))
+            // a pre-roll frame an edit list hides is copied by retime but is no frame of the video
+            if p.isDiscarded { continue }
             pts.append(t)
-            packets.append((t, p.dts))
             lastEnd = Swift.max(lastEnd, t + p.duration)
             if p.isCorrupt { corrupt += 1 }
         }

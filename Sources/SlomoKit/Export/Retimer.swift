@@ -22,6 +22,8 @@ public struct RetimeRequest: Sendable {
     public var realTime = false
     /// Stored as `slomo_job` metadata so a batch re-run can tell a finished output from another.
     public var jobKey: String?
+    /// `--start`/`--end`: the part of the source kept, to the frame (`CopyWindow`).
+    public var trim = SourceTrim()
     public init(input: String, output: String, spec: RetimeSpec) {
         self.input = input; self.output = output; self.spec = spec
     }
@@ -48,9 +50,24 @@ public struct RetimeReport: Codable, Sendable {
     /// (Matroska, NUT): the output plays unrotated.
     public var rotationDropped: Double?
     public var mappings: [PlanReport.Mapping]
+    /// `--start`/`--end`: the part of the source copied, to the frame.
+    public var trim: Trim?
     /// Signs of a damaged or truncated input, one sentence each: the retime went on with the
     /// packets that are there (empty when the input was whole).
     public var damage: [String] = []
+}
+
+extension RetimeReport {
+    public struct Trim: Codable, Sendable {
+        /// The part of the source kept (from the frame on screen at `--start` to the end of the last
+        /// frame before `--end`), source seconds from the first frame.
+        public var sourceStart: Rational
+        public var sourceEnd: Rational
+        /// The keyframe the copy starts at, and the frames between it and `sourceStart`: copied,
+        /// placed before time 0 and hidden by the MP4/MOV edit list.
+        public var keyframe: Rational
+        public var prerollFrames: Int
+    }
 }
 
 public enum Retimer {
@@ -69,7 +86,8 @@ public enum Retimer {
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
-        let times = try RetimedPacketTimes(timeline: timeline, map: map, stored: stored, fromOriginal: r.fromOriginal)
+        let window = try CopyWindow.make(timeline, trim: r.trim, map: map, editList: ["mp4", "mov"].contains(formatName))
+        let times = try RetimedPacketTimes(timeline: timeline, map: map, stored: stored, fromOriginal: r.fromOriginal, window: window)
         let demuxer = try MediaInput.openInput(r.input)
 
         let out = try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
@@ -78,14 +96,15 @@ public enum Retimer {
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: vOut, map: map, stored: stored,
             .init(input: r.input, output: r.output, command: "retime", audio: r.audio, audioStreams: r.audioStreams,
-                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false))
+                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false, window: window?.target))
         let outTB = muxer.timeBase(ofStream: vOut)
         var ticks = try times.ticks(in: outTB)
         demuxer.keepOnly(streams: [timeline.video])
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
         let total = Int64(ticks.pts.count)
         var done: Int64 = 0
-        let copied = try copyPackets(reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB) { dts in
+        let copied = try copyPackets(reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB,
+                                     packets: window?.packets) { dts in
             try audio.write(upTo: Rational(ticks: dts, timeBase: outTB))
             done += 1
             progress?(done, total)
@@ -95,11 +114,12 @@ public enum Retimer {
         try out.commit()
         var report = RetimeReport(
             input: r.input, output: r.output, videoPackets: copied, sourceDuration: timeline.duration,
-            outputDuration: map.target.duration, outputTimeBase: outTB, timestampsRounded: ticks.rounded,
+            outputDuration: window?.target.duration ?? map.target.duration, outputTimeBase: outTB, timestampsRounded: ticks.rounded,
             averageFrameRate: times.averageRate, audioFrames: audio.framesWritten,
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
         report.damage = reader.damage
+        report.trim = window.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end, keyframe: $0.keyframe, prerollFrames: $0.preroll) }
         report.audioCodec = audio.codecs.first
         report.audioTracks = audio.writers.count
         report.droppedStreams = audio.dropped
@@ -107,16 +127,19 @@ public enum Retimer {
         return report
     }
 
-    /// Copies the video packets in order with their mapped times; `beforeWrite` gets each packet's
-    /// output dts first (the audio is written up to it). Returns the packets copied.
+    /// Copies the video packets in order with their mapped times (those of `packets`, file indices
+    /// in order, when given: a `CopyWindow`); `beforeWrite` gets each packet's output dts first
+    /// (the audio is written up to it). Returns the packets copied.
     static func copyPackets(_ reader: MediaTimeline.Reader, video: Int, to vOut: Int, of muxer: Muxer, times: RetimedPacketTimes,
-                            ticks: inout RetimedPacketTimes.Ticks, outTB: Rational,
+                            ticks: inout RetimedPacketTimes.Ticks, outTB: Rational, packets: [Int]? = nil,
                             beforeWrite: (Int64) throws -> Void) throws -> Int {
         let packet = Packet()
         var lastDTS: Int64 = .min
-        var index = 0
-        while index < ticks.pts.count, try reader.next(into: packet, after: index) {
+        var index = 0, fileIndex = -1
+        while index < ticks.pts.count, try reader.next(into: packet, after: fileIndex + 1) {
             guard packet.streamIndex == video else { continue }
+            fileIndex += 1
+            if let packets, packets[index] != fileIndex { continue }
             let mappedPTS = ticks.pts[index]
             var pts = mappedPTS, dts = ticks.dts[index]
             index += 1
@@ -127,7 +150,7 @@ public enum Retimer {
             // duration: until the mapped end of this frame's source interval
             let p = packet.pts ?? packet.dts ?? 0
             if packet.duration > 0 {
-                let end = try times.mapped(p + packet.duration).ticks(in: outTB, rounding: .nearest)
+                let end = try (times.mapped(p + packet.duration) - times.offset).ticks(in: outTB, rounding: .nearest)
                 packet.duration = Swift.max(1, end - mappedPTS)
             }
             packet.pts = pts
@@ -147,24 +170,38 @@ public enum Retimer {
 struct RetimedPacketTimes {
     let timeBase: Rational
     let averageRate: Rational
+    /// The output time of the window's start (zero without one): subtracted from every mapped time.
+    let offset: Rational
     private let timeline: MediaTimeline
     private let map: RetimeMap, stored: RetimeMap
     private let fromOriginal: Bool
     private let originTicks: Int64
+    /// The packets copied, by file index (all of them without a window).
+    private let selected: [Int]?
 
     /// Per packet, in file order: pts and dts in the output time base; `rounded` when a time did not fit it.
     struct Ticks { var pts: [Int64]; var dts: [Int64]; var rounded: Bool }
 
-    init(timeline: MediaTimeline, map: RetimeMap, stored: RetimeMap, fromOriginal: Bool) throws {
+    init(timeline: MediaTimeline, map: RetimeMap, stored: RetimeMap, fromOriginal: Bool, window: CopyWindow? = nil) throws {
         let origin = try timeline.origin.ticks(in: timeline.info.timeBase, rounding: .nearest)
-        let mapped = { (ticks: Int64) in Self.mapped(ticks, timeline, map, stored, fromOriginal, origin) }
+        let offset = window?.target.start ?? .zero
+        let mapped = { (ticks: Int64) in Self.mapped(ticks, timeline, map, stored, fromOriginal, origin) - offset }
+        self.timeline = timeline; self.map = map; self.stored = stored; self.fromOriginal = fromOriginal
+        originTicks = origin; selected = window?.packets; self.offset = offset
         // (computed where needed, not kept: an hour at 30 fps is 108,000 packets, and memory should
         // not grow with the input — Docs/Reliability.md, long runs)
-        let allTimes = timeline.packetTimes.lazy.flatMap { p in [mapped(p.pts)] + (p.dts.map { [mapped($0)] } ?? []) }
-        timeBase = OutputTimeBase.exact(for: allTimes, and: [map.target.end]) ?? Rational(1, 90000)
-        averageRate = Rational(Int64(timeline.frameTimes.count)) / map.target.duration
-        self.timeline = timeline; self.map = map; self.stored = stored; self.fromOriginal = fromOriginal
-        originTicks = origin
+        let packets = Self.packets(timeline, selected)
+        let allTimes = packets.lazy.flatMap { p in [mapped(p.pts)] + (p.dts.map { [mapped($0)] } ?? []) }
+        let end = window?.target.duration ?? map.target.end
+        timeBase = OutputTimeBase.exact(for: allTimes, and: [end]) ?? Rational(1, 90000)
+        let shown = window.map { $0.packets.count - $0.preroll } ?? timeline.frameTimes.count
+        averageRate = Rational(Int64(shown)) / (window?.target.duration ?? map.target.duration)
+    }
+
+    /// The packets copied, in file order.
+    private static func packets(_ timeline: MediaTimeline, _ selected: [Int]?) -> AnyCollection<(pts: Int64, dts: Int64?, key: Bool)> {
+        guard let selected else { return AnyCollection(timeline.packetTimes) }
+        return AnyCollection(selected.lazy.map { timeline.packetTimes[$0] })
     }
 
     /// A source timestamp (the stream's ticks) on the output timeline.
@@ -179,18 +216,19 @@ struct RetimedPacketTimes {
         return map.targetTime(forSource: t)
     }
 
-    /// Every packet's times in `outTB` (the muxer's, which may differ from the one asked for).
+    /// Every copied packet's times in `outTB` (the muxer's, which may differ from the one asked for).
     func ticks(in outTB: Rational) throws -> Ticks {
         var rounded = false
-        let pts = try timeline.packetTimes.map { p in
-            let t = mapped(p.pts)
+        let packets = Self.packets(timeline, selected)
+        let pts = try packets.map { p in
+            let t = mapped(p.pts) - offset
             let ticks = try t.ticks(in: outTB, rounding: .nearest)
             if Rational(ticks: ticks, timeBase: outTB) != t { rounded = true }
             return ticks
         }
         // (a decode time that does not fit the time base counts as absent: rebuilt from the pts)
-        let dts = DecodeTimestamps.make(pts: pts, mappedDTS: timeline.packetTimes.lazy.map { p in
-            p.dts.flatMap { try? mapped($0).ticks(in: outTB, rounding: .nearest) }
+        let dts = DecodeTimestamps.make(pts: pts, mappedDTS: packets.lazy.map { p in
+            p.dts.flatMap { try? (mapped($0) - offset).ticks(in: outTB, rounding: .nearest) }
         })
         return Ticks(pts: pts, dts: dts, rounded: rounded)
     }

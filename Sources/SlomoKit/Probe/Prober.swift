@@ -114,7 +114,8 @@ public enum Prober {
             let i = packet.streamIndex
             packetCounts[i] += 1
             if packet.isCorrupt { corrupt[i] += 1 }
-            if let p = packet.pts ?? packet.dts {
+            // (a pre-roll packet an edit list hides is decoded, never shown: no frame of the stream)
+            if let p = packet.pts ?? packet.dts, !packet.isDiscarded {
                 if infos[i].kind == .video { ptsLists[i].append(p) }
                 let end = p + packet.duration
                 lastEnd[i] = Swift.max(lastEnd[i] ?? end, end)
@@ -157,7 +158,8 @@ public enum Prober {
     static func damage(of r: ProbeReport, declared: [Int64?]) -> [String] {
         var out: [String] = []
         for s in r.streams {
-            if s.kind == "video", let n = s.frameCount, let t = MediaInput.truncatedIndex(declared: declared[s.index], present: n) { out.append(t) }
+            // (the index counts every packet, an edit list's hidden pre-roll too)
+            if s.kind == "video", s.frameCount != nil, let t = MediaInput.truncatedIndex(declared: declared[s.index], present: s.packetCount) { out.append(t) }
             if s.kind == "video" || s.kind == "audio", let t = MediaInput.truncatedData(kind: s.kind, end: s.duration, declared: r.container.duration) {
                 out.append(t)
             }

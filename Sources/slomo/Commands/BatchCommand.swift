@@ -209,8 +209,8 @@ struct BatchCommand: ParsableCommand {
         case .audioCodec: return audioCodec
         case .audioStreams: return audioStream.isEmpty ? nil : audioStream
         case .realTime: return realTime ? true : nil
-        case .start: return delivery.start
-        case .end: return delivery.end
+        case .start: return delivery.trim.start
+        case .end: return delivery.trim.end
         case .size: return delivery.size
         case .pixFmt: return delivery.pixFmt
         case .bitrate: return delivery.bitrate

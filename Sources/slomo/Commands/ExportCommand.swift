@@ -58,18 +58,25 @@ struct ExportCommand: ParsableCommand {
     }
 }
 
+/// The part of the source a job keeps (`--start`, `--end`): export's and retime's.
+struct TrimOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
+    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
+
+    func apply(to job: inout BatchJob) { job.start = start; job.end = end }
+}
+
 /// Export's part of the source and its delivery (`--start`, `--end`, `--size`, `--pix-fmt`,
 /// `--bitrate`, `--gop`): declared once, for export and for batch's export jobs.
 struct DeliveryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
-    @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
+    @OptionGroup var trim: TrimOptions
     @Option(help: ArgumentHelp(JobOption.size.help)) var size: String?
     @Option(help: ArgumentHelp(JobOption.pixFmt.help)) var pixFmt: String?
     @Option(help: ArgumentHelp(JobOption.bitrate.help)) var bitrate: String?
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
 
     func apply(to job: inout BatchJob) {
-        job.start = start; job.end = end; job.size = size; job.pixFmt = pixFmt; job.bitrate = bitrate; job.gop = gop
+        trim.apply(to: &job); job.size = size; job.pixFmt = pixFmt; job.bitrate = bitrate; job.gop = gop
     }
 }
 

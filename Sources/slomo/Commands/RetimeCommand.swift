@@ -57,12 +57,14 @@ struct RetimeCommand: ParsableCommand {
         Examples:
           slomo retime clip.mp4 -o impact.mp4 --segment 0.25-0.5@1/4
           slomo retime clip.mp4 -o whole.mkv --rate 1/8 --audio-codec flac
+          slomo retime clip.mp4 -o part.mp4 --start f240 --end f480 --rate 1/4
         """)
 
     @Argument(help: "Input media file.", completion: .file()) var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).", completion: .file()) var output: String
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var video: VideoJobOptions
+    @OptionGroup var trim: TrimOptions
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
@@ -71,6 +73,7 @@ struct RetimeCommand: ParsableCommand {
     func run() throws {
         var run = try retime.run(.retime, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
+        trim.apply(to: &run.job)
         let reporter = try ProgressReporter(mode: progress, label: "retime")
         let report = try Retimer.retime(try run.retimeRequest()) { done, total in reporter.update(done, total) }
         reporter.finish()
@@ -80,6 +83,9 @@ struct RetimeCommand: ParsableCommand {
             Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")
         }
         if json { try JSONOutput.print(report); return }
+        if let t = report.trim, t.prerollFrames > 0 {
+            Console.error("slomo: \(output): the copy starts at the keyframe at \(Seconds(t.keyframe)) s; its \(t.prerollFrames) frames before \(Seconds(t.sourceStart)) s are hidden by the file's edit list")
+        }
         Console.out("\(report.output): \(report.videoPackets) video packets copied, \(Seconds(report.sourceDuration)) s -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")
     }
 }
