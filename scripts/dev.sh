@@ -22,7 +22,7 @@ BUILD_PACKAGES=(
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
 )
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
-# vivid VM, alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
+# test machine (Tests/vm/run.sh: it downloads Debian's kernel and busybox-static on first use), alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
 # for the Kubernetes schema check, python3-fusepy and fuse for a file system that refuses fsync,
 # zsh and fish for the completion scripts in their own shells, mandoc to read the man page.
 TEST_PACKAGES=(

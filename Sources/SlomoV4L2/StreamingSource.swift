@@ -18,7 +18,7 @@ public final class V4L2StreamingSource: CaptureSource {
     public func cameraControls() -> [AppliedControl] { device.readAgain(applied.cameraControls ?? []) }
     /// How the mode was chosen, when that needs saying (a measured rate); reported before the driver's adjustments.
     public var notes: [String] = []
-    public private(set) var timestampClock: String?
+    public private(set) var timestampClock: TimestampClock?
     let bufferCount: Int
     /// Per buffer, per plane: the mapping and its length.
     private var buffers: [[(UnsafeMutableRawPointer, Int)]] = []
@@ -138,15 +138,15 @@ public final class V4L2StreamingSource: CaptureSource {
     }
 
     /// The buffer flags' clock and timestamp source, as the report names them.
-    static func clock(flags: UInt32) -> String {
-        let clock: String
+    static func clock(flags: UInt32) -> TimestampClock {
+        let clock: TimestampClock.Clock
         switch flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) {
-        case UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC): clock = "CLOCK_MONOTONIC"
-        case UInt32(V4L2_BUF_FLAG_TIMESTAMP_COPY): clock = "copy"
-        default: clock = "unknown"
+        case UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC): clock = .monotonic
+        case UInt32(V4L2_BUF_FLAG_TIMESTAMP_COPY): clock = .copy
+        default: clock = .unknown
         }
-        let source = flags & UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_MASK) == UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_SOE) ? "start of exposure" : "end of frame"
-        return "\(clock), \(source)"
+        let soe = flags & UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_MASK) == UInt32(V4L2_BUF_FLAG_TSTAMP_SRC_SOE)
+        return TimestampClock(clock, soe ? .startOfExposure : .endOfFrame)
     }
 
     public func stop() {

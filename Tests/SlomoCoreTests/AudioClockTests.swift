@@ -60,4 +60,28 @@ import Testing
         }
         #expect((c.rate - Rational(47_952)).magnitude <= Rational(1, 100), "\(c.rate)")
     }
+
+    /// The sums kept as pairs come and go (and rebased once per turn of the window) give exactly
+    /// the fit of the window's pairs summed afresh: a clock fed only the last `window` pairs.
+    @Test func keptSumsGiveTheFitOfTheWindowAlone() {
+        let window = 16
+        var kept = AudioClock(nominalRate: 48_000, window: window)
+        var pairs: [(Int64, Rational)] = []
+        var jitter: UInt64 = 12345
+        for k in 0..<1_000 {
+            jitter = jitter &* 6364136223846793005 &+ 1442695040888963407
+            let position = Int64(9_600 * k)                          // a pair every 200 ms, 0.05 % fast
+            let time = Rational(100 + Int64(k) * 1_999_900, 10_000_000) + Rational(Int64(jitter >> 54), 1_000_000)
+            kept.add(position: position, time: time)
+            pairs.append((position, time))
+            guard k % 37 == 0 || k > 990 else { continue }
+            var fresh = AudioClock(nominalRate: 48_000, window: window)
+            for (p, t) in pairs.suffix(window) { fresh.add(position: p, time: t) }
+            #expect(kept.rate == fresh.rate, "pair \(k)")
+            for q in [position - 48_000, position, position + 480_000] {
+                #expect(kept.time(ofPosition: q) == fresh.time(ofPosition: q), "pair \(k), position \(q)")
+            }
+            #expect(kept.position(atTime: time) == fresh.position(atTime: time), "pair \(k)")
+        }
+    }
 }

@@ -18,7 +18,7 @@ import SlomoFFmpeg
     @Test func mjpegIsStoredAsArrivedWithKernelTimes() throws {
         let dir = TemporaryDirectory()
         let (r, p) = try capture("synthetic:fps=120,size=320x180,format=mjpeg", dir, limits: CaptureLimits(frames: 60))
-        #expect(r.framesCaptured == 60 && r.framesWritten == 60 && r.stopReason == "frames")
+        #expect(r.framesCaptured == 60 && r.framesWritten == 60 && r.stopReason == .frames)
         #expect(r.droppedByDriver == 0 && r.droppedBySlomo == 0)
         let v = try #require(p.streams.first)
         #expect(v.codec == "mjpeg" && v.timeBase == Rational(1, 1_000_000))
@@ -167,7 +167,7 @@ import SlomoFFmpeg
         var t = TriggerSettings(kind: .motion(threshold: Rational(1, 2)), pre: Rational(1, 4), post: Rational(1, 4), shots: 2)
         t.region = PixelRegion(x: 0, y: 90, width: 320, height: 90)      // below the code band and digits
         let r = try shots("synthetic:fps=120,size=320x180,format=yuyv,still-until=90", t, dir, name: "m%d.mp4")
-        #expect(r.stopReason == "shots" && r.shots?.count == 2 && r.droppedBySlomo == 0)
+        #expect(r.stopReason == .shots && r.shots?.count == 2 && r.droppedBySlomo == 0)
         let s1 = try #require(r.shots?.first)
         // frame 90 is the first that moves: 30 frames (1/4 s at 120 fps) before it, 30 after, all decodable
         #expect(s1.triggerFrame == 30 && s1.preFrames == 30 && s1.postFrames == 30 && s1.complete)
@@ -287,7 +287,7 @@ import SlomoFFmpeg
 final class ScriptedSource: CaptureSource {
     let format: CaptureFormat
     let name = "scripted"
-    let timestampClock: String? = "CLOCK_MONOTONIC, end of frame"
+    let timestampClock: TimestampClock? = TimestampClock(.monotonic, .endOfFrame)
     let frames: [[[UInt8]]]
     private var next = 0
 

@@ -2,11 +2,11 @@ import Foundation
 import Testing
 
 /// Sound capture against real ALSA: the kernel's loopback card (snd-aloop) next to vivid in the VM
-/// (`run-in-vivid-vm.sh --alsa`). A click track is played into the loopback at known CLOCK_MONOTONIC
+/// (`Tests/vm/run.sh --alsa`). A click track is played into the loopback at known CLOCK_MONOTONIC
 /// times (Tests/vivid/clicks.c); each recording's clicks are found in its audio and placed on the
 /// video's clock through `slomo_capture_start` (Tests/vivid/av-offsets.py). One boot runs
 /// Tests/vivid/audio-checks.sh.
-@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
 struct VividAudioTests {
     /// "clicks N found M offset_ms p50 max first last rate R player_xruns X" → (found, p50, max, first,
     /// last, rate); a failed expectation when the player itself underran: then it is no reference.
@@ -108,7 +108,7 @@ struct VividAudioTests {
 }
 
 /// Two vivid webcams (n_devs=2) on one CLOCK_MONOTONIC timeline and one trigger (same boot as the sound checks).
-@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
 struct VividTwoCameraTests {
     /// The reported skew is what the two files' own timestamps say (pts + slomo_capture_start).
     @Test func skewIsWhatTheKernelTimestampsSay() throws {

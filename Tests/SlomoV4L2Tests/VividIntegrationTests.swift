@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// slomo against the real vivid kernel driver in a throw-away VM (../shared/vivid), compared with
+/// slomo against the real vivid kernel driver in a throw-away VM (Tests/vm/run.sh), compared with
 /// v4l2-ctl in the same VM. One boot runs Tests/vivid/checks.sh; each test reads its lines.
-@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
 struct VividIntegrationTests {
     @Test func devicesMatchV4L2Ctl() throws {
         let c = try VividVM.checks()
@@ -146,7 +146,7 @@ struct VividIntegrationTests {
 /// Camera controls on the real driver (Tests/vivid/checks.sh, same VM boot): the listing against
 /// v4l2-ctl, auto-off-then-manual and lock on vivid's `gain_automatic`/`gain` pair, read-back,
 /// brightness changing the picture, the refusals, and zoom by cropping on the HDMI input.
-@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
 struct VividControlsTests {
     @Test func controlsMatchV4L2Ctl() throws {
         let c = try VividVM.checks()
@@ -207,7 +207,7 @@ struct VividControlsTests {
 
 /// The capture path on the real driver: clocks, padded rows, damaged buffers, pre/post-trigger,
 /// the image trigger, disconnect, multi-planar buffers (Tests/vivid/checks.sh, same VM boot).
-@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
 struct VividCapturePathTests {
     func numbers(_ c: [String: String], _ key: String) -> [Double] { VividVM.numbers(c, key) }
 
@@ -311,13 +311,16 @@ struct VividCapturePathTests {
 /// hands each test the `CHECK name value` lines.
 enum VividVM {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    static let script = root.deletingLastPathComponent().appendingPathComponent("shared/vivid/run-in-vivid-vm.sh").path
+    /// The project's test machine (Tests/vm/README.md).
+    static let script = root.appendingPathComponent("Tests/vm/run.sh").path
 
     static var available: Bool {
         ProcessInfo.processInfo.environment["SLOMO_SKIP_VIVID"] != "1"
-            && FileManager.default.isExecutableFile(atPath: script)
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/qemu-system-x86_64")
     }
+    /// What a skipped suite says (Swift Testing prints it beside the skip).
+    static let skipReason: Comment = ProcessInfo.processInfo.environment["SLOMO_SKIP_VIVID"] == "1"
+        ? "skipped: SLOMO_SKIP_VIVID=1" : "skipped: no qemu-system-x86_64 for the test machine (scripts/dev.sh deps installs it)"
 
     /// `SLOMO_BIN`, else the `slomo` built next to this test bundle (any `--scratch-path`), else `.build/debug/slomo`.
     static let binary: String = {
@@ -368,7 +371,7 @@ enum VividVM {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: script)
         p.currentDirectoryURL = root
-        p.arguments = ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + ["--vivid-opts", vivid, "--",
+        p.arguments = ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + ["--vivid", vivid, "--",
                        "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", checks]
         let pipe = Pipe()
         p.standardOutput = pipe
@@ -393,7 +396,7 @@ enum VividVM {
 
 /// The documentation's camera examples on the real driver: README's and Docs' ```sh camera blocks
 /// and the --help examples on /dev/video0, run as written by scripts/doc-examples.sh in the VM.
-@Suite(.serialized, .enabled(if: VividVM.available, "vivid VM cannot start here (no qemu-system-x86_64, no ../shared/vivid, or SLOMO_SKIP_VIVID=1)"))
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
 struct VividDocExamplesTests {
     @Test func cameraExamplesRunAsWritten() throws {
         let c = try VividVM.checks()

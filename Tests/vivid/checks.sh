@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs INSIDE the vivid VM (see ../shared/vivid): slomo against the real vivid driver, compared
+# Runs INSIDE the test machine (Tests/vm/run.sh): slomo against the real vivid driver, compared
 # with v4l2-ctl in the same VM. Prints "CHECK name value" lines that Tests/SlomoV4L2Tests parses.
 # vivid options: n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc (input 0 webcam, input 1 HDMI)
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sound beside the camera on real drivers (../shared/vivid VM with --alsa: vivid + snd-aloop):
+# Sound beside the camera on real drivers (the test machine, Tests/vm/run.sh --alsa: vivid + snd-aloop):
 # slomo vs the ffmpeg CLI, same VM run. A click every 0.5 s is played into the loopback at known
 # CLOCK_MONOTONIC times (Tests/vivid/clicks.c); each tool records webcam 320x180@60 + the loopback
 # for 6 s; every click found in the recording is placed on CLOCK_MONOTONIC and compared with when
@@ -10,5 +10,5 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 swift build -c release --product slomo >/dev/null
-../shared/vivid/run-in-vivid-vm.sh --alsa --timeout 900 --vivid-opts "n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0" -- \
+Tests/vm/run.sh --alsa --timeout 900 --vivid "n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0" -- \
   env SLOMO_BIN="$PWD/.build/release/slomo" bash bench/capture/vivid-audio-guest.sh

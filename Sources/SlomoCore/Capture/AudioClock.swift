@@ -15,6 +15,11 @@ public struct AudioClock: Sendable {
     private var micros: [Int64] = []
     private var head = 0
     public private(set) var pairs = 0
+    /// The sums over the window, kept as pairs come and go (a query costs nothing, where summing
+    /// the window each time cost 4096 steps per audio block), relative to an origin pair: the fit
+    /// is the same from any origin.
+    private var origin: (x: Int64, y: Int64)?
+    private var n: Int128 = 0, sx: Int128 = 0, sy: Int128 = 0, sxx: Int128 = 0, sxy: Int128 = 0
 
     public init(nominalRate: Int, window: Int = 4096) {
         precondition(nominalRate > 0 && window >= 2)
@@ -22,40 +27,54 @@ public struct AudioClock: Sendable {
         positions.reserveCapacity(window); micros.reserveCapacity(window)
     }
 
-    /// Adds one pair: `position` frames had been captured at kernel time `time`.
+    /// Adds one pair: `position` frames had been captured at kernel time `time` (positions only grow).
     public mutating func add(position: Int64, time: Rational) {
         let us = (time * Rational(1_000_000)).rounded(.nearest)
+        if origin == nil { origin = (position, us) }
         if positions.count < window {
             positions.append(position); micros.append(us)
+            sum(position, us, sign: 1)
         } else {
+            sum(positions[head], micros[head], sign: -1)
             positions[head] = position; micros[head] = us
             head = (head + 1) % window
+            sum(position, us, sign: 1)
+            // once per turn of the window, the origin moves to its oldest pair: the sums stay as
+            // small as the window's span, however long the capture runs
+            if head == 0 { rebase() }
         }
         pairs += 1
     }
 
+    private mutating func rebase() {
+        origin = (positions[head], micros[head])
+        n = 0; sx = 0; sy = 0; sxx = 0; sxy = 0
+        for i in positions.indices { sum(positions[i], micros[i], sign: 1) }
+    }
+
+    private mutating func sum(_ position: Int64, _ us: Int64, sign: Int128) {
+        let x = Int128(position - origin!.x), y = Int128(us - origin!.y)
+        n += sign; sx += sign * x; sy += sign * y; sxx += sign * x * x; sxy += sign * x * y
+    }
+
     /// Forgets every pair (after the card's stream restarted).
-    public mutating func reset() { positions.removeAll(keepingCapacity: true); micros.removeAll(keepingCapacity: true); head = 0 }
+    public mutating func reset() {
+        positions.removeAll(keepingCapacity: true); micros.removeAll(keepingCapacity: true); head = 0
+        origin = nil; n = 0; sx = 0; sy = 0; sxx = 0; sxy = 0
+    }
 
     /// Seconds of positions the pairs must span before the slope is fitted too: over a shorter
     /// span a period timer's jitter makes a fitted slope far worse than the nominal rate (8 pairs
     /// over 40 ms with 1 ms of jitter: ±5 %), so until then only the offset is fitted.
     public static let slopeSpanSeconds = 2
 
-    /// The fit relative to the window's oldest pair: origin, n, sums, slope = num/den µs per frame
-    /// (the nominal 10⁶/rate until the pairs span `slopeSpanSeconds`).
+    /// The fit: origin, n, sums, slope = num/den µs per frame (the nominal 10⁶/rate until the
+    /// window's pairs span `slopeSpanSeconds`).
     private var fit: Fit? {
-        guard !positions.isEmpty else { return nil }
-        let x0 = positions[head], y0 = micros[head]
-        var n: Int128 = 0, sx: Int128 = 0, sy: Int128 = 0, sxx: Int128 = 0, sxy: Int128 = 0
-        var lo = Int64.max, hi = Int64.min
-        for i in 0..<positions.count {
-            let x = Int128(positions[i] - x0), y = Int128(micros[i] - y0)
-            n += 1; sx += x; sy += y; sxx += x * x; sxy += x * y
-            lo = Swift.min(lo, positions[i]); hi = Swift.max(hi, positions[i])
-        }
-        if hi - lo < Int64(nominalRate * Self.slopeSpanSeconds) { return (x0, y0, n, sx, sy, 1_000_000, Int128(nominalRate)) }
-        return (x0, y0, n, sx, sy, n * sxy - sx * sy, n * sxx - sx * sx)
+        guard let o = origin, !positions.isEmpty else { return nil }
+        let oldest = positions[head], newest = positions[(head + positions.count - 1) % positions.count]
+        if newest - oldest < Int64(nominalRate * Self.slopeSpanSeconds) { return (o.x, o.y, n, sx, sy, 1_000_000, Int128(nominalRate)) }
+        return (o.x, o.y, n, sx, sy, n * sxy - sx * sy, n * sxx - sx * sx)
     }
 
     /// The card's rate in frames per second of CLOCK_MONOTONIC, to 1/1000 frame; the nominal

@@ -81,10 +81,9 @@ public protocol CaptureSource: AnyObject {
     var format: CaptureFormat { get }
     /// Human-readable name for metadata and messages (`/dev/video0 (vivid)`, `synthetic`).
     var name: String { get }
-    /// The clock the timestamps come from, as the buffers' flags say (`CLOCK_MONOTONIC`,
-    /// `copy` for timestamps copied from an output, `unknown`), and where in the frame they are
-    /// taken (`end of frame`, `start of exposure`). Nil until the first frame.
-    var timestampClock: String? { get }
+    /// The clock the timestamps come from and where in the frame they are taken, as the
+    /// buffers' flags say. Nil until the first frame.
+    var timestampClock: TimestampClock? { get }
     /// False for a source that never waits for its frames (a benchmark's unpaced synthetic camera):
     /// its thread must not get real-time priority, or it would hold a core.
     var isPaced: Bool { get }
@@ -107,4 +106,24 @@ extension CaptureSource {
     public func cameraControls() -> [AppliedControl] { [] }
     public var isPaced: Bool { true }
     public func prepare() throws {}
+}
+
+/// The clock a source's timestamps come from and the instant of the frame they mark, as the
+/// driver's buffer flags say (V4L2_BUF_FLAG_TIMESTAMP_*, V4L2_BUF_FLAG_TSTAMP_SRC_*).
+public struct TimestampClock: Sendable, Equatable, CustomStringConvertible {
+    public enum Clock: String, Sendable {
+        case monotonic = "CLOCK_MONOTONIC"
+        /// Copied from the output buffer that produced the frame (a mem-to-mem device).
+        case copy
+        case unknown
+    }
+    public enum Instant: String, Sendable {
+        case endOfFrame = "end of frame"
+        case startOfExposure = "start of exposure"
+    }
+    public var clock: Clock
+    public var instant: Instant
+    public init(_ clock: Clock, _ instant: Instant) { self.clock = clock; self.instant = instant }
+    /// `CLOCK_MONOTONIC, end of frame`: the report's `timestampClock`.
+    public var description: String { "\(clock.rawValue), \(instant.rawValue)" }
 }

@@ -7,8 +7,7 @@ public struct BatchRecord: Codable, Sendable {
     public var input: String
     public var output: String
     public var command: String
-    /// ok, failed, skipped, interrupted.
-    public var status: String
+    public var status: JobStatus
     public var error: String?
     public var exitStatus: Int32?
     public var durationSeconds: Double
@@ -17,6 +16,15 @@ public struct BatchRecord: Codable, Sendable {
     public var throughputFps: Double?
     /// Notes from the job that did not stop it (a damaged input's first sign); absent when none.
     public var warnings: [String]?
+}
+
+/// How a batch job ended (its line's `status`).
+public enum JobStatus: String, Codable, Sendable, CaseIterable {
+    case ok, failed
+    /// Its output is already there, made by the same job (`BatchJob.key()`).
+    case skipped
+    /// Stopped by SIGINT or SIGTERM; run again by the next `slomo batch`.
+    case interrupted
 }
 
 public struct BatchSummary: Codable, Sendable {
@@ -147,9 +155,9 @@ public final class BatchRunner: @unchecked Sendable {
         let t0 = Date()
         let key = job.key()
         var record = BatchRecord(job: number, input: job.input, output: job.output, command: job.command.rawValue,
-                                 status: "ok", durationSeconds: 0)
+                                 status: .ok, durationSeconds: 0)
         if !options.force && BatchJob.removeStalePartials(of: job.output) >= 0 && BatchRunner.isComplete(job, key: key) {
-            record.status = "skipped"
+            record.status = .skipped
             return record
         }
         let p = Process()
@@ -160,7 +168,7 @@ public final class BatchRunner: @unchecked Sendable {
         p.standardOutput = out
         p.standardError = err
         do { try p.run() } catch {
-            record.status = "failed"; record.error = "cannot start \(options.executable): \(error)"
+            record.status = .failed; record.error = "cannot start \(options.executable): \(error)"
             return record
         }
         BatchInterrupt.track(p.processIdentifier)
@@ -184,14 +192,14 @@ public final class BatchRunner: @unchecked Sendable {
         BatchInterrupt.untrack(p.processIdentifier)
         record.durationSeconds = (Date().timeIntervalSince(t0) * 1000).rounded() / 1000
         record.exitStatus = p.terminationStatus
-        if p.terminationStatus == 0, let result, result.status == "ok" {
+        if p.terminationStatus == 0, let result, result.status == .ok {
             record.warnings = result.warnings.isEmpty ? nil : result.warnings
             if let frames = result.frames, record.durationSeconds > 0 {
                 record.throughputFps = (Double(frames) / record.durationSeconds * 10).rounded() / 10
             }
         } else {
             let interrupted = p.terminationStatus == JobResult.interruptedStatus || p.terminationReason == .uncaughtSignal
-            record.status = interrupted && BatchInterrupt.requested ? "interrupted" : "failed"
+            record.status = interrupted && BatchInterrupt.requested ? .interrupted : .failed
             record.error = result?.error ?? Self.crashLine(stderrLines, status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal)
         }
         return record

@@ -113,7 +113,7 @@ public struct JobRequest: Codable, Sendable, Equatable {
 public struct JobResult: Codable, Sendable, Equatable {
     public var event = "result"
     /// ok or failed.
-    public var status = "ok"
+    public var status = JobStatus.ok
     public var exitStatus: Int32 = 0
     /// The one-line message of a failure (what `slomo` would print after `slomo: `).
     public var error: String?
@@ -124,7 +124,7 @@ public struct JobResult: Codable, Sendable, Equatable {
     public init(frames: Int64?, warnings: [String]) { self.frames = frames; self.warnings = warnings }
 
     public init(failure message: String, exitStatus: Int32) {
-        status = "failed"; error = message; self.exitStatus = exitStatus
+        status = .failed; error = message; self.exitStatus = exitStatus
     }
 
     /// How a child stopped by SIGINT or SIGTERM exits (128 + SIGINT, the shell's convention).

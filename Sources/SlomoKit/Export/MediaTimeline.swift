@@ -130,9 +130,11 @@ struct MediaTimeline {
             if p.isCorrupt { corrupt += 1 }
         }
         pts.sort()
-        guard let first = pts.first else { throw MediaError.noFrames(path: path) }
-        guard !pts[pts.count - 1].subtractingReportingOverflow(first).overflow else {
-            throw MediaError.damaged(path: path, "open: the video's timestamps span more than 2^63 ticks (\(first) to \(pts[pts.count - 1])): damaged timestamps")
+        guard pts.first != nil else { throw MediaError.noFrames(path: path) }
+        // every packet, hidden ones too: retime copies them all
+        let low = packets.lazy.map(\.pts).min()!, high = packets.lazy.map(\.pts).max()!
+        guard !high.subtractingReportingOverflow(low).overflow else {
+            throw MediaError.damaged(path: path, "open: the video's timestamps span more than 2^63 ticks (\(low) to \(high)): damaged timestamps")
         }
         var damage = reader.damage
         if corrupt > 0 { damage.append("\(corrupt) video packets are marked corrupt") }

@@ -114,8 +114,8 @@ struct BatchCommand: ParsableCommand {
         reporter.finish()
         let r = runner.records
         var summary = BatchSummary(
-            total: selected.count, ok: r.filter { $0.status == "ok" }.count, failed: r.filter { $0.status == "failed" }.count,
-            skipped: r.filter { $0.status == "skipped" }.count, interrupted: r.filter { $0.status == "interrupted" }.count,
+            total: selected.count, ok: r.filter { $0.status == .ok }.count, failed: r.filter { $0.status == .failed }.count,
+            skipped: r.filter { $0.status == .skipped }.count, interrupted: r.filter { $0.status == .interrupted }.count,
             elapsedSeconds: (Date().timeIntervalSince(t0) * 100).rounded() / 100, jobs: nJobs, threadsPerJob: nThreads,
             shard: shard)
         summary.shardBase = shard == nil ? nil : shardBase

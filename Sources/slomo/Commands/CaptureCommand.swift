@@ -154,7 +154,7 @@ struct CaptureCommand: ParsableCommand {
     /// Standard input ended before any trigger: nothing was saved, and a script must not read
     /// that as success (exit 66: the trigger input is gone).
     static func noShot(_ r: CaptureReport) -> CommandLineError? {
-        guard r.stopReason == "inputEnded", r.shots?.isEmpty == true else { return nil }
+        guard r.stopReason == .inputEnded, r.shots?.isEmpty == true else { return nil }
         return CommandLineError("\(r.device): standard input ended before any trigger: nothing was saved", .missing)
     }
 
@@ -202,8 +202,8 @@ struct CaptureCommand: ParsableCommand {
     static func streamFailure(_ r: CaptureReport) -> CommandLineError? {
         let what: String
         switch r.stopReason {
-        case "disconnected": what = "device disconnected during capture"
-        case "driverError": what = "capture stopped by a driver error"
+        case .disconnected: what = "device disconnected during capture"
+        case .driverError: what = "capture stopped by a driver error"
         default: return nil
         }
         return CommandLineError("\(r.device): \(what) (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioFailed)
@@ -218,7 +218,7 @@ let shots = report.shots ?? []
         // a triggered capture's output is a name template: say what was saved, not the template
         let head = report.shots == nil ? "\(report.output): \(report.framesWritten) frames written"
             : "\(shots.count) shot\(shots.count == 1 ? "" : "s") saved (\(report.framesWritten) frames\(shots.isEmpty ? "" : ": " + shots.map(\.output).joined(separator: ", ")))"
-                say("\(head): \(report.framesCaptured) frames captured from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason)")
+                say("\(head): \(report.framesCaptured) frames captured from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason.rawValue)")
         if let a = report.audio {
             say("audio: \(a.device) \(a.sampleRate) Hz × \(a.channels) as \(a.codec): \(a.framesWritten) frames; the card runs at \(Seconds(a.measuredRate, decimals: 3)) Hz on the camera's clock (\(a.ppm) ppm), \(a.driftCorrectionFrames) frames of drift corrected; \(a.overruns) overruns (\(a.framesLost) frames lost)")
         }

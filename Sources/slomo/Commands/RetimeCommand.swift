@@ -57,7 +57,7 @@ struct RetimeCommand: ParsableCommand {
         Examples:
           slomo retime clip.mp4 -o impact.mp4 --segment 0.25-0.5@1/4
           slomo retime clip.mp4 -o whole.mkv --rate 1/8 --audio-codec flac
-          slomo retime clip.mp4 -o part.mp4 --start f240 --end f480 --rate 1/4
+          slomo retime clip.mp4 -o part.mp4 --start f60 --end f120 --rate 1/4
         """)
 
     @Argument(help: "Input media file.", completion: .file()) var input: String
@@ -86,6 +86,7 @@ struct RetimeCommand: ParsableCommand {
         if let t = report.trim, t.prerollFrames > 0 {
             Console.error("slomo: \(output): the copy starts at the keyframe at \(Seconds(t.keyframe)) s; its \(t.prerollFrames) frames before \(Seconds(t.sourceStart)) s are hidden by the file's edit list")
         }
-        Console.out("\(report.output): \(report.videoPackets) video packets copied, \(Seconds(report.sourceDuration)) s -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")
+        let source = report.trim.map { "\(Seconds($0.sourceEnd - $0.sourceStart)) s from \(Seconds($0.sourceStart)) s" } ?? "\(Seconds(report.sourceDuration)) s"
+        Console.out("\(report.output): \(report.videoPackets) video packets copied, \(source) -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")
     }
 }

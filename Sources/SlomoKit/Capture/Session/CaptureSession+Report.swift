@@ -20,7 +20,7 @@ extension CaptureSession {
         warnings += continuity.warnings
         if s.driverErrors > 0 { warnings.append("\(s.driverErrors) buffers flagged damaged by the driver (V4L2_BUF_FLAG_ERROR) were not stored") }
         if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
-        if let clock = source.timestampClock, !clock.hasPrefix("CLOCK_MONOTONIC") {
+        if let clock = source.timestampClock, clock.clock != .monotonic {
             warnings.append("timestamps are \(clock), not CLOCK_MONOTONIC: times in the file are the driver's")
         }
         var report = CaptureReport(
@@ -30,7 +30,7 @@ extension CaptureSession {
             droppedBySlomo: s.droppedBySlomo, repeatedSequence: s.repeatedSequence, driverErrors: s.driverErrors,
             shortFrames: s.shortFrames, duration: s.duration,
             durationSeconds: (s.duration.doubleValue * 1e6).rounded() / 1e6, intervals: s.intervals,
-            stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock ?? "unknown (no frame)",
+            stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock?.description ?? "unknown (no frame)",
             driverAdjustments: source.adjustments,
             ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
                              mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),

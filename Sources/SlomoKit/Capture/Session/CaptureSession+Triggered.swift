@@ -49,10 +49,10 @@ extension CaptureSession {
                 failure = error
                 shotRead()
                 ring.unpin(shot.pin)
-                requestEnd("writeError", "\(error)")
+                requestEnd(.writeError, "\(error)")
                 break
             }
-            if t.shots > 0 && shots.count >= t.shots { requestEnd("shots"); break }
+            if t.shots > 0 && shots.count >= t.shots { requestEnd(.shots); break }
             // armed again: the next shot's encoder is ready before its trigger
             if nextWriter == nil { nextWriter = preparedWriter(shot: shotNumber(shots.count + 1)) }
             // armed again only when no trigger is already waiting (its shot is next, not a new one)
@@ -224,11 +224,11 @@ extension CaptureSession {
             case .none: continue
             case .quit:
                 waitForPendingShots()
-                requestEnd("quit")
+                requestEnd(.quit)
                 return
             case .inputEnded:
                 waitForPendingShots()
-                requestEnd("inputEnded")
+                requestEnd(.inputEnded)
                 return
             case .trigger(let time, let wall):
                 // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
@@ -254,9 +254,8 @@ extension CaptureSession {
     /// in the ring, so the source has read it).
     func stampClock(_ w: RecordingWriter) {
         guard let c = source.timestampClock else { return }
-        let parts = c.split(separator: ",", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-        w.metadata["slomo_capture_clock"] = parts[0]
-        if parts.count > 1 { w.metadata["slomo_timestamp_source"] = parts[1] }
+        w.metadata["slomo_capture_clock"] = c.clock.rawValue
+        w.metadata["slomo_timestamp_source"] = c.instant.rawValue
     }
 
     func shotRead() {

@@ -290,52 +290,26 @@ final class RecordingWriter {
     /// The parameter-set NAL units (H.264 SPS/PPS; HEVC VPS/SPS/PPS) before the first picture NAL,
     /// each after a 4-byte start code: Annex B extradata, which muxers turn into avcC/hvcC.
     static func parameterSets(_ bytes: UnsafeRawBufferPointer, hevc: Bool) -> [UInt8] {
-        let n = Swift.min(bytes.count, 65_536)
-        var starts: [(at: Int, payload: Int)] = []
-        var i = 0
-        while i + 3 < n {
-            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
-                starts.append((i > 0 && bytes[i - 1] == 0 ? i - 1 : i, i + 3))
-                i += 3
-            } else { i += 1 }
-        }
         var out: [UInt8] = []
-        for (k, s) in starts.enumerated() {
-            let h = bytes[s.payload]
-            let type = hevc ? Int(h >> 1 & 0x3F) : Int(h & 0x1F)
-            let isPicture = hevc ? type <= 31 : (1...5).contains(type)
-            if isPicture { break }
-            guard hevc ? (32...34).contains(type) : (7...8).contains(type) else { continue }
-            let end = k + 1 < starts.count ? starts[k + 1].at : n
-            out += [0, 0, 0, 1] + bytes[s.payload..<end]
+        NALUnits(hevc ? .hevc : .h264, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
+            if u.isPicture { return false }
+            if u.isParameterSet { out += [0, 0, 0, 1] + bytes[u.bytes] }
+            return true
         }
         return out
     }
 
-    /// H.264/HEVC from a camera (Annex B): a keyframe when its first picture NAL is an IDR (H.264
-    /// type 5) or an IRAP picture (HEVC types 16–23), or when a parameter set (SPS/VPS) comes first
-    /// — cameras send those only with a keyframe. The first picture NAL decides; parameter sets, SEI
-    /// and delimiters before it are skipped (x264's first SEI alone is ~700 bytes), up to 64 KiB.
+    /// H.264/HEVC from a camera (Annex B): a keyframe when its first picture NAL is an IDR (H.264)
+    /// or an IRAP picture (HEVC), or when a sequence header (SPS/VPS) comes first — cameras send
+    /// those only with a keyframe. The first picture NAL decides; parameter sets, SEI and
+    /// delimiters before it are skipped (x264's first SEI alone is ~700 bytes), up to 64 KiB.
     static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer, hevc: Bool) -> Bool {
-        let n = Swift.min(bytes.count, 65_536)
-        var i = 0
-        while i + 4 < n {
-            if bytes[i] == 0 && bytes[i + 1] == 0 && bytes[i + 2] == 1 {
-                let h = bytes[i + 3]
-                if hevc {
-                    let type = h >> 1 & 0x3F
-                    if type == 32 || type == 33 { return true }               // VPS, SPS
-                    if type <= 31 { return type >= 16 && type <= 23 }        // the first picture NAL
-                } else {
-                    let type = h & 0x1F
-                    if type == 7 { return true }                              // SPS
-                    if type >= 1 && type <= 5 { return type == 5 }            // the first slice
-                }
-                i += 3
-                continue
-            }
-            i += 1
+        var key = false
+        NALUnits(hevc ? .hevc : .h264, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
+            if u.isSequenceHeader { key = true; return false }
+            if u.isPicture { key = u.isKeyPicture; return false }
+            return true
         }
-        return false
+        return key
     }
 }

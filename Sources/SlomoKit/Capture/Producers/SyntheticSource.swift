@@ -13,7 +13,7 @@ import SlomoFFmpeg
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
-    public let timestampClock: String? = "CLOCK_MONOTONIC, end of frame"
+    public let timestampClock: TimestampClock? = TimestampClock(.monotonic, .endOfFrame)
     public var isPaced: Bool { pace }
     /// Frames a late reader may fall behind before the source drops (a driver's queued buffers).
     let buffers: Int

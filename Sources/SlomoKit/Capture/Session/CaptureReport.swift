@@ -71,8 +71,7 @@ public struct CaptureReport: Codable, Sendable {
     public var firstFrameTime: Rational?
     public var firstFrameWallTime: String?
     public var intervals: CaptureStats.Intervals?
-    /// duration, frames, signal, disconnected, driverError (a buffer call failed mid-stream), writeError, shots, quit.
-    public var stopReason: String
+    public var stopReason: StopReason
     public var message: String?
     public var bytesWritten: Int64
     /// The buffers' clock as the driver flags it.
@@ -104,4 +103,28 @@ public struct CaptureReport: Codable, Sendable {
     public var controls: [AppliedControl]?
     /// `fdatasync`s of the recording (each second and at the end; absent with `--no-sync`).
     public var fileSyncs: FileSyncs?
+}
+
+/// Why a capture ended (`stopReason` in its report; the same words in its JSON).
+public enum StopReason: String, Codable, Sendable, CaseIterable {
+    /// `--duration` reached.
+    case duration
+    /// `--frames` reached, or a finite source (the synthetic one) ended.
+    case frames
+    /// SIGINT or SIGTERM (or no other reason yet).
+    case signal
+    /// `quit` on stdin.
+    case quit
+    /// stdin closed without `quit` while waiting for a trigger.
+    case inputEnded
+    /// `--shots N` taken.
+    case shots
+    /// The camera went away (unplugged, or the driver ended the stream).
+    case disconnected
+    /// A buffer call failed mid-stream.
+    case driverError
+    /// The recording could not be written.
+    case writeError
+    /// The capture could not start.
+    case error
 }

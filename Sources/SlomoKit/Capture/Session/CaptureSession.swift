@@ -23,7 +23,7 @@ public final class CaptureSession: @unchecked Sendable {
     public let ringPlan: RingPlan
     let lock = NSLock()
     var endRequested = false
-    var endReason = "signal"
+    var endReason = StopReason.signal
     var endMessage: String?
     var stats = CaptureStats()
     var threadNote = "normal"
@@ -155,7 +155,7 @@ public final class CaptureSession: @unchecked Sendable {
             : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
         lock.lock(); threadNote = note; lock.unlock()
         do { try source.start() } catch {
-            lock.lock(); startError = error; endRequested = true; endReason = "error"; lock.unlock()
+            lock.lock(); startError = error; endRequested = true; endReason = .error; lock.unlock()
             return
         }
         let multiPlane = source.format.planes.count > 1 ? try? RecordingWriter.layout(of: source.format) : nil
@@ -163,10 +163,10 @@ public final class CaptureSession: @unchecked Sendable {
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         stats.intervalsMicros.reserveCapacity(Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
         var firstTime: Rational?
-        var stop: (String, String?)?
+        var stop: (StopReason, String?)?
         continuity = TimestampContinuity(frameDuration: source.format.frameDuration)
         while stop == nil {
-            if StopFlag.isRaised { stop = ("signal", nil); break }
+            if StopFlag.isRaised { stop = (.signal, nil); break }
             lock.lock(); let ended = endRequested; lock.unlock()
             if ended { break }
             let end: CaptureEnd?
@@ -174,19 +174,19 @@ public final class CaptureSession: @unchecked Sendable {
                 end = try source.next { f in
                     let time = continuity.mend(f.timestamp, sequence: f.sequence)
                     if firstTime == nil { firstTime = time }
-                    if let d = limits.duration, time - firstTime! >= d { stop = ("duration", nil); return }
+                    if let d = limits.duration, time - firstTime! >= d { stop = (.duration, nil); return }
                     stats.record(sequence: f.sequence, timestamp: time)
-                    if let n = limits.frames, stats.framesCaptured >= n { stop = ("frames", nil) }
+                    if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
                     store(f, at: time, in: ring, planes: multiPlane)
                 }
             } catch {
-                stop = ("driverError", "\(error)")
+                stop = (.driverError, "\(error)")
                 break
             }
             switch end {
             case nil: break
-            case .finished?: stop = ("frames", nil)
-            case .disconnected(let why)?: stop = ("disconnected", why)
+            case .finished?: stop = (.frames, nil)
+            case .disconnected(let why)?: stop = (.disconnected, why)
             }
         }
         source.stop()
@@ -220,7 +220,7 @@ public final class CaptureSession: @unchecked Sendable {
         ring.publish(FrameRing.Meta(timestamp: time, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
     }
 
-    func requestEnd(_ reason: String, _ message: String? = nil) {
+    func requestEnd(_ reason: StopReason, _ message: String? = nil) {
         lock.lock()
         if !endRequested { endReason = reason; endMessage = message }
         endRequested = true
@@ -261,7 +261,7 @@ public final class CaptureSession: @unchecked Sendable {
                 if try !writer.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp) { short += 1 }
             } catch {
                 writeError = error
-                requestEnd("writeError", "\(error)")
+                requestEnd(.writeError, "\(error)")
                 break
             }
             k += 1
