@@ -72,12 +72,16 @@ extension Setting {
     public static let shutterAngle = Setting("shutterAngle"), size = Setting("size"), source = Setting("source")
     public static let trigger = Setting("trigger"), triggerRegion = Setting("triggerRegion")
     public static let whiteBalance = Setting("whiteBalance"), zoom = Setting("zoom")
+    public static let duration = Setting("duration"), buffers = Setting("buffers"), ringFrames = Setting("ringFrames")
+    public static let bytesPerLine = Setting("bytesPerLine"), previewFps = Setting("previewFps"), previewWidth = Setting("previewWidth")
+    public static let audioRate = Setting("audioRate"), audioChannels = Setting("audioChannels")
 
     public static let all: [Setting] = [
         .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
         .outDir, .overwrite, .pitch, .postTrigger, .preTrigger, .prefer, .preview, .ramps, .rate, .realTime,
         .referenceInterval, .ringMemory, .segments, .shard, .shutter, .shutterAngle, .size, .source,
         .trigger, .triggerRegion, .whiteBalance, .zoom,
+        .duration, .buffers, .ringFrames, .bytesPerLine, .previewFps, .previewWidth, .audioRate, .audioChannels,
     ]
 }
 

@@ -1,39 +1,56 @@
 import Foundation
 import SlomoCore
 
-/// One job of a batch: a slomo command on one input, with its options.
+/// One job of a batch: a slomo command on one input, with its options. The options are data: a
+/// value per `JobOption` (the table that names each one's field, flag, help, kind and commands),
+/// read and written by one loop over that table for the manifests, for `slomo job`'s request and
+/// for "which options does this job set"; the typed properties below are views of it.
 public struct BatchJob: Codable, Sendable, Equatable {
     public enum Command: String, Codable, Sendable, CaseIterable { case export, retime, stretch }
     public var input: String
     public var output: String
     public var command: Command = .export
-    public var rate: String?
-    public var segments: [String] = []
-    public var ramps: [String] = []
+    /// The options the job sets (an option left out has its default: nil, empty or false).
+    public private(set) var options: [JobOption: JobOption.Value] = [:]
+
+    public var rate: String? { get { text(.rate) } set { set(.rate, newValue.map(JobOption.Value.text)) } }
+    public var segments: [String] { get { texts(.segments) } set { set(.segments, .texts(newValue)) } }
+    public var ramps: [String] { get { texts(.ramps) } set { set(.ramps, .texts(newValue)) } }
     /// `--curve T0@R0,…` (every command).
-    public var curve: String?
-    public var pitch: String?
-    public var fps: String?
-    public var codec: String?
-    public var preset: String?
-    public var crf: Int?
-    public var frameBlend: String?
-    public var noAudio = false
-    public var audioCodec: String?
+    public var curve: String? { get { text(.curve) } set { set(.curve, newValue.map(JobOption.Value.text)) } }
+    public var pitch: String? { get { text(.pitch) } set { set(.pitch, newValue.map(JobOption.Value.text)) } }
+    public var fps: String? { get { text(.fps) } set { set(.fps, newValue.map(JobOption.Value.text)) } }
+    public var codec: String? { get { text(.codec) } set { set(.codec, newValue.map(JobOption.Value.text)) } }
+    public var preset: String? { get { text(.preset) } set { set(.preset, newValue.map(JobOption.Value.text)) } }
+    public var crf: Int? { get { number(.crf) } set { set(.crf, newValue.map(JobOption.Value.number)) } }
+    public var frameBlend: String? { get { text(.frameBlend) } set { set(.frameBlend, newValue.map(JobOption.Value.text)) } }
+    public var noAudio: Bool { get { flag(.noAudio) } set { set(.noAudio, .flag(newValue)) } }
+    public var audioCodec: String? { get { text(.audioCodec) } set { set(.audioCodec, newValue.map(JobOption.Value.text)) } }
     /// `--audio-stream N`, repeatable: the audio streams kept (by stream index); empty: all of them.
-    public var audioStreams: [Int] = []
+    public var audioStreams: [Int] { get { numbers(.audioStreams) } set { set(.audioStreams, .numbers(newValue)) } }
     /// `--real-time`: rates against real time, for a phone's slow-motion file that records its capture rate.
-    public var realTime = false
+    public var realTime: Bool { get { flag(.realTime) } set { set(.realTime, .flag(newValue)) } }
     /// Export's delivery: `--size WxH`, `--pix-fmt`, `--bitrate`, `--gop`.
-    public var size: String?
-    public var pixFmt: String?
-    public var bitrate: String?
-    public var gop: Int?
-    /// `--start`, `--end`: the part of the source exported.
-    public var start: String?
-    public var end: String?
+    public var size: String? { get { text(.size) } set { set(.size, newValue.map(JobOption.Value.text)) } }
+    public var pixFmt: String? { get { text(.pixFmt) } set { set(.pixFmt, newValue.map(JobOption.Value.text)) } }
+    public var bitrate: String? { get { text(.bitrate) } set { set(.bitrate, newValue.map(JobOption.Value.text)) } }
+    public var gop: Int? { get { number(.gop) } set { set(.gop, newValue.map(JobOption.Value.number)) } }
+    /// `--start`, `--end`: the part of the source kept.
+    public var start: String? { get { text(.start) } set { set(.start, newValue.map(JobOption.Value.text)) } }
+    public var end: String? { get { text(.end) } set { set(.end, newValue.map(JobOption.Value.text)) } }
     /// Export's `--rotation`: auto, pixels, metadata.
-    public var rotation: String?
+    public var rotation: String? { get { text(.rotation) } set { set(.rotation, newValue.map(JobOption.Value.text)) } }
+
+    private func text(_ o: JobOption) -> String? { if case .text(let v)? = options[o] { return v }; return nil }
+    private func texts(_ o: JobOption) -> [String] { if case .texts(let v)? = options[o] { return v }; return [] }
+    private func number(_ o: JobOption) -> Int? { if case .number(let v)? = options[o] { return v }; return nil }
+    private func numbers(_ o: JobOption) -> [Int] { if case .numbers(let v)? = options[o] { return v }; return [] }
+    private func flag(_ o: JobOption) -> Bool { if case .flag(let v)? = options[o] { return v }; return false }
+    /// Sets an option; its default (nil, empty, false) is stored as "not set".
+    public mutating func set(_ o: JobOption, _ value: JobOption.Value?) { options[o] = value?.isDefault == false ? value : nil }
+
+    /// Whether the job sets `option` (a flag that is off counts as unset).
+    func sets(_ option: JobOption) -> Bool { options[option] != nil }
 
     /// Field names a manifest may use (anything else is refused with its name).
     public static var fields: Set<String> { JobOption.manifestFields }
@@ -44,37 +61,49 @@ public struct BatchJob: Codable, Sendable, Equatable {
         JobOption.allCases.filter { !$0.commands.contains(command) }.map(\.field)
     }
 
-    private enum CodingKeys: String, CodingKey {
-        case input, output, command, rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation, size, pixFmt, bitrate, gop, start, end
+    private struct Key: CodingKey {
+        var stringValue: String
+        init(_ s: String) { stringValue = s }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
     }
 
     /// A job as `slomo job` reads it: fields with a default may be left out, as in a manifest.
     public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        input = try c.decode(String.self, forKey: .input)
-        output = try c.decode(String.self, forKey: .output)
-        command = try c.decodeIfPresent(Command.self, forKey: .command) ?? .export
-        rate = try c.decodeIfPresent(String.self, forKey: .rate)
-        segments = try c.decodeIfPresent([String].self, forKey: .segments) ?? []
-        ramps = try c.decodeIfPresent([String].self, forKey: .ramps) ?? []
-        curve = try c.decodeIfPresent(String.self, forKey: .curve)
-        pitch = try c.decodeIfPresent(String.self, forKey: .pitch)
-        fps = try c.decodeIfPresent(String.self, forKey: .fps)
-        codec = try c.decodeIfPresent(String.self, forKey: .codec)
-        preset = try c.decodeIfPresent(String.self, forKey: .preset)
-        crf = try c.decodeIfPresent(Int.self, forKey: .crf)
-        frameBlend = try c.decodeIfPresent(String.self, forKey: .frameBlend)
-        noAudio = try c.decodeIfPresent(Bool.self, forKey: .noAudio) ?? false
-        audioCodec = try c.decodeIfPresent(String.self, forKey: .audioCodec)
-        audioStreams = try c.decodeIfPresent([Int].self, forKey: .audioStreams) ?? []
-        realTime = try c.decodeIfPresent(Bool.self, forKey: .realTime) ?? false
-        size = try c.decodeIfPresent(String.self, forKey: .size)
-        pixFmt = try c.decodeIfPresent(String.self, forKey: .pixFmt)
-        bitrate = try c.decodeIfPresent(String.self, forKey: .bitrate)
-        gop = try c.decodeIfPresent(Int.self, forKey: .gop)
-        start = try c.decodeIfPresent(String.self, forKey: .start)
-        end = try c.decodeIfPresent(String.self, forKey: .end)
-        rotation = try c.decodeIfPresent(String.self, forKey: .rotation)
+        let c = try decoder.container(keyedBy: Key.self)
+        input = try c.decode(String.self, forKey: Key("input"))
+        output = try c.decode(String.self, forKey: Key("output"))
+        command = try c.decodeIfPresent(Command.self, forKey: Key("command")) ?? .export
+        for o in JobOption.allCases {
+            let k = Key(o.field)
+            switch o.kind {
+            case .text: set(o, try c.decodeIfPresent(String.self, forKey: k).map(JobOption.Value.text))
+            case .texts: set(o, try c.decodeIfPresent([String].self, forKey: k).map(JobOption.Value.texts))
+            case .number: set(o, try c.decodeIfPresent(Int.self, forKey: k).map(JobOption.Value.number))
+            case .numbers: set(o, try c.decodeIfPresent([Int].self, forKey: k).map(JobOption.Value.numbers))
+            case .flag: set(o, try c.decodeIfPresent(Bool.self, forKey: k).map(JobOption.Value.flag))
+            }
+        }
+    }
+
+    /// Every option, the lists and flags with their defaults too (the request `slomo job` reads).
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: Key.self)
+        try c.encode(input, forKey: Key("input"))
+        try c.encode(output, forKey: Key("output"))
+        try c.encode(command, forKey: Key("command"))
+        for o in JobOption.allCases {
+            let k = Key(o.field)
+            switch options[o] ?? o.kind.defaultValue {
+            case .text(let v)?: try c.encode(v, forKey: k)
+            case .texts(let v)?: try c.encode(v, forKey: k)
+            case .number(let v)?: try c.encode(v, forKey: k)
+            case .numbers(let v)?: try c.encode(v, forKey: k)
+            case .flag(let v)?: try c.encode(v, forKey: k)
+            case nil: break
+            }
+        }
     }
 
     public init(input: String, output: String, command: Command = .export) {

@@ -14,6 +14,64 @@ public enum JobOption: String, CaseIterable, Sendable {
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
     public var field: String { rawValue }
 
+    /// What kind of value the option holds.
+    public enum Kind: Sendable {
+        /// A string (`rate`, `codec`, `start`…); a manifest may give a number for it.
+        case text
+        /// Strings, repeatable (`segments`): a manifest gives one or a list.
+        case texts
+        /// A whole number (`crf`, `gop`).
+        case number
+        /// Whole numbers, repeatable (`audioStreams`).
+        case numbers
+        /// On or off (`noAudio`, `realTime`).
+        case flag
+
+        /// The value of an option left out: nil for a text or number, empty lists, false.
+        var defaultValue: Value? {
+            switch self {
+            case .text, .number: return nil
+            case .texts: return .texts([])
+            case .numbers: return .numbers([])
+            case .flag: return .flag(false)
+            }
+        }
+    }
+
+    /// An option's value, of its `kind`.
+    public enum Value: Sendable, Equatable {
+        case text(String), texts([String]), number(Int), numbers([Int]), flag(Bool)
+        /// Empty lists and false: what a job that does not set the option holds.
+        var isDefault: Bool {
+            switch self {
+            case .texts(let v): return v.isEmpty
+            case .numbers(let v): return v.isEmpty
+            case .flag(let v): return !v
+            case .text, .number: return false
+            }
+        }
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .segments, .ramps: return .texts
+        case .crf, .gop: return .number
+        case .audioStreams: return .numbers
+        case .noAudio, .realTime: return .flag
+        default: return .text
+        }
+    }
+
+    /// The other name a manifest may give the field (its singular, as the flag reads).
+    public var alias: String? {
+        switch self {
+        case .segments: return "segment"
+        case .ramps: return "ramp"
+        case .audioStreams: return "audioStream"
+        default: return nil
+        }
+    }
+
     /// The long flag without dashes.
     public var flag: String {
         switch self {
@@ -79,7 +137,7 @@ public enum JobOption: String, CaseIterable, Sendable {
     static let pitchNames = "spectral, time-domain, zero-latency, varispeed or mute"
 
     /// The fields a manifest may use.
-    public static let manifestFields: Set<String> = Set(allCases.map(\.field) + ["input", "output", "command", "segment", "ramp", "audioStream"])
+    public static let manifestFields: Set<String> = Set(allCases.map(\.field) + allCases.compactMap(\.alias) + ["input", "output", "command"])
 }
 
 extension JobOption {
@@ -128,30 +186,4 @@ extension BatchJob {
         return p
     }
 
-    /// Whether the job sets `option` (a flag that is off counts as unset).
-    func sets(_ option: JobOption) -> Bool {
-        switch option {
-        case .rate: return rate != nil
-        case .segments: return !segments.isEmpty
-        case .ramps: return !ramps.isEmpty
-        case .curve: return curve != nil
-        case .pitch: return pitch != nil
-        case .fps: return fps != nil
-        case .codec: return codec != nil
-        case .preset: return preset != nil
-        case .crf: return crf != nil
-        case .frameBlend: return frameBlend != nil
-        case .noAudio: return noAudio
-        case .audioCodec: return audioCodec != nil
-        case .audioStreams: return !audioStreams.isEmpty
-        case .realTime: return realTime
-        case .size: return size != nil
-        case .pixFmt: return pixFmt != nil
-        case .bitrate: return bitrate != nil
-        case .gop: return gop != nil
-        case .start: return start != nil
-        case .end: return end != nil
-        case .rotation: return rotation != nil
-        }
-    }
 }

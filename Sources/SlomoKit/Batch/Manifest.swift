@@ -238,45 +238,32 @@ public enum Manifest {
             command = parsed
         }
         var job = BatchJob(input: input, output: try string("output") ?? "", command: command)
-        job.rate = try string("rate")
-        job.segments = try list("segments") + list("segment")
-        job.ramps = try list("ramps") + list("ramp")
-        job.curve = try string("curve")
-        job.pitch = try string("pitch")
-        job.fps = try string("fps")
-        job.codec = try string("codec")
-        job.preset = try string("preset")
-        if let v = f["crf"] {
-            guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: at("crf"), "crf: expected a whole number") }
-            job.crf = n
-        }
-        job.frameBlend = try string("frameBlend")
-        job.size = try string("size")
-        job.start = try string("start")
-        job.end = try string("end")
-        job.pixFmt = try string("pixFmt")
-        job.bitrate = try string("bitrate")
-        if let v = f["gop"] {
-            guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: at("gop"), "gop: expected a whole number") }
-            job.gop = n
-        }
-        job.audioCodec = try string("audioCodec")
-        job.rotation = try string("rotation")
-        for k in ["audioStreams", "audioStream"] {
-            guard let v = f[k] else { continue }
-            if let n = v as? Int, !(v is Bool) { job.audioStreams.append(n); continue }
-            guard let a = v as? [Any], a.allSatisfy({ $0 is Int && !($0 is Bool) }) else {
-                throw ManifestError.content(at: at(k), "\(k): expected a stream number or a list of them")
+        for o in JobOption.allCases {
+            // the field, then its singular alias (`segment`, `ramp`, `audioStream`), each once
+            for k in [o.field] + (o.alias.map { [$0] } ?? []) {
+                guard let v = f[k] else { continue }
+                switch o.kind {
+                case .text: job.set(o, .text(try string(k)!))
+                case .texts:
+                    var have: [String] = []
+                    if case .texts(let a)? = job.options[o] { have = a }
+                    job.set(o, .texts(have + (try list(k))))
+                case .number:
+                    guard let n = v as? Int, !(v is Bool) else { throw ManifestError.content(at: at(k), "\(k): expected a whole number") }
+                    job.set(o, .number(n))
+                case .numbers:
+                    var have: [Int] = []
+                    if case .numbers(let a)? = job.options[o] { have = a }
+                    if let n = v as? Int, !(v is Bool) { job.set(o, .numbers(have + [n])); continue }
+                    guard let a = v as? [Any], a.allSatisfy({ $0 is Int && !($0 is Bool) }) else {
+                        throw ManifestError.content(at: at(k), "\(k): expected a stream number or a list of them")
+                    }
+                    job.set(o, .numbers(have + (a as! [Int])))
+                case .flag:
+                    guard let b = v as? Bool else { throw ManifestError.content(at: at(k), "\(k): expected true or false") }
+                    job.set(o, .flag(b))
+                }
             }
-            job.audioStreams += a as! [Int]
-        }
-        if let v = f["noAudio"] {
-            guard let b = v as? Bool else { throw ManifestError.content(at: at("noAudio"), "noAudio: expected true or false") }
-            job.noAudio = b
-        }
-        if let v = f["realTime"] {
-            guard let b = v as? Bool else { throw ManifestError.content(at: at("realTime"), "realTime: expected true or false") }
-            job.realTime = b
         }
         try job.validate(where: commandLine ? nil : place)
         return job

@@ -117,7 +117,13 @@ final class InterruptCleanup: @unchecked Sendable {
     // Written only under `lock`; read by the signal handler, which must not take locks.
     nonisolated(unsafe) private static let table = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: capacity)
     /// The one line the handler writes (`write(2)` is safe in a handler): which outputs are not made.
+    /// It points into one of two fixed buffers, written in turn: the line replaced stays whole for
+    /// a handler that may be reading it on another thread, and nothing is allocated per output.
     nonisolated(unsafe) private static var message: UnsafeMutablePointer<CChar>?
+    private static let lineCapacity = 4096
+    nonisolated(unsafe) private static let lines = (UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity),
+                                                    UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity))
+    private var nextLine = 0
     private var installed = false
 
     private init() { InterruptCleanup.table.initialize(repeating: nil, count: InterruptCleanup.capacity) }
@@ -156,10 +162,15 @@ final class InterruptCleanup: @unchecked Sendable {
             free(old)
         }
         let names = paths.map(InterruptCleanup.finalName)
-        // the old line is not freed: the handler may be reading it on another thread (a few bytes
-        // per output opened)
-        InterruptCleanup.message = names.isEmpty ? nil
-            : strdup("\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n")
+        guard !names.isEmpty else { InterruptCleanup.message = nil; return }
+        var line = Array("\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n".utf8CString)
+        if line.count > InterruptCleanup.lineCapacity {
+            line = Array(line.prefix(InterruptCleanup.lineCapacity - 5)) + Array("…\n".utf8CString)
+        }
+        let buffer = nextLine == 0 ? InterruptCleanup.lines.0 : InterruptCleanup.lines.1
+        nextLine = 1 - nextLine
+        line.withUnsafeBufferPointer { buffer.update(from: $0.baseAddress!, count: $0.count) }
+        InterruptCleanup.message = buffer
     }
 
     /// The output a temporary file stands for (`.NAME.partial-PID` → `NAME`, in its directory).

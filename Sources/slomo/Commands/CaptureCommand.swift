@@ -81,14 +81,13 @@ struct CaptureCommand: ParsableCommand {
     func previewOptions() throws -> PreviewSettings? {
         guard let preview else { return nil }
         let fps = try OptionValues.rational(previewFps, option: .previewFps)
-        guard fps.isPositive, fps <= Rational(60) else { throw SettingError(.previewFps, previewFps, "must be > 0 and at most 60", quoted: false) }
-        guard (64...3840).contains(previewWidth) else { throw CommandLineError("--preview-width \(previewWidth): must be in 64...3840", .badRequest) }
         if preview == "-" && json { throw CommandLineError("--preview - takes stdout: drop --json (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest) }
         // a reader that goes away must end the preview, not the capture
         signal(SIGPIPE, SIG_IGN)
         var p = PreviewSettings(output: preview)
         p.fps = fps
         p.width = previewWidth
+        try p.validate()
         return p
     }
 
@@ -98,9 +97,9 @@ struct CaptureCommand: ParsableCommand {
             if audioRate != nil || audioChannels != nil || audioCodec != nil { throw CommandLineError("--audio-rate/--audio-channels/--audio-codec need --audio DEVICE", .badRequest) }
             return nil
         }
-        if let r = audioRate { guard (8000...384_000).contains(r) else { throw CommandLineError("--audio-rate \(r): must be in 8000...384000 Hz", .badRequest) } }
-        if let c = audioChannels { guard (1...32).contains(c) else { throw CommandLineError("--audio-channels \(c): must be in 1...32", .badRequest) } }
-        return AudioSettings(device: audio, rate: audioRate, channels: audioChannels, codec: audioCodec)
+        let settings = AudioSettings(device: audio, rate: audioRate, channels: audioChannels, codec: audioCodec)
+        try settings.validate()
+        return settings
     }
 
     func run() throws {
@@ -162,19 +161,14 @@ struct CaptureCommand: ParsableCommand {
     /// `--bytes-per-line` (exit 64 on values out of range).
     func limitOptions() throws -> CaptureLimits {
         var limits = CaptureLimits()
-        if let duration {
-            let d = try OptionValues.rational(duration, option: .duration)
-            guard d.isPositive, d <= Rational(86_400) else { throw SettingError(.duration, duration, "must be in (0, 86400] s", quoted: false) }
-            limits.duration = d
-        }
-        if let frames { guard frames > 0 else { throw CommandLineError("--frames \(frames): must be at least 1", .badRequest) }; limits.frames = frames }
-        guard (2...64).contains(buffers) else { throw CommandLineError("--buffers \(buffers): must be in 2...64", .badRequest) }
-        if let ringFrames { guard (4...1_000_000).contains(ringFrames) else { throw CommandLineError("--ring-frames \(ringFrames): must be in 4...1000000", .badRequest) } }
+        limits.duration = try duration.map { d throws(SettingError) in try OptionValues.rational(d, option: .duration) }
+        limits.frames = frames
         limits.ringFrames = ringFrames
         limits.ringMemory = try ringMemory.map { m throws(SettingError) in try OptionValues.bytes(m, option: .ringMemory) }
         limits.lockMemory = !noMlock
         limits.realtime = !noRealtime
-        if let bytesPerLine { guard (1...1 << 20).contains(bytesPerLine) else { throw CommandLineError("--bytes-per-line \(bytesPerLine): must be in 1...1048576", .badRequest) } }
+        try limits.validate()
+        try request("", controls: ControlRequests()).validate()     // --buffers, --bytes-per-line
         return limits
     }
 

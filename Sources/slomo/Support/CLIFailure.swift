@@ -86,6 +86,6 @@ struct CommandLineError: SlomoFailure {
 
 /// The CLI's own settings (the library's are in `Setting`).
 extension Setting {
-    static let duration = Setting("duration"), previewFps = Setting("previewFps")
+
     static let measureSeconds = Setting("measureSeconds")
 }

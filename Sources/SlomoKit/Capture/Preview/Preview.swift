@@ -14,6 +14,12 @@ public struct PreviewSettings: Sendable {
     /// FFmpeg's container name; default NUT for `-` and URLs, else from the extension.
     public var format: String?
     public init(output: String) { self.output = output }
+
+    /// The ranges the preview takes (`SettingError`, the same words for every front end).
+    public func validate() throws(SettingError) {
+        guard fps.isPositive, fps <= Rational(60) else { throw SettingError(.previewFps, Seconds(fps).description, "must be > 0 and at most 60", quoted: false) }
+        guard (64...3840).contains(width) else { throw SettingError(.previewWidth, String(width), "must be in 64...3840", quoted: false) }
+    }
 }
 
 /// What the preview did, in the capture report.

@@ -14,6 +14,12 @@ public struct DeviceCaptureRequest: Sendable {
     /// `--shutter`, `--gain`, `--control`…: set after the mode, checked against the device first.
     public var controls = ControlRequests()
     public init(device: String) { self.device = device }
+
+    /// The ranges the driver options take (`SettingError`, the same words for every front end).
+    public func validate() throws(SettingError) {
+        guard (2...64).contains(buffers) else { throw SettingError(.buffers, String(buffers), "must be in 2...64", quoted: false) }
+        if let b = bytesPerLine, !(1...1 << 20).contains(b) { throw SettingError(.bytesPerLine, String(b), "must be in 1...1048576", quoted: false) }
+    }
 }
 
 /// Opens V4L2 capture sources. The V4L2 layer installs `opener`; without it, devices are unavailable.

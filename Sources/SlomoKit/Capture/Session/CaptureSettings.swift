@@ -17,6 +17,16 @@ public struct CaptureLimits: Sendable {
     /// Run the capture thread at real-time priority (SCHED_FIFO, else a raised nice value).
     public var realtime = true
     public init(duration: Rational? = nil, frames: Int64? = nil) { self.duration = duration; self.frames = frames }
+
+    /// The ranges a capture's limits take, checked before a camera opens by whoever asks for the
+    /// capture (the command line, and next the server), in the same words.
+    public func validate() throws(SettingError) {
+        if let d = duration, !(d.isPositive && d <= Rational(86_400)) {
+            throw SettingError(.duration, Seconds(d).description, "must be in (0, 86400] s", quoted: false)
+        }
+        if let n = frames, n < 1 { throw SettingError(.frames, String(n), "must be at least 1", quoted: false) }
+        if let n = ringFrames, !(4...1_000_000).contains(n) { throw SettingError(.ringFrames, String(n), "must be in 4...1000000", quoted: false) }
+    }
 }
 
 /// What fires a pre/post-trigger shot.

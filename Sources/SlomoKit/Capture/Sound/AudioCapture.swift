@@ -14,6 +14,12 @@ public struct AudioSettings: Sendable {
     /// A name of `AudioCodecChoice.named` (`aac`, `flac`, `pcm`…); nil: lossless, PCM where the
     /// container holds it, ALAC in MP4.
     public var codec: String?
+    /// The ranges a sound capture takes (`SettingError`, the same words for every front end).
+    public func validate() throws(SettingError) {
+        if let r = rate, !(8000...384_000).contains(r) { throw SettingError(.audioRate, String(r), "must be in 8000...384000 Hz", quoted: false) }
+        if let c = channels, !(1...32).contains(c) { throw SettingError(.audioChannels, String(c), "must be in 1...32", quoted: false) }
+    }
+
     public init(device: String, rate: Int? = nil, channels: Int? = nil, codec: String? = nil) {
         self.device = device; self.rate = rate; self.channels = channels; self.codec = codec
     }

@@ -1,0 +1,39 @@
+import Testing
+import SlomoCore
+@testable import SlomoKit
+
+/// Capture's ranges are the library's (`validate()` on each part of a capture request), so every
+/// front end refuses alike with the setting typed: the command line shows its flag
+/// (`CaptureCLITests`), a server its field.
+@Suite struct CaptureRequestValidationTests {
+    func refusal(_ body: () throws -> Void) -> (String, String)? {
+        do { try body(); return nil } catch let e as SettingError { return (e.setting.name, e.wording.description) } catch { return ("?", "\(error)") }
+    }
+
+    @Test func limits() {
+        #expect(refusal { try CaptureLimits(duration: Rational(86_401)).validate() }?.0 == "duration")
+        #expect(refusal { try CaptureLimits(duration: .zero).validate() }?.1 == "duration 0: must be in (0, 86400] s")
+        #expect(refusal { try CaptureLimits(frames: 0).validate() }?.1 == "frames 0: must be at least 1")
+        var l = CaptureLimits(duration: Rational(5), frames: 10)
+        l.ringFrames = 3
+        #expect(refusal { try l.validate() }?.0 == "ringFrames")
+        l.ringFrames = 4
+        #expect(refusal { try l.validate() } == nil)
+    }
+
+    @Test func previewSoundAndDriver() {
+        var p = PreviewSettings(output: "-")
+        p.fps = Rational(61)
+        #expect(refusal { try p.validate() }?.1 == "previewFps 61: must be > 0 and at most 60")
+        p.fps = Rational(1, 2); p.width = 63
+        #expect(refusal { try p.validate() }?.0 == "previewWidth")
+        #expect(refusal { try AudioSettings(device: "hw:0", rate: 7999).validate() }?.0 == "audioRate")
+        #expect(refusal { try AudioSettings(device: "hw:0", channels: 33).validate() }?.0 == "audioChannels")
+        #expect(refusal { try AudioSettings(device: "hw:0", rate: 48_000, channels: 2).validate() } == nil)
+        var d = DeviceCaptureRequest(device: "/dev/video0")
+        d.buffers = 65
+        #expect(refusal { try d.validate() }?.0 == "buffers")
+        d.buffers = 8; d.bytesPerLine = 0
+        #expect(refusal { try d.validate() }?.1 == "bytesPerLine 0: must be in 1...1048576")
+    }
+}
