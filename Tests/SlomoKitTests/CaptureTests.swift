@@ -31,6 +31,19 @@ import SlomoFFmpeg
         #expect(json["framesWritten"] as? Int == 60)
     }
 
+    /// A ring of 16 frames under 90 frames: the recorder (a pinned `RingReader`) hands each frame
+    /// back as it is written, so the camera goes round the small ring without a drop (a reader that
+    /// held on would have the producer drop everything after the 16th frame). Half a second of
+    /// slack at 30 fps: a loaded test run does not stall the writer that long.
+    @Test func theRecorderReleasesWhatItWrote() throws {
+        let dir = TemporaryDirectory()
+        var limits = CaptureLimits(frames: 90)
+        limits.ringFrames = 16
+        let (r, p) = try capture("synthetic:fps=30,size=320x180,format=mjpeg", dir, limits: limits)
+        #expect(r.framesCaptured == 90 && r.droppedBySlomo == 0 && r.framesWritten == 90, "\(r.droppedBySlomo) dropped")
+        #expect(p.frames?.map(\.calibrationIndex) == (0..<90).map { Optional($0) })
+    }
+
     /// An H.264 camera's stream is copied as it arrives into MKV and MP4: the first keyframe's
     /// parameter sets become the header's extradata (Matroska refuses H.264 without them), and the
     /// keyframes are marked (an IDR every 10 frames here), so every frame decodes in order.

@@ -132,13 +132,13 @@ final class PreviewWriter: @unchecked Sendable {
             next = next + period
             let wait = ((next - CaptureClock.now()) * Rational(1_000_000)).rounded(.up)
             if wait > 0 { usleep(UInt32(min(wait, 1_000_000))) }
-            let k = ring.count - 1
-            guard k >= 0, k != last else { report.framesSkipped += 1; continue }
-            let m = ring.meta(k)
-            let n = min(m.bytes, ring.slotBytes)
-            copy.copyMemory(from: ring.pointer(k), byteCount: n)
-            guard ring.isIntact(k) else { report.framesSkipped += 1; continue }     // overwritten while copied
-            last = k
+            // the newest frame, unpinned: the preview never holds the camera back
+            guard let f = RingReader.newest(in: ring), f.index != last else { report.framesSkipped += 1; continue }
+            let m = f.meta
+            let n = f.bytes.count
+            copy.copyMemory(from: f.bytes.baseAddress!, byteCount: n)
+            guard f.isIntact else { report.framesSkipped += 1; continue }     // overwritten while copied
+            last = f.index
             if origin == nil { origin = m.timestamp }
             let pts = try (m.timestamp - origin!).ticks(in: tb, rounding: .nearest)
             if let e = encoder, let px = pixels, let layout {

@@ -5,7 +5,8 @@ import SlomoCore
 extension CaptureSession {
     struct Shot {
         var number: Int
-        var pin: Int
+        /// Holds the shot's frames from `start` on until it is saved.
+        var reader: RingReader
         var start: Int64
         var triggerIndex: Int64
         var end: Int64            // last frame index wanted
@@ -48,7 +49,7 @@ extension CaptureSession {
             } catch {
                 failure = error
                 shotRead()
-                ring.unpin(shot.pin)
+                shot.reader.close()
                 requestEnd(.writeError, "\(error)")
                 break
             }
@@ -67,7 +68,7 @@ extension CaptureSession {
         shotCond.lock()
         while !triggersDone { shotCond.wait() }
         if let e = startError { shotCond.unlock(); throw e }
-        for s in pendingShots { ring.unpin(s.pin) }
+        for s in pendingShots { s.reader.close() }
         pendingShots.removeAll()
         shotCond.unlock()
         let report = triggeredReport(t, ring: ring, shots: shots, framesWritten: written, bytesWritten: bytes)
@@ -137,24 +138,23 @@ extension CaptureSession {
         }
         w.metadata = s.metadata
         writer = nil
-        var k = shot.start
+        let reader = shot.reader
         var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
         var gaps: Int64 = 0
         var prev: UInt32?
-        while k <= shot.end {
-            guard ring.wait(for: k) else { break }
-            let m = ring.meta(k)
+        while reader.position <= shot.end, case .frame(let f) = reader.next() {
+            let m = f.meta
             if first == nil { stampClock(w) }
-            _ = try w.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp)
+            _ = try w.write(f.bytes, timestamp: m.timestamp)
             if first == nil { first = m }
-            if k == shot.triggerIndex { trig = m }
+            if f.index == shot.triggerIndex { trig = m }
             if let p = prev, m.sequence &- p > 1 { gaps += Int64(m.sequence &- p) - 1 }
             prev = m.sequence
             last = m
-            k += 1
-            ring.advance(shot.pin, to: k)
+            reader.release()
         }
-        ring.unpin(shot.pin)
+        let k = reader.position
+        reader.close()
         shotRead()
         try w.finish()
         audioWritten(w)
@@ -171,10 +171,10 @@ extension CaptureSession {
             complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
     }
 
-    /// Queues a shot whose trigger frame is `index` (pinned from `pin` on).
-    func enqueue(pin: (id: Int, start: Int64), index: Int64, preCount: Int64, postCount: Int64, event: Rational,
-                 wall: Rational, latency: Rational?, score: Double?, ring: FrameRing) {
-        var start = Swift.max(pin.start, index - preCount)
+    /// Queues a shot whose trigger frame is `index` (`reader`: pinned, holding the frames before it).
+    func enqueue(reader: RingReader, index: Int64, preCount: Int64, postCount: Int64, event: Rational,
+                 wall: Rational, latency: Rational?, score: Double?) {
+        var start = Swift.max(reader.start, index - preCount)
         var leadIn: Int64 = 0
         var warnings: [String] = []
         if index - start < preCount {
@@ -185,9 +185,9 @@ extension CaptureSession {
             // back from the first pre-trigger frame to the keyframe it is predicted from
             var k = start
             let hevc = source.format.fourcc == "HEVC"
-            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(UnsafeRawBufferPointer(start: ring.pointer(k), count: ring.meta(k).bytes), hevc: hevc) }
+            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(reader.frame(k).bytes, hevc: hevc) }
             var found = key(k)
-            while k > pin.start && !found { k -= 1; found = key(k) }
+            while k > reader.start && !found { k -= 1; found = key(k) }
             if found {
                 leadIn = start - k
                 start = k
@@ -195,12 +195,12 @@ extension CaptureSession {
                 warnings.append("no keyframe in the ring at or before the first pre-trigger frame: frames before the camera's next keyframe do not decode")
             }
         }
-        ring.advance(pin.id, to: start)
+        reader.seek(to: start)
         let decided = CaptureClock.now()
         shotCond.lock()
         shotsTriggered += 1
         let number = shotNumber(shotsTriggered)
-        pendingShots.append(Shot(number: number, pin: pin.id, start: start, triggerIndex: index, end: index + postCount,
+        pendingShots.append(Shot(number: number, reader: reader, start: start, triggerIndex: index, end: index + postCount,
                                  eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn,
                                  warning: warnings.isEmpty ? nil : warnings.joined(separator: "; ")))
         shotCond.broadcast()
@@ -234,10 +234,10 @@ extension CaptureSession {
                 // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
                 // so much that the camera has no free slot for the frames up to the trigger frame)
                 let room = Int64(Swift.max(0, Swift.min(ringPlan.leadInFrames, ringPlan.slots - ringPlan.preFrames - ringPlan.postFrames - 17)))
-                let pin = ring.pin(from: ring.count - preCount - 4 - room)
-                guard let index = ring.firstFrame(from: pin.start, atOrAfter: time) else { ring.unpin(pin.id); return }
-                enqueue(pin: pin, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
-                        latency: nil, score: nil, ring: ring)
+                let reader = RingReader(ring, from: ring.count - preCount - 4 - room, pinned: true)
+                guard let index = reader.firstFrame(atOrAfter: time) else { reader.close(); return }
+                enqueue(reader: reader, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
+                        latency: nil, score: nil)
             }
         }
     }
@@ -270,31 +270,34 @@ extension CaptureSession {
         var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
                                       layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
                                       step: 2)
-        var k: Int64 = 0
+        // unpinned: the trigger never holds the camera back; frames it falls behind on are skipped
+        let reader = RingReader(ring, from: 0, pinned: false)
+        defer { motionSkipped += reader.skipped }
         // armed once the pre-trigger window is full (and never on a camera's first frames, which
         // often differ while it settles)
         var rearm: Int64 = Swift.max(preCount, 4)
         while true {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
-            guard let ok = ring.wait(for: k, seconds: 0.2) else { if captureEnded() { return }; continue }
-            guard ok else { return }
-            if !ring.isIntact(k) { let o = ring.oldest; motionSkipped += o - k; k = o; continue }
-            let m = ring.meta(k)
+            let f: RingReader.Frame
+            switch reader.next(timeout: 0.2) {
+            case .timedOut: if captureEnded() { return }; continue
+            case .ended: return
+            case .frame(let frame): f = frame
+            }
+            let k = f.index, m = f.meta
             let c0 = CaptureSession.threadCPUTime()
-            let s = detector.score(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes))
+            let s = detector.score(f.bytes)
             motionCPU += CaptureSession.threadCPUTime() - c0
-            guard ring.isIntact(k) else { motionSkipped += 1; k += 1; continue }
+            guard f.isIntact else { motionSkipped += 1; continue }
             motionEvaluated += 1
             if k >= rearm { sayArmed(ring, preCount: preCount) }
             if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
                 let decided = CaptureClock.now()
-                let pin = ring.pin(from: k - preCount)
-                enqueue(pin: pin, index: k, preCount: preCount, postCount: postCount, event: m.timestamp,
-                        wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
-                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100, ring: ring)
+                enqueue(reader: RingReader(ring, from: k - preCount, pinned: true), index: k, preCount: preCount, postCount: postCount,
+                        event: m.timestamp, wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
+                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100)
                 rearm = k + postCount + 1
             }
-            k += 1
         }
     }
 

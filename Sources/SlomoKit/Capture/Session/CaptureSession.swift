@@ -247,29 +247,29 @@ public final class CaptureSession: @unchecked Sendable {
 
     func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
                        progress: ((Int64) -> Void)?) throws -> CaptureReport {
-        let pin = ring.pin(from: 0)
-        var k = pin.start
+        let reader = RingReader(ring, from: 0, pinned: true)
         var writeError: Error?
         var backlog: Int64 = 0
         var short: Int64 = 0
-        while true {
-            guard let arrived = ring.wait(for: k, seconds: 0.2) else { continue }
-            guard arrived else { break }
-            let m = ring.meta(k)
-            if k == pin.start { stampClock(writer) }
+        loop: while true {
+            let f: RingReader.Frame
+            switch reader.next(timeout: 0.2) {
+            case .timedOut: continue
+            case .ended: break loop
+            case .frame(let frame): f = frame
+            }
+            if f.index == reader.start { stampClock(writer) }
             do {
-                if try !writer.write(UnsafeRawBufferPointer(start: ring.pointer(k), count: m.bytes), timestamp: m.timestamp) { short += 1 }
+                if try !writer.write(f.bytes, timestamp: f.meta.timestamp) { short += 1 }
             } catch {
                 writeError = error
                 requestEnd(.writeError, "\(error)")
                 break
             }
-            k += 1
-            let behind = ring.advance(pin.id, to: k) - k
-            if behind > backlog { backlog = behind }
+            backlog = Swift.max(backlog, reader.release())
             progress?(writer.framesWritten)
         }
-        ring.unpin(pin.id)
+        reader.close()
         captureDone.wait()
         if let e = startError { throw e }      // the camera never streamed: no recording, no report
         let catchUp = CaptureClock.now() - (cameraStoppedAt ?? CaptureClock.now())
