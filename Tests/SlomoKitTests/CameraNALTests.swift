@@ -4,7 +4,7 @@ import Testing
 /// What capture reads from a camera's H.264/HEVC frames (Annex B) through `NALUnits`: whether a
 /// frame is a keyframe, and the parameter sets that become the file's extradata.
 @Suite struct CameraNALTests {
-    func key(_ b: [UInt8], hevc: Bool = false) -> Bool { b.withUnsafeBytes { RecordingWriter.isLikelyKeyframe($0, hevc: hevc) } }
+    func key(_ b: [UInt8], hevc: Bool = false) -> Bool { b.withUnsafeBytes { RecordingWriter.isLikelyKeyframe($0, codec: hevc ? .hevc : .h264) } }
 
     @Test func theFirstPictureOrASequenceHeaderDecides() {
         // H.264: delimiter (9), SEI (6), then an IDR slice / a P slice; an SPS first
@@ -21,7 +21,7 @@ import Testing
     @Test func parameterSetsBeforeThePictureBecomeExtradata() {
         let frame: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x67, 0x64, 0x1F, 0, 0, 0, 1, 0x68, 0xEE, 0, 0, 1, 0x06, 0x05,
                               0, 0, 1, 0x65, 0x88, 0, 0, 1, 0x67, 0x99]                 // an SPS after the picture is not taken
-        let sets = frame.withUnsafeBytes { RecordingWriter.parameterSets($0, hevc: false) }
+        let sets = frame.withUnsafeBytes { RecordingWriter.parameterSets($0, codec: .h264) }
         #expect(sets == [0, 0, 0, 1, 0x67, 0x64, 0x1F, 0, 0, 0, 1, 0x68, 0xEE])
     }
 }

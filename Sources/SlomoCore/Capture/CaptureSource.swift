@@ -30,6 +30,19 @@ public struct CaptureFormat: Sendable, Equatable, Codable {
     /// Formats stored as they arrive (no re-encode).
     public var isCompressed: Bool { ["MJPG", "JPEG", "H264", "HEVC"].contains(fourcc) }
 
+    /// H.264 or HEVC from the camera: frames predicted from others, so keyframes matter (a shot
+    /// starts at one, the preview cannot show a frame alone); the units to read them with.
+    public var nalCodec: NALUnits.Codec? {
+        switch fourcc {
+        case "H264": return .h264
+        case "HEVC": return .hevc
+        default: return nil
+        }
+    }
+
+    /// An 8-bit raw sensor mosaic (BA81, GBRG, GRBG, RGGB): stored and previewed as gray samples.
+    public var isSensor8: Bool { ["BA81", "GBRG", "GRBG", "RGGB"].contains(fourcc) }
+
     /// The most bytes one frame can take: the sum of the planes' buffer sizes.
     public var maxFrameBytes: Int { planes.reduce(0) { $0 + $1.size } }
 

@@ -45,6 +45,10 @@ public struct CaptureStats: Sendable, Codable {
         return Rational(framesCaptured - 1) / duration
     }
 
+    /// The `p`th percentile of a sorted, non-empty list: the value at rank ⌊(n − 1)·p/100⌋ (no
+    /// interpolation: a measured value). Every percentile slomo reports is this one.
+    public static func percentile<T>(_ sorted: [T], _ p: Int) -> T { sorted[Swift.min(sorted.count - 1, (sorted.count - 1) * p / 100)] }
+
     /// Interval summary in microseconds: mean, p50, p99, max, and jitter as the standard deviation.
     public struct Intervals: Sendable, Codable, Equatable {
         public var meanMicros: Double
@@ -58,7 +62,7 @@ public struct CaptureStats: Sendable, Codable {
     public var intervals: Intervals? {
         guard !intervalsMicros.isEmpty else { return nil }
         let sorted = intervalsMicros.sorted()
-        func pct(_ p: Int) -> Int64 { sorted[Swift.min(sorted.count - 1, (sorted.count - 1) * p / 100)] }
+        func pct(_ p: Int) -> Int64 { Self.percentile(sorted, p) }
         let mean = Double(sorted.reduce(0, +)) / Double(sorted.count)
         let variance = sorted.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(sorted.count)
         return Intervals(meanMicros: (mean * 10).rounded() / 10, p50Micros: pct(50), p99Micros: pct(99),

@@ -52,7 +52,7 @@ final class PreviewWriter: @unchecked Sendable {
     init(_ settings: PreviewSettings, format: CaptureFormat) throws {
         self.settings = settings
         self.format = format
-        guard !["H264", "HEVC"].contains(format.fourcc) else {
+        guard format.nalCodec == nil else {
             throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc)
         }
         let w = min(settings.width, format.width) & ~1
@@ -82,7 +82,7 @@ final class PreviewWriter: @unchecked Sendable {
     private var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
 
     private func run(_ ring: FrameRing) {
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        _ = ThreadPriority.nice(19)
         do { try loop(ring) } catch {
             report.error = "\(error)"
         }
@@ -117,8 +117,7 @@ final class PreviewWriter: @unchecked Sendable {
         let (muxer, encoder, stream) = try openOutput(timeBase: tb)
         let streamTB = muxer.timeBase(ofStream: stream)
         defer { try? muxer.finish() }
-        let sensor8 = ["BA81", "GBRG", "GRBG", "RGGB"].contains(format.fourcc)
-        let pixels = format.isCompressed ? nil : sensor8 ? PixelFormat.gray : PixelFormat(v4l2FourCC: format.fourcc)
+        let pixels = format.isCompressed ? nil : format.isSensor8 ? PixelFormat.gray : PixelFormat(v4l2FourCC: format.fourcc)
         let layout = try pixels.flatMap { try RecordingWriter.layout(of: format, as: $0) }
         let copy = UnsafeMutableRawPointer.allocate(byteCount: max(1, format.maxFrameBytes, layout?.size ?? 0), alignment: 64)
         defer { copy.deallocate() }

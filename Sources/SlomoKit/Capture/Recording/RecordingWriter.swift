@@ -60,7 +60,7 @@ final class RecordingWriter {
         try OutputFile.check(settings.output, overwrite: settings.overwrite)
         // Bayer kept as the sensor's samples (FFV1, raw) is read as gray: swscale would demosaic a bayer_* input
         // (10/12/16-bit Bayer already reads as gray10/12/16: samples in 16-bit words)
-        let sensor8 = ["BA81", "GBRG", "GRBG", "RGGB"].contains(format.fourcc) && settings.rawCodec != .x264
+        let sensor8 = format.isSensor8 && settings.rawCodec != .x264
         sourcePixels = format.isCompressed ? nil : sensor8 ? .gray : PixelFormat(v4l2FourCC: format.fourcc)
         if !format.isCompressed && sourcePixels == nil {
             throw CaptureError.rawFormatUnsupported(source: sourceName, fourcc: format.fourcc)
@@ -137,8 +137,8 @@ final class RecordingWriter {
         if let encoder {
             stream = try m.addStream(for: encoder)
         } else {
-            let codec = format.fourcc == "H264" ? "h264" : format.fourcc == "HEVC" ? "hevc" : "mjpeg"
-            let sets = bytes.map { RecordingWriter.parameterSets($0, hevc: codec == "hevc") } ?? []
+            let codec = format.nalCodec.map { $0 == .h264 ? "h264" : "hevc" } ?? "mjpeg"
+            let sets = bytes.flatMap { b in format.nalCodec.map { RecordingWriter.parameterSets(b, codec: $0) } } ?? []
             stream = try m.addStream(encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase,
                                      extradata: codec == "mjpeg" ? [] : sets)
         }
@@ -213,7 +213,7 @@ final class RecordingWriter {
             packet.dts = packet.pts
             lastDTS = packet.pts!
             packet.streamIndex = stream
-            packet.markKeyframe(format.fourcc != "H264" && format.fourcc != "HEVC" || RecordingWriter.isLikelyKeyframe(bytes, hevc: format.fourcc == "HEVC"))
+            packet.markKeyframe(format.nalCodec.map { RecordingWriter.isLikelyKeyframe(bytes, codec: $0) } ?? true)
             try m.write(packet)
             bytesWritten += Int64(bytes.count)
             try audioTrack?.write(upTo: t, notPast: true)
@@ -289,9 +289,9 @@ final class RecordingWriter {
 
     /// The parameter-set NAL units (H.264 SPS/PPS; HEVC VPS/SPS/PPS) before the first picture NAL,
     /// each after a 4-byte start code: Annex B extradata, which muxers turn into avcC/hvcC.
-    static func parameterSets(_ bytes: UnsafeRawBufferPointer, hevc: Bool) -> [UInt8] {
+    static func parameterSets(_ bytes: UnsafeRawBufferPointer, codec: NALUnits.Codec) -> [UInt8] {
         var out: [UInt8] = []
-        NALUnits(hevc ? .hevc : .h264, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
+        NALUnits(codec, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
             if u.isPicture { return false }
             if u.isParameterSet { out += [0, 0, 0, 1] + bytes[u.bytes] }
             return true
@@ -303,9 +303,9 @@ final class RecordingWriter {
     /// or an IRAP picture (HEVC), or when a sequence header (SPS/VPS) comes first — cameras send
     /// those only with a keyframe. The first picture NAL decides; parameter sets, SEI and
     /// delimiters before it are skipped (x264's first SEI alone is ~700 bytes), up to 64 KiB.
-    static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer, hevc: Bool) -> Bool {
+    static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer, codec: NALUnits.Codec) -> Bool {
         var key = false
-        NALUnits(hevc ? .hevc : .h264, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
+        NALUnits(codec, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
             if u.isSequenceHeader { key = true; return false }
             if u.isPicture { key = u.isKeyPicture; return false }
             return true

@@ -197,7 +197,7 @@ public struct RingPlan: Sendable, Codable, Equatable {
         let preFrames = pre.map { ($0 * fps).floor } ?? 0
         let postFrames = post.map { ($0 * fps).floor } ?? 0
         let headroom = Swift.max(16, (fps / Rational(4)).ceiling)
-        let leadIn = (pre != nil || post != nil) && ["H264", "HEVC"].contains(format.fourcc) ? Int(fps.ceiling) : 0
+        let leadIn = (pre != nil || post != nil) && format.nalCodec != nil ? Int(fps.ceiling) : 0
         var slots: Int
         if let memory {
             slots = Int(memory / Int64(frameBytes))

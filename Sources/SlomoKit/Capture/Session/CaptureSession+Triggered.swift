@@ -184,8 +184,8 @@ extension CaptureSession {
         if keyframed {
             // back from the first pre-trigger frame to the keyframe it is predicted from
             var k = start
-            let hevc = source.format.fourcc == "HEVC"
-            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(reader.frame(k).bytes, hevc: hevc) }
+            let codec = source.format.nalCodec ?? .h264
+            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(reader.frame(k).bytes, codec: codec) }
             var found = key(k)
             while k > reader.start && !found { k -= 1; found = key(k) }
             if found {

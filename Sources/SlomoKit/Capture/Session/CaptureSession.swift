@@ -111,7 +111,7 @@ public final class CaptureSession: @unchecked Sendable {
         // The writer (this thread) and the encoder threads it starts inherit a lower priority than
         // the camera's: on a loaded machine the driver's own thread and the capture thread get the
         // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
-        if limits.realtime { encoderNice = CaptureSession.lowerPriority() }
+        if limits.realtime { encoderNice = ThreadPriority.lower() }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstOutput = trigger.map { t in TriggerSettings.path(settings.output, shot: t.firstShot) } ?? settings.output
         var firstSettings = settings
@@ -151,7 +151,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     func captureLoop(_ ring: FrameRing) {
         defer { ring.close() }
-        let note = limits.realtime && source.isPaced ? CaptureSession.raisePriority()
+        let note = limits.realtime && source.isPaced ? ThreadPriority.raise()
             : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
         lock.lock(); threadNote = note; lock.unlock()
         do { try source.start() } catch {
@@ -227,21 +227,6 @@ public final class CaptureSession: @unchecked Sendable {
         lock.unlock()
     }
 
-    /// SCHED_FIFO for the calling thread where allowed (root, CAP_SYS_NICE, an rtprio limit), else a
-    /// raised nice value (Linux applies it to this thread only), else nothing; says which.
-    static func raisePriority() -> String {
-        var param = sched_param()
-        param.sched_priority = Swift.min(50, sched_get_priority_max(Int32(SCHED_FIFO)))
-        let rc = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &param)
-        if rc == 0 { return "SCHED_FIFO \(param.sched_priority)" }
-        if setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, -10) == 0 { return "nice -10 (SCHED_FIFO refused: \(String(cString: strerror(rc))))" }
-        return "normal (SCHED_FIFO and nice refused: \(String(cString: strerror(rc))); run as root or grant CAP_SYS_NICE)"
-    }
-
-    /// nice +10 for the calling thread (Linux: this thread only; threads it starts inherit it).
-    static func lowerPriority() -> String {
-        setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10) == 0 ? "nice 10" : "normal"
-    }
 
     // MARK: continuous recording
 
@@ -307,7 +292,7 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: pre/post-trigger state (CaptureSession+Triggered.swift)
 
     /// Compressed streams with inter frames: a shot must begin at a keyframe.
-    var keyframed: Bool { ["H264", "HEVC"].contains(source.format.fourcc) }
+    var keyframed: Bool { source.format.nalCodec != nil }
 
     /// Shots triggered and not yet saved, and whether triggers are done.
     let shotCond = NSCondition()

@@ -33,7 +33,7 @@ public struct CameraSkew: Codable, Sendable, Equatable {
         func ms(_ us: Int64) -> Double { Double(us) / 1000 }
         let mean = Double(offsets.reduce(0, +)) / Double(offsets.count) / 1000
         return CameraSkew(camera: camera, reference: referenceName, frames: offsets.count, meanMs: (mean * 1000).rounded() / 1000,
-                          p50Ms: ms(mags[mags.count / 2]), p99Ms: ms(mags[Swift.min(mags.count - 1, mags.count * 99 / 100)]),
+                          p50Ms: ms(CaptureStats.percentile(mags, 50)), p99Ms: ms(CaptureStats.percentile(mags, 99)),
                           maxMs: ms(mags.last!))
     }
 }

@@ -122,7 +122,7 @@ final class AudioCapture: @unchecked Sendable {
     private var isRunning: Bool { cond.lock(); defer { cond.unlock() }; return running }
 
     private func loop() {
-        _ = CaptureSession.raisePriority()
+        _ = ThreadPriority.raise()
         let block = UnsafeMutablePointer<Int16>.allocate(capacity: pcm.periodFrames * 4 * pcm.channels)
         defer {
             block.deallocate()
