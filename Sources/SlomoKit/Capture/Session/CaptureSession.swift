@@ -46,11 +46,7 @@ public final class CaptureSession: @unchecked Sendable {
         self.limits = limits
         self.trigger = trigger
         _ = try audio?.encoder(for: settings.output)     // a codec the container cannot hold: refused before anything opens
-        // the card keeps a minute of sound (more when the ring holds more): a shot's or a lagging
-        // writer's start is still there when it is read
-        let ringSeconds = source.format.frameDuration.map { (Rational(Int64(limits.ringFrames ?? 0)) * $0).ceiling } ?? 0
         previewWriter = try preview.map { try PreviewWriter($0, format: source.format) }
-        audioCapture = try audio.map { try AudioCapture($0, seconds: Int(Swift.max(60, 2 * ringSeconds + 10))) }
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         var plan = RingPlan.plan(format: source.format, fps: fps, pre: trigger?.pre, post: trigger?.post, memory: limits.ringMemory)
         if let n = limits.ringFrames { plan = RingPlan(slots: max(n, 2), slotBytes: plan.slotBytes, bytes: Int64(max(n, 2)) * Int64(plan.slotBytes),
@@ -64,6 +60,11 @@ public final class CaptureSession: @unchecked Sendable {
                                             plan: plan, availableBytes: available)
         }
         ringPlan = plan
+        // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so
+        // --ring-memory and a long pre-trigger count too), ten minutes at most (a slow camera's
+        // 64 MiB ring can span hours): a shot's or a lagging writer's start is still there when read
+        let ringSeconds = source.format.frameDuration.map { (Rational(Int64(plan.slots)) * $0).ceiling } ?? 0
+        audioCapture = try audio.map { try AudioCapture($0, seconds: Int(Swift.min(600, Swift.max(60, 2 * ringSeconds + 10)))) }
         // SIGUSR1's handler goes in now: a signal sent before the camera streams is stamped and
         // kept, never the default action (which ends the process)
         if trigger?.kind == .signal { signalEvents = TriggerEvents(kind: .signal) }
