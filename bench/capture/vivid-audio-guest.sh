@@ -6,15 +6,14 @@ T=$(mktemp -d /tmp/avbench.XXXX)
 CC=$(command -v cc || command -v clang || echo /opt/swift/usr/bin/clang)
 $CC -O2 -o $T/clicks Tests/vivid/clicks.c -lasound
 PLAY="chrt -f 70 $T/clicks"
+# the click track from half a second before each recording until it ends (a fixed-length track
+# raced a slow start: a recording that began late heard fewer clicks than it lasted)
+clicks_during() { local out=$1; shift; $PLAY hw:Loopback,0,0 600 > "$out" & local p=$!; sleep 0.5; "$@"; kill -TERM $p; wait $p; }
 v4l2-ctl -d /dev/video0 -i 0 >/dev/null
-$PLAY hw:Loopback,0,0 9 > $T/c1.txt & sleep 0.5
-$S capture /dev/video0 --audio hw:Loopback,1,0 --duration 6 -o $T/slomo.mkv --json > $T/slomo.json 2>/dev/null
-wait
-$PLAY hw:Loopback,0,0 9 > $T/c2.txt & sleep 0.5
+clicks_during $T/c1.txt $S capture /dev/video0 --audio hw:Loopback,1,0 --duration 6 -o $T/slomo.mkv --json > $T/slomo.json 2>/dev/null
 off=$(python3 -c 'import time; print(time.clock_gettime(time.CLOCK_REALTIME) - time.clock_gettime(time.CLOCK_MONOTONIC))')
-ffmpeg -v error -y -thread_queue_size 1024 -f alsa -ac 2 -ar 48000 -i hw:Loopback,1,0 -thread_queue_size 1024 -f v4l2 -ts mono2abs -input_format yuyv422 -framerate 60 \
+clicks_during $T/c2.txt ffmpeg -v error -y -thread_queue_size 1024 -f alsa -ac 2 -ar 48000 -i hw:Loopback,1,0 -thread_queue_size 1024 -f v4l2 -ts mono2abs -input_format yuyv422 -framerate 60 \
   -video_size 320x180 -i /dev/video0 -frames:v 360 -copyts -c:v libx264 -preset superfast -c:a pcm_s16le -f nut $T/ffmpeg.nut
-wait
 astart=$(ffprobe -v error -select_streams a -show_entries stream=start_time -of csv=p=0 $T/ffmpeg.nut)
 mono=$(python3 -c "print($astart - $off)")
 frames() { ffprobe -v error -select_streams v -show_entries packet=pts_time -of csv=p=0 "$1" | python3 -c '
