@@ -29,7 +29,7 @@ public struct JobPlan: Codable, Sendable, Equatable {
             } else {
                 // a copy's window is whole frames from a keyframe: refused here as the job would refuse it
                 let format = try ContainerFormat.forOutput(job.output, webm: true)
-                if let window = try CopyWindow.make(timeline, trim: p.trim, map: map, editList: ["mp4", "mov"].contains(format)) {
+                if let window = try CopyWindow.make(timeline, trim: p.trim, map: map, container: format) {
                     plan.outputDuration = window.target.duration
                 }
             }

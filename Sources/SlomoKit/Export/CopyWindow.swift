@@ -23,9 +23,10 @@ struct CopyWindow {
     /// Where the copy starts: the keyframe's source time.
     let keyframe: Rational
 
-    /// The window for `trim`, or nil without `--start`/`--end`. `editList`: the output container
-    /// hides frames before time 0 (MP4, MOV).
-    static func make(_ timeline: MediaTimeline, trim: SourceTrim, map: RetimeMap, editList: Bool) throws -> CopyWindow? {
+    /// The window for `trim`, or nil without `--start`/`--end`, for an output in `container` (FFmpeg's
+    /// muxer name: MP4 and MOV hide frames before time 0 with an edit list).
+    static func make(_ timeline: MediaTimeline, trim: SourceTrim, map: RetimeMap, container: String) throws -> CopyWindow? {
+        let editList = ["mp4", "mov"].contains(container)
         guard let asked = try trim.window(timeline: timeline, map: map) else { return nil }
         let frames = timeline.frameTimes
         let s = frames.last(where: { $0 <= asked.source.start }) ?? frames[0]

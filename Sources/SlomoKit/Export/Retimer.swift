@@ -86,7 +86,7 @@ public enum Retimer {
         let formatName = try ContainerFormat.forOutput(r.output, webm: true)
         let timeline = try MediaTimeline(path: r.input)
         let (map, stored) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
-        let window = try CopyWindow.make(timeline, trim: r.trim, map: map, editList: ["mp4", "mov"].contains(formatName))
+        let window = try CopyWindow.make(timeline, trim: r.trim, map: map, container: formatName)
         let times = try RetimedPacketTimes(timeline: timeline, map: map, stored: stored, fromOriginal: r.fromOriginal, window: window)
         let demuxer = try MediaInput.openInput(r.input)
 
