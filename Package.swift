@@ -2,6 +2,7 @@
 // slomo — headless high-frame-rate capture and slow motion for Linux.
 // Layers (one direction only; .ci/check-layers enforces what SwiftPM cannot):
 //   slomo (CLI) → SlomoKit (use cases) → SlomoFFmpeg / SlomoV4L2 / SlomoSoundTouch (wrappers) → SlomoCore (pure)
+//   SlomoSystem (POSIX calls, signals) stands beside the wrappers: every layer above SlomoCore may use it
 import PackageDescription
 
 let package = Package(
@@ -30,32 +31,38 @@ let package = Package(
         .systemLibrary(name: "CRubberBand"),
         // ALSA (libasound2-dev): sound capture next to the camera.
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
+        // errno names and a limit number Swift's Glibc module does not give.
+        .target(name: "CPOSIX"),
 
         // Pure core: exact time, retime maps, calibration code, format catalogs and selection.
         .target(name: "SlomoCore"),
 
+        // The one door to the system: POSIX calls with typed errno, and the process's signals, which
+        // the application owns (it calls ProcessSignals.own(); no library installs a handler).
+        .target(name: "SlomoSystem", dependencies: ["CPOSIX"]),
+
         // Wrappers: one per C library; C types stop here.
         .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "CFFmpegLoader", "SlomoCore"]),
-        .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore"]),
+        .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore", "SlomoSystem"]),
         .target(name: "SlomoALSA", dependencies: ["CALSA", "SlomoCore"]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
         .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"],
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
 
         // Use cases.
-        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio",
+        .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio",
                                                  .product(name: "Yams", package: "Yams")]),
 
         // The command line.
         .executableTarget(
             name: "slomo",
-            dependencies: ["SlomoKit", "SlomoCore",
+            dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // Samples users copy; built in CI with everything else.
-        .executableTarget(name: "calibration-roundtrip", dependencies: ["SlomoKit", "SlomoCore"],
+        .executableTarget(name: "calibration-roundtrip", dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem"],
                           path: "Samples/calibration-roundtrip"),
-        .executableTarget(name: "library-tour", dependencies: ["SlomoKit", "SlomoCore"],
+        .executableTarget(name: "library-tour", dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem"],
                           path: "Samples/library-tour", exclude: ["camera-listing.txt", "camera-controls.txt"]),
 
         .testTarget(
@@ -67,10 +74,11 @@ let package = Package(
         .target(name: "SlomoTestSupport", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "CV4L2"],
                 path: "Tests/TestSupport", exclude: ["nofsync-fs.py"]),
         .testTarget(name: "SlomoKitTests",
-                    dependencies: ["SlomoKit", "SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTestSupport"]),
+                    dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTestSupport"]),
         .testTarget(name: "SlomoFFmpegTests", dependencies: ["SlomoFFmpeg", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit", "slomo"]),
+        .testTarget(name: "SlomoSystemTests", dependencies: ["SlomoSystem"]),
     ]
 )

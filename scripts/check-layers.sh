@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The layering rule SwiftPM cannot enforce (Docs/Architecture.md, "Layers"), checked on imports:
 #   CLI (Sources/slomo) → SlomoKit → wrappers (SlomoFFmpeg, SlomoV4L2, SlomoALSA, SlomoAudio) → SlomoCore
+#   SlomoSystem (POSIX calls and signals) beside the wrappers, usable from every layer above SlomoCore
 # - the CLI and SlomoKit never import a C module; the CLI never imports a wrapper;
 # - a wrapper never imports SlomoKit; SlomoCore imports nothing but the standard library;
 # - tests of a layer never import a layer above it (core tests: SlomoCore only; wrapper tests and
@@ -32,6 +33,8 @@ forbid "Sources/slomo" "$WRAPPERS" "the CLI imports a wrapper (it goes through S
 forbid "Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio" 'SlomoKit|slomo' \
   "a wrapper imports the use-case layer"
 forbid "Sources/SlomoCore" '[A-Za-z_][A-Za-z0-9_.]*' "SlomoCore imports something (stdlib only)"
+forbid "Sources/SlomoSystem Tests/SlomoSystemTests" 'Slomo(Core|Kit|FFmpeg|V4L2|ALSA|Audio|TestSupport)|slomo' \
+  "SlomoSystem (the door to the kernel) depends on a slomo layer"
 forbid "Tests/SlomoCoreTests" "SlomoKit|$WRAPPERS|SlomoTestSupport|C[A-Z][A-Za-z0-9]*" \
   "core tests depend on a layer above SlomoCore"
 forbid "Tests/SlomoFFmpegTests Tests/SlomoAudioTests Tests/SlomoV4L2Tests Tests/SlomoALSATests Tests/TestSupport" \

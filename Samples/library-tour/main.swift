@@ -11,6 +11,7 @@
 import Foundation
 import SlomoCore
 import SlomoKit
+import SlomoSystem
 
 let args = Array(CommandLine.arguments.dropFirst())
 let bundled = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("camera-listing.txt").path
@@ -18,6 +19,7 @@ let source = args.first ?? (FileManager.default.fileExists(atPath: "/dev/video0"
 let dir = args.count > 1 ? args[1] : FileManager.default.temporaryDirectory.appendingPathComponent("slomo-library-tour").path
 
 do {
+    ProcessSignals.own()        // the application owns SIGINT/SIGTERM/SIGUSR1: Ctrl-C removes a partial output
     SlomoSetup.configure()
     // 1–2: the catalog and the selection (ties go to compressed formats, then the larger size)
     let report = source.hasPrefix("/dev/")

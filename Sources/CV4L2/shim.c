@@ -1,4 +1,4 @@
-// CV4L2 shim: an EINTR-retrying ioctl, errno names, and the request/control numbers Swift cannot compute.
+// CV4L2 shim: an EINTR-retrying ioctl and the request/control numbers Swift cannot compute.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
@@ -9,10 +9,6 @@ int cv4l2_ioctl(int fd, unsigned long request, void *arg) {
     int r;
     do { r = ioctl(fd, request, arg); } while (r == -1 && errno == EINTR);
     return r;
-}
-
-const char *cv4l2_errno_name(int error) {
-    return strerrorname_np(error);   // glibc >= 2.32 (Debian 12 has 2.36)
 }
 
 const unsigned long CV4L2_VIDIOC_QUERYCAP = VIDIOC_QUERYCAP;

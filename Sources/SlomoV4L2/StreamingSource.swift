@@ -129,7 +129,7 @@ public final class V4L2StreamingSource: CaptureSource {
                 views.append(UnsafeRawBufferPointer(start: mapped[0].0, count: min(Int(b.bytesused), mapped[0].1)))
             }
             let damaged = b.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0
-            body(BorrowedFrame(planes: views, timestamp: t, sequence: b.sequence, driverError: damaged))
+            body(BorrowedFrame(planes: views, timestamp: t, sequence: UInt64(b.sequence), damage: damaged ? .flagged : nil))
             let q = device.sys.ioctl(device.fd, .qbuf, &b)
             if q == ENODEV || q == EIO { return .disconnected("VIDIOC_QBUF: \(String(cString: strerror(q)))") }
             if q != 0 { throw V4L2Error(device: device.path, request: "VIDIOC_QBUF", errno: q) }

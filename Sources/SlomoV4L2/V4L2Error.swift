@@ -3,6 +3,7 @@ internal import CV4L2
 import Glibc
 #endif
 import SlomoCore
+import SlomoSystem
 
 /// A failed V4L2 step, as one line: who (device), what (request and its argument), why (errno text and name):
 /// `/dev/video0: VIDIOC_S_FMT MJPG 1280x720 failed: Device or resource busy (EBUSY)`.
@@ -85,13 +86,8 @@ public struct V4L2Error: SlomoFailure, Equatable {
     public var wording: Wording { Wording(verbatim: description) }
 
     /// `EBUSY`, `ENOTTY`… (glibc's `strerrorname_np`); `errno N` when the value has no name.
-    public static func errnoName(_ e: Int32) -> String {
-        guard let p = cv4l2_errno_name(e) else { return "errno \(e)" }
-        return String(cString: p)
-    }
+    public static func errnoName(_ e: Int32) -> String { Errno(e).name }
 
     /// `Device or resource busy` (the C function is `strerror`).
-    public static func errnoText(_ e: Int32) -> String {
-        String(cString: strerror(e))
-    }
+    public static func errnoText(_ e: Int32) -> String { Errno(e).words }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import SlomoCore
+import SlomoSystem
 import SlomoKit
 
 @main
@@ -18,6 +19,7 @@ struct Slomo: ParsableCommand {
     /// ArgumentParser's entry point, wrapped so that every SlomoFailure becomes one line
     /// on stderr and its documented exit status (never a trap, never a stack trace).
     static func main() {
+        ProcessSignals.own()        // the one handler for SIGINT, SIGTERM, SIGUSR1 (nothing in the library installs one)
         SlomoSetup.configure()
         if let refusal = unknownCommand(Array(CommandLine.arguments.dropFirst())) {
             Console.error("slomo: \(refusal)")

@@ -178,6 +178,10 @@ import Testing
         (["stretch", "CLIP", "-o", "OUT.wav", "--rate", "1/2", "--stream", "99999999999999999999"], "--stream"),
         (["stretch", "CLIP", "-o", "OUT.wav", "--rate", "1/2", "--stream", "-1"], "audio stream -1"),
         (["batch", "CLIP", "--out-dir", "OUTDIR", "--jobs", "0"], "--jobs 0"),
+        (["batch", "CLIP", "--out-dir", "OUTDIR", "--threads", "-1"], "--threads -1"),
+        (["play", "CLIP", "-o", "-", "--lead", "0"], "--lead 0"),
+        (["capture", "--source", "synthetic", "--trigger", "stdin", "--shots", "-1", "-o", "OUT%d.mkv"], "--shots -1"),
+        (["formats", "--listing", "CLIP", "--measure-limit", "0"], "--measure-limit 0"),
         (["capture", "--source", "synthetic", "--frames", "-5", "-o", "OUT.mkv"], "--frames -5"),
         (["export", "CLIP", "-o", "OUT.mkv", "--audio-stream", "-2"], "-2"),
     ])

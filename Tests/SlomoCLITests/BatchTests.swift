@@ -217,15 +217,20 @@ import Testing
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLI.binary)
         p.arguments = ["batch", d.file("long*.mp4"), "--out-dir", d.file("out"), "--rate", "1/8", "--no-audio", "--jobs", "1", "--preset", "slow"]
-        p.standardOutput = FileHandle.nullDevice
+        let out = Pipe()
+        p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
         var waited = 0
         while (try FileManager.default.contentsOfDirectory(atPath: d.file("out"))).isEmpty && waited < 400 { usleep(50_000); waited += 1 }
         usleep(500_000)
         kill(p.processIdentifier, SIGINT)
+        let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         #expect(p.terminationStatus == 130)
+        // the signal reached the job running then (it stopped, it did not finish), and no job started after
+        #expect(lines.contains(#""status":"interrupted""#), "\(lines)")
+        #expect(!lines.contains(#""status":"ok""#), "\(lines)")
         let left = try FileManager.default.contentsOfDirectory(atPath: d.file("out"))
         #expect(!left.contains { $0.contains("partial") }, "\(left)")
         for f in left { #expect(try CLI.run(["probe", d.file("out/\(f)")]).status == 0) }

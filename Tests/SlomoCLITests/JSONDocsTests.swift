@@ -187,6 +187,24 @@ import Testing
         case "`slomo controls --json`":
             let listing = repository + "/Tests/SlomoCoreTests/Fixtures/v4l2-controls/vivid-webcam.txt"
             return document(try CLI.run(["controls", "--listing", listing, "--json"]))
+        case let h where h.hasPrefix("`slomo batch"):
+            return try batchOutputs(h, clip: clip, d)
+        case "`slomo play` events":
+            let commands = Data("rate 1/2\npitch time-domain\nseek 0.5\npause\nresume\nbogus\nquit\n".utf8)
+            return lines(try CLI.run(["play", clip, "-o", d.file("p.nut"), "--pitch", "time-domain"], stdin: commands).stderr)
+        case "`slomo job` lines":
+            let request = #"{"job": {"input": "\#(clip)", "output": "\#(d.file("j.mp4"))", "command": "export", "rate": "1/2", "segments": [], "ramps": [], "noAudio": false}, "threads": 1, "key": "k"}"#
+            let ok = try CLI.run(["job"], stdin: Data(request.utf8))
+            let bad = try CLI.run(["job"], stdin: Data(request.replacingOccurrences(of: clip, with: d.file("missing.mp4")).utf8))
+            return lines(ok.stdout) + lines(bad.stdout)
+        default:
+            return []
+        }
+    }
+
+    /// The batch headings' outputs (one batch run per heading).
+    static func batchOutputs(_ heading: String, clip: String, _ d: TempDir) throws -> [Any] {
+        switch heading {
         case "`slomo batch` job lines", "`slomo batch` summary line", "`slomo batch … --progress json` lines":
             try FileManager.default.copyItem(atPath: clip, toPath: d.file("a.mp4"))
             try Data("not media".utf8).write(to: URL(fileURLWithPath: d.file("b.mp4")))
@@ -198,14 +216,6 @@ import Testing
             return lines(try CLI.run(["batch", clip, "--out-dir", d.file("out"), "--command", "retime", "--dry-run"]).stdout)
         case "`slomo batch` refusal line":
             return lines(try CLI.run(["batch", d.file("none/*.mp4"), "--out-dir", d.file("out")]).stdout)
-        case "`slomo play` events":
-            let commands = Data("rate 1/2\npitch time-domain\nseek 0.5\npause\nresume\nbogus\nquit\n".utf8)
-            return lines(try CLI.run(["play", clip, "-o", d.file("p.nut"), "--pitch", "time-domain"], stdin: commands).stderr)
-        case "`slomo job` lines":
-            let request = #"{"job": {"input": "\#(clip)", "output": "\#(d.file("j.mp4"))", "command": "export", "rate": "1/2", "segments": [], "ramps": [], "noAudio": false}, "threads": 1, "key": "k"}"#
-            let ok = try CLI.run(["job"], stdin: Data(request.utf8))
-            let bad = try CLI.run(["job"], stdin: Data(request.replacingOccurrences(of: clip, with: d.file("missing.mp4")).utf8))
-            return lines(ok.stdout) + lines(bad.stdout)
         default:
             return []
         }

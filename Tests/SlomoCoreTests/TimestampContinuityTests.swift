@@ -8,7 +8,7 @@ import Testing
         var c = TimestampContinuity(frameDuration: Rational(1, 60))
         let start = Rational(9_223_372_020, 1)                       // 2^63 ns − 16 s, in seconds (rounded)
         var out: [Rational] = []
-        for k in 0..<4 { out.append(c.mend(start + Rational(Int64(k), 60), sequence: UInt32(k))) }
+        for k in 0..<4 { out.append(c.mend(start + Rational(Int64(k), 60), sequence: UInt64(k))) }
         // the clock wraps to a negative time; frame 5 also skipped a sequence number (one drop)
         out.append(c.mend(Rational(-9_223_372_036, 1), sequence: 5))
         out.append(c.mend(Rational(-9_223_372_036, 1) + Rational(1, 60), sequence: 6))
@@ -31,10 +31,10 @@ import Testing
     /// is counted as the frames it skipped, and a repeat as one.
     @Test func sequenceNumbersWrapWithoutADropOrARepeat() {
         var s = CaptureStats()
-        for (k, q) in [UInt32.max - 1, .max, 0, 1].enumerated() { s.record(sequence: q, timestamp: Rational(Int64(k), 60)) }
+        for (k, q) in [UInt64(UInt32.max) - 1, UInt64(UInt32.max), 0, 1].enumerated() { s.record(sequence: q, timestamp: Rational(Int64(k), 60)) }
         #expect(s.droppedByDriver == 0 && s.repeatedSequence == 0 && s.framesCaptured == 4)
         var g = CaptureStats()
-        for (k, q) in [UInt32.max - 1, 1, 1].enumerated() { g.record(sequence: q, timestamp: Rational(Int64(k), 60)) }
+        for (k, q) in [UInt64(UInt32.max) - 1, 1, 1].enumerated() { g.record(sequence: q, timestamp: Rational(Int64(k), 60)) }
         #expect(g.droppedByDriver == 2 && g.repeatedSequence == 1)            // .max and 0 skipped; 1 twice
     }
 }

@@ -36,4 +36,21 @@ import SlomoCore
         d.buffers = 8; d.bytesPerLine = 0
         #expect(refusal { try d.validate() }?.1 == "bytesPerLine 0: must be in 1...1048576")
     }
+
+    /// The other requests' ranges live in the library too: a batch's parallelism, a trigger's
+    /// shots, playback's lead, an export's threads.
+    @Test func batchTriggerPlayAndExport() throws {
+        #expect(refusal { try BatchRunner.Options(jobs: 0, threadsPerJob: 1, executable: "slomo").validate() }?.1 == "jobs 0: expected 1...256")
+        #expect(refusal { try BatchRunner.Options(jobs: 2, threadsPerJob: -1, executable: "slomo").validate() }?.0 == "threads")
+        #expect(refusal { try BatchRunner.Options(jobs: 256, threadsPerJob: 0, executable: "slomo").validate() } == nil)
+        #expect(refusal { try TriggerSettings(kind: .stdin, pre: .one, post: .one, shots: -1).validate() }?.1 == "shots -1: must be 0 (until stopped) or more")
+        var play = PlayRequest(input: "a.mp4", output: "-")
+        play.lead = .zero
+        #expect(refusal { try play.validate() }?.1 == "lead 0: expected 1...1000 (milliseconds)")
+        play.lead = Rational(1, 1000)
+        #expect(refusal { try play.validate() } == nil)
+        var run = try JobRun(job: BatchJob(input: "a.mp4", output: "b.mp4", command: .export))
+        run.threads = -1
+        #expect(refusal { _ = try run.exportRequest() }?.0 == "threads")
+    }
 }

@@ -62,12 +62,9 @@ import SlomoTestSupport
     @Test func captureOnADeviceWithoutIntervalsMeasuresInsteadOfGivingUp() throws {
         let fake = camera()
         fake.formats.removeFirst()                                          // YUYV only: nothing advertised
-        let saved = DeviceService.syscalls
-        DeviceService.syscalls = fake
-        defer { DeviceService.syscalls = saved }
         var r = DeviceCaptureRequest(device: "/dev/video0")
         r.format = "YUYV"
-        let source = try DeviceService.openCapture(r)
+        let source = try DeviceCapture.open(r, syscalls: fake)
         #expect(source.format.width == 320 && source.format.frameDuration == Rational(1, 90))
         #expect(source.adjustments.first?.hasPrefix("no frame intervals advertised: 2 mode(s) measured by streaming; YUYV 320x240 delivered 90") == true)
         #expect(fake.stream?.started == ["YUYV 640x480", "YUYV 320x240"])    // each candidate streamed once to measure

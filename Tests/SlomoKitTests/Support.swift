@@ -1,4 +1,5 @@
 import Foundation
+import SlomoSystem
 import Testing
 @testable import SlomoKit
 
@@ -6,6 +7,7 @@ import Testing
 final class TemporaryDirectory {
     let path: String
     init() {
+        ProcessSignals.own()        // the test runner is the application: it owns the signals (SIGUSR1 triggers)
         SlomoSetup.configure()      // FFmpeg's own log off, as in the CLI
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("slomo-test-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)

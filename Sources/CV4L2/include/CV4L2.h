@@ -8,10 +8,6 @@
 // Why: ioctl/v4l2_ioctl are variadic (unusable from Swift) and EINTR must never reach callers.
 int cv4l2_ioctl(int fd, unsigned long request, void *arg);
 
-// The errno's symbolic name ("EBUSY"), or NULL when glibc has none.
-// Why: strerrorname_np needs _GNU_SOURCE, which Swift's Glibc module does not define.
-const char *cv4l2_errno_name(int error);
-
 // The VIDIOC_* request numbers. Why: they are _IOR/_IOWR(...) function-like macros.
 extern const unsigned long CV4L2_VIDIOC_QUERYCAP;
 extern const unsigned long CV4L2_VIDIOC_ENUM_FMT;

@@ -67,6 +67,12 @@ public struct PlanarFIFO {
         }
         drop(n)
     }
+    /// Removes `n` frames from the front and returns them, one array per channel.
+    public mutating func take(_ n: Int) -> [[Float]] {
+        let out = storage.map { Array($0[head..<head + n]) }
+        drop(n)
+        return out
+    }
     public mutating func drop(_ n: Int) {
         head += n
         if head >= 65_536 && head * 2 >= storage[0].count {

@@ -67,13 +67,14 @@ public struct BorrowedFrame {
     public var planes: [UnsafeRawBufferPointer]
     /// Presentation time in seconds on the source's clock (V4L2: the buffer's timestamp).
     public var timestamp: Rational
-    /// The driver's sequence number: gaps are frames the driver dropped.
-    public var sequence: UInt32
-    /// The driver marked the buffer as damaged (`V4L2_BUF_FLAG_ERROR`).
-    public var driverError: Bool
+    /// The camera's frame number (V4L2's sequence, a GenICam frame id), counted as the source's
+    /// `frameCounter` says: gaps are frames the camera or driver lost.
+    public var sequence: UInt64
+    /// Why the frame is not good (nil: it is): counted, never stored.
+    public var damage: FrameDamage?
 
-    public init(planes: [UnsafeRawBufferPointer], timestamp: Rational, sequence: UInt32, driverError: Bool = false) {
-        self.planes = planes; self.timestamp = timestamp; self.sequence = sequence; self.driverError = driverError
+    public init(planes: [UnsafeRawBufferPointer], timestamp: Rational, sequence: UInt64, damage: FrameDamage? = nil) {
+        self.planes = planes; self.timestamp = timestamp; self.sequence = sequence; self.damage = damage
     }
 
     public var byteCount: Int { planes.reduce(0) { $0 + $1.count } }
@@ -100,6 +101,8 @@ public protocol CaptureSource: AnyObject {
     /// False for a source that never waits for its frames (a benchmark's unpaced synthetic camera):
     /// its thread must not get real-time priority, or it would hold a core.
     var isPaced: Bool { get }
+    /// How the frames are numbered (wraps, width): drops are counted by it.
+    var frameCounter: FrameCounter { get }
     /// Settings the driver changed on its own (asked 35 fps, got 40), for the report.
     var adjustments: [String] { get }
     /// The camera controls set for this capture (`--gain lock`, `--shutter`…) as written and read
@@ -118,6 +121,7 @@ extension CaptureSource {
     public var adjustments: [String] { [] }
     public func cameraControls() -> [AppliedControl] { [] }
     public var isPaced: Bool { true }
+    public var frameCounter: FrameCounter { .v4l2 }
     public func prepare() throws {}
 }
 

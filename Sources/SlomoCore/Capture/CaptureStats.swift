@@ -7,23 +7,46 @@ public struct CaptureStats: Sendable, Codable {
     public var droppedBySlomo: Int64 = 0
     /// Repeated sequence numbers (a driver quirk; the frame is still written).
     public var repeatedSequence: Int64 = 0
-    /// Buffers the driver flagged as damaged (`V4L2_BUF_FLAG_ERROR`): counted, not stored.
+    /// Frames delivered damaged (`FrameDamage`: flagged by the driver, incomplete, the wrong size): counted, not stored.
     public var driverErrors: Int64 = 0
+    /// Of `driverErrors`: frames with packets missing, and frames of the wrong size (the warning
+    /// names the kinds; the JSON keeps the one count).
+    public var incompleteFrames: Int64 = 0
+    public var wrongSizeFrames: Int64 = 0
     /// Raw frames with fewer bytes than the format needs (`bytesused` short): counted, not stored.
     public var shortFrames: Int64 = 0
     public var firstTimestamp: Rational?
     public var lastTimestamp: Rational?
     /// Every frame-to-frame interval, in microseconds (for percentiles and the plot).
     public var intervalsMicros: [Int64] = []
-    private var lastSequence: UInt32?
+    private var lastSequence: UInt64?
 
     public init() {}
 
+    /// Counts one frame delivered damaged.
+    public mutating func damaged(_ d: FrameDamage) {
+        driverErrors += 1
+        switch d {
+        case .flagged: break
+        case .incomplete: incompleteFrames += 1
+        case .sizeMismatch: wrongSizeFrames += 1
+        }
+    }
+
+    /// How the damaged frames were damaged, for the report's warning.
+    public var damageWords: String {
+        let flagged = driverErrors - incompleteFrames - wrongSizeFrames
+        let kinds = [(flagged, "flagged damaged by the driver (V4L2_BUF_FLAG_ERROR)"), (incompleteFrames, "incomplete (packets missing)"),
+                     (wrongSizeFrames, "of the wrong size")].filter { $0.0 > 0 }
+        if kinds.count == 1 { return "\(driverErrors) frames \(kinds[0].1) were not stored" }
+        return "\(driverErrors) damaged frames were not stored (" + kinds.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
+    }
+
     /// Accounts one delivered frame (before any queue drop).
-    public mutating func record(sequence: UInt32, timestamp: Rational) {
+    /// `counter`: how the source numbers frames (a wrap is never a drop).
+    public mutating func record(sequence: UInt64, timestamp: Rational, counter: FrameCounter = .v4l2) {
         if let last = lastSequence {
-            let gap = Int64(sequence &- last)          // wraps correctly at 2^32
-            if sequence == last { repeatedSequence += 1 } else if gap > 1 && gap < 1 << 31 { droppedByDriver += gap - 1 }
+            if sequence == last { repeatedSequence += 1 } else { droppedByDriver += Int64(counter.lost(from: last, to: sequence)) }
         }
         lastSequence = sequence
         if let l = lastTimestamp {

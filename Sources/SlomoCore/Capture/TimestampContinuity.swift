@@ -15,23 +15,26 @@ public struct TimestampContinuity: Sendable {
     }
 
     public let frameDuration: Rational
+    /// How the source numbers its frames (the steps a jump is placed by).
+    public let counter: FrameCounter
     public private(set) var offset: Rational = .zero
     public private(set) var jumps: [Jump] = []
-    private var last: (raw: Rational, mended: Rational, sequence: UInt32)?
+    private var last: (raw: Rational, mended: Rational, sequence: UInt64)?
     private var frames: Int64 = 0
 
     /// `frameDuration`: the mode's (what a frame after a jump is placed by); 1/30 s when unknown.
-    public init(frameDuration: Rational?) {
+    public init(frameDuration: Rational?, counter: FrameCounter = .v4l2) {
+        self.counter = counter
         self.frameDuration = frameDuration.flatMap { $0.isPositive ? $0 : nil } ?? Rational(1, 30)
     }
 
     /// The frame's time on the capture's timeline (the driver's, plus the offset of earlier jumps).
-    public mutating func mend(_ raw: Rational, sequence: UInt32) -> Rational {
+    public mutating func mend(_ raw: Rational, sequence: UInt64) -> Rational {
         defer { frames += 1 }
         var t = raw + offset
         if let l = last, raw <= l.raw {
-            let step = Int64(sequence &- l.sequence)
-            let steps = step >= 1 && step < 1 << 20 ? step : 1
+            let step = counter.steps(from: l.sequence, to: sequence) ?? 1
+            let steps = step >= 1 && step < 1 << 20 ? Int64(step) : 1
             t = l.mended + frameDuration * Rational(steps)
             offset = t - raw
             jumps.append(Jump(frame: frames, before: l.raw, after: raw, offset: offset))

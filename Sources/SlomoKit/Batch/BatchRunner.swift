@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// One line of `slomo batch`'s JSON Lines output.
 public struct BatchRecord: Codable, Sendable {
@@ -59,6 +60,12 @@ public final class BatchRunner: @unchecked Sendable {
         public init(jobs: Int, threadsPerJob: Int, executable: String) {
             self.jobs = jobs; self.threadsPerJob = threadsPerJob; self.executable = executable
         }
+
+        /// The ranges a batch's parallelism takes (`SettingError`, the same words for every front end).
+        public func validate() throws(SettingError) {
+            guard (1...256).contains(jobs) else { throw SettingError(.jobs, String(jobs), "expected 1...256", quoted: false) }
+            guard threadsPerJob >= 0 else { throw SettingError(.threads, String(threadsPerJob), "expected 0 or more", quoted: false) }
+        }
     }
 
     /// Default parallelism: one job per core with one codec thread each. Measured on this
@@ -74,7 +81,11 @@ public final class BatchRunner: @unchecked Sendable {
     public private(set) var records: [BatchRecord] = []
     private var nextIndex = 0
 
-    public init(options: Options) { self.options = options }
+    /// Raised to stop starting jobs (SIGINT/SIGTERM through the application's handler, which also
+    /// passes SIGINT on to the running children so they remove their partial outputs).
+    let stop: StopToken
+
+    public init(options: Options, stop: StopToken = ProcessSignals.interrupt) { self.options = options; self.stop = stop }
 
     /// Checks the whole list before anything runs: duplicate outputs, output directories,
     /// inputs that are the outputs of other jobs.
@@ -106,7 +117,7 @@ public final class BatchRunner: @unchecked Sendable {
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
                 throw BatchError.outputDirectoryMissing(dir)
             }
-            guard access(dir, W_OK) == 0 else { throw BatchError.outputDirectoryNotWritable(dir) }
+            guard Files.isWritable(dir) else { throw BatchError.outputDirectoryNotWritable(dir) }
         }
     }
 
@@ -137,7 +148,7 @@ public final class BatchRunner: @unchecked Sendable {
                 defer { group.leave() }
                 while true {
                     lock.lock()
-                    guard nextIndex < jobs.count, !BatchInterrupt.requested else { lock.unlock(); return }
+                    guard nextIndex < jobs.count, !stop.isRaised else { lock.unlock(); return }
                     let (number, job) = jobs[nextIndex]
                     nextIndex += 1
                     lock.unlock()
@@ -171,7 +182,7 @@ public final class BatchRunner: @unchecked Sendable {
             record.status = .failed; record.error = "cannot start \(options.executable): \(error)"
             return record
         }
-        BatchInterrupt.track(p.processIdentifier)
+        ProcessSignals.trackChild(p.processIdentifier)
         // the typed request on stdin; a child that dies before reading it is reported below
         let request = JobRequest(job: job, threads: options.threadsPerJob, key: key)
         if let line = try? JSONSchema.line(request, type: "request") { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
@@ -189,7 +200,7 @@ public final class BatchRunner: @unchecked Sendable {
         }
         let stderrLines = diagnostics.wait()
         p.waitUntilExit()
-        BatchInterrupt.untrack(p.processIdentifier)
+        ProcessSignals.untrackChild(p.processIdentifier)
         record.durationSeconds = (Date().timeIntervalSince(t0) * 1000).rounded() / 1000
         record.exitStatus = p.terminationStatus
         if p.terminationStatus == 0, let result, result.status == .ok {
@@ -199,7 +210,7 @@ public final class BatchRunner: @unchecked Sendable {
             }
         } else {
             let interrupted = p.terminationStatus == JobResult.interruptedStatus || p.terminationReason == .uncaughtSignal
-            record.status = interrupted && BatchInterrupt.requested ? .interrupted : .failed
+            record.status = interrupted && stop.isRaised ? .interrupted : .failed
             record.error = result?.error ?? Self.crashLine(stderrLines, status: p.terminationStatus, signalled: p.terminationReason == .uncaughtSignal)
         }
         return record
@@ -259,42 +270,9 @@ extension BatchJob {
         let prefix = ".\(url.lastPathComponent).partial-"
         var removed = 0
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
-            if let pid = Int32(name.dropFirst(prefix.count)), kill(pid, 0) == 0 { continue }   // still being written
-            if unlink((dir as NSString).appendingPathComponent(name)) == 0 { removed += 1 }
+            if let pid = Int32(name.dropFirst(prefix.count)), CurrentProcess.exists(pid) { continue }   // still being written
+            if (try? Files.remove((dir as NSString).appendingPathComponent(name))) != nil { removed += 1 }
         }
         return removed
-    }
-}
-
-/// SIGINT/SIGTERM for a batch: stop starting jobs and pass the signal to the running children
-/// (which remove their partial outputs). The handler only reads a fixed pid table and calls kill.
-public enum BatchInterrupt {
-    nonisolated(unsafe) static var flag: sig_atomic_t = 0
-    nonisolated(unsafe) static let pids = UnsafeMutablePointer<pid_t>.allocate(capacity: 256)
-    static let lock = NSLock()
-
-    public static var requested: Bool { flag != 0 }
-
-    public static func install() {
-        pids.initialize(repeating: 0, count: 256)
-        let handler: @convention(c) (Int32) -> Void = { sig in
-            BatchInterrupt.flag = 1
-            for i in 0..<256 where BatchInterrupt.pids[i] > 0 { kill(BatchInterrupt.pids[i], SIGINT) }
-        }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-        // a child gone before it read its request (crashed, or killed by a forwarded SIGINT) makes
-        // writing the request fail with EPIPE, reported for that job, not a SIGPIPE that ends the batch
-        signal(SIGPIPE, SIG_IGN)
-    }
-
-    static func track(_ pid: pid_t) {
-        lock.lock(); defer { lock.unlock() }
-        for i in 0..<256 where pids[i] == 0 { pids[i] = pid; return }
-    }
-
-    static func untrack(_ pid: pid_t) {
-        lock.lock(); defer { lock.unlock() }
-        for i in 0..<256 where pids[i] == pid { pids[i] = 0 }
     }
 }

@@ -42,6 +42,7 @@ public struct JobRun: Sendable {
     }
 
     public func exportRequest() throws(SettingError) -> ExportRequest {
+        guard threads >= 0 else { throw SettingError(.threads, String(threads), "expected 0 (all cores) or more", quoted: false) }
         let p = try job.parsedOptions()
         var r = ExportRequest(input: job.input, output: job.output, spec: spec)
         if let fps = p.fps { r.frameRate = fps }

@@ -1,4 +1,5 @@
 import Foundation
+import SlomoSystem
 import SlomoCore
 
 /// An output that cannot be made or finished.
@@ -47,7 +48,7 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
         case .directoryMissing(let d): return "\(path): cannot write output: directory \(d) does not exist"
         case .directoryNotWritable(let d): return "\(path): cannot write output: directory \(d) is not writable"
         case .writeFailed(let e): return "\(path): cannot write: \(OutputFile.systemWords(e))"
-        case .renameFailed(let from, let e): return "\(path): rename from \(from) failed: \(String(cString: strerror(e)))"
+        case .renameFailed(let from, let e): return "\(path): rename from \(from) failed: \(Errno(e))"
         case .unsupportedExtension(let ext, let webm):
             return "\(path): unsupported output extension '.\(ext)' (use .mp4, .mov, .mkv\(webm ? ", .webm" : "") or .nut)"
         }

@@ -1,4 +1,5 @@
 import Foundation
+import SlomoSystem
 
 /// The calling thread's scheduling: real time for the threads that must never wait (a camera's,
 /// a sound card's), a raised nice value for the ones that must never be in their way (encoders,
@@ -7,12 +8,10 @@ enum ThreadPriority {
     /// SCHED_FIFO 50 where allowed (root, CAP_SYS_NICE, an rtprio limit), else nice −10, else
     /// nothing; says which.
     static func raise() -> String {
-        var param = sched_param()
-        param.sched_priority = Swift.min(50, sched_get_priority_max(Int32(SCHED_FIFO)))
-        let rc = pthread_setschedparam(pthread_self(), Int32(SCHED_FIFO), &param)
-        if rc == 0 { return "SCHED_FIFO \(param.sched_priority)" }
-        if nice(-10) { return "nice -10 (SCHED_FIFO refused: \(String(cString: strerror(rc))))" }
-        return "normal (SCHED_FIFO and nice refused: \(String(cString: strerror(rc))); run as root or grant CAP_SYS_NICE)"
+        let refusal: Errno
+        do throws(Errno) { return "SCHED_FIFO \(try CurrentProcess.scheduleRealTime(priority: 50))" } catch { refusal = error }
+        if nice(-10) { return "nice -10 (SCHED_FIFO refused: \(refusal.words))" }
+        return "normal (SCHED_FIFO and nice refused: \(refusal.words); run as root or grant CAP_SYS_NICE)"
     }
 
     /// nice +10; says which.
@@ -20,5 +19,5 @@ enum ThreadPriority {
 
     /// Sets the calling thread's nice value; false when refused.
     @discardableResult
-    static func nice(_ value: Int32) -> Bool { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, value) == 0 }
+    static func nice(_ value: Int32) -> Bool { (try? CurrentProcess.setNice(value)) != nil }
 }

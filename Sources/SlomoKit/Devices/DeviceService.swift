@@ -160,11 +160,8 @@ extension DeviceService {
 /// The devices-and-formats use cases (`slomo devices`, `slomo formats`, capture's device opening).
 /// Every function takes the syscall seam so tests can run it against a fake driver.
 public enum DeviceService {
-    /// The default seam: the real kernel.
-    nonisolated(unsafe) public static var syscalls: V4L2Syscalls = LiveV4L2Syscalls()
-
     /// Every /dev/video* node with its QUERYCAP answer; nodes that cannot be opened go to `problems`.
-    public static func devices(syscalls: V4L2Syscalls = DeviceService.syscalls) -> (devices: [DeviceInfo], problems: [String]) {
+    public static func devices(syscalls: V4L2Syscalls = LiveV4L2Syscalls()) -> (devices: [DeviceInfo], problems: [String]) {
         var out: [DeviceInfo] = [], problems: [String] = []
         for path in syscalls.listDevices() {
             do { out.append(try VideoDevice(path: path, syscalls: syscalls, requireCapture: false).info) } catch {
@@ -176,7 +173,7 @@ public enum DeviceService {
 
     /// The catalog of a capture node and the selection; with `apply`, the selected mode applied and read back.
     public static func formats(device path: String, request: ModeRequest, apply: Bool, controls: ControlRequests = ControlRequests(),
-                               syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
+                               syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         let (catalog, request, best) = try select(dev, request)
         var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request, best: best)
@@ -193,7 +190,7 @@ public enum DeviceService {
     /// constraints, at most `limit`, unadvertised sizes first) streamed for `seconds` of timestamps.
     /// When nothing is selectable from the advertised intervals, `maxFps` is the fastest measured mode.
     public static func formats(device path: String, request: ModeRequest, measure seconds: Rational, limit: Int,
-                               syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> FormatsReport {
+                               syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         guard dev.info.canStream else {
             throw DeviceError.cannotStream(device: path, measuring: true)
@@ -226,7 +223,7 @@ public enum DeviceService {
             while stats.duration < seconds && stats.framesCaptured < 100_000 {
                 let end = try source.next { frame in
                     stats.record(sequence: frame.sequence, timestamp: frame.timestamp)
-                    if frame.driverError { stats.driverErrors += 1 } else if frame.byteCount < minimum { short += 1 }
+                    if let d = frame.damage { stats.damaged(d) } else if frame.byteCount < minimum { short += 1 }
                 }
                 if case .disconnected(let why)? = end { failure = why; break }
                 if end != nil || CaptureClock.now() > deadline { break }
@@ -238,7 +235,7 @@ public enum DeviceService {
     }
 
     /// `slomo controls DEVICE`: every control with its range, value, flags and menu.
-    public static func controls(device path: String, syscalls: V4L2Syscalls = DeviceService.syscalls) throws -> ControlsReport {
+    public static func controls(device path: String, syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> ControlsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls, requireCapture: false)
         return ControlsReport(source: path, device: dev.info, controls: try dev.controls())
     }
@@ -311,7 +308,7 @@ public enum DeviceService {
     }
 
     /// Capture's device opener: best mode under the constraints, applied, streaming with mmap.
-    static func openCapture(_ r: DeviceCaptureRequest) throws -> CaptureSource {
+    static func openCapture(_ r: DeviceCaptureRequest, syscalls: V4L2Syscalls) throws -> CaptureSource {
         let dev = try VideoDevice(path: r.device, syscalls: syscalls)
         guard dev.info.canStream else {
             throw DeviceError.cannotStream(device: r.device, measuring: false)

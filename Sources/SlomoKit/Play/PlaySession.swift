@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 import SlomoFFmpeg
 
 /// Where playback is on the output timeline: a growing piecewise-linear map from source time to
@@ -114,8 +115,7 @@ final class PlaySession {
     private static func openOutput(_ r: PlayRequest) throws -> (Muxer, OutputFile?) {
         let isPipe = r.output == "-"
         var isDevice = false
-        var st = stat()
-        if stat(r.output, &st) == 0 { isDevice = st.st_mode & S_IFMT != S_IFREG }
+        if let st = try? Files.status(r.output) { isDevice = !st.isRegular }
         // (a URL or FFmpeg protocol such as file:x.nut or udp://… has a colon; a plain path here has none)
         let file = isPipe || r.output.contains(":") || isDevice ? nil : try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let path = isPipe ? "pipe:1" : file?.temporaryPath ?? r.output
@@ -242,7 +242,7 @@ final class PlaySession {
                 if try !handle(c, at: when) { return false }
             }
             if !clock.paused && clock.now() + r.lead >= t { return true }
-            usleep(2_000)
+            CurrentProcess.sleep(microseconds: 2_000)
         }
     }
 
@@ -280,7 +280,7 @@ final class PlaySession {
             let before = a.endTime
             if running && !clock.paused { try a.write(upTo: clock.now() + r.lead) }   // (write stops at the source's end)
             if a.endTime > before { muxer.flush() }
-            usleep(2_000)
+            CurrentProcess.sleep(microseconds: 2_000)
         }
         live.lastOut = Rational.max(live.lastOut, a.endTime)
     }

@@ -22,6 +22,13 @@ public struct PlayRequest: Sendable {
     /// Replace an existing output file (never the input).
     public var overwrite = false
     public init(input: String, output: String) { self.input = input; self.output = output }
+
+    /// The ranges playback takes: a lead of 1…1000 ms.
+    public func validate() throws(SettingError) {
+        guard lead >= Rational(1, 1000), lead <= Rational.one else {
+            throw SettingError(.lead, String((lead * Rational(1000)).rounded(.nearest)), "expected 1...1000 (milliseconds)", quoted: false)
+        }
+    }
 }
 
 /// What happened during playback, one JSON line each on stderr.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SlomoCore
+import SlomoSystem
 import SlomoKit
 
 struct BatchCommand: ParsableCommand {
@@ -71,35 +72,17 @@ struct BatchCommand: ParsableCommand {
         try BatchRunner.validate(jobs, creatable: dryRun ? outDir : nil, directoriesOf: selected.map(\.job))
         let defaults = BatchRunner.defaultParallelism()
         let nJobs = jobs.isEmpty ? 1 : (self.jobs ?? defaults.jobs)
-        guard nJobs >= 1, nJobs <= 256 else { throw CommandLineError("--jobs \(nJobs): expected 1...256", .badRequest) }
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        let nThreads = threads ?? Swift.max(1, cores / nJobs)
-        guard nThreads >= 0 else { throw CommandLineError("--threads \(nThreads): expected 0 or more", .badRequest) }
-        let reporter = try BatchProgress(mode: progress)
-        if dryRun {
-            // each input opened and measured, its speeds resolved: what would fail is said now
-            var refused = 0
-            for s in selected {
-                var line: [String: Any] = ["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue]
-                do {
-                    let plan = try JobPlan.of(s.job)
-                    line["status"] = "planned"
-                    line["sourceSeconds"] = (plan.sourceDuration.doubleValue * 1000).rounded() / 1000
-                    line["outputSeconds"] = (plan.outputDuration.doubleValue * 1000).rounded() / 1000
-                    if let f = plan.outputFrames { line["outputFrames"] = f }
-                } catch {
-                    let f = CLIFailure(error)
-                    line["status"] = "refused"; line["exitStatus"] = Int(f.status); line["error"] = f.message
-                    Console.error("slomo: job \(s.number): \(f.message)")
-                    refused += 1
-                }
-                try printLine(line, type: "plan")
-            }
-            if refused > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
-            return
-        }
-        BatchInterrupt.install()
+        let nThreads = threads ?? Swift.max(1, cores / Swift.max(1, nJobs))
         var options = BatchRunner.Options(jobs: nJobs, threadsPerJob: nThreads, executable: Self.executablePath())
+        try options.validate()
+        let reporter = try BatchProgress(mode: progress)
+        if dryRun { return try planOnly(selected) }
+        // SIGINT/SIGTERM: stop starting jobs, pass the signal to the running children (which remove
+        // their partial outputs); a child gone before it read its request makes writing it fail with
+        // EPIPE, reported for that job, not a SIGPIPE that ends the batch
+        ProcessSignals.interruptsStopTheRun()
+        ProcessSignals.ignoreBrokenPipes()
         options.force = force
         options.shard = shardSpec
         let runner = BatchRunner(options: options)
@@ -121,8 +104,30 @@ struct BatchCommand: ParsableCommand {
         summary.shardBase = shard == nil ? nil : shardBase
         Console.out(try JSONSchema.line(BatchSummaryLine(summary: summary), type: "summary"))
         Console.error("batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s")
-        if BatchInterrupt.requested { throw CommandLineError("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
+        if ProcessSignals.interrupt.isRaised { throw CommandLineError("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
+    }
+
+    /// `--dry-run`: each input opened and measured, its speeds resolved: what would fail is said now.
+    func planOnly(_ selected: [(number: Int, job: BatchJob)]) throws {
+        var refused = 0
+        for s in selected {
+            var line: [String: Any] = ["job": s.number, "input": s.job.input, "output": s.job.output, "command": s.job.command.rawValue]
+            do {
+                let plan = try JobPlan.of(s.job)
+                line["status"] = "planned"
+                line["sourceSeconds"] = (plan.sourceDuration.doubleValue * 1000).rounded() / 1000
+                line["outputSeconds"] = (plan.outputDuration.doubleValue * 1000).rounded() / 1000
+                if let f = plan.outputFrames { line["outputFrames"] = f }
+            } catch {
+                let f = CLIFailure(error)
+                line["status"] = "refused"; line["exitStatus"] = Int(f.status); line["error"] = f.message
+                Console.error("slomo: job \(s.number): \(f.message)")
+                refused += 1
+            }
+            try printLine(line, type: "plan")
+        }
+        if refused > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
     }
 
     static func emit(_ record: BatchRecord) {
@@ -136,7 +141,7 @@ struct BatchCommand: ParsableCommand {
     /// The jobs from the manifest or the inputs, with the command-line options as defaults.
     func planJobs() throws -> [BatchJob] {
         guard let cmd = BatchJob.Command(rawValue: command) else {
-            throw CommandLineError("--command '\(command)': \(OptionValues.expected(BatchJob.Command.self))", .badRequest)
+            throw SettingError(.command, command, "\(OptionValues.expected(BatchJob.Command.self))")
         }
         var manifestPath = manifest
         var files = inputs
@@ -148,15 +153,15 @@ struct BatchCommand: ParsableCommand {
             if !FileManager.default.fileExists(atPath: out, isDirectory: &isDir) && !dryRun {
                 // made as `mkdir -p` would (a user expects `--out-dir out` to work on a first run)
                 do { try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true) } catch {
-                    throw CommandLineError("\(out): cannot create --out-dir: \(OutputFile.reason(error))", .cannotCreate)
+                    throw CommandLineError("\(out): cannot create \(Setting.outDir): \(OutputFile.reason(error))", .cannotCreate)
                 }
                 isDir = true
             } else if dryRun && !FileManager.default.fileExists(atPath: out) {
                 isDir = true                                   // a dry run creates nothing
             }
-            guard isDir.boolValue else { throw CommandLineError("\(out): --out-dir is not a directory", .cannotCreate) }
+            guard isDir.boolValue else { throw CommandLineError("\(out): \(Setting.outDir) is not a directory", .cannotCreate) }
             guard !FileManager.default.fileExists(atPath: out) || access(out, W_OK) == 0 else {
-                throw CommandLineError("\(out): --out-dir is not writable", .cannotCreate)
+                throw CommandLineError("\(out): \(Setting.outDir) is not writable", .cannotCreate)
             }
         }
         var defaults: [String: Any] = ["command": cmd.rawValue]

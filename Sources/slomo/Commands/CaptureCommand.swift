@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import SlomoCore
+import SlomoSystem
 import SlomoKit
 
 struct CaptureCommand: ParsableCommand {
@@ -81,9 +82,9 @@ struct CaptureCommand: ParsableCommand {
     func previewOptions() throws -> PreviewSettings? {
         guard let preview else { return nil }
         let fps = try OptionValues.rational(previewFps, option: .previewFps)
-        if preview == "-" && json { throw CommandLineError("--preview - takes stdout: drop --json (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest) }
+        if preview == "-" && json { throw CommandLineError("\(Setting.preview) - takes stdout: drop \(Setting.json) (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest) }
         // a reader that goes away must end the preview, not the capture
-        signal(SIGPIPE, SIG_IGN)
+        ProcessSignals.ignoreBrokenPipes()
         var p = PreviewSettings(output: preview)
         p.fps = fps
         p.width = previewWidth
@@ -94,7 +95,7 @@ struct CaptureCommand: ParsableCommand {
     /// `--audio`, `--audio-rate`, `--audio-channels` (exit 64 on values out of range).
     func audioOptions() throws -> AudioSettings? {
         guard let audio else {
-            if audioRate != nil || audioChannels != nil || audioCodec != nil { throw CommandLineError("--audio-rate/--audio-channels/--audio-codec need --audio DEVICE", .badRequest) }
+            if audioRate != nil || audioChannels != nil || audioCodec != nil { throw CommandLineError("\(Setting.audioRate)/\(Setting.audioChannels)/\(Setting.audioCodec) need \(Setting.audio) DEVICE", .badRequest) }
             return nil
         }
         let settings = AudioSettings(device: audio, rate: audioRate, channels: audioChannels, codec: audioCodec)
@@ -103,21 +104,21 @@ struct CaptureCommand: ParsableCommand {
     }
 
     func run() throws {
-        StopFlag.install()      // first: a SIGINT during device set-up must stop, not be lost
+        ProcessSignals.interruptsStopTheRun()      // first: a SIGINT during device set-up must stop, not be lost
         let limits = try limitOptions()
         let triggerSettings = try triggerOptions()
         let previewSettings = try previewOptions()
         if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
         let settings = try recordingOptions(limits: limits, firstShot: triggerSettings?.firstShot ?? 1)
         let controls = try cameraControls.requests()
-        if !controls.isEmpty && source != nil { throw CommandLineError("camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source", .badRequest) }
+        if !controls.isEmpty && source != nil { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) need a V4L2 device, not \(Setting.source)", .badRequest) }
         if devices.count > 1 {
             try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings, controls: controls)
             return
         }
         let src: CaptureSource
         if let source {
-            guard devices.isEmpty else { throw CommandLineError("give a DEVICE or --source, not both", .badRequest) }
+            guard devices.isEmpty else { throw CommandLineError("give a DEVICE or \(Setting.source), not both", .badRequest) }
             src = try SyntheticSource(spec: source)
         } else {
             src = try DeviceCapture.open(request(devices.first ?? "/dev/video0", controls: controls))
@@ -128,7 +129,7 @@ struct CaptureCommand: ParsableCommand {
         Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
                       + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
         if let t = triggerSettings {
-            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : t.kind == .signal ? "SIGUSR1 (kill -USR1 \(getpid()))" : "motion"
+            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : t.kind == .signal ? "SIGUSR1 (kill -USR1 \(CurrentProcess.id))" : "motion"
             let json = self.json, camera = src.name
             // the human line always: scripts wait for `slomo: armed` (Docs/Capture.md)
             session.onArmed = {
@@ -177,7 +178,7 @@ struct CaptureCommand: ParsableCommand {
     /// an existing file), a segment that cannot be laid out.
     func recordingOptions(limits: CaptureLimits, firstShot: Int = 1) throws -> RecordingSettings {
         var settings = RecordingSettings(output: output)
-        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("--codec '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
+        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("\(Setting.codec) '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
         settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
@@ -240,15 +241,15 @@ let shots = report.shots ?? []
     /// the same mode options; the sound and the preview go with the first camera.
     func runSeveral(settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
                     preview previewSettings: PreviewSettings?, controls: ControlRequests) throws {
-        guard source == nil else { throw CommandLineError("give DEVICEs or --source, not both", .badRequest) }
+        guard source == nil else { throw CommandLineError("give DEVICEs or \(Setting.source), not both", .badRequest) }
         guard output.contains("{camera}") else {
             throw CommandLineError("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .badRequest)
         }
         guard Set(devices).count == devices.count else { throw CommandLineError("a device is given twice: \(devices.joined(separator: " "))", .badRequest) }
         if let t = trigger, case .motion = t.kind {
-            throw CommandLineError("--trigger motion with several cameras is not supported: use stdin or signal (one event for all)", .badRequest)
+            throw CommandLineError("\(Setting.trigger) motion with several cameras is not supported: use stdin or signal (one event for all)", .badRequest)
         }
-        if statsPlot != nil { throw CommandLineError("--stats-plot with several cameras is not supported: see each OUTPUT.capture.json", .badRequest) }
+        if statsPlot != nil { throw CommandLineError("\(Setting.statsPlot) with several cameras is not supported: see each OUTPUT.capture.json", .badRequest) }
         var sessions: [CaptureSession] = []
         for (i, d) in devices.enumerated() {
             var s = settings
@@ -263,7 +264,7 @@ let shots = report.shots ?? []
             Console.error("slomo: ring: \(s.source.name): \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB")
         }
         if let t = trigger {
-            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : "SIGUSR1 (kill -USR1 \(getpid()))"
+            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : "SIGUSR1 (kill -USR1 \(CurrentProcess.id))"
             let armed = ArmedCount(sessions.count), n = sessions.count
             for s in sessions { s.onArmed = { if armed.one() { Console.error("slomo: armed: \(n) cameras waiting for \(what)") } } }
         }
@@ -286,9 +287,9 @@ let shots = report.shots ?? []
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
-            for (name, given) in [("--pre-trigger", preTrigger != nil), ("--post-trigger", postTrigger != nil),
-                                  ("--trigger-region", triggerRegion != nil), ("--shots", shots != 1), ("--continue-shots", continueShots)] where given {
-                throw CommandLineError("\(name) needs --trigger stdin|signal|motion", .badRequest)
+            for (name, given) in [(Setting.preTrigger, preTrigger != nil), (.postTrigger, postTrigger != nil),
+                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots)] where given {
+                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion", .badRequest)
             }
             return nil
         }
@@ -300,17 +301,17 @@ let shots = report.shots ?? []
                                 shots: shots)
         if continueShots {
             guard TriggerSettings.hasShotNumber(output) else {
-                throw CommandLineError("-o \(output): --continue-shots needs %d or %03d in the name for the shot number", .badRequest)
+                throw CommandLineError("-o \(output): \(Setting.continueShots) needs %d or %03d in the name for the shot number", .badRequest)
             }
             // after the highest shot of any camera, so that no camera's file is taken
             t.firstShot = (1...Swift.max(1, devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
         }
-        guard shots >= 0 else { throw CommandLineError("--shots \(shots): must be 0 (until stopped) or more", .badRequest) }
+        try t.validate()
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
-            throw CommandLineError("-o \(output): --shots \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)
+            throw CommandLineError("-o \(output): \(Setting.shots) \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)
         }
         if let triggerRegion {
-            guard case .motion = kind else { throw CommandLineError("--trigger-region is for --trigger motion", .badRequest) }
+            guard case .motion = kind else { throw CommandLineError("\(Setting.triggerRegion) is for \(Setting.trigger) motion", .badRequest) }
             t.region = try PixelRegion(parsing: triggerRegion)
         }
         return t

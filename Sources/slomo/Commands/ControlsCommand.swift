@@ -22,11 +22,13 @@ struct ControlsCommand: ParsableCommand {
     @Option(help: "Read a saved 'v4l2-ctl --list-ctrls-menus' text instead of a device.", completion: .file()) var listing: String?
     @Flag(help: "Print JSON.") var json = false
 
-    func validate() throws {
-        if listing != nil && device != nil { throw ValidationError("--listing takes no DEVICE") }
+    /// Combinations and ranges, refused in the command line's words before anything opens.
+    func check() throws {
+        if listing != nil && device != nil { throw CommandLineError("\(Setting.listing) takes no DEVICE", .badRequest) }
     }
 
     func run() throws {
+        try check()
         let report = try listing.map { try DeviceService.controls(listing: $0) } ?? DeviceService.controls(device: device ?? "/dev/video0")
         if json { try JSONOutput.print(report); return }
         if let d = report.device { Console.out("\(d.path): \(d.card) (\(d.driver), \(d.bus))") } else { Console.out("\(report.source):") }

@@ -41,7 +41,6 @@ struct ExportCommand: ParsableCommand {
         if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
         run.job.frameBlend = frameBlend; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
-        guard threads >= 0 else { throw CommandLineError("--threads \(threads): expected 0 (all cores) or more", .badRequest) }
         run.threads = threads
         let r = try run.exportRequest()
         let reporter = try ProgressReporter(mode: progress, label: "export")
@@ -96,7 +95,7 @@ final class ProgressReporter: @unchecked Sendable {
         case "auto": self.mode = bar.enabled ? .bar : .none
         case "json": self.mode = .json
         case "none": self.mode = .none
-        default: throw CommandLineError("--progress '\(mode)': expected auto, json or none", .badRequest)
+        default: throw SettingError(.progress, mode, "expected auto, json or none")
         }
     }
 

@@ -36,16 +36,18 @@ struct FormatsCommand: ParsableCommand {
     @Option(help: "Most modes measured (unadvertised sizes first, then fastest).") var measureLimit = 12
     @OptionGroup(title: "Camera controls (with --apply)") var cameraControls: ControlOptions
 
-    func validate() throws {
-        if listing != nil && (device != nil || apply || measure) { throw ValidationError("--listing takes no DEVICE, --apply or --measure") }
-        if measure && apply { throw ValidationError("--measure and --apply are separate runs") }
-        if !(1...200).contains(measureLimit) { throw ValidationError("--measure-limit \(measureLimit): must be in 1...200") }
+    /// Combinations and ranges, refused in the command line's words before anything opens.
+    func check() throws {
+        if listing != nil && (device != nil || apply || measure) { throw CommandLineError("\(Setting.listing) takes no DEVICE, \(Setting.apply) or \(Setting.measure)", .badRequest) }
+        if measure && apply { throw CommandLineError("\(Setting.measure) and \(Setting.apply) are separate runs", .badRequest) }
+        if !(1...200).contains(measureLimit) { throw SettingError(.measureLimit, String(measureLimit), "must be in 1...200", quoted: false) }
     }
 
     func run() throws {
+        try check()
         let request = try DeviceService.request(format: format, size: size, minSize: minSize, fps: fps, prefer: prefer)
         let controls = try cameraControls.requests()
-        if !controls.isEmpty && !apply { throw CommandLineError("camera controls (--shutter, --gain, --control…) are set with --apply", .badRequest) }
+        if !controls.isEmpty && !apply { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) are set with \(Setting.apply)", .badRequest) }
         let report: FormatsReport
         if let listing {
             report = try DeviceService.formats(listing: listing, request: request)

@@ -44,8 +44,8 @@ struct PlaySubcommand: ParsableCommand {
         r.pitch = pitch
         r.start = try OptionValues.seconds(start, option: .start)
         r.audio = !noAudio
-        guard (1...1000).contains(lead) else { throw CommandLineError("--lead \(lead): expected 1...1000 (milliseconds)", .badRequest) }
         r.lead = Rational(Int64(lead), 1000)
+        try r.validate()
         let queue = PlayCommandQueue()
         Thread.detachNewThread {
             while let line = readLine() {

@@ -39,7 +39,7 @@ struct VideoJobOptions: ParsableArguments {
         switch relativeTo {
         case "original": run.fromOriginal = true
         case "current": run.fromOriginal = false
-        default: throw CommandLineError("--relative-to '\(relativeTo)': expected original or current", .badRequest)
+        default: throw SettingError(.relativeTo, relativeTo, "expected original or current")
         }
         run.job.realTime = realTime
     }

@@ -77,15 +77,19 @@ struct CLIFailure: Error {
 }
 
 /// A refusal the command line words itself, naming its own flags.
+/// Flags are interpolated as `Setting`s (`"\(Setting.statsPlot) with several cameras…"`), so
+/// that every flag is spelled by `CLIFailure.flag`, in one place.
 struct CommandLineError: SlomoFailure {
-    let message: String
+    let wording: Wording
     let kind: FailureKind
-    init(_ message: String, _ kind: FailureKind) { self.message = message; self.kind = kind }
-    var wording: Wording { Wording(verbatim: message) }
+    init(_ wording: Wording, _ kind: FailureKind) { self.wording = wording; self.kind = kind }
 }
 
 /// The CLI's own settings (the library's are in `Setting`).
 extension Setting {
 
-    static let measureSeconds = Setting("measureSeconds")
+    static let measureSeconds = Setting("measureSeconds"), listing = Setting("listing"), measure = Setting("measure")
+    static let measureLimit = Setting("measureLimit")
+    static let json = Setting("json"), audio = Setting("audio"), statsPlot = Setting("statsPlot"), apply = Setting("apply")
+    static let continueShots = Setting("continueShots")
 }

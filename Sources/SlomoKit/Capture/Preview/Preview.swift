@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 import SlomoFFmpeg
 
 /// `capture --preview OUT`: a low-rate picture of what the camera sees, while recording or armed,
@@ -130,7 +131,7 @@ final class PreviewWriter: @unchecked Sendable {
         while !isStopping {
             next = next + period
             let wait = ((next - CaptureClock.now()) * Rational(1_000_000)).rounded(.up)
-            if wait > 0 { usleep(UInt32(min(wait, 1_000_000))) }
+            if wait > 0 { CurrentProcess.sleep(microseconds: Int(min(wait, 1_000_000))) }
             // the newest frame, unpinned: the preview never holds the camera back
             guard let f = RingReader.newest(in: ring), f.index != last else { report.framesSkipped += 1; continue }
             let m = f.meta

@@ -1,4 +1,5 @@
 import SlomoCore
+import SlomoV4L2
 
 /// How `slomo capture DEVICE` picks and opens a camera.
 public struct DeviceCaptureRequest: Sendable {
@@ -22,14 +23,10 @@ public struct DeviceCaptureRequest: Sendable {
     }
 }
 
-/// Opens V4L2 capture sources. The V4L2 layer installs `opener`; without it, devices are unavailable.
+/// Opens V4L2 capture sources: the mode picked, the rate locked and read back, the controls set.
+/// `syscalls` is the kernel (tests pass a fake driver).
 public enum DeviceCapture {
-    nonisolated(unsafe) public static var opener: ((DeviceCaptureRequest) throws -> CaptureSource)? = DeviceService.openCapture
-
-    public static func open(_ r: DeviceCaptureRequest) throws -> CaptureSource {
-        guard let opener else {
-            throw CaptureError.noV4L2(device: r.device)
-        }
-        return try opener(r)
+    public static func open(_ r: DeviceCaptureRequest, syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> CaptureSource {
+        try DeviceService.openCapture(r, syscalls: syscalls)
     }
 }

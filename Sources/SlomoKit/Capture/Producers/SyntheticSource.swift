@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 import SlomoFFmpeg
 
 /// A camera stand-in: calibration frames (the generator's picture and code) at a given rate, paced
@@ -9,7 +10,10 @@ import SlomoFFmpeg
 /// Like a driver with `buffers` queued buffers, a paced source drops (skips sequence numbers) the
 /// frames its reader is more than `buffers` frame periods late for; timestamps are the frames' due
 /// times, as a driver stamps each frame when it is filled.
-/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0`.
+/// A machine-vision camera's numbering and damage are played too: `counter=gev16` numbers frames as
+/// GigE Vision 1.x does (1…65535, then 1), `first-id` sets the first number (to cross a wrap soon),
+/// `damage-every=N` delivers every Nth frame incomplete (packets missing).
+/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,counter=v4l2|gev16|wide,first-id=0,damage-every=0`.
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
@@ -24,8 +28,11 @@ public final class SyntheticSource: CaptureSource {
     let pace: Bool
     /// Skip a sequence number every N frames (simulates driver drops; 0 = never).
     let dropEvery: Int
+    /// Every Nth frame arrives damaged (0 = never).
+    let damageEvery: Int
+    public let frameCounter: FrameCounter
     private var index: Int64 = 0
-    private var sequence: UInt32 = 0
+    private var sequence: UInt64 = 0
     private var startTime: Rational = .zero
     private let yuv: Frame
     private let packed: Frame?
@@ -41,7 +48,9 @@ public final class SyntheticSource: CaptureSource {
     public init(spec text: String) throws {
         let spec = try SyntheticSpec(parsing: text)
         let fps = spec.fps, size = spec.size, fmt = spec.format, gop = spec.gop, preload = spec.preload
-        self.fps = fps; pace = spec.pace; dropEvery = spec.dropEvery; buffers = spec.buffers; stillUntil = spec.stillUntil
+        self.fps = fps; pace = spec.pace; dropEvery = spec.dropEvery; damageEvery = spec.damageEvery
+        frameCounter = spec.counter; sequence = spec.firstID
+        buffers = spec.buffers; stillUntil = spec.stillUntil
         let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : "YU12"
         let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" ? size.0 : 0
         let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : size.0 * size.1 * 3 + 4096
@@ -86,14 +95,14 @@ public final class SyntheticSource: CaptureSource {
     public func start() throws { startTime = CaptureClock.now() }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
-        if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 { index += 1; sequence &+= 1 }
+        if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 { index += 1; sequence = frameCounter.advanced(sequence, by: 1) }
         if pace {
             // a reader more than `buffers` periods late finds only the newest frames (driver drops)
             let now = CaptureClock.now()
             let latest = ((now - startTime) * fps).floor
             if latest - index >= Int64(buffers) {
                 let lost = latest - index - Int64(buffers) + 1
-                index += lost; sequence &+= UInt32(truncatingIfNeeded: lost)
+                index += lost; sequence = frameCounter.advanced(sequence, by: UInt64(lost))
             }
         }
         let due = startTime + Rational(index) / fps
@@ -102,7 +111,7 @@ public final class SyntheticSource: CaptureSource {
                 let now = CaptureClock.now()
                 if now >= due { break }
                 let wait = ((due - now) * Rational(1_000_000)).rounded(.up)
-                usleep(UInt32(Swift.min(wait, 100_000)))
+                CurrentProcess.sleep(microseconds: Int(Swift.min(wait, 100_000)))
             }
         }
         let view: UnsafeRawBufferPointer
@@ -113,9 +122,10 @@ public final class SyntheticSource: CaptureSource {
             let n = try render(index: index)
             view = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
         }
-        body(BorrowedFrame(planes: [view], timestamp: due, sequence: sequence))
+        let damaged = damageEvery > 0 && index > 0 && index % Int64(damageEvery) == 0
+        body(BorrowedFrame(planes: [view], timestamp: due, sequence: sequence, damage: damaged ? .incomplete(missingPackets: 3) : nil))
         index += 1
-        sequence &+= 1
+        sequence = frameCounter.advanced(sequence, by: 1)
         return nil
     }
 
@@ -162,7 +172,8 @@ public final class SyntheticSource: CaptureSource {
 /// parsed and checked (a `SettingError` naming the whole spec).
 struct SyntheticSpec {
     var fps = Rational(240), size = (640, 360), format = "mjpeg", pace = true
-    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30
+    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30, damageEvery = 0
+    var counter = FrameCounter.v4l2, firstID: UInt64 = 0
 
     init(parsing text: String) throws(SettingError) {
         let body = text.hasPrefix("synthetic:") ? String(text.dropFirst("synthetic:".count)) : (text == "synthetic" ? "" : text)
@@ -189,6 +200,16 @@ struct SyntheticSpec {
             case "drop-every":
                 guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "drop-every must be a whole number", quoted: false) }
                 dropEvery = n
+            case "damage-every":
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "damage-every must be a whole number", quoted: false) }
+                damageEvery = n
+            case "counter":
+                let counters = ["v4l2": FrameCounter.v4l2, "gev16": .gigEVision16, "wide": .wide]
+                guard let c = counters[kv[1]] else { throw SettingError(.source, text, "counter must be v4l2, gev16 or wide", quoted: false) }
+                counter = c
+            case "first-id":
+                guard let n = UInt64(kv[1]) else { throw SettingError(.source, text, "first-id must be a whole number", quoted: false) }
+                firstID = n
             case "still-until":
                 guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "still-until must be a frame number", quoted: false) }
                 stillUntil = n
@@ -198,8 +219,11 @@ struct SyntheticSpec {
             case "preload":
                 guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, text, "preload must be in 0...10000", quoted: false) }
                 preload = n
-            default: throw SettingError(.source, text, "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload)", quoted: false)
+            default: throw SettingError(.source, text, "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every)", quoted: false)
             }
+        }
+        guard (counter.first...counter.last).contains(firstID) else {
+            throw SettingError(.source, text, "first-id must be in \(counter.first)...\(counter.last) for this counter", quoted: false)
         }
     }
 }

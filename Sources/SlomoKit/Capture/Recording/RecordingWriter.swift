@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+import SlomoSystem
 #endif
 import SlomoCore
 import SlomoFFmpeg
@@ -41,7 +41,7 @@ final class RecordingWriter {
     private var lastTimestamp: Rational?
     /// `fdatasync`s done, their total and longest time (µs), and why syncing stopped (a file system that refuses it).
     private(set) var syncs = FileSyncs()
-    private var syncFD: Int32 = -1
+    private var syncFile: FileDescriptor?
     private var lastSync: Rational?
     /// The codec the sound is stored with: lossless, as a capture is a master — PCM where the
     /// container holds it, ALAC in MP4 (which in FFmpeg 5.1 holds neither PCM nor, without
@@ -230,18 +230,17 @@ final class RecordingWriter {
         if !force, let last = lastSync, timestamp - last < Rational(1) { return }
         if lastSync == nil && !force { lastSync = timestamp; return }
         lastSync = timestamp
-        if syncFD < 0 {
+        if syncFile == nil {
             // only a regular file is synced (a FIFO or device output is not a file on a disk)
-            var st = stat()
-            guard stat(settings.output, &st) == 0, st.st_mode & S_IFMT == S_IFREG else { syncs.refused = "the output is not a regular file"; return }
-            syncFD = Glibc.open(settings.output, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+            guard (try? Files.status(settings.output).isRegular) == true else { syncs.refused = "the output is not a regular file"; return }
+            do throws(Errno) { syncFile = try FileDescriptor.openForReading(settings.output) } catch {
+                syncs.refused = "cannot open for fdatasync: \(error.words)"; return
+            }
         }
-        guard syncFD >= 0 else { syncs.refused = "cannot open for fdatasync: \(String(cString: strerror(errno)))"; return }
         let start = CaptureClock.now()
-        if fdatasync(syncFD) != 0 {
-            let e = errno
-            if e == EINVAL || e == EROFS || e == ENOTSUP { syncs.refused = "the file system refuses fdatasync (\(String(cString: strerror(e))))"; return }
-            throw CaptureError.syncFailed(output: settings.output, errno: e)
+        do throws(Errno) { try syncFile?.dataSync() } catch {
+            if [.invalidArgument, .readOnlyFileSystem, .notSupported].contains(error) { syncs.refused = "the file system refuses fdatasync (\(error.words))"; return }
+            throw CaptureError.syncFailed(output: settings.output, errno: error.rawValue)
         }
         let micros = ((CaptureClock.now() - start) * Rational(1_000_000)).rounded(.nearest)
         syncs.count += 1
@@ -249,7 +248,7 @@ final class RecordingWriter {
         syncs.maxMicros = Swift.max(syncs.maxMicros, micros)
     }
 
-    deinit { if syncFD >= 0 { Glibc.close(syncFD) } }
+    deinit { syncFile?.close() }
 
     private func outputTime(_ timestamp: Rational) -> Rational {
         let t = timestamp - first!

@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// The RAM ring between the capture thread and everything else: `capacity` slots of `slotBytes`
 /// each, allocated (and locked in memory where allowed) before streaming starts, so the capture
@@ -16,7 +17,7 @@ final class FrameRing: @unchecked Sendable {
     // only for indices they pinned (or check with `isIntact` afterwards).
     struct Meta: Sendable {
         var timestamp = Rational.zero
-        var sequence: UInt32 = 0
+        var sequence: UInt64 = 0
         var bytes = 0
     }
 
@@ -47,16 +48,12 @@ final class FrameRing: @unchecked Sendable {
         var note: String?
         var ok = false
         if lockInMemory {
-            ok = mlock(memory, total) == 0
-            if !ok {
-                let e = errno
-                // root may raise its own limit; others keep the limit and the note
-                var lim = rlimit(rlim_cur: rlim_t.max, rlim_max: rlim_t.max)       // RLIM_INFINITY
-                if setrlimit(__rlimit_resource_t(8) /* RLIMIT_MEMLOCK on Linux; the macro does not import */, &lim) == 0 && mlock(memory, total) == 0 {
-                    ok = true
-                } else {
-                    note = "mlock of \(total) bytes refused (\(String(cString: strerror(e))); raise RLIMIT_MEMLOCK, ulimit -l): pages were touched instead"
-                }
+            // root may raise its own limit; others keep the limit and the note
+            do throws(Errno) {
+                try CurrentProcess.lockInMemory(memory, total)
+                ok = true
+            } catch {
+                note = "mlock of \(total) bytes refused (\(error.words); raise RLIMIT_MEMLOCK, ulimit -l): pages were touched instead"
             }
         } else {
             note = "not locked (asked not to)"
@@ -71,7 +68,7 @@ final class FrameRing: @unchecked Sendable {
     }
 
     deinit {
-        if locked { munlock(memory, totalBytes) }
+        if locked { CurrentProcess.unlock(memory, totalBytes) }
         memory.deallocate()
     }
 

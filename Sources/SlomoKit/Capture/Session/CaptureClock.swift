@@ -1,20 +1,20 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// The clocks capture compares: CLOCK_MONOTONIC (V4L2's buffer clock, trigger events) and
 /// CLOCK_REALTIME (wall time for reports), to the microsecond as V4L2 stamps buffers.
 enum CaptureClock {
-    static func now(_ clock: clockid_t = CLOCK_MONOTONIC) -> Rational {
-        var ts = timespec()
-        clock_gettime(clock, &ts)
-        return time(ts)
+    static func now(_ clock: clockid_t = Clock.monotonic) -> Rational {
+        let t = Clock.now(clock)
+        return time(seconds: t.seconds, nanoseconds: t.nanoseconds)
     }
 
     /// The wall-clock time (CLOCK_REALTIME) of monotonic time `t`: the two clocks' difference,
     /// read back to back once per process (so the file and the report agree to the microsecond),
     /// added to `t`.
     static func wallTime(ofMonotonic t: Rational) -> Rational { t + wallOffset }
-    private static let wallOffset: Rational = { let mono = now(CLOCK_MONOTONIC); return now(CLOCK_REALTIME) - mono }()
+    private static let wallOffset: Rational = { let mono = now(Clock.monotonic); return now(Clock.realTime) - mono }()
 
     /// A wall-clock time as ISO 8601 UTC with microseconds, as MP4/MOV/Matroska's `creation_time`.
     /// Formatted by hand with `gmtime_r`: it runs on the writer thread at the first frame, and
@@ -30,8 +30,8 @@ enum CaptureClock {
             + "\(pad(Int64(c.tm_hour), 2)):\(pad(Int64(c.tm_min), 2)):\(pad(Int64(c.tm_sec), 2)).\(pad(micros % 1_000_000, 6))Z"
     }
 
-    /// A `timespec` as exact seconds, truncated to the microsecond.
-    static func time(_ ts: timespec) -> Rational {
-        Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)
+    /// A kernel time (seconds, nanoseconds) as exact seconds, truncated to the microsecond.
+    static func time(seconds: Int64, nanoseconds: Int64) -> Rational {
+        Rational(seconds * 1_000_000 + nanoseconds / 1000, 1_000_000)
     }
 }

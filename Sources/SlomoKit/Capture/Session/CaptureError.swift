@@ -4,7 +4,8 @@ import SlomoCore
 /// Why a capture could not start, or stopped.
 public enum CaptureError: SlomoFailure, Sendable {
     /// This build has no V4L2 capture.
-    case noV4L2(device: String)
+    /// `--trigger signal` in a process whose application did not take its signals (`ProcessSignals.own()`).
+    case signalsNotOwned(source: String)
     /// The recording's container cannot hold the chosen video codec.
     case codecNotInContainer(output: String, codec: String, container: String)
     /// The container refused to say what it holds.
@@ -40,7 +41,7 @@ public enum CaptureError: SlomoFailure, Sendable {
 
     public var kind: FailureKind {
         switch self {
-        case .noV4L2, .soundEncoderMissing, .ratesDiffer: return .unavailable
+        case .signalsNotOwned, .soundEncoderMissing, .ratesDiffer: return .unavailable
         case .rawFormatUnsupported: return .badData
         case .noSoundEncoder, .synthetic: return .bug
         case .syncFailed, .stopped: return .ioFailed
@@ -50,7 +51,7 @@ public enum CaptureError: SlomoFailure, Sendable {
 
     public var wording: Wording {
         switch self {
-        case .noV4L2(let device): return "\(device): V4L2 capture is not available in this build"
+        case .signalsNotOwned(let source): return "\(source): a SIGUSR1 trigger needs the application to own the process's signals (ProcessSignals.own() at the start of main)"
         case .codecNotInContainer(let output, let codec, let container):
             return "\(output): \(Setting.codec) \(codec) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)"
         case .containerRefused(let output, let why): return "\(output): \(why)"

@@ -16,9 +16,9 @@ public struct ShotReport: Codable, Sendable {
     public var preFramesAsked: Int
     public var postFramesAsked: Int
     public var framesWritten: Int64
-    public var triggerSequence: UInt32
-    public var firstSequence: UInt32
-    public var lastSequence: UInt32
+    public var triggerSequence: UInt64
+    public var firstSequence: UInt64
+    public var lastSequence: UInt64
     /// Sequence gaps inside the shot (frames the driver dropped).
     public var sequenceGaps: Int64
     /// When the trigger happened (CLOCK_MONOTONIC; for the image trigger, the frame's time).

@@ -18,7 +18,7 @@ extension CaptureSession {
             warnings.append("achieved \(Seconds(achieved)) fps is more than 1 % below the mode's \(Seconds(nominal)) fps: \(cause)")
         }
         warnings += continuity.warnings
-        if s.driverErrors > 0 { warnings.append("\(s.driverErrors) buffers flagged damaged by the driver (V4L2_BUF_FLAG_ERROR) were not stored") }
+        if s.driverErrors > 0 { warnings.append(s.damageWords) }
         if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
         if let clock = source.timestampClock, clock.clock != .monotonic {
             warnings.append("timestamps are \(clock), not CLOCK_MONOTONIC: times in the file are the driver's")

@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// Pre/post-trigger recording: triggers pick shots out of the ring; each is saved as it completes.
 extension CaptureSession {
@@ -141,14 +142,15 @@ extension CaptureSession {
         let reader = shot.reader
         var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
         var gaps: Int64 = 0
-        var prev: UInt32?
+        var prev: UInt64?
+        let counter = source.frameCounter
         while reader.position <= shot.end, case .frame(let f) = reader.next() {
             let m = f.meta
             if first == nil { stampClock(w) }
             _ = try w.write(f.bytes, timestamp: m.timestamp)
             if first == nil { first = m }
             if f.index == shot.triggerIndex { trig = m }
-            if let p = prev, m.sequence &- p > 1 { gaps += Int64(m.sequence &- p) - 1 }
+            if let p = prev { gaps += Int64(counter.lost(from: p, to: m.sequence)) }
             prev = m.sequence
             last = m
             reader.release()
@@ -302,8 +304,7 @@ extension CaptureSession {
     }
 
     static func threadCPUTime() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let t = Clock.now(Clock.threadCPUTime)
+        return Double(t.seconds) + Double(t.nanoseconds) / 1e9
     }
 }

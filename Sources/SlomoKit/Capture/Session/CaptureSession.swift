@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 import SlomoFFmpeg
 
 /// Capture: a capture thread (real-time priority where allowed) takes each frame from the source,
@@ -34,11 +35,14 @@ public final class CaptureSession: @unchecked Sendable {
     /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
     var cameraStoppedAt: Rational?
     var startError: Error?
+    /// Raised to end the capture cleanly (SIGINT/SIGTERM through the application's handler).
+    let stopToken: StopToken
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
     public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
-                audio: AudioSettings? = nil, preview: PreviewSettings? = nil) throws {
+                audio: AudioSettings? = nil, preview: PreviewSettings? = nil, stop: StopToken = ProcessSignals.interrupt) throws {
         self.source = source
+        self.stopToken = stop
         var settings = settings
         let controls = source.cameraControls()
         if !controls.isEmpty { settings.metadata["slomo_controls"] = AppliedControl.metadataText(controls) }
@@ -65,9 +69,12 @@ public final class CaptureSession: @unchecked Sendable {
         // 64 MiB ring can span hours): a shot's or a lagging writer's start is still there when read
         let ringSeconds = source.format.frameDuration.map { (Rational(Int64(plan.slots)) * $0).ceiling } ?? 0
         audioCapture = try audio.map { try AudioCapture($0, seconds: Int(Swift.min(600, Swift.max(60, 2 * ringSeconds + 10)))) }
-        // SIGUSR1's handler goes in now: a signal sent before the camera streams is stamped and
-        // kept, never the default action (which ends the process)
-        if trigger?.kind == .signal { signalEvents = TriggerEvents(kind: .signal) }
+        // SIGUSR1 events are taken from now on: a signal sent before the camera streams is stamped
+        // and kept (the application's handler stamps it; ProcessSignals)
+        if trigger?.kind == .signal {
+            guard ProcessSignals.isOwned else { throw CaptureError.signalsNotOwned(source: source.name) }
+            signalEvents = TriggerEvents(kind: .signal)
+        }
         if let t = trigger, case .motion = t.kind {
             guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
                 throw CaptureError.motionNeedsRawFrames(source: source.name, fourcc: source.format.fourcc)
@@ -165,9 +172,10 @@ public final class CaptureSession: @unchecked Sendable {
         stats.intervalsMicros.reserveCapacity(Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
         var firstTime: Rational?
         var stop: (StopReason, String?)?
-        continuity = TimestampContinuity(frameDuration: source.format.frameDuration)
+        let counter = source.frameCounter
+        continuity = TimestampContinuity(frameDuration: source.format.frameDuration, counter: counter)
         while stop == nil {
-            if StopFlag.isRaised { stop = (.signal, nil); break }
+            if stopToken.isRaised { stop = (.signal, nil); break }
             lock.lock(); let ended = endRequested; lock.unlock()
             if ended { break }
             let end: CaptureEnd?
@@ -176,7 +184,7 @@ public final class CaptureSession: @unchecked Sendable {
                     let time = continuity.mend(f.timestamp, sequence: f.sequence)
                     if firstTime == nil { firstTime = time }
                     if let d = limits.duration, time - firstTime! >= d { stop = (.duration, nil); return }
-                    stats.record(sequence: f.sequence, timestamp: time)
+                    stats.record(sequence: f.sequence, timestamp: time, counter: counter)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
                     store(f, at: time, in: ring, planes: multiPlane)
                 }
@@ -200,7 +208,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// `planes`: a multi-planar format's layout, each plane where the picture's layout puts it.
     @inline(__always)
     func store(_ f: BorrowedFrame, at time: Rational, in ring: FrameRing, planes multiPlane: PlaneLayout?) {
-        if f.driverError { stats.driverErrors += 1; return }
+        if let d = f.damage { stats.damaged(d); return }
         if f.byteCount == 0 { stats.shortFrames += 1; return }
         if let l = multiPlane {
             guard f.planes.count >= l.offsets.count,

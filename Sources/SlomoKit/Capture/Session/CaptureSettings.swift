@@ -62,6 +62,11 @@ public struct TriggerSettings: Sendable {
         self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
     }
 
+    /// The ranges a trigger's settings take, in the same words for every front end.
+    public func validate() throws(SettingError) {
+        guard shots >= 0 else { throw SettingError(.shots, String(shots), "must be 0 (until stopped) or more", quoted: false) }
+    }
+
     /// The first shot number whose file does not exist yet, after the highest one that does (up
     /// to 100,000 shots); 1 for a template without a shot number.
     public static func nextFreeShot(_ template: String) -> Int {
@@ -91,23 +96,4 @@ public struct TriggerSettings: Sendable {
 
     /// `%d` or `%0Nd` in an output name.
     static let shotNumber = #"%0?[0-9]*d"#
-}
-
-/// SIGINT/SIGTERM as a flag: a capture finishes its file cleanly instead of dying.
-/// The flag is an atomic (ThreadSanitizer found the plain `sig_atomic_t` racing with the capture
-/// thread's read), made before the handlers exist, and the handler keeps `errno` as it found it:
-/// it may interrupt any call on any thread.
-public enum StopFlag {
-    static let raised = Atomic<Int32>(0)
-    public static var isRaised: Bool { raised.load(ordering: .acquiring) != 0 }
-    public static func install() {
-        _ = isRaised
-        let handler: @convention(c) (Int32) -> Void = { _ in
-            let saved = errno
-            StopFlag.raised.store(1, ordering: .releasing)
-            errno = saved
-        }
-        signal(SIGINT, handler)
-        signal(SIGTERM, handler)
-    }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SlomoALSA
 import SlomoAudio
 import SlomoCore
+import SlomoSystem
 import SlomoFFmpeg
 
 /// `capture --audio DEVICE`: what to record the sound from.
@@ -115,7 +116,7 @@ final class AudioCapture: @unchecked Sendable {
         stopping = true
         cond.broadcast()
         cond.unlock()
-        if wasRunning { while isRunning { usleep(1000) } }
+        if wasRunning { while isRunning { CurrentProcess.sleep(microseconds: 1000) } }
         pcm.close()
     }
 
@@ -215,19 +216,25 @@ final class AudioCapture: @unchecked Sendable {
     @discardableResult
     func copy(from: Int64, count: Int, into planes: inout [[Float]]) -> Int {
         cond.lock(); defer { cond.unlock() }
-        let oldest = max(0, end - Int64(capacity))
-        var real = 0
-        for c in 0..<channels { planes[c].reserveCapacity(planes[c].count + count) }
-        for i in 0..<count {
-            let p = from + Int64(i)
-            if p >= oldest && p < end && p >= 0 {
-                let base = ring + Int(p % Int64(capacity)) * channels
-                for c in 0..<channels { planes[c].append(Float(base[c]) / 32768) }
-                real += 1
-            } else {
-                for c in 0..<channels { planes[c].append(0) }
+        let start = planes[0].count
+        for c in 0..<channels { planes[c].append(contentsOf: repeatElement(0, count: count)) }
+        // the part the ring holds, [lo, hi): decoded a run at a time (the ring wraps once at most)
+        let lo = max(from, max(0, end - Int64(capacity))), hi = min(from + Int64(count), end)
+        guard lo < hi else { return 0 }
+        let scratch = UnsafeMutablePointer<Float>.allocate(capacity: Int(hi - lo) * channels)
+        defer { scratch.deallocate() }
+        var p = lo
+        while p < hi {
+            let slot = Int(p % Int64(capacity))
+            let run = Int(min(hi - p, Int64(capacity - slot)))
+            let samples = UnsafeRawBufferPointer(start: ring + slot * channels, count: run * channels * MemoryLayout<Int16>.size)
+            WAV.decode(samples, format: .s16, channels: channels, frames: run, into: (0..<channels).map { scratch + $0 * run })
+            let at = start + Int(p - from)
+            for c in 0..<channels {
+                planes[c].withUnsafeMutableBufferPointer { $0.baseAddress!.advanced(by: at).update(from: scratch + c * run, count: run) }
             }
+            p += Int64(run)
         }
-        return real
+        return Int(hi - lo)
     }
 }

@@ -19,14 +19,14 @@ final class CapturedAudio: RetimedAudio {
     private var next: Int64?
     private let converter: SampleConverter
     private var produced: Int64 = 0               // output frames handed out
-    private var out: [[Float]]
+    private var out: PlanarFIFO
     private var first: Int64?
     private let scratch: UnsafeMutableBufferPointer<Float>
 
     /// Output frames minus input frames so far: what following the card's clock added (+) or removed (−).
     var correction: Int64 {
         guard let first, let next else { return 0 }
-        return produced + Int64(out[0].count) + Int64(converter.delayedOutputSamples) - (next - first)
+        return produced + Int64(out.count) + Int64(converter.delayedOutputSamples) - (next - first)
     }
 
     init(capture: AudioCapture, start: Rational) throws {
@@ -34,7 +34,7 @@ final class CapturedAudio: RetimedAudio {
         self.start = start
         converter = try SampleConverter(channels: capture.channels, inRate: capture.rate, inFormat: .floatPlanar,
                                         outRate: capture.rate, outFormat: .floatPlanar, compensating: true)
-        out = Array(repeating: [], count: capture.channels)
+        out = PlanarFIFO(channels: capture.channels)
         scratch = .allocate(capacity: Self.block * capture.channels)
     }
 
@@ -49,7 +49,7 @@ final class CapturedAudio: RetimedAudio {
     func read(maxFrames: Int) throws -> [[Float]]? {
         guard produced < totalFrames else { return nil }
         let want = Int(min(Int64(maxFrames), totalFrames - produced))
-        while out[0].count < want {
+        while out.count < want {
             if next == nil {
                 // the first frame: the one the clock says was captured at `start` (wait for the clock to settle a little)
                 let clock = capture.waitForClock(pairs: 8, seconds: 1)
@@ -66,13 +66,12 @@ final class CapturedAudio: RetimedAudio {
             for c in 0..<channels { (scratch.baseAddress! + c * count).update(from: planes[c], count: count) }
             let inputs = (0..<channels).map { UnsafePointer(scratch.baseAddress! + $0 * count) }
             try converter.convert(fromPlanes: inputs, count: count) { o, n in
-                for c in 0..<channels { out[c].append(contentsOf: UnsafeBufferPointer(start: o[c], count: n)) }
+                out.append(o, count: n)
             }
             try followClock()
         }
-        let n = min(want, out[0].count)
-        let block = out.map { Array($0.prefix(n)) }
-        for c in 0..<channels { out[c].removeFirst(n) }
+        let n = min(want, out.count)
+        let block = out.take(n)
         produced += Int64(n)
         return block
     }
@@ -84,7 +83,7 @@ final class CapturedAudio: RetimedAudio {
     private func followClock() throws {
         guard let next, let (t, rate) = capture.clockNow.timeAndRate(ofPosition: next) else { return }
         let expected = ((t - start) * Rational(Int64(sampleRate))).rounded(.nearest)
-        let actual = produced + Int64(out[0].count) + Int64(converter.delayedOutputSamples)
+        let actual = produced + Int64(out.count) + Int64(converter.delayedOutputSamples)
         let perSecond = (Rational(Int64(sampleRate)) - rate).rounded(.nearest)
         let delta = Int(max(-Int64(sampleRate / 200), min(Int64(sampleRate / 200), perSecond + expected - actual)))
         // (each call replaces the previous one: a proportional correction, re-aimed every block)
@@ -98,8 +97,8 @@ final class CapturedAudio: RetimedAudio {
 /// in order as the renderer asks for them and kept until it discards them.
 final class LiveSampleSource: AudioFileSource {
     let captured: CapturedAudio
-    /// Frames pulled and not yet discarded; `base` is the source frame of `held[c][0]`.
-    private var held: [[Float]]
+    /// Frames pulled and not yet discarded; `base` is the source frame of the first.
+    private var held: PlanarFIFO
     private var base: Int64 = 0
     private var ended = false
     let path: String
@@ -111,26 +110,29 @@ final class LiveSampleSource: AudioFileSource {
     init(_ captured: CapturedAudio, path: String) {
         self.captured = captured
         self.path = path
-        held = Array(repeating: [], count: captured.channels)
+        held = PlanarFIFO(channels: captured.channels)
     }
 
     func read(at position: Int64, count: Int, into planes: [UnsafeMutablePointer<Float>]) throws {
-        while !ended && base + Int64(held[0].count) < position + Int64(count) {
+        while !ended && base + Int64(held.count) < position + Int64(count) {
             guard let block = try captured.read(maxFrames: 4096) else { ended = true; break }
-            for c in 0..<channels { held[c].append(contentsOf: block[c]) }
+            held.append(block)
         }
+        // what is held of [position, position + count) is copied whole; the rest is silence
+        let lo = max(position, base), hi = min(position + Int64(count), base + Int64(held.count))
         for c in 0..<channels {
-            for i in 0..<count {
-                let k = position + Int64(i) - base
-                planes[c][i] = k >= 0 && k < Int64(held[c].count) ? held[c][Int(k)] : 0
+            planes[c].update(repeating: 0, count: count)
+            guard lo < hi else { continue }
+            held.withChannel(c) { h in
+                (planes[c] + Int(lo - position)).update(from: h.baseAddress! + Int(lo - base), count: Int(hi - lo))
             }
         }
     }
 
     func discard(before position: Int64) {
-        let n = Int(min(max(0, position - base), Int64(held[0].count)))
+        let n = Int(min(max(0, position - base), Int64(held.count)))
         guard n > 0 else { return }
-        for c in 0..<channels { held[c].removeFirst(n) }
+        held.drop(n)
         base += Int64(n)
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// Where stdin and signal triggers come from: lines on standard input (`trigger`, `quit`; the end
 /// of input is `quit`) or SIGUSR1, each stamped with CLOCK_MONOTONIC the moment it is read (a
-/// signal: inside the handler, which writes the time into a pipe, so none is lost or merged).
+/// signal: inside the application's handler, `ProcessSignals`, so none is lost or merged).
 final class TriggerEvents: TriggerEventSource {
     /// `inputEnded`: standard input closed (a script's pipe ended) with no `quit`.
     enum Event { case trigger(Rational, wall: Rational), quit, inputEnded }
@@ -11,42 +12,16 @@ final class TriggerEvents: TriggerEventSource {
     let kind: TriggerKind
     private var buffer: [UInt8] = []
     private var stdinOpen = true
-    /// One pipe for the process's life: a handler still running on another thread never writes
-    /// into a closed (or reused) descriptor.
-    nonisolated(unsafe) static var pipeWrite: Int32 = -1
-    nonisolated(unsafe) static var pipeReadEnd: Int32 = -1
-    private var pipeRead: Int32 { TriggerEvents.pipeReadEnd }
-
     init(kind: TriggerKind) {
         self.kind = kind
-        if kind == .signal {
-            var fds: [Int32] = [0, 0]
-            if TriggerEvents.pipeReadEnd < 0, pipe(&fds) == 0 {
-                TriggerEvents.pipeReadEnd = fds[0]
-                TriggerEvents.pipeWrite = fds[1]
-                _ = fcntl(fds[0], F_SETFL, O_NONBLOCK)
-                _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
-            }
-            // events of an earlier session in this process are not this one's
-            var stale = timespec()
-            while withUnsafeMutableBytes(of: &stale, { read(pipeRead, $0.baseAddress, $0.count) }) > 0 {}
-            let handler: @convention(c) (Int32) -> Void = { _ in
-                var ts = timespec()
-                clock_gettime(CLOCK_MONOTONIC, &ts)
-                _ = withUnsafeBytes(of: &ts) { write(TriggerEvents.pipeWrite, $0.baseAddress, $0.count) }
-            }
-            signal(SIGUSR1, handler)
-        }
+        // events of an earlier session in this process are not this one's
+        if kind == .signal { ProcessSignals.discardUserSignals() }
     }
 
-    func close() {
-        if kind == .signal {
-            signal(SIGUSR1, SIG_IGN)
-        }
-    }
+    func close() {}
 
     /// CLOCK_REALTIME now: cheap to take at the event; formatted later (`iso8601`).
-    static func wallClock() -> Rational { CaptureClock.now(CLOCK_REALTIME) }
+    static func wallClock() -> Rational { CaptureClock.now(Clock.realTime) }
 
     /// A wall-clock time as ISO 8601 with milliseconds (for people and logs; the exact time is the monotonic one).
     static func iso8601(_ t: Rational) -> String {
@@ -58,20 +33,15 @@ final class TriggerEvents: TriggerEventSource {
     /// The next event, or nil when none came within the timeout.
     func next(timeoutMilliseconds: Int32) -> Event? {
         if kind == .signal {
-            var p = pollfd(fd: pipeRead, events: Int16(POLLIN), revents: 0)
-            guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
-            var ts = timespec()
-            let n = withUnsafeMutableBytes(of: &ts) { read(pipeRead, $0.baseAddress, $0.count) }
-            guard n == MemoryLayout<timespec>.size else { return nil }
-            return .trigger(CaptureClock.time(ts), wall: TriggerEvents.wallClock())
+            guard let t = ProcessSignals.nextUserSignal(milliseconds: timeoutMilliseconds) else { return nil }
+            return .trigger(CaptureClock.time(seconds: t.seconds, nanoseconds: t.nanoseconds), wall: TriggerEvents.wallClock())
         }
         if let line = takeLine() { return event(line) }
         guard stdinOpen else { return .inputEnded }
-        var p = pollfd(fd: 0, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, timeoutMilliseconds) > 0 else { return nil }
+        guard FileDescriptor.standardInput.waitForInput(milliseconds: timeoutMilliseconds) else { return nil }
         let now = CaptureClock.now()
         var chunk = [UInt8](repeating: 0, count: 4096)
-        let n = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        let n = (try? chunk.withUnsafeMutableBytes { (b) throws(Errno) in try FileDescriptor.standardInput.read(into: b) }) ?? 0
         if n <= 0 {
             stdinOpen = false
             let rest = String(decoding: buffer, as: UTF8.self)

@@ -1,0 +1,11 @@
+// CPOSIX shim: errno names and a limit number (see CPOSIX.h for why).
+#define _GNU_SOURCE
+#include <string.h>
+#include <sys/resource.h>
+#include "CPOSIX.h"
+
+const char *cposix_errno_name(int error) {
+    return strerrorname_np(error);   // glibc >= 2.32 (Debian 12 has 2.36)
+}
+
+const int CPOSIX_RLIMIT_MEMLOCK = RLIMIT_MEMLOCK;
