@@ -78,7 +78,7 @@ let package = Package(
         .testTarget(name: "SlomoFFmpegTests", dependencies: ["SlomoFFmpeg", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
-        .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit", "slomo"]),
+        .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit", "SlomoSystem", "slomo"]),
         .testTarget(name: "SlomoSystemTests", dependencies: ["SlomoSystem"]),
     ]
 )

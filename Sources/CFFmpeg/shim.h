@@ -18,6 +18,7 @@
 #include <libavutil/pixdesc.h>
 #include <libavutil/samplefmt.h>
 #include <libavutil/display.h>
+#include <libavutil/hmac.h>
 
 // AVERROR(e) is a function-like macro.
 static inline int cffmpeg_averror(int e) { return AVERROR(e); }

@@ -77,6 +77,7 @@ extension Setting {
     public static let audioRate = Setting("audioRate"), audioChannels = Setting("audioChannels")
     public static let jobs = Setting("jobs"), threads = Setting("threads"), shots = Setting("shots"), lead = Setting("lead")
     public static let command = Setting("command"), progress = Setting("progress"), relativeTo = Setting("relativeTo")
+    public static let triggerKey = Setting("triggerKey"), at = Setting("at")
 
     public static let all: [Setting] = [
         .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
@@ -84,7 +85,7 @@ extension Setting {
         .referenceInterval, .ringMemory, .segments, .shard, .shutter, .shutterAngle, .size, .source,
         .trigger, .triggerRegion, .whiteBalance, .zoom,
         .duration, .buffers, .ringFrames, .bytesPerLine, .previewFps, .previewWidth, .audioRate, .audioChannels,
-        .jobs, .threads, .shots, .lead, .command, .progress, .relativeTo,
+        .jobs, .threads, .shots, .lead, .command, .progress, .relativeTo, .triggerKey, .at,
     ]
 }
 

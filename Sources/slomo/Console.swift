@@ -1,4 +1,5 @@
 import Foundation
+import SlomoSystem
 
 /// All output goes through here: stdout is data (tables, JSON), stderr is diagnostics and progress.
 enum Console {
@@ -10,5 +11,5 @@ enum Console {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    static var stderrIsTerminal: Bool { isatty(2) != 0 }
+    static var stderrIsTerminal: Bool { FileDescriptor.standardError.isTerminal }
 }

@@ -52,7 +52,7 @@ import Testing
         (["--duration", "0"], 64, "--duration"), (["--frames", "0"], 64, "--frames"),
         (["--source", "synthetic:fps=0"], 64, "fps"), (["--source", "synthetic:colour=red"], 64, "unknown key"),
         (["--buffers", "1"], 64, "--buffers"), (["--segment", "2-1@1/2"], 64, "not after start"),
-        (["--post-trigger", "1"], 64, "--post-trigger needs --trigger"), (["--trigger", "button"], 64, "expected stdin, signal or motion"),
+        (["--post-trigger", "1"], 64, "--post-trigger needs --trigger"), (["--trigger", "button"], 64, "expected stdin, signal, motion"),
         (["--trigger", "motion=300"], 64, "(0, 255]"), (["--trigger", "motion=0"], 64, "(0, 255]"),
         (["--trigger", "stdin", "--shots", "3"], 64, "%d"), (["--trigger", "stdin", "--pre-trigger", "-1"], 64, "--pre-trigger"),
         (["--trigger", "stdin", "--trigger-region", "0,0,10,10"], 64, "for --trigger motion"),

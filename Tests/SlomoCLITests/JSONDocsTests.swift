@@ -146,7 +146,7 @@ import Testing
         "`slomo capture … -o OUTPUT` sidecar `OUTPUT.capture.json`", "`slomo devices --json`", "`slomo formats --json`",
         "`slomo controls --json`", "`slomo batch` job lines", "`slomo batch` summary line", "`slomo batch --dry-run` job lines",
         "`slomo batch` refusal line", "`slomo batch … --progress json` lines", "`slomo play` events", "`slomo job` lines",
-        "`slomo capture --trigger … --json` events",
+        "`slomo capture --trigger … --json` events", "`slomo trigger … --json`",
     ]
 
     static func outputs(_ heading: String) throws -> [Any] {
@@ -180,6 +180,9 @@ import Testing
             let feed = "(sleep 1.5; echo trigger; sleep 2)"
             let r = try CLI.tool(["bash", "-c", "\(feed) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("ev.mkv"))' --json"])
             return lines(r.stderr)
+        case "`slomo trigger … --json`":
+            try Data("0123456789abcdef-key\n".utf8).write(to: URL(fileURLWithPath: d.file("rig.key")))
+            return document(try CLI.run(["trigger", "udp://127.0.0.1:9", "--at", "-0.2", "--trigger-key", d.file("rig.key"), "--json"]))
         case "`slomo devices --json`":
             return document(try CLI.run(["devices", "--json"]))
         case "`slomo formats --json`":

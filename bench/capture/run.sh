@@ -10,8 +10,9 @@ cd "$(dirname "$0")/../.."
 scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
 N=5000; RAWN=720
 [ "${1:-}" = "--quick" ] && { N=1500; RAWN=240; }
-swift build -c release --product slomo >/dev/null
-S=$(pwd)/.build/release/slomo
+# SLOMO_BIN=path: time that build instead (a before/after comparison on one boot)
+if [ -z "${SLOMO_BIN:-}" ]; then swift build -c release --product slomo >/dev/null; fi
+S=${SLOMO_BIN:-$(pwd)/.build/release/slomo}
 W=$(mktemp -d /tmp/slomo-bench-capture.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 run() { # label frames cmd...

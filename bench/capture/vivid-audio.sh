@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 scripts/dev.sh deps bench   # the peers and tools benchmarks need (only those missing)
-swift build -c release --product slomo >/dev/null
+# SLOMO_BIN=path: run that build instead (a before/after comparison on one boot)
+if [ -z "${SLOMO_BIN:-}" ]; then swift build -c release --product slomo >/dev/null; fi
 Tests/vm/run.sh --alsa --timeout 900 --vivid "n_devs=1 node_types=0x1 num_inputs=1 input_types=0x0" -- \
-  env SLOMO_BIN="$PWD/.build/release/slomo" bash bench/capture/vivid-audio-guest.sh
+  env SLOMO_BIN="${SLOMO_BIN:-$PWD/.build/release/slomo}" bash bench/capture/vivid-audio-guest.sh

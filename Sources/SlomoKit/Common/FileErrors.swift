@@ -62,7 +62,7 @@ public struct InputError: SlomoFailure, Sendable, Equatable {
     }
     /// What the file was to be: a media input, a device listing, a batch manifest.
     public enum Role: String, Sendable, Equatable {
-        case media, listing, manifest
+        case media, listing, manifest, key
     }
     public var path: String
     public var role: Role
@@ -90,6 +90,7 @@ public struct InputError: SlomoFailure, Sendable, Equatable {
         case .media: return "\(path): cannot open input: \(what)"
         case .listing: return "\(path): cannot read listing: \(what)"
         case .manifest: return problem == .notReadable ? "\(path): cannot read manifest" : "\(path): cannot read manifest: \(what)"
+        case .key: return "\(path): cannot read the trigger key: \(what)"
         }
     }
 }

@@ -1,4 +1,5 @@
 import SlomoCore
+import SlomoSystem
 
 /// Option values that ArgumentParser would only reject with a generic message; used by the CLI and
 /// by use cases that take options as text (`DeviceService.request`). Errors are `SettingError`s.
@@ -82,7 +83,8 @@ public enum OptionValues {
                 }
                 return .motion(threshold: t)
             }
-            throw SettingError(.trigger, text, "expected stdin, signal or motion[=THRESHOLD]")
+            if text.hasPrefix("udp://") { return .network(try NetworkTriggerAddress.parse(text)) }
+            throw SettingError(.trigger, text, "expected stdin, signal, motion[=THRESHOLD] or udp://[ADDR]:PORT")
         }
     }
 }

@@ -160,7 +160,7 @@ struct BatchCommand: ParsableCommand {
                 isDir = true                                   // a dry run creates nothing
             }
             guard isDir.boolValue else { throw CommandLineError("\(out): \(Setting.outDir) is not a directory", .cannotCreate) }
-            guard !FileManager.default.fileExists(atPath: out) || access(out, W_OK) == 0 else {
+            guard !FileManager.default.fileExists(atPath: out) || Files.isWritable(out) else {
                 throw CommandLineError("\(out): \(Setting.outDir) is not writable", .cannotCreate)
             }
         }

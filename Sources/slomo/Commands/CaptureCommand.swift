@@ -18,7 +18,8 @@ struct CaptureCommand: ParsableCommand {
         reference frame every 1/30 s; FFV1, lossless in the camera's own sampling and depth; or raw, the \
         frames' bytes unchanged). The report is printed and written next to the recording as OUTPUT.capture.json.
         Pre/post-trigger: the ring keeps the last --pre-trigger seconds; a trigger (a line 'trigger' on \
-        stdin, SIGUSR1, or motion in the picture) saves them and the next --post-trigger seconds as a shot; \
+        stdin, SIGUSR1, motion in the picture, or a signed network message from 'slomo trigger', placed at the \
+        instant it names) saves them and the next --post-trigger seconds as a shot; \
         --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
         Examples:
           slomo capture /dev/video0 --max-fps --duration 5 -o run.mp4
@@ -32,6 +33,8 @@ struct CaptureCommand: ParsableCommand {
               --preview udp://10.0.0.2:5000 -o take.mkv
           slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 \\
               --trigger signal -o 'cam{camera}.mp4'
+          slomo capture /dev/video0 --trigger udp://239.1.2.3:7000 \\
+              --trigger-key rig.key --shots 0 -o 'shot%03d.mkv'
           slomo capture /dev/video0 --gain lock --control brightness=10 \\
               --duration 2 -o run.mp4
         """)
@@ -57,7 +60,8 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
     @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger; 1 when neither this nor --post-trigger is given).") var preTrigger: String?
     @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger; 1 when neither this nor --pre-trigger is given).") var postTrigger: String?
-    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1) or motion[=THRESHOLD] (mean brightness change, 8-bit, default 10).") var trigger: String?
+    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
+    @Option(help: "The shared key file network triggers are signed with (at least 16 bytes).", completion: .file()) var triggerKey: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
     @Flag(help: "Number shots after those already in the folder (-o with %d): shot%03d.mkv goes on from the highest saved.") var continueShots = false
@@ -129,7 +133,7 @@ struct CaptureCommand: ParsableCommand {
         Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
                       + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
         if let t = triggerSettings {
-            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : t.kind == .signal ? "SIGUSR1 (kill -USR1 \(CurrentProcess.id))" : "motion"
+            let what = Self.awaited(t.kind)
             let json = self.json, camera = src.name
             // the human line always: scripts wait for `slomo: armed` (Docs/Capture.md)
             session.onArmed = {
@@ -264,7 +268,7 @@ let shots = report.shots ?? []
             Console.error("slomo: ring: \(s.source.name): \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB")
         }
         if let t = trigger {
-            let what = t.kind == .stdin ? "a line 'trigger' on stdin" : "SIGUSR1 (kill -USR1 \(CurrentProcess.id))"
+            let what = Self.awaited(t.kind)
             let armed = ArmedCount(sessions.count), n = sessions.count
             for s in sessions { s.onArmed = { if armed.one() { Console.error("slomo: armed: \(n) cameras waiting for \(what)") } } }
         }
@@ -284,21 +288,35 @@ let shots = report.shots ?? []
         if let failure = report.cameras.lazy.compactMap({ Self.streamFailure($0) ?? Self.noShot($0) }).first { throw failure }
     }
 
+    /// What an armed capture waits for, in the `armed` line.
+    static func awaited(_ kind: TriggerKind) -> String {
+        switch kind {
+        case .stdin: return "a line 'trigger' on stdin"
+        case .signal: return "SIGUSR1 (kill -USR1 \(CurrentProcess.id))"
+        case .motion: return "motion"
+        case .network(let e): return "a signed trigger message on udp://\(e)"
+        }
+    }
+
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
             for (name, given) in [(Setting.preTrigger, preTrigger != nil), (.postTrigger, postTrigger != nil),
-                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots)] where given {
-                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion", .badRequest)
+                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil)] where given {
+                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|udp://…", .badRequest)
             }
             return nil
         }
         let kind = try OptionValues.trigger(trigger)
+        if triggerKey != nil, case .network = kind {} else if triggerKey != nil {
+            throw CommandLineError("\(Setting.triggerKey) is for \(Setting.trigger) udp://…", .badRequest)
+        }
         // neither given: a second each side (a shot of one frame is never what anyone wants)
         let window = preTrigger == nil && postTrigger == nil ? TriggerSettings.defaultWindow : .zero
         var t = TriggerSettings(kind: kind, pre: try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: Rational(3600)) } ?? window,
                                 post: try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: Rational(3600)) } ?? window,
                                 shots: shots)
+        if let triggerKey { t.key = try TriggerKey.load(triggerKey) }
         if continueShots {
             guard TriggerSettings.hasShotNumber(output) else {
                 throw CommandLineError("-o \(output): \(Setting.continueShots) needs %d or %03d in the name for the shot number", .badRequest)

@@ -1,11 +1,16 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// Why a capture could not start, or stopped.
 public enum CaptureError: SlomoFailure, Sendable {
     /// This build has no V4L2 capture.
     /// `--trigger signal` in a process whose application did not take its signals (`ProcessSignals.own()`).
     case signalsNotOwned(source: String)
+    /// The network trigger's port cannot be listened on (in use, a privileged port, no such address).
+    case triggerPortUnavailable(endpoint: String, errno: Int32)
+    /// A trigger message could not be sent.
+    case triggerSendFailed(endpoint: String, errno: Int32)
     /// The recording's container cannot hold the chosen video codec.
     case codecNotInContainer(output: String, codec: String, container: String)
     /// The container refused to say what it holds.
@@ -41,7 +46,8 @@ public enum CaptureError: SlomoFailure, Sendable {
 
     public var kind: FailureKind {
         switch self {
-        case .signalsNotOwned, .soundEncoderMissing, .ratesDiffer: return .unavailable
+        case .signalsNotOwned, .soundEncoderMissing, .ratesDiffer, .triggerPortUnavailable: return .unavailable
+        case .triggerSendFailed: return .ioFailed
         case .rawFormatUnsupported: return .badData
         case .noSoundEncoder, .synthetic: return .bug
         case .syncFailed, .stopped: return .ioFailed
@@ -51,6 +57,9 @@ public enum CaptureError: SlomoFailure, Sendable {
 
     public var wording: Wording {
         switch self {
+        case .triggerPortUnavailable(let e, let errno):
+            return "udp://\(e): cannot listen for triggers: \(Errno(errno))" + (errno == EADDRINUSE ? " (another program, or another slomo, has this port)" : "")
+        case .triggerSendFailed(let e, let errno): return "udp://\(e): cannot send the trigger: \(Errno(errno))"
         case .signalsNotOwned(let source): return "\(source): a SIGUSR1 trigger needs the application to own the process's signals (ProcessSignals.own() at the start of main)"
         case .codecNotInContainer(let output, let codec, let container):
             return "\(output): \(Setting.codec) \(codec) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)"

@@ -4,7 +4,7 @@ import SlomoCore
 /// saved, armed again. The CLI prints each as a line on stderr, or as a JSON line with `--json`;
 /// `Docs/JSON.md` describes the fields.
 public struct CaptureEvent: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed }
+    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored }
     public var event: Kind
     /// The camera (device or source name).
     public var camera: String
@@ -26,6 +26,13 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
     public var warning: String?
 
     public init(_ event: Kind, camera: String) { self.event = event; self.camera = camera }
+
+    /// A trigger message ignored (malformed, wrongly signed, outside the replay window), and why.
+    static func ignored(camera: String, _ why: String) -> CaptureEvent {
+        var e = CaptureEvent(.ignored, camera: camera)
+        e.warning = why
+        return e
+    }
 
     /// A trigger received for shot `shot`.
     static func trigger(camera: String, shot: Int, source: String, time: Rational, wall: Rational, latency: Rational) -> CaptureEvent {
@@ -54,6 +61,7 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
             return "slomo: shot \(shot ?? 0) saved: \(output ?? "?"), \(frames ?? 0) frames (\(pre) before the trigger frame, \(post) after)"
                 + (warning.map { "; \($0)" } ?? "")
         case .rearmed: return "slomo: re-armed for shot \(shot ?? 0)"
+        case .ignored: return "slomo: warning: \(warning ?? "a trigger message ignored")"
         }
     }
 }

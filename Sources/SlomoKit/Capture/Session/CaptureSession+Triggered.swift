@@ -25,7 +25,7 @@ extension CaptureSession {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
         let triggerThread = Thread { [self] in
             switch t.kind {
-            case .stdin, .signal: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+            case .stdin, .signal, .network: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
             case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
             }
             shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
@@ -180,8 +180,16 @@ extension CaptureSession {
         var leadIn: Int64 = 0
         var warnings: [String] = []
         if index - start < preCount {
-            let why = armedSaid ? "the trigger was read too late to keep the rest" : "the trigger came before the ring held them (before 'armed')"
+            let age = CaptureClock.now() - event
+            let period = source.format.frameDuration ?? Rational(1, 30)
+            let why = !armedSaid ? "the trigger came before the ring held them (before 'armed')"
+                : age > period * Rational(4) ? "the trigger named an instant \(Seconds(age, decimals: 3)) s before it was read, and the ring keeps --pre-trigger before now (a larger --ring-memory keeps more)"
+                : "the trigger was read too late to keep the rest"
             warnings.append("\(index - start) of \(preCount) frames before the trigger frame: \(why)")
+        }
+        let late = reader.frame(index).meta.timestamp - event
+        if late > (source.format.frameDuration ?? Rational(1, 30)) * Rational(2) {
+            warnings.append("the instant named is \(Seconds(late, decimals: 3)) s before the oldest frame the ring still held: the shot starts there, not at the instant")
         }
         if keyframed {
             // back from the first pre-trigger frame to the keyframe it is predicted from
@@ -214,10 +222,10 @@ extension CaptureSession {
 
     func captureEnded() -> Bool { lock.lock(); defer { lock.unlock() }; return endRequested }
 
-    /// stdin lines (`trigger`, `quit`) or SIGUSR1: each event selects the first frame whose kernel
-    /// timestamp is at or after the event's CLOCK_MONOTONIC time.
+    /// stdin lines (`trigger`, `quit`), SIGUSR1 or a network message: each event selects the first
+    /// frame whose kernel timestamp is at or after the event's CLOCK_MONOTONIC time.
     func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let events: TriggerEventSource = sharedEvents ?? signalEvents ?? TriggerEvents(kind: t.kind)
+        let events: TriggerEventSource = sharedEvents ?? ownEvents ?? TriggerEvents(kind: t.kind)
         defer { events.close() }
         while !captureEnded() {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
@@ -236,7 +244,18 @@ extension CaptureSession {
                 // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
                 // so much that the camera has no free slot for the frames up to the trigger frame)
                 let room = Int64(Swift.max(0, Swift.min(ringPlan.leadInFrames, ringPlan.slots - ringPlan.preFrames - ringPlan.postFrames - 17)))
-                let reader = RingReader(ring, from: ring.count - preCount - 4 - room, pinned: true)
+                // an instant still ahead (a scheduled network trigger): nothing is pinned until the
+                // camera reaches it, so the ring never fills with frames held for it
+                while ring.count == 0 || ring.meta(ring.count - 1).timestamp < time {
+                    if captureEnded() { return }
+                    CurrentProcess.sleep(microseconds: 2_000)
+                }
+                // an event already some frames old (a network message naming an earlier instant) starts
+                // the reader that much further back, so its pre-trigger frames are kept too
+                let period = source.format.frameDuration ?? Rational(1, 30)
+                let newest = ring.count > 0 ? ring.meta(ring.count - 1).timestamp : time
+                let behind = newest > time ? ((newest - time) / period).ceiling + 1 : 0
+                let reader = RingReader(ring, from: ring.count - preCount - 4 - room - behind, pinned: true)
                 guard let index = reader.firstFrame(atOrAfter: time) else { reader.close(); return }
                 enqueue(reader: reader, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
                         latency: nil, score: nil)

@@ -29,7 +29,8 @@ public final class CaptureSession: @unchecked Sendable {
     var stats = CaptureStats()
     var threadNote = "normal"
     var encoderNice = "normal"
-    var signalEvents: TriggerEvents?
+    /// The session's own event source (SIGUSR1 from init; the network listener from `run`), unless shared.
+    var ownEvents: TriggerEventSource?
     /// Several cameras, one event: this camera's share of the events (set before `run`).
     var sharedEvents: TriggerEventSource?
     /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
@@ -73,7 +74,7 @@ public final class CaptureSession: @unchecked Sendable {
         // and kept (the application's handler stamps it; ProcessSignals)
         if trigger?.kind == .signal {
             guard ProcessSignals.isOwned else { throw CaptureError.signalsNotOwned(source: source.name) }
-            signalEvents = TriggerEvents(kind: .signal)
+            ownEvents = TriggerEvents(kind: .signal)
         }
         if let t = trigger, case .motion = t.kind {
             guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
@@ -128,6 +129,10 @@ public final class CaptureSession: @unchecked Sendable {
         firstWriter.audio = audioCapture
         try firstWriter.prepare()
         try source.prepare()
+        // the network trigger's port is taken before the camera streams (a port in use is refused now)
+        if case .network(let e) = trigger?.kind, sharedEvents == nil, ownEvents == nil {
+            ownEvents = try NetworkTriggerListener(endpoint: e, key: trigger?.key ?? [], camera: source.name) { [weak self] in self?.onEvent?($0) }
+        }
         // the sound first: its clock has settled by the time the first frame comes
         try audioCapture?.start()
         defer { audioCapture?.stop() }

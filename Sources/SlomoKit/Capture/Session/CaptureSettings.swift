@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 import Synchronization
 
 /// When a capture stops, and how much memory its ring may take.
@@ -38,9 +39,11 @@ public enum TriggerKind: Sendable, Equatable {
     /// The image trigger: mean absolute brightness difference to the previous frame above this
     /// threshold (8-bit units, 0 < threshold ≤ 255).
     case motion(threshold: Rational)
+    /// A signed message on a UDP port or multicast group (`TriggerMessage`), placed at the instant it names.
+    case network(IPv4Endpoint)
 
     public var name: String {
-        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion" }
+        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp" }
     }
 }
 
@@ -56,6 +59,8 @@ public struct TriggerSettings: Sendable {
     public var region: PixelRegion?
     /// The first shot's number (`--continue-shots`: after those already in the folder).
     public var firstShot = 1
+    /// The network trigger's shared key (`--trigger-key FILE`, `TriggerKey.load`).
+    public var key: [UInt8]?
     /// What `--pre-trigger` and `--post-trigger` are when neither is given.
     public static let defaultWindow = Rational.one
     public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
@@ -65,6 +70,9 @@ public struct TriggerSettings: Sendable {
     /// The ranges a trigger's settings take, in the same words for every front end.
     public func validate() throws(SettingError) {
         guard shots >= 0 else { throw SettingError(.shots, String(shots), "must be 0 (until stopped) or more", quoted: false) }
+        if case .network(let e) = kind, key == nil {
+            throw SettingError(.trigger, "udp://\(e)", "a network trigger needs \(Setting.triggerKey) FILE (the key its senders sign with)")
+        }
     }
 
     /// The first shot number whose file does not exist yet, after the highest one that does (up

@@ -64,9 +64,17 @@ public enum MultiCapture {
     /// Runs every session on its own thread and waits for all; the first failure is thrown after
     /// every camera has finished (each recording is finished either way).
     public static func run(_ sessions: [CaptureSession], trigger: TriggerSettings?) throws -> MultiCaptureReport {
-        let fanOut = trigger.flatMap { t -> TriggerFanOut? in
-            if case .motion = t.kind { return nil }
-            return TriggerFanOut(kind: t.kind, cameras: sessions.count)
+        let fanOut = try trigger.flatMap { t -> TriggerFanOut? in
+            let source: TriggerEventSource
+            switch t.kind {
+            case .motion: return nil
+            case .network(let e):
+                // one listener for every camera (one port), its warnings said once, by the first camera
+                let first = sessions.first
+                source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], camera: first?.source.name ?? "?") { first?.onEvent?($0) }
+            case .stdin, .signal: source = TriggerEvents(kind: t.kind)
+            }
+            return TriggerFanOut(source: source, cameras: sessions.count)
         }
         defer { fanOut?.close() }
         for (i, s) in sessions.enumerated() { s.sharedEvents = fanOut?.shares[i] }

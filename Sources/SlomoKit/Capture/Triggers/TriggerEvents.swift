@@ -102,18 +102,18 @@ final class TriggerFanOut: @unchecked Sendable {
     }
 
     let shares: [Share]
-    private let source: TriggerEvents
+    private let source: TriggerEventSource
     private let lock = NSLock()
     private var stopped = false
 
-    init(kind: TriggerKind, cameras: Int) {
-        source = TriggerEvents(kind: kind)
+    init(source: TriggerEventSource, cameras: Int) {
+        self.source = source
         shares = (0..<cameras).map { _ in Share() }
         let t = Thread { [self] in
             while true {
                 lock.lock(); let stop = stopped; lock.unlock()
                 if stop { return }
-                guard let e = source.next(timeoutMilliseconds: 50) else { continue }
+                guard let e = self.source.next(timeoutMilliseconds: 50) else { continue }
                 for s in shares { s.push(e) }
                 if case .quit = e { return }
                 if case .inputEnded = e { return }
