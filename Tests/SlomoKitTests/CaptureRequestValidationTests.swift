@@ -53,4 +53,18 @@ import SlomoCore
         run.threads = -1
         #expect(refusal { _ = try run.exportRequest() }?.0 == "threads")
     }
+
+    /// The sound trigger's level and holdoff, and its need for a sound input, are the library's checks.
+    @Test func soundTrigger() throws {
+        #expect(try OptionValues.trigger("sound") == .sound(levelDBFS: Rational(-20)))
+        #expect(try OptionValues.trigger("sound=-35") == .sound(levelDBFS: Rational(-35)))
+        #expect(refusal { _ = try OptionValues.trigger("sound=loud") }?.0 == "trigger")
+        var t = TriggerSettings(kind: .sound(levelDBFS: Rational(5)), pre: .one, post: .one)
+        #expect(refusal { try t.validate() }?.1 == "trigger sound=5: the level is in dBFS, -90...0 (default -20)")
+        t.kind = .sound(levelDBFS: Rational(-20))
+        #expect(refusal { try t.validate(audio: nil) }?.0 == "trigger")
+        #expect(refusal { try t.validate(audio: AudioSettings(device: "hw:1,0")) } == nil)
+        t.holdoff = Rational(61)
+        #expect(refusal { try t.validate() }?.0 == "triggerHoldoff")
+    }
 }

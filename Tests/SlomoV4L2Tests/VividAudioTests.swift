@@ -59,6 +59,32 @@ struct VividAudioTests {
         #expect(abs(s.audio - s.video) < 0.05, "\(c["drift_streams"] ?? "")")
     }
 
+    /// The sound trigger on the real card: a click every second, each firing a shot whose event is
+    /// the click's own instant (by the sound clock), its trigger frame the frame of that instant.
+    @Test func aSoundTriggerPlacesEachShotAtItsClick() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["sound_rc"] == "0")
+        // clicks N shots M matched K missed X offset_ms p50 max frame_after_ms p50 max exact E player_xruns R
+        let f = (c["sound_trigger"] ?? "").split(separator: " ").map(String.init)
+        try #require(f.count == 18, "\(c["sound_trigger"] ?? "")")
+        let n = Int(f[1]) ?? 0, shots = Int(f[3]) ?? -1, matched = Int(f[5]) ?? -1, missed = Int(f[7]) ?? -1
+        #expect(n >= 6 && missed == 0 && shots == matched && matched == n, "every click heard fires once: \(c["sound_trigger"] ?? "")")
+        let p50 = Double(f[9]) ?? 99, mx = Double(f[10]) ?? 99, after = Double(f[13]) ?? 99
+        #expect(p50 <= 1.0 && mx <= 2.0, "event against the click's play time: \(c["sound_trigger"] ?? "")")
+        // the frame of the instant in every shot's file: the one before it stamped before the click, it at
+        // or after (vivid under emulation loses frames, so the next frame may come a period or more later)
+        #expect(f[15] == String(shots) && after >= 0 && after < 1000.0 / 60, "the trigger frame is the frame of the instant: \(c["sound_trigger"] ?? "")")
+        #expect(f[17] == "0", "the click player underran: no reference")
+    }
+
+    /// 20 s of noise at −40 dBFS fires nothing; a sound trigger with no sound input is refused.
+    @Test func noiseFiresNothingAndASoundTriggerNeedsASoundInput() throws {
+        let c = try VividAudioVM.checks()
+        #expect(c["noise_rc"] == "0" && c["noise_shots"] == "0", "\(c["noise_rc"] ?? "") \(c["noise_shots"] ?? "")")
+        let refusal = c["sound_without_audio"] ?? ""
+        #expect(refusal.hasPrefix("64 slomo: --trigger sound: listens to the capture's sound input: give --audio DEVICE"), "\(refusal)")
+    }
+
     @Test func aTriggeredShotHasItsSoundFromItsFirstFrame() throws {
         let c = try VividAudioVM.checks()
         #expect(c["shot_rc"] == "0")

@@ -22,7 +22,7 @@ PLAY="chrt -f 70 $OUT/clicks"
 # track length raced a cold first start in the VM (a 6 s capture that began 5 s late heard 7 clicks)
 clicks_during() {
   local out=$1; shift
-  $PLAY hw:Loopback,0,0 600 > "$out" & local p=$!
+  $PLAY hw:Loopback,0,0 600 ${CLICK_ARGS:-} > "$out" & local p=$!
   sleep 0.5
   "$@"; local rc=$?
   kill -TERM $p; wait $p
@@ -122,4 +122,14 @@ mkfifo /tmp/trig2
 $S capture /dev/video0 /dev/video1 --pre-trigger 0.5 --post-trigger 0.5 --trigger stdin -o "$OUT/shot{camera}.mp4" --overwrite --json < /tmp/trig2 > $OUT/twoshot.json 2> $OUT/twoshot.err; say twoshot_rc $?
 python3 -c 'import json; r=json.load(open("'$OUT'/twoshot.json")); s=[c["shots"][0] for c in r["cameras"]]; print("CHECK twoshot", r["triggerFrameSpreadMs"][0], s[0]["triggerTime"] == s[1]["triggerTime"], s[0]["preFrames"], s[1]["preFrames"], s[0]["postFrames"], s[1]["postFrames"], s[0]["sequenceGaps"] + s[1]["sequenceGaps"])'
 $S capture /dev/video0 /dev/video1 --frames 10 -o $OUT/nocam.mp4 2>$OUT/nocam.err; say two_noname "$? $(cat $OUT/nocam.err)"
+
+# --- the sound trigger: a click every second fires a shot placed at the click's own instant (not when
+# it was read); then 20 s of noise at -40 dBFS (no click) fires nothing
+CLICK_ARGS=1000 clicks_during $OUT/clicks5.txt $S capture $D --audio hw:Loopback,1,0 --trigger sound --shots 0 --duration 10 \
+  --pre-trigger 0.2 --post-trigger 0.2 --codec ffv1 -o "$OUT/snd%d.mkv" --overwrite --json > $OUT/snd.json 2> $OUT/snd.err; say sound_rc $?
+say sound_trigger "$(python3 $HERE/trigger-offsets.py $OUT/clicks5.txt $OUT/snd.json)"
+CLICK_ARGS="0 328" clicks_during $OUT/noise.txt $S capture $D --audio hw:Loopback,1,0 --trigger sound --shots 0 --duration 20 \
+  --codec ffv1 -o "$OUT/noise%d.mkv" --overwrite --json > $OUT/noise.json 2> $OUT/noise.err; say noise_rc $?
+say noise_shots "$(python3 -c 'import json; print(len(json.load(open("'$OUT'/noise.json")).get("shots") or []))')"
+$S capture $D --trigger sound -o $OUT/nosound.mkv 2>$OUT/nosound.err; say sound_without_audio "$? $(cat $OUT/nosound.err)"
 say done 1

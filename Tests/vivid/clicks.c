@@ -1,10 +1,11 @@
 // A click track played into an ALSA device, with the CLOCK_MONOTONIC time of its samples: the
 // reference the audio capture tests compare slomo's recording with (Tests/vivid/audio-checks.sh).
 //
-//   clicks DEVICE SECONDS [INTERVAL_MS]
+//   clicks DEVICE SECONDS [INTERVAL_MS [NOISE_PEAK]]
 //
 // Plays 48 kHz stereo S16_LE silence with a 2 ms click (full-scale square burst) every INTERVAL_MS
-// (default 500) starting at sample 12000. Prints "C index" for every click's first sample, and
+// (default 500; 0: none) starting at sample 12000, over white noise of NOISE_PEAK (S16 units, default
+// 0; 328 is -40 dBFS). Prints "C index" for every click's first sample, and
 // "P position sec nsec" after every period: the hardware position at that status timestamp
 // (frames written − frames still queued), from which the test fits when each sample was played;
 // "X n" at the end: underruns (a run with any is not a valid reference). SIGTERM ends the track
@@ -19,10 +20,12 @@ static volatile sig_atomic_t stop;
 static void on_term(int sig) { (void)sig; stop = 1; }
 
 int main(int argc, char **argv) {
-    if (argc < 3) { fprintf(stderr, "usage: clicks DEVICE SECONDS [INTERVAL_MS]\n"); return 64; }
+    if (argc < 3) { fprintf(stderr, "usage: clicks DEVICE SECONDS [INTERVAL_MS [NOISE_PEAK]]\n"); return 64; }
     const char *dev = argv[1];
     const long total = (long)(atof(argv[2]) * 48000);
     const long interval = (argc > 3 ? atol(argv[3]) : 500) * 48;
+    const long noise = argc > 4 ? atol(argv[4]) : 0;
+    unsigned int seed = 12345;
     snd_pcm_t *pcm;
     int rc = snd_pcm_open(&pcm, dev, SND_PCM_STREAM_PLAYBACK, 0);
     if (rc < 0) { fprintf(stderr, "clicks: %s: %s\n", dev, snd_strerror(rc)); return 66; }
@@ -53,11 +56,12 @@ int main(int argc, char **argv) {
     sigaction(SIGTERM, &sa, NULL);
     short *buf = calloc(period * 2, sizeof(short));
     long written = 0, xruns = 0;
-    for (long k = 12000; k < total; k += interval) printf("C %ld\n", k);
+    for (long k = 12000; interval > 0 && k < total; k += interval) printf("C %ld\n", k);
     while (written < total && !stop) {
         for (long i = 0; i < (long)period; i++) {
-            long s = written + i, since = (s - 12000) % interval;
-            short v = (s >= 12000 && since < 96) ? ((since / 12) % 2 ? -28000 : 28000) : 0;
+            long s = written + i, since = interval > 0 ? (s - 12000) % interval : 96;
+            long v = (s >= 12000 && since < 96) ? ((since / 12) % 2 ? -28000 : 28000) : 0;
+            if (noise > 0) { seed = seed * 1664525u + 1013904223u; v += (long)((seed >> 16) % (2 * noise + 1)) - noise; }
             buf[2 * i] = buf[2 * i + 1] = v;
         }
         snd_pcm_sframes_t n = snd_pcm_writei(pcm, buf, period);

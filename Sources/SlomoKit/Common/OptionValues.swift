@@ -84,7 +84,14 @@ public enum OptionValues {
                 return .motion(threshold: t)
             }
             if text.hasPrefix("udp://") { return .network(try NetworkTriggerAddress.parse(text)) }
-            throw SettingError(.trigger, text, "expected stdin, signal, motion[=THRESHOLD] or udp://[ADDR]:PORT")
+            if text == "sound" { return .sound(levelDBFS: TriggerSettings.defaultSoundLevel) }
+            if text.hasPrefix("sound=") {
+                let value = String(text.dropFirst(6))
+                do { return .sound(levelDBFS: try Rational(parsing: value)) } catch {
+                    throw SettingError(.trigger, "sound '\(value)'", "expected a level in dBFS such as -20", quoted: false)
+                }
+            }
+            throw SettingError(.trigger, text, "expected stdin, signal, motion[=THRESHOLD], sound[=LEVEL] or udp://[ADDR]:PORT")
         }
     }
 }

@@ -60,7 +60,8 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
     @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger; 1 when neither this nor --post-trigger is given).") var preTrigger: String?
     @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger; 1 when neither this nor --pre-trigger is given).") var postTrigger: String?
-    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
+    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10), sound[=LEVEL] (a sound on --audio louder than LEVEL dBFS, default -20) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
+    @Option(parsing: .unconditional, help: "Sound and network triggers: no second trigger this many seconds after one (default 0.5).") var triggerHoldoff: String?
     @Option(help: "The shared key file network triggers are signed with (at least 16 bytes).", completion: .file()) var triggerKey: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
@@ -295,6 +296,7 @@ let shots = report.shots ?? []
         case .signal: return "SIGUSR1 (kill -USR1 \(CurrentProcess.id))"
         case .motion: return "motion"
         case .network(let e): return "a signed trigger message on udp://\(e)"
+        case .sound(let level): return "a sound over \(Seconds(level)) dBFS"
         }
     }
 
@@ -302,8 +304,9 @@ let shots = report.shots ?? []
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
             for (name, given) in [(Setting.preTrigger, preTrigger != nil), (.postTrigger, postTrigger != nil),
-                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil)] where given {
-                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|udp://…", .badRequest)
+                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil),
+                                  (.triggerHoldoff, triggerHoldoff != nil)] where given {
+                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|udp://…", .badRequest)
             }
             return nil
         }
@@ -324,7 +327,8 @@ let shots = report.shots ?? []
             // after the highest shot of any camera, so that no camera's file is taken
             t.firstShot = (1...Swift.max(1, devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
         }
-        try t.validate()
+        if let triggerHoldoff { t.holdoff = try OptionValues.seconds(triggerHoldoff, option: .triggerHoldoff, max: Rational(60)) }
+        try t.validate(audio: try audioOptions())
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
             throw CommandLineError("-o \(output): \(Setting.shots) \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)
         }

@@ -90,6 +90,6 @@ extension Setting {
 
     static let measureSeconds = Setting("measureSeconds"), listing = Setting("listing"), measure = Setting("measure")
     static let measureLimit = Setting("measureLimit")
-    static let json = Setting("json"), audio = Setting("audio"), statsPlot = Setting("statsPlot"), apply = Setting("apply")
+    static let json = Setting("json"), statsPlot = Setting("statsPlot"), apply = Setting("apply")
     static let continueShots = Setting("continueShots")
 }

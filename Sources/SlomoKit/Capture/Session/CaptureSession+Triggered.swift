@@ -25,7 +25,7 @@ extension CaptureSession {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
         let triggerThread = Thread { [self] in
             switch t.kind {
-            case .stdin, .signal, .network: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+            case .stdin, .signal, .network, .sound: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
             case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
             }
             shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
@@ -188,7 +188,7 @@ extension CaptureSession {
             warnings.append("\(index - start) of \(preCount) frames before the trigger frame: \(why)")
         }
         let late = reader.frame(index).meta.timestamp - event
-        if late > (source.format.frameDuration ?? Rational(1, 30)) * Rational(2) {
+        if index == reader.start, late > (source.format.frameDuration ?? Rational(1, 30)) * Rational(2) {
             warnings.append("the instant named is \(Seconds(late, decimals: 3)) s before the oldest frame the ring still held: the shot starts there, not at the instant")
         }
         if keyframed {

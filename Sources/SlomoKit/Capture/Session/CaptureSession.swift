@@ -131,10 +131,14 @@ public final class CaptureSession: @unchecked Sendable {
         try source.prepare()
         // the network trigger's port is taken before the camera streams (a port in use is refused now)
         if case .network(let e) = trigger?.kind, sharedEvents == nil, ownEvents == nil {
-            ownEvents = try NetworkTriggerListener(endpoint: e, key: trigger?.key ?? [], camera: source.name) { [weak self] in self?.onEvent?($0) }
+            ownEvents = try NetworkTriggerListener(endpoint: e, key: trigger?.key ?? [], holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff, camera: source.name) { [weak self] in self?.onEvent?($0) }
         }
         // the sound first: its clock has settled by the time the first frame comes
         try audioCapture?.start()
+        if case .sound(let level) = trigger?.kind, sharedEvents == nil {
+            guard let a = audioCapture else { throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false) }
+            ownEvents = SoundTriggerSource(audio: a, levelDBFS: level, holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff)
+        }
         defer { audioCapture?.stop() }
         let captureDone = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in

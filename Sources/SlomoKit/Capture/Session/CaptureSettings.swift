@@ -41,9 +41,12 @@ public enum TriggerKind: Sendable, Equatable {
     case motion(threshold: Rational)
     /// A signed message on a UDP port or multicast group (`TriggerMessage`), placed at the instant it names.
     case network(IPv4Endpoint)
+    /// A sound on the capture's sound input louder than this many dBFS (after a 200 Hz high-pass),
+    /// placed at its first sample's instant.
+    case sound(levelDBFS: Rational)
 
     public var name: String {
-        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp" }
+        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp"; case .sound: "sound" }
     }
 }
 
@@ -61,15 +64,35 @@ public struct TriggerSettings: Sendable {
     public var firstShot = 1
     /// The network trigger's shared key (`--trigger-key FILE`, `TriggerKey.load`).
     public var key: [UInt8]?
+    /// Sound and network triggers: no second event this soon after one (echoes, a sound's own tail).
+    public var holdoff = TriggerSettings.defaultHoldoff
+    public static let defaultHoldoff = Rational(1, 2)
+    /// The sound trigger's default level, dBFS.
+    public static let defaultSoundLevel = Rational(-20)
     /// What `--pre-trigger` and `--post-trigger` are when neither is given.
     public static let defaultWindow = Rational.one
     public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
         self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
     }
 
+    /// The ranges a trigger's settings take, and (given the capture's sound input) whether a sound
+    /// trigger has something to listen to, in the same words for every front end.
+    public func validate(audio: AudioSettings?) throws(SettingError) {
+        try validate()
+        if case .sound = kind, audio == nil {
+            throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false)
+        }
+    }
+
     /// The ranges a trigger's settings take, in the same words for every front end.
     public func validate() throws(SettingError) {
         guard shots >= 0 else { throw SettingError(.shots, String(shots), "must be 0 (until stopped) or more", quoted: false) }
+        if case .sound(let level) = kind, !(level >= Rational(-90) && level <= .zero) {
+            throw SettingError(.trigger, "sound=\(Seconds(level))", "the level is in dBFS, -90...0 (default -20)", quoted: false)
+        }
+        guard holdoff >= .zero, holdoff <= Rational(60) else {
+            throw SettingError(.triggerHoldoff, Seconds(holdoff).description, "must be in 0...60 s", quoted: false)
+        }
         if case .network(let e) = kind, key == nil {
             throw SettingError(.trigger, "udp://\(e)", "a network trigger needs \(Setting.triggerKey) FILE (the key its senders sign with)")
         }

@@ -71,8 +71,14 @@ public enum MultiCapture {
             case .network(let e):
                 // one listener for every camera (one port), its warnings said once, by the first camera
                 let first = sessions.first
-                source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], camera: first?.source.name ?? "?") { first?.onEvent?($0) }
+                source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: first?.source.name ?? "?") { first?.onEvent?($0) }
             case .stdin, .signal: source = TriggerEvents(kind: t.kind)
+            case .sound(let level):
+                // the first camera's sound input (the one --audio records) hears for every camera
+                guard let a = sessions.first?.audioCapture else {
+                    throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false)
+                }
+                source = SoundTriggerSource(audio: a, levelDBFS: level, holdoff: t.holdoff)
             }
             return TriggerFanOut(source: source, cameras: sessions.count)
         }

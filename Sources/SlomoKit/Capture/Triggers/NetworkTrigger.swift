@@ -50,10 +50,13 @@ final class NetworkTriggerListener: TriggerEventSource {
     private let onEvent: (CaptureEvent) -> Void
     private let camera: String
     private(set) var ignored = 0
+    /// No second event this soon after one (the same trigger sent twice, by two routes).
+    private let holdoff: Rational
+    private var lastEvent: Rational?
 
     /// Binds now (before the camera streams), so a port in use is refused up front.
-    init(endpoint: IPv4Endpoint, key: [UInt8], camera: String, onEvent: @escaping (CaptureEvent) -> Void) throws {
-        self.endpoint = endpoint; self.key = key; self.camera = camera; self.onEvent = onEvent
+    init(endpoint: IPv4Endpoint, key: [UInt8], holdoff: Rational, camera: String, onEvent: @escaping (CaptureEvent) -> Void) throws {
+        self.endpoint = endpoint; self.key = key; self.holdoff = holdoff; self.camera = camera; self.onEvent = onEvent
         do { socket = try UDPSocket.listening(on: endpoint) } catch {
             throw CaptureError.triggerPortUnavailable(endpoint: endpoint.description, errno: error.rawValue)
         }
@@ -69,6 +72,12 @@ final class NetworkTriggerListener: TriggerEventSource {
             // the event's instant on this host's monotonic clock, to the microsecond as frames are stamped
             let monoNs = mono.seconds * 1_000_000_000 + mono.nanoseconds
             let eventMono = Rational(m.at / 1000 - (nowNs - monoNs) / 1000, 1_000_000)
+            if let last = lastEvent, eventMono - last < holdoff, last - eventMono < holdoff {
+                ignored += 1
+                onEvent(.ignored(camera: camera, "udp://\(endpoint): a message from \(from.host) ignored: its instant is within --trigger-holdoff \(Seconds(holdoff)) s of the last trigger"))
+                return nil
+            }
+            lastEvent = eventMono
             return .trigger(eventMono, wall: Rational(m.at / 1000, 1_000_000))
         } catch {
             ignored += 1
