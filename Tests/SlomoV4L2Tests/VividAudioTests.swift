@@ -75,6 +75,10 @@ struct VividAudioTests {
         // or after (vivid under emulation loses frames, so the next frame may come a period or more later)
         #expect(f[15] == String(shots) && after >= 0 && after < 1000.0 / 60, "the trigger frame is the frame of the instant: \(c["sound_trigger"] ?? "")")
         #expect(f[17] == "0", "the click player underran: no reference")
+        // two cameras on one sound input: each click a shot on both, at one instant
+        let two = (c["sound_two"] ?? "").split(separator: " ")
+        #expect(c["sound_two_rc"] == "0" && two.count == 3 && (Int(two[0]) ?? 0) >= 3 && two[0] == two[1] && two[2] == "True",
+                "\(c["sound_two"] ?? "")")
     }
 
     /// 20 s of noise at −40 dBFS fires nothing; a sound trigger with no sound input is refused.

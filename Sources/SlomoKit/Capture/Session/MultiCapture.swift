@@ -61,27 +61,30 @@ public enum MultiCapture {
         }
     }
 
+    /// The one event source every camera's shots come from (nil: each camera decides alone, motion).
+    static func sharedEvents(_ t: TriggerSettings, _ sessions: [CaptureSession]) throws -> TriggerEventSource? {
+        let source: TriggerEventSource
+        switch t.kind {
+        case .motion: return nil
+        case .network(let e):
+            // one listener for every camera (one port), its warnings said once, by the first camera
+            let first = sessions.first
+            source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: first?.source.name ?? "?") { first?.onEvent?($0) }
+        case .stdin, .signal: source = TriggerEvents(kind: t.kind)
+        case .sound(let level):
+            // the first camera's sound input (the one --audio records) hears for every camera
+            guard let a = sessions.first?.audioCapture else {
+                throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false)
+            }
+            source = SoundTriggerSource(audio: a, levelDBFS: level, holdoff: t.holdoff)
+        }
+        return source
+    }
+
     /// Runs every session on its own thread and waits for all; the first failure is thrown after
     /// every camera has finished (each recording is finished either way).
     public static func run(_ sessions: [CaptureSession], trigger: TriggerSettings?) throws -> MultiCaptureReport {
-        let fanOut = try trigger.flatMap { t -> TriggerFanOut? in
-            let source: TriggerEventSource
-            switch t.kind {
-            case .motion: return nil
-            case .network(let e):
-                // one listener for every camera (one port), its warnings said once, by the first camera
-                let first = sessions.first
-                source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: first?.source.name ?? "?") { first?.onEvent?($0) }
-            case .stdin, .signal: source = TriggerEvents(kind: t.kind)
-            case .sound(let level):
-                // the first camera's sound input (the one --audio records) hears for every camera
-                guard let a = sessions.first?.audioCapture else {
-                    throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false)
-                }
-                source = SoundTriggerSource(audio: a, levelDBFS: level, holdoff: t.holdoff)
-            }
-            return TriggerFanOut(source: source, cameras: sessions.count)
-        }
+        let fanOut = try trigger.flatMap { t in try sharedEvents(t, sessions).map { TriggerFanOut(source: $0, cameras: sessions.count) } }
         defer { fanOut?.close() }
         for (i, s) in sessions.enumerated() { s.sharedEvents = fanOut?.shares[i] }
         let results = ResultBox(count: sessions.count)
