@@ -24,10 +24,12 @@ BUILD_PACKAGES=(
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
 # test machine (Tests/vm/run.sh: it downloads Debian's kernel and busybox-static on first use), alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
 # for the Kubernetes schema check, python3-fusepy and fuse for a file system that refuses fsync,
-# zsh and fish for the completion scripts in their own shells, mandoc to read the man page.
+# zsh and fish for the completion scripts in their own shells, mandoc to read the man page; make,
+# gcc and xz-utils to build the kernel's gpio-sim for the test machine (Tests/vm/gpio-sim.sh, which
+# installs linux-headers for the test machine's kernel itself: its version is chosen on first use).
 TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
-  mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc
+  mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
 # sox), /usr/bin/time and bc.

@@ -78,7 +78,7 @@ extension Setting {
     public static let jobs = Setting("jobs"), threads = Setting("threads"), shots = Setting("shots"), lead = Setting("lead")
     public static let command = Setting("command"), progress = Setting("progress"), relativeTo = Setting("relativeTo")
     public static let triggerKey = Setting("triggerKey"), at = Setting("at"), audio = Setting("audio")
-    public static let triggerHoldoff = Setting("triggerHoldoff")
+    public static let triggerHoldoff = Setting("triggerHoldoff"), triggerDebounce = Setting("triggerDebounce")
 
     public static let all: [Setting] = [
         .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
@@ -86,7 +86,7 @@ extension Setting {
         .referenceInterval, .ringMemory, .segments, .shard, .shutter, .shutterAngle, .size, .source,
         .trigger, .triggerRegion, .whiteBalance, .zoom,
         .duration, .buffers, .ringFrames, .bytesPerLine, .previewFps, .previewWidth, .audioRate, .audioChannels,
-        .jobs, .threads, .shots, .lead, .command, .progress, .relativeTo, .triggerKey, .at, .audio, .triggerHoldoff,
+        .jobs, .threads, .shots, .lead, .command, .progress, .relativeTo, .triggerKey, .at, .audio, .triggerHoldoff, .triggerDebounce,
     ]
 }
 

@@ -43,6 +43,11 @@ public final class Muxer {
         return avformat_query_codec(context.pointee.oformat, d.pointee.id, FF_COMPLIANCE_NORMAL) == 1
     }
 
+    /// MP4 and MOV (FFmpeg's `mp4`, `mov` muxers): the ISO base media family, with edit lists,
+    /// `movflags`, sample entries such as `hvc1`.
+    public static func isISOMedia(_ formatName: String) -> Bool { ["mp4", "mov"].contains(formatName) }
+    public var isISOMedia: Bool { Muxer.isISOMedia(formatName) }
+
     /// True when the container writes a stream's display matrix (rotation): in FFmpeg 5.1 only the
     /// mov family (its `tkhd` matrix); Matroska and NUT drop it.
     public var storesDisplayMatrix: Bool { ["mp4", "mov", "ipod", "3gp", "3g2", "ismv", "f4v", "psp"].contains(formatName) }
@@ -127,7 +132,7 @@ public final class Muxer {
     /// Apple's players require, where no tag is set yet: FFmpeg's default, `hev1`, they refuse.
     private func setAppleTag(_ par: UnsafeMutablePointer<AVCodecParameters>) {
         guard par.pointee.codec_id == AV_CODEC_ID_HEVC, par.pointee.codec_tag == 0,
-              ["mp4", "mov"].contains(formatName), par.pointee.extradata_size > 0 else { return }
+              isISOMedia, par.pointee.extradata_size > 0 else { return }
         par.pointee.codec_tag = Muxer.fourCC("hvc1")
     }
 

@@ -68,3 +68,19 @@ import SlomoCore
         #expect(refusal { try t.validate() }?.0 == "triggerHoldoff")
     }
 }
+
+/// The GPIO trigger's spelling and ranges (the line itself: VividGPIOTests, on a real kernel chip).
+@Suite struct GPIOTriggerSpecTests {
+    @Test func specs() throws {
+        #expect(try OptionValues.trigger("gpio:gpiochip0:3") == .gpio(GPIOTriggerLine(chip: "gpiochip0", line: "3", edges: .rising)))
+        #expect(try OptionValues.trigger("gpio:/dev/gpiochip1:trigger-in:both") == .gpio(GPIOTriggerLine(chip: "/dev/gpiochip1", line: "trigger-in", edges: .both)))
+        for bad in ["gpio:", "gpio:chip", "gpio:chip:1:sideways", "gpio::1", "gpio:a:1:rising:x"] {
+            #expect(throws: SettingError.self) { try OptionValues.trigger(bad) }
+        }
+        var t = TriggerSettings(kind: .gpio(GPIOTriggerLine(chip: "c", line: "0", edges: .rising)), pre: .one, post: .one)
+        t.debounce = Rational(2)
+        #expect(throws: SettingError.self) { try t.validate() }
+        t.debounce = Rational(1, 1000)
+        try t.validate()
+    }
+}

@@ -25,6 +25,7 @@ enum VividVM {
 
     nonisolated(unsafe) static var cached: Result<[String: String], VMFailure>?
     nonisolated(unsafe) static var cachedAudio: Result<[String: String], VMFailure>?
+    nonisolated(unsafe) static var cachedGPIO: Result<[String: String], VMFailure>?
     /// One VM at a time (the suites run in parallel; two emulated VMs on two cores would starve vivid).
     static let lock = NSLock()
 
@@ -50,7 +51,14 @@ enum VividVM {
         return try cachedAudio!.get()
     }
 
-    private static func run(script checks: String, out name: String, alsa: Bool = false,
+    /// The GPIO checks: a boot with the kernel's simulated GPIO chip (`--gpio-sim`), `Tests/vivid/gpio-checks.sh`.
+    static func gpioChecks() throws -> [String: String] {
+        lock.lock(); defer { lock.unlock() }
+        if cachedGPIO == nil { cachedGPIO = run(script: "Tests/vivid/gpio-checks.sh", out: "vivid-gpio-out", gpioSim: true) }
+        return try cachedGPIO!.get()
+    }
+
+    private static func run(script checks: String, out name: String, alsa: Bool = false, gpioSim: Bool = false,
                             vivid: String = "n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc") -> Result<[String: String], VMFailure> {
         // the VM shares only the package directory writable: keep the output inside it
         let binDir = URL(fileURLWithPath: binary).deletingLastPathComponent().path
@@ -65,7 +73,7 @@ enum VividVM {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: script)
         p.currentDirectoryURL = root
-        p.arguments = ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + ["--vivid", vivid, "--",
+        p.arguments = ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + (gpioSim ? ["--gpio-sim"] : []) + ["--vivid", vivid, "--",
                        "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", checks]
         let pipe = Pipe()
         p.standardOutput = pipe

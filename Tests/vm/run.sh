@@ -21,6 +21,8 @@ usage: Tests/vm/run.sh [options] -- COMMAND [ARG...]
   --alsa           the ALSA loopback card too (hw:Loopback,0,N plays into hw:Loopback,1,N)
   --alsa-opts OPTS its module parameters
   --modules LIST   more of the kernel's modules to load (space-separated)
+  --gpio-sim       the kernel's simulated GPIO chip (gpio-sim, built for the guest's kernel once by
+                   Tests/vm/gpio-sim.sh), configfs mounted at /sys/kernel/config
   --rw DIR         share DIR writable at its own path, beside the current directory (repeatable)
   --fresh-tmp      an empty /tmp (default: the host's, with writes kept in the guest's RAM)
   --timeout SECS   power off after SECS (default 900)
@@ -31,7 +33,7 @@ usage: Tests/vm/run.sh [options] -- COMMAND [ARG...]
 EOF
 }
 
-vivid=1 vivid_opts="n_devs=1 node_types=0x1" alsa="" alsa_opts="" modules="" fresh_tmp=0
+vivid=1 vivid_opts="n_devs=1 node_types=0x1" alsa="" alsa_opts="" modules="" fresh_tmp=0 gpio_sim=""
 timeout_s=900 mem=2G cpus="" console=0 verbose=0 rw=()
 while [ $# -gt 0 ]; do
     case $1 in
@@ -40,6 +42,7 @@ while [ $# -gt 0 ]; do
         --alsa) alsa=1; shift ;;
         --alsa-opts) alsa=1; alsa_opts=${2?--alsa-opts needs its options}; shift 2 ;;
         --modules) modules=${2?--modules needs a list}; shift 2 ;;
+        --gpio-sim) gpio_sim=1; shift ;;
         --rw) rw+=("${2?--rw needs a directory}"); shift 2 ;;
         --fresh-tmp) fresh_tmp=1; shift ;;
         --timeout) timeout_s=${2?}; shift 2 ;;
@@ -127,6 +130,9 @@ if [ ! -s "$initrd" ] || [ ! -s "$kdir/vmlinuz" ]; then
     find "$kdir" -name 'initrd-*.cpio.gz' ! -name "${initrd##*/}" -delete
     rm -rf "$work"; trap - EXIT
 fi
+if [ -n "$gpio_sim" ]; then
+    gpio_sim=$("$here/gpio-sim.sh" "$kver" "$cache") || fail "gpio-sim could not be built for $kver"
+fi
 flock -u 8
 
 # --- the job: configuration, the command, the output files ------------------------------------
@@ -148,8 +154,8 @@ for d in "${rw[@]}"; do
 done
 mapfile -t shares < <(printf '%s\n' "${shares[@]}" | awk 'NF && !seen[$0]++ { print length($0) "\t" $0 }' | sort -n | cut -f2-)
 {
-    printf 'VIVID=%q VIVID_OPTS=%q ALSA=%q ALSA_OPTS=%q MODULES=%q FRESH_TMP=%q SHARES=%q\n' \
-        "$vivid" "$vivid_opts" "$alsa" "$alsa_opts" "$modules" "$fresh_tmp" "${#shares[@]}"
+    printf 'VIVID=%q VIVID_OPTS=%q ALSA=%q ALSA_OPTS=%q MODULES=%q FRESH_TMP=%q SHARES=%q GPIO_SIM=%q\n' \
+        "$vivid" "$vivid_opts" "$alsa" "$alsa_opts" "$modules" "$fresh_tmp" "${#shares[@]}" "$gpio_sim"
     for i in "${!shares[@]}"; do printf 'SHARE_%d=%q\n' "$i" "${shares[$i]}"; done
 } > "$job/config"
 # the command, in the current directory, with the few variables it may need (and every SLOMO_*)

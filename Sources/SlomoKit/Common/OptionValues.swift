@@ -84,6 +84,7 @@ public enum OptionValues {
                 return .motion(threshold: t)
             }
             if text.hasPrefix("udp://") { return .network(try NetworkTriggerAddress.parse(text)) }
+            if text.hasPrefix("gpio:") { return .gpio(try GPIOTriggerLine.parse(text)) }
             if text == "sound" { return .sound(levelDBFS: TriggerSettings.defaultSoundLevel) }
             if text.hasPrefix("sound=") {
                 let value = String(text.dropFirst(6))
@@ -91,7 +92,7 @@ public enum OptionValues {
                     throw SettingError(.trigger, "sound '\(value)'", "expected a level in dBFS such as -20", quoted: false)
                 }
             }
-            throw SettingError(.trigger, text, "expected stdin, signal, motion[=THRESHOLD], sound[=LEVEL] or udp://[ADDR]:PORT")
+            throw SettingError(.trigger, text, "expected stdin, signal, motion[=THRESHOLD], sound[=LEVEL], gpio:CHIP:LINE or udp://[ADDR]:PORT")
         }
     }
 }

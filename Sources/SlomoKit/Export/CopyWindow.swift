@@ -1,4 +1,5 @@
 import SlomoCore
+import SlomoFFmpeg
 
 /// `retime --start/--end`: the packets a copy carries, exact to the frame. A copy cannot cut a frame
 /// in two nor decode from anywhere but a keyframe, so:
@@ -26,12 +27,12 @@ struct CopyWindow {
     /// The window for `trim`, or nil without `--start`/`--end`, for an output in `container` (FFmpeg's
     /// muxer name: MP4 and MOV hide frames before time 0 with an edit list).
     static func make(_ timeline: MediaTimeline, trim: SourceTrim, map: RetimeMap, container: String) throws -> CopyWindow? {
-        let editList = ["mp4", "mov"].contains(container)
+        let editList = Muxer.isISOMedia(container)
         guard let asked = try trim.window(timeline: timeline, map: map) else { return nil }
         let frames = timeline.frameTimes
         let s = frames.last(where: { $0 <= asked.source.start }) ?? frames[0]
         let e = frames.first(where: { $0 >= asked.source.end }) ?? timeline.duration
-        let origin = try timeline.origin.ticks(in: timeline.info.timeBase, rounding: .nearest)
+        let origin = try timeline.originTicks()
         let t = timeline.packetTimes.map { timeline.time(ofTicks: $0.pts, originTicks: origin) }
         let cuts = Cuts(t, keys: timeline.packetTimes.map(\.key))
         guard let lo = t.indices.first(where: { t[$0] >= s && t[$0] < e }),

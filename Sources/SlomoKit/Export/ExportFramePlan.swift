@@ -32,7 +32,7 @@ struct ExportFramePlan {
         if blend == .blend { for k in shown where k + 1 < times.count { needed[k + 1] = true } }
         self.needed = needed
         let tb = timeline.info.timeBase
-        let origin = try timeline.origin.ticks(in: tb, rounding: .nearest)
+        let origin = try timeline.originTicks()
         originTicks = origin
         frameTicks = try times.map { origin + (try $0.ticks(in: tb, rounding: .nearest)) }
     }

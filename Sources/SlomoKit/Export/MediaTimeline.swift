@@ -156,6 +156,9 @@ struct MediaTimeline {
     /// not 17 ms (which the schedule would treat as after 1/60 s and show frame 0 twice).
     let gridRate: Rational?
 
+    /// The origin in this stream's ticks (to the nearest tick): what every tick time is taken from.
+    func originTicks() throws(RationalError) -> Int64 { try origin.ticks(in: info.timeBase, rounding: .nearest) }
+
     /// Time of a timestamp in this stream's ticks, relative to the origin (see `gridRate`).
     func time(ofTicks ticks: Int64, originTicks: Int64) -> Rational {
         MediaTimeline.time(ofTicks: ticks - originTicks, timeBase: info.timeBase, grid: gridRate)

@@ -69,7 +69,7 @@ enum RetimedOutput {
             copyStreamMetadata(muxer, demuxer, from: a, to: w.streamIndex, reencoded: true)
             writers.append(w)
         }
-        let mov = ["mp4", "mov"].contains(muxer.formatName)
+        let mov = muxer.isISOMedia
         muxer.copyMetadata(from: demuxer) { staleContainerKey($0.lowercased(), reencoded: r.reencoded) ? nil : outputKey($0, mov: mov) }
         if let window = r.window {
             // a part of the source: its map does not start at the source's start, and a later
@@ -82,7 +82,7 @@ enum RetimedOutput {
         if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
         muxer.setMetadata("encoder", "slomo \(r.command)")
         if let jobKey = r.jobKey { muxer.setMetadata("slomo_job", jobKey) }
-        try muxer.writeHeader(options: ["mp4", "mov"].contains(muxer.formatName) ? ["movflags": "+use_metadata_tags"] : [:])
+        try muxer.writeHeader(options: muxer.isISOMedia ? ["movflags": "+use_metadata_tags"] : [:])
         for w in writers { w.headerWritten() }
         if writers.isEmpty, let firstFailure { throw firstFailure }
         let kept = Set([timeline.video] + chosen)
@@ -107,7 +107,7 @@ enum RetimedOutput {
     /// keep a track's name as its handler name: a title (from Matroska) goes there when the
     /// source gave none.
     static func copyStreamMetadata(_ muxer: Muxer, _ demuxer: Demuxer, from source: Int, to index: Int, reencoded: Bool) {
-        let mov = ["mp4", "mov"].contains(muxer.formatName)
+        let mov = muxer.isISOMedia
         muxer.copyStreamMetadata(from: demuxer, stream: source, to: index) {
             staleStreamKey($0.lowercased(), reencoded: reencoded) ? nil : outputKey($0, mov: mov)
         }

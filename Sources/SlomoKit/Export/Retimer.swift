@@ -183,7 +183,7 @@ struct RetimedPacketTimes {
     struct Ticks { var pts: [Int64]; var dts: [Int64]; var rounded: Bool }
 
     init(timeline: MediaTimeline, map: RetimeMap, stored: RetimeMap, fromOriginal: Bool, window: CopyWindow? = nil) throws {
-        let origin = try timeline.origin.ticks(in: timeline.info.timeBase, rounding: .nearest)
+        let origin = try timeline.originTicks()
         let offset = window?.target.start ?? .zero
         let mapped = { (ticks: Int64) in Self.mapped(ticks, timeline, map, stored, fromOriginal, origin) - offset }
         self.timeline = timeline; self.map = map; self.stored = stored; self.fromOriginal = fromOriginal

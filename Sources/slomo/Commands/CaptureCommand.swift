@@ -60,8 +60,9 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
     @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger; 1 when neither this nor --post-trigger is given).") var preTrigger: String?
     @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger; 1 when neither this nor --pre-trigger is given).") var postTrigger: String?
-    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10), sound[=LEVEL] (a sound on --audio louder than LEVEL dBFS, default -20) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
-    @Option(parsing: .unconditional, help: "Sound and network triggers: no second trigger this many seconds after one (default 0.5).") var triggerHoldoff: String?
+    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10), sound[=LEVEL] (a sound on --audio louder than LEVEL dBFS, default -20), gpio:CHIP:LINE[:rising|falling|both] (an edge on a GPIO line, at the kernel's timestamp) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
+    @Option(parsing: .unconditional, help: "Sound, GPIO and network triggers: no second trigger this many seconds after one (default 0.5).") var triggerHoldoff: String?
+    @Option(parsing: .unconditional, help: "GPIO triggers: the kernel's debounce period in seconds (default 0: none).") var triggerDebounce: String?
     @Option(help: "The shared key file network triggers are signed with (at least 16 bytes).", completion: .file()) var triggerKey: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
@@ -289,24 +290,13 @@ let shots = report.shots ?? []
         if let failure = report.cameras.lazy.compactMap({ Self.streamFailure($0) ?? Self.noShot($0) }).first { throw failure }
     }
 
-    /// What an armed capture waits for, in the `armed` line.
-    static func awaited(_ kind: TriggerKind) -> String {
-        switch kind {
-        case .stdin: return "a line 'trigger' on stdin"
-        case .signal: return "SIGUSR1 (kill -USR1 \(CurrentProcess.id))"
-        case .motion: return "motion"
-        case .network(let e): return "a signed trigger message on udp://\(e)"
-        case .sound(let level): return "a sound over \(Seconds(level)) dBFS"
-        }
-    }
-
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
             for (name, given) in [(Setting.preTrigger, preTrigger != nil), (.postTrigger, postTrigger != nil),
                                   (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil),
-                                  (.triggerHoldoff, triggerHoldoff != nil)] where given {
-                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|udp://…", .badRequest)
+                                  (.triggerHoldoff, triggerHoldoff != nil), (.triggerDebounce, triggerDebounce != nil)] where given {
+                throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|gpio:…|udp://…", .badRequest)
             }
             return nil
         }
@@ -328,6 +318,10 @@ let shots = report.shots ?? []
             t.firstShot = (1...Swift.max(1, devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
         }
         if let triggerHoldoff { t.holdoff = try OptionValues.seconds(triggerHoldoff, option: .triggerHoldoff, max: Rational(60)) }
+        if let triggerDebounce {
+            guard case .gpio = kind else { throw CommandLineError("\(Setting.triggerDebounce) is for \(Setting.trigger) gpio:…", .badRequest) }
+            t.debounce = try OptionValues.seconds(triggerDebounce, option: .triggerDebounce, max: Rational(1))
+        }
         try t.validate(audio: try audioOptions())
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
             throw CommandLineError("-o \(output): \(Setting.shots) \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)

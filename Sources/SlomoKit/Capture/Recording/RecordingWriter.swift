@@ -173,7 +173,7 @@ final class RecordingWriter {
         // every frame sat one reorder delay late, and the sound that much early); then a moof+mdat
         // at every keyframe and at least every second, flushed as written. Matroska and NUT write
         // as they go (a cluster at least every second).
-        let mov = ["mp4", "mov"].contains(formatName)
+        let mov = Muxer.isISOMedia(formatName)
         try m.writeHeader(options: mov ? ["movflags": "+frag_keyframe+delay_moov+default_base_moof+use_metadata_tags",
                                           "frag_duration": "1000000", "flush_packets": "1"]
                                        : formatName == "matroska" ? ["cluster_time_limit": "1000", "flush_packets": "1"] : ["flush_packets": "1"])

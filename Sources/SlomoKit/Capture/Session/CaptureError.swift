@@ -11,6 +11,8 @@ public enum CaptureError: SlomoFailure, Sendable {
     case triggerPortUnavailable(endpoint: String, errno: Int32)
     /// A trigger message could not be sent.
     case triggerSendFailed(endpoint: String, errno: Int32)
+    /// A GPIO trigger's chip or line is missing, held by another program, or refused.
+    case gpio(String, GPIOError)
     /// The recording's container cannot hold the chosen video codec.
     case codecNotInContainer(output: String, codec: String, container: String)
     /// The container refused to say what it holds.
@@ -48,6 +50,12 @@ public enum CaptureError: SlomoFailure, Sendable {
         switch self {
         case .signalsNotOwned, .soundEncoderMissing, .ratesDiffer, .triggerPortUnavailable: return .unavailable
         case .triggerSendFailed: return .ioFailed
+        case .gpio(_, let e):
+            switch e {
+            case .noSuchChip, .noSuchLine: return .missing
+            case .lineBusy: return .unavailable
+            case .system(_, let errno): return errno == Errno(EACCES) || errno == Errno(EPERM) ? .notPermitted : .unavailable
+            }
         case .rawFormatUnsupported: return .badData
         case .noSoundEncoder, .synthetic: return .bug
         case .syncFailed, .stopped: return .ioFailed
@@ -60,6 +68,17 @@ public enum CaptureError: SlomoFailure, Sendable {
         case .triggerPortUnavailable(let e, let errno):
             return "udp://\(e): cannot listen for triggers: \(Errno(errno))" + (errno == EADDRINUSE ? " (another program, or another slomo, has this port)" : "")
         case .triggerSendFailed(let e, let errno): return "udp://\(e): cannot send the trigger: \(Errno(errno))"
+        case .gpio(let spec, let e):
+            switch e {
+            case .noSuchChip(let chip, let available):
+                let there = available.isEmpty ? "this machine has none" : "there are: " + available.joined(separator: ", ")
+                return "\(spec): no GPIO chip '\(chip)' (\(there))"
+            case .noSuchLine(let chip, let line, let lines): return "\(spec): \(chip) has no line '\(line)' (it has \(lines): 0...\(lines - 1), or a line's name)"
+            case .lineBusy(let chip, let line, let consumer):
+                let who = consumer.isEmpty ? "another program" : "'\(consumer)'"
+                return "\(spec): line \(line) of \(chip) is held by \(who)"
+            case .system(let what, let errno): return "\(spec): \(what) failed: \(errno)"
+            }
         case .signalsNotOwned(let source): return "\(source): a SIGUSR1 trigger needs the application to own the process's signals (ProcessSignals.own() at the start of main)"
         case .codecNotInContainer(let output, let codec, let container):
             return "\(output): \(Setting.codec) \(codec) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)"

@@ -25,7 +25,7 @@ extension CaptureSession {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
         let triggerThread = Thread { [self] in
             switch t.kind {
-            case .stdin, .signal, .network, .sound: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+            case .stdin, .signal, .network, .sound, .gpio: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
             case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
             }
             shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()

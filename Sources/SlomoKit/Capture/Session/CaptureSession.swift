@@ -130,6 +130,9 @@ public final class CaptureSession: @unchecked Sendable {
         try firstWriter.prepare()
         try source.prepare()
         // the network trigger's port is taken before the camera streams (a port in use is refused now)
+        if case .gpio(let g) = trigger?.kind, sharedEvents == nil, ownEvents == nil {
+            ownEvents = try GPIOTriggerSource(g, debounce: trigger?.debounce ?? .zero, holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff)
+        }
         if case .network(let e) = trigger?.kind, sharedEvents == nil, ownEvents == nil {
             ownEvents = try NetworkTriggerListener(endpoint: e, key: trigger?.key ?? [], holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff, camera: source.name) { [weak self] in self?.onEvent?($0) }
         }

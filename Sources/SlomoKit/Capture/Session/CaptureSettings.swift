@@ -44,9 +44,11 @@ public enum TriggerKind: Sendable, Equatable {
     /// A sound on the capture's sound input louder than this many dBFS (after a 200 Hz high-pass),
     /// placed at its first sample's instant.
     case sound(levelDBFS: Rational)
+    /// An edge on a GPIO line, placed at the kernel's timestamp of it.
+    case gpio(GPIOTriggerLine)
 
     public var name: String {
-        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp"; case .sound: "sound" }
+        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp"; case .sound: "sound"; case .gpio: "gpio" }
     }
 }
 
@@ -67,6 +69,8 @@ public struct TriggerSettings: Sendable {
     /// Sound and network triggers: no second event this soon after one (echoes, a sound's own tail).
     public var holdoff = TriggerSettings.defaultHoldoff
     public static let defaultHoldoff = Rational(1, 2)
+    /// GPIO triggers: the kernel's debounce period (0: none).
+    public var debounce = Rational.zero
     /// The sound trigger's default level, dBFS.
     public static let defaultSoundLevel = Rational(-20)
     /// What `--pre-trigger` and `--post-trigger` are when neither is given.
@@ -89,6 +93,9 @@ public struct TriggerSettings: Sendable {
         guard shots >= 0 else { throw SettingError(.shots, String(shots), "must be 0 (until stopped) or more", quoted: false) }
         if case .sound(let level) = kind, !(level >= Rational(-90) && level <= .zero) {
             throw SettingError(.trigger, "sound=\(Seconds(level))", "the level is in dBFS, -90...0 (default -20)", quoted: false)
+        }
+        guard debounce >= .zero, debounce <= Rational(1) else {
+            throw SettingError(.triggerDebounce, Seconds(debounce).description, "must be in 0...1 s", quoted: false)
         }
         guard holdoff >= .zero, holdoff <= Rational(60) else {
             throw SettingError(.triggerHoldoff, Seconds(holdoff).description, "must be in 0...60 s", quoted: false)

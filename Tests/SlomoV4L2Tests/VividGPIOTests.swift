@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// The GPIO trigger against a real kernel GPIO chip: gpio-sim, built for the test machine's kernel
+/// (Tests/vm/gpio-sim.sh), its line driven through sysfs at CLOCK_MONOTONIC times read around each
+/// write; vivid's camera records. One boot runs Tests/vivid/gpio-checks.sh.
+@Suite(.serialized, .enabled(if: VividVM.available, VividVM.skipReason))
+struct VividGPIOTests {
+    /// Each edge fires a shot placed at the kernel's timestamp of the edge (inside the window of the
+    /// write that made it), and the shot's trigger frame is the frame of that instant.
+    @Test func eachEdgeSelectsTheFrameOfItsOwnInstant() throws {
+        let c = try VividVM.gpioChecks()
+        #expect(c["gpio_rc"] == "0")
+        // edges shots inside exact widest-write-ms
+        let f = (c["gpio_edges"] ?? "").split(separator: " ").map(String.init)
+        try #require(f.count == 5, "\(c["gpio_edges"] ?? "")")
+        #expect(f[0] == "3" && f[1] == "3", "three edges, three shots: \(c["gpio_edges"] ?? "")")
+        #expect(f[2] == "3", "every event is the kernel's time of its edge: \(c["gpio_edges"] ?? "")")
+        #expect(f[3] == "3", "every trigger frame is the frame of its instant: \(c["gpio_edges"] ?? "")")
+    }
+
+    @Test func aChipByLabelALineByNameAndTheFallingEdge() throws {
+        let c = try VividVM.gpioChecks()
+        let f = (c["gpio_named"] ?? "").split(separator: " ")
+        #expect(f.count == 4 && f[0] == "0" && f[2] == "gpio" && f[3] == "True", "\(c["gpio_named"] ?? "")")
+    }
+
+    /// No such chip or line: 66; a line another program holds: 69; one line each, nothing written.
+    @Test func missingAndHeldLinesAreRefused() throws {
+        let c = try VividVM.gpioChecks()
+        #expect((c["gpio_nochip"] ?? "").hasPrefix("66 slomo: gpio:nochip:0:rising: no GPIO chip 'nochip' (there are: gpiochip0"), "\(c["gpio_nochip"] ?? "")")
+        #expect((c["gpio_nochip"] ?? "").hasSuffix(" 1"))
+        #expect((c["gpio_noline"] ?? "").hasPrefix("66 slomo: gpio:gpiochip0:9:rising: gpiochip0 has no line '9' (it has 4: 0...3"), "\(c["gpio_noline"] ?? "")")
+        #expect((c["gpio_busy"] ?? "").hasPrefix("69 slomo: gpio:gpiochip0:1:rising: line 1 of gpiochip0 is held by 'slomo'"), "\(c["gpio_busy"] ?? "")")
+        #expect((c["gpio_busy"] ?? "").hasSuffix(" 1"))
+    }
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Runs INSIDE the vivid VM with --gpio-sim (the kernel's simulated GPIO chip, Tests/vm/gpio-sim.sh):
+# the GPIO trigger against edges driven through gpio-sim's `pull` attribute at known CLOCK_MONOTONIC
+# times. Prints "CHECK name value" lines that Tests/SlomoV4L2Tests/VividGPIOTests.swift parses.
+set -u
+S=${SLOMO_BIN:?}
+OUT=${OUT_DIR:?}
+D=/dev/video0
+say() { echo "CHECK $*"; }
+wait_armed() { for i in $(seq "$2"); do grep -q '^slomo: armed' "$1" 2>/dev/null && return; sleep 0.1; done; }
+HERE=$(dirname "$0")
+v4l2-ctl -d $D -i 0 >/dev/null
+
+# a chip of 4 lines, line 0 named trigger-in
+c=/sys/kernel/config/gpio-sim/slomo
+mkdir -p $c/bank0/line0 && echo 4 > $c/bank0/num_lines && echo trigger-in > $c/bank0/line0/name && echo 1 > $c/live
+dev=$(cat $c/dev_name); chip=$(cat $c/bank0/chip_name)
+say chip "$dev $chip $(ls /dev/gpiochip* | tr '\n' ' ')"
+pull=/sys/devices/platform/$dev/$chip/sim_gpio0/pull
+
+# --- three rising edges, each bracketed by CLOCK_MONOTONIC read just before and after the write
+$S capture $D --trigger gpio:$chip:0 --shots 3 --pre-trigger 0.3 --post-trigger 0.2 --codec ffv1 -o "$OUT/g%d.mkv" \
+  --overwrite --json > $OUT/g.json 2> $OUT/g.err & pid=$!
+wait_armed $OUT/g.err 300
+python3 - "$pull" > $OUT/edges.txt <<'PY'
+import sys, time
+path = sys.argv[1]
+time.sleep(0.5)
+for i in range(3):
+    with open(path, "w") as f:
+        t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC); f.write("pull-up"); f.flush(); t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    print("E", t0, t1, flush=True)
+    time.sleep(1.0)
+    with open(path, "w") as f: f.write("pull-down")
+    time.sleep(0.3)
+PY
+wait $pid; say gpio_rc $?
+python3 - $OUT/edges.txt $OUT/g.json <<'PY'
+import json, subprocess, sys
+from fractions import Fraction
+edges = [(int(l.split()[1]), int(l.split()[2])) for l in open(sys.argv[1]) if l.startswith("E")]
+shots = json.load(open(sys.argv[2])).get("shots") or []
+def frame_times(path):
+    run = lambda *a: subprocess.run(["ffprobe", "-v", "error", *a, path], capture_output=True, text=True).stdout
+    tags = json.loads(run("-show_entries", "format_tags", "-of", "json"))["format"].get("tags", {})
+    start = Fraction(next(v for k, v in tags.items() if k.lower() == "slomo_capture_start"))
+    tb = Fraction(run("-select_streams", "v", "-show_entries", "stream=time_base", "-of", "csv=p=0").strip())
+    return sorted(start + int(p) * tb for p in run("-select_streams", "v", "-show_entries", "packet=pts", "-of", "csv=p=0").split())
+inside, exact, lat = 0, 0, []
+for (t0, t1), s in zip(edges, shots):
+    e = Fraction(s["triggerTime"]["numerator"], s["triggerTime"]["denominator"])
+    # the event to the microsecond (frames are stamped so): inside [t0, t1] within that rounding
+    if Fraction(t0, 10**9) - Fraction(1, 10**6) <= e <= Fraction(t1, 10**9): inside += 1
+    lat.append(s["latencyMs"])
+    t = frame_times(s["output"]); k = s["triggerFrame"]
+    if k < len(t) and t[k] >= e and (k == 0 or t[k - 1] < e): exact += 1
+print("CHECK gpio_edges", len(edges), len(shots), inside, exact, "%.3f" % max((t1 - t0) / 1e6 for t0, t1 in edges))
+PY
+
+# --- the line by its name and the chip by its label; the falling edge
+label=$(python3 -c 'import fcntl,struct,sys; fd=open("/dev/'$chip'","rb"); b=bytearray(68); fcntl.ioctl(fd, 0x8044b401, b); print(b[32:64].split(b"\0")[0].decode())')
+echo pull-up > $pull
+$S capture $D --trigger "gpio:$label:trigger-in:falling" --pre-trigger 0.2 --post-trigger 0.1 --codec ffv1 -o $OUT/fall.mkv \
+  --overwrite --json > $OUT/fall.json 2> $OUT/fall.err & pid=$!
+wait_armed $OUT/fall.err 300
+sleep 0.3; echo pull-down > $pull
+wait $pid; say gpio_named "$? $label $(python3 -c 'import json; s=json.load(open("'$OUT'/fall.json"))["shots"][0]; print(s["trigger"], s["complete"])')"
+
+# --- bad input: no such chip, no such line, a line another program holds; nothing written
+$S capture $D --trigger gpio:nochip:0 -o $OUT/bad1.mkv 2>$OUT/bad1.err; say gpio_nochip "$? $(cat $OUT/bad1.err | tail -1) $(ls $OUT/bad1.mkv 2>&1 | grep -c 'No such')"
+$S capture $D --trigger gpio:$chip:9 -o $OUT/bad2.mkv 2>$OUT/bad2.err; say gpio_noline "$? $(cat $OUT/bad2.err | tail -1) $(ls $OUT/bad2.mkv 2>&1 | grep -c 'No such')"
+$S capture --source synthetic:fps=30,size=160x96 --trigger gpio:$chip:1 --duration 6 --pre-trigger 0.1 --post-trigger 0.1 -o $OUT/hold.mkv --overwrite 2>$OUT/hold.err & pid=$!
+wait_armed $OUT/hold.err 300
+$S capture $D --trigger gpio:$chip:1 -o $OUT/bad3.mkv 2>$OUT/bad3.err; say gpio_busy "$? $(cat $OUT/bad3.err | tail -1) $(ls $OUT/bad3.mkv 2>&1 | grep -c 'No such')"
+kill -INT $pid; wait $pid
+echo 0 > $c/live
+say done 1
