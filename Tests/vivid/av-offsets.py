@@ -3,8 +3,10 @@
 # played (CLOCK_MONOTONIC). Usage: av-offsets.py CLICKS.txt RECORDING
 # Prints: "clicks N found M offset_ms p50 max first last rate R player_xruns X" (offset = recorded time − played time;
 # recorded time = slomo_capture_start + the click's position in the file's audio).
-import subprocess, sys, json, struct
+import os, subprocess, sys, json, struct
 from fractions import Fraction
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recording import click_track
 
 clicks_txt, rec = sys.argv[1], sys.argv[2]
 # --map A:B:R: the recording was slowed while recording, source A..B s at rate R; file times are
@@ -17,18 +19,8 @@ def source_time(t):
     a, b, r = seg
     out_b = a + (b - a) / r
     return a + (t - a) * r if t < out_b else t - out_b + b
-starts, pairs, xruns = [], [], "?"
-for line in open(clicks_txt):
-    f = line.split()
-    if f[0] == "X": xruns = f[1]
-    elif f[0] == "C": starts.append(int(f[1]))
-    elif f[0] == "P": pairs.append((int(f[1]), int(f[2]) + int(f[3]) / 1e9))
-pairs = [p for p in pairs if p[0] > 0]
-# least squares: time = a + b * position
-n = len(pairs); sx = sum(p for p, _ in pairs); sy = sum(t for _, t in pairs)
-sxx = sum(p * p for p, _ in pairs); sxy = sum(p * t for p, t in pairs)
-b = (n * sxy - sx * sy) / (n * sxx - sx * sx); a = (sy - b * sx) / n
-played = [a + b * k for k in starts]
+played, rate, xruns = click_track(clicks_txt)
+starts = played
 
 meta = json.loads(subprocess.run(["ffprobe", "-v", "error", "-show_entries", "format_tags", "-of", "json", rec],
                                  capture_output=True, text=True).stdout)["format"].get("tags", {})
@@ -54,4 +46,4 @@ for t in found:
     if abs(near - t) < 0.1: offsets.append((t - near) * 1000)
 s = sorted(abs(o) for o in offsets)
 if not s: print("clicks %d found %d offset_ms none" % (len(starts), len(found))); sys.exit()
-print("clicks %d found %d offset_ms %.2f %.2f %.2f %.2f rate %.1f player_xruns %s" % (len(starts), len(offsets), s[len(s) // 2], s[-1], offsets[0], offsets[-1], 1 / b, xruns))
+print("clicks %d found %d offset_ms %.2f %.2f %.2f %.2f rate %.1f player_xruns %s" % (len(starts), len(offsets), s[len(s) // 2], s[-1], offsets[0], offsets[-1], rate, xruns))

@@ -2,13 +2,7 @@
 # Runs INSIDE the test machine (Tests/vm/run.sh): slomo against the real vivid driver, compared
 # with v4l2-ctl in the same VM. Prints "CHECK name value" lines that Tests/SlomoV4L2Tests parses.
 # vivid options: n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc (input 0 webcam, input 1 HDMI)
-set -u
-S=${SLOMO_BIN:?}
-OUT=${OUT_DIR:?}
-D=/dev/video0
-say() { echo "CHECK $*"; }
-# waits until slomo's stderr (FILE) says the capture is armed, TRIES tenths of a second at most
-wait_armed() { for i in $(seq "$2"); do grep -q '^slomo: armed' "$1" 2>/dev/null && return; sleep 0.1; done; }
+. "$(dirname "$0")/common.sh"
 # A 320x180 capture's first frame as gray: "bytesPerLine frames planes shortFrames sizeOK worst bars".
 # vivid's colour bars are vertical, so below its text every row equals the others column by column
 # (a shear would slant them): worst = the largest difference to the first such row; bars = distinct bars seen.

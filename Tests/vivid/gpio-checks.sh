@@ -2,13 +2,7 @@
 # Runs INSIDE the vivid VM with --gpio-sim (the kernel's simulated GPIO chip, Tests/vm/gpio-sim.sh):
 # the GPIO trigger against edges driven through gpio-sim's `pull` attribute at known CLOCK_MONOTONIC
 # times. Prints "CHECK name value" lines that Tests/SlomoV4L2Tests/VividGPIOTests.swift parses.
-set -u
-S=${SLOMO_BIN:?}
-OUT=${OUT_DIR:?}
-D=/dev/video0
-say() { echo "CHECK $*"; }
-wait_armed() { for i in $(seq "$2"); do grep -q '^slomo: armed' "$1" 2>/dev/null && return; sleep 0.1; done; }
-HERE=$(dirname "$0")
+. "$(dirname "$0")/common.sh"
 v4l2-ctl -d $D -i 0 >/dev/null
 
 # a chip of 4 lines, line 0 named trigger-in
@@ -35,25 +29,19 @@ for i in range(3):
     time.sleep(0.3)
 PY
 wait $pid; say gpio_rc $?
-python3 - $OUT/edges.txt $OUT/g.json <<'PY'
-import json, subprocess, sys
+PYTHONPATH=$HERE python3 - $OUT/edges.txt $OUT/g.json <<'PY'
+import json, sys
 from fractions import Fraction
+from recording import is_frame_of
 edges = [(int(l.split()[1]), int(l.split()[2])) for l in open(sys.argv[1]) if l.startswith("E")]
 shots = json.load(open(sys.argv[2])).get("shots") or []
-def frame_times(path):
-    run = lambda *a: subprocess.run(["ffprobe", "-v", "error", *a, path], capture_output=True, text=True).stdout
-    tags = json.loads(run("-show_entries", "format_tags", "-of", "json"))["format"].get("tags", {})
-    start = Fraction(next(v for k, v in tags.items() if k.lower() == "slomo_capture_start"))
-    tb = Fraction(run("-select_streams", "v", "-show_entries", "stream=time_base", "-of", "csv=p=0").strip())
-    return sorted(start + int(p) * tb for p in run("-select_streams", "v", "-show_entries", "packet=pts", "-of", "csv=p=0").split())
 inside, exact, lat = 0, 0, []
 for (t0, t1), s in zip(edges, shots):
     e = Fraction(s["triggerTime"]["numerator"], s["triggerTime"]["denominator"])
     # the event to the microsecond (frames are stamped so): inside [t0, t1] within that rounding
     if Fraction(t0, 10**9) - Fraction(1, 10**6) <= e <= Fraction(t1, 10**9): inside += 1
     lat.append(s["latencyMs"])
-    t = frame_times(s["output"]); k = s["triggerFrame"]
-    if k < len(t) and t[k] >= e and (k == 0 or t[k - 1] < e): exact += 1
+    if is_frame_of(s, e): exact += 1
 print("CHECK gpio_edges", len(edges), len(shots), inside, exact, "%.3f" % max((t1 - t0) / 1e6 for t0, t1 in edges))
 PY
 
