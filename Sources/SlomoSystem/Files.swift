@@ -27,6 +27,18 @@ public enum Files {
     /// The caller may create files in `directory` (`access(W_OK)`).
     public static func isWritable(_ directory: String) -> Bool { access(directory, W_OK) == 0 }
 
+    /// The numbered nodes `/dev/PREFIXN` (`video`, `gpiochip`), in the order of their numbers.
+    public static func numberedDevices(_ prefix: String) -> [String] {
+        guard let dir = opendir("/dev") else { return [] }
+        defer { closedir(dir) }
+        var numbers: [Int] = []
+        while let e = readdir(dir) {
+            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasPrefix(prefix), let n = Int(name.dropFirst(prefix.count)), n >= 0 { numbers.append(n) }
+        }
+        return numbers.sorted().map { "/dev/\(prefix)\($0)" }
+    }
+
     /// `rename(2)`: atomic within one file system.
     public static func rename(_ from: String, to: String) throws(Errno) {
         _ = try retryingInterrupts { Glibc.rename(from, to) }

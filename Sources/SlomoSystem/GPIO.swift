@@ -47,16 +47,7 @@ public struct GPIOChip: Sendable {
     }
 
     /// `/dev/gpiochip*`, in order.
-    static func chipPaths() -> [String] {
-        guard let dir = opendir("/dev") else { return [] }
-        defer { closedir(dir) }
-        var out: [String] = []
-        while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("gpiochip") { out.append("/dev/" + name) }
-        }
-        return out.sorted { $0.count != $1.count ? $0.count < $1.count : $0 < $1 }
-    }
+    static func chipPaths() -> [String] { Files.numberedDevices("gpiochip") }
 
     /// A line by its number, or by the name its driver gives it.
     public func line(_ spec: String) throws(GPIOError) -> UInt32 {

@@ -1,6 +1,7 @@
 internal import CV4L2
 #if canImport(Glibc)
 import Glibc
+import SlomoSystem
 #endif
 import SlomoCore
 
@@ -123,14 +124,5 @@ public final class LiveV4L2Syscalls: V4L2Syscalls {
         }
     }
 
-    public func listDevices() -> [String] {
-        guard let d = opendir("/dev") else { return [] }
-        defer { closedir(d) }
-        var numbers: [Int] = []
-        while let e = readdir(d) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name.hasPrefix("video"), let n = Int(name.dropFirst(5)), n >= 0 { numbers.append(n) }
-        }
-        return numbers.sorted().map { "/dev/video\($0)" }
-    }
+    public func listDevices() -> [String] { Files.numberedDevices("video") }
 }
