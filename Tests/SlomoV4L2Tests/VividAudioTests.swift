@@ -72,8 +72,9 @@ struct VividAudioTests {
         let p50 = Double(f[9]) ?? 99, mx = Double(f[10]) ?? 99, after = Double(f[13]) ?? 99
         #expect(p50 <= 1.0 && mx <= 2.0, "event against the click's play time: \(c["sound_trigger"] ?? "")")
         // the frame of the instant in every shot's file: the one before it stamped before the click, it at
-        // or after (vivid under emulation loses frames, so the next frame may come a period or more later)
-        #expect(f[15] == String(shots) && after >= 0 && after < 1000.0 / 60, "the trigger frame is the frame of the instant: \(c["sound_trigger"] ?? "")")
+        // or after. No bound on how long after: vivid under emulation drops frames when the machine is
+        // busy (a CI run: 32 lost, the next frame up to 81 ms after a click, still the frame of it)
+        #expect(f[15] == String(shots) && after >= 0, "the trigger frame is the frame of the instant: \(c["sound_trigger"] ?? "")")
         #expect(f[17] == "0", "the click player underran: no reference")
         // two cameras on one sound input: each click a shot on both, at one instant
         let two = (c["sound_two"] ?? "").split(separator: " ")
