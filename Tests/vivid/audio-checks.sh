@@ -127,8 +127,10 @@ CLICK_ARGS="0 328" clicks_during $OUT/noise.txt $S capture $D --audio hw:Loopbac
   --codec ffv1 -o "$OUT/noise%d.mkv" --overwrite --json > $OUT/noise.json 2> $OUT/noise.err; say noise_rc $?
 say noise_shots "$(python3 -c 'import json; print(len(json.load(open("'$OUT'/noise.json")).get("shots") or []))')"
 $S capture $D --trigger sound -o $OUT/nosound.mkv 2>$OUT/nosound.err; say sound_without_audio "$? $(cat $OUT/nosound.err)"
-# two cameras, one sound input: every click fires a shot on both, at the same instant
-CLICK_ARGS=1000 clicks_during $OUT/clicks6.txt $S capture /dev/video0 /dev/video1 --audio hw:Loopback,1,0 --trigger sound --shots 0 \
-  --duration 5 --pre-trigger 0.2 --post-trigger 0.2 --codec ffv1 -o "$OUT/snd{camera}-%d.mkv" --overwrite --json > $OUT/snd2.json 2> $OUT/snd2.err; say sound_two_rc $?
+# two cameras, one sound input: every click fires a shot on both, at the same instant (three shots, not a
+# duration: each camera's duration runs from its own first frame, so a click in a capture's last moment
+# once reached only the camera that started later)
+CLICK_ARGS=1000 clicks_during $OUT/clicks6.txt $S capture /dev/video0 /dev/video1 --audio hw:Loopback,1,0 --trigger sound --shots 3 \
+  --duration 15 --pre-trigger 0.2 --post-trigger 0.2 --codec ffv1 -o "$OUT/snd{camera}-%d.mkv" --overwrite --json > $OUT/snd2.json 2> $OUT/snd2.err; say sound_two_rc $?
 python3 -c 'import json; r=json.load(open("'$OUT'/snd2.json")); s=[c.get("shots") or [] for c in r["cameras"]]; print("CHECK sound_two", len(s[0]), len(s[1]), all(a["triggerTime"] == b["triggerTime"] for a, b in zip(s[0], s[1])))'
 say done 1
