@@ -32,8 +32,8 @@ TEST_PACKAGES=(
   mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
-# sox), /usr/bin/time and bc.
-BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc)
+# sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench.
+BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc gpiod)
 
 # deps [build|test|bench]: install what is missing (default: build).
 deps() {

@@ -9,3 +9,8 @@ const char *cposix_errno_name(int error) {
 }
 
 const int CPOSIX_RLIMIT_MEMLOCK = RLIMIT_MEMLOCK;
+
+#include <pthread.h>
+int cposix_name_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);   // _GNU_SOURCE, like strerrorname_np
+}

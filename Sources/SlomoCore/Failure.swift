@@ -79,6 +79,7 @@ extension Setting {
     public static let command = Setting("command"), progress = Setting("progress"), relativeTo = Setting("relativeTo")
     public static let triggerKey = Setting("triggerKey"), at = Setting("at"), audio = Setting("audio")
     public static let triggerHoldoff = Setting("triggerHoldoff"), triggerDebounce = Setting("triggerDebounce")
+    public static let triggerOut = Setting("triggerOut"), triggerAudio = Setting("triggerAudio")
 
     public static let all: [Setting] = [
         .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
@@ -87,6 +88,7 @@ extension Setting {
         .trigger, .triggerRegion, .whiteBalance, .zoom,
         .duration, .buffers, .ringFrames, .bytesPerLine, .previewFps, .previewWidth, .audioRate, .audioChannels,
         .jobs, .threads, .shots, .lead, .command, .progress, .relativeTo, .triggerKey, .at, .audio, .triggerHoldoff, .triggerDebounce,
+        .triggerOut, .triggerAudio,
     ]
 }
 

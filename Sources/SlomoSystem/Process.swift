@@ -35,6 +35,12 @@ public enum CurrentProcess {
         _ = try retryingInterrupts { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, value) }
     }
 
+    /// Names the calling thread as `ps -L`, `top -H` and /proc/self/task/*/comm show it (at most
+    /// 15 bytes are kept).
+    public static func nameThread(_ name: String) {
+        _ = cposix_name_thread(String(decoding: name.utf8.prefix(15), as: UTF8.self))
+    }
+
     /// Sleeps the calling thread (for pacing loops; never for waiting on an event).
     public static func sleep(microseconds: Int) {
         var asked = timespec(tv_sec: microseconds / 1_000_000, tv_nsec: microseconds % 1_000_000 * 1000)

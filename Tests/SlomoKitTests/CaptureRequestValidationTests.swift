@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import SlomoCore
 @testable import SlomoKit
@@ -66,6 +67,13 @@ import SlomoCore
         #expect(refusal { try t.validate(audio: AudioSettings(device: "hw:1,0")) } == nil)
         t.holdoff = Rational(61)
         #expect(refusal { try t.validate() }?.0 == "triggerHoldoff")
+        // its own microphone instead of the recorded input: not the same device, not for another trigger
+        t.holdoff = Rational(1, 2)
+        t.audio = AudioSettings(device: "hw:2,0")
+        #expect(refusal { try t.validate(audio: nil) } == nil)
+        #expect(refusal { try t.validate(audio: AudioSettings(device: "hw:2,0")) }?.1 == "triggerAudio 'hw:2,0': is the recorded audio device already: the trigger listens to it without triggerAudio")
+        t.kind = .stdin
+        #expect(refusal { try t.validate(audio: nil) }?.0 == "triggerAudio")
     }
 }
 
@@ -82,5 +90,52 @@ import SlomoCore
         #expect(throws: SettingError.self) { try t.validate() }
         t.debounce = Rational(1, 1000)
         try t.validate()
+    }
+}
+
+/// `--trigger-out`: its spelling, and the line's behaviour behind the seam (raised once per event,
+/// however many cameras share it; low after the pulse and on close). On a real kernel chip: VividGPIOTests.
+@Suite struct TriggerOutputTests {
+    @Test func spec() throws {
+        #expect(try TriggerOutputLine.parse("gpio:gpiochip0:27") == TriggerOutputLine(chip: "gpiochip0", line: "27", pulse: Rational(1, 100)))
+        #expect(try TriggerOutputLine.parse("gpio:strobe-board:flash,pulse=250").pulse == Rational(1, 4))
+        #expect(try TriggerOutputLine.parse("gpio:c:1,pulse=5").description == "gpio:c:1,pulse=5")
+        for bad in ["gpio:c", "gpio::1", "gpio:c:1:rising", "gpio:c:1,pulse=0", "gpio:c:1,pulse=10001", "gpio:c:1,width=5", "udp://1.2.3.4:5"] {
+            #expect(throws: SettingError.self, "\(bad)") { try TriggerOutputLine.parse(bad) }
+        }
+    }
+
+    final class Line: @unchecked Sendable {
+        let lock = NSLock()
+        var values: [(Bool, Rational)] = []
+        func set(_ v: Bool) { lock.lock(); values.append((v, CaptureClock.now())); lock.unlock() }
+        var all: [(Bool, Rational)] { lock.lock(); defer { lock.unlock() }; return values }
+    }
+
+    @Test func oneRisePerEventThenLowAfterThePulse() throws {
+        let line = Line()
+        let out = TriggerOutput(TriggerOutputLine(chip: "c", line: "1", pulse: Rational(30, 1000)), set: { line.set($0) })
+        let event = CaptureClock.now()
+        let a = try #require(out.fire(event: event))
+        let b = try #require(out.fire(event: event))       // a second camera, the same event
+        #expect(a == b)
+        #expect(a.raisedTime >= event && a.afterEvent == a.raisedTime - event && a.pulseMs == 30)
+        #expect(line.all.map(\.0) == [true], "one rise for one event: \(line.all.map(\.0))")
+        Thread.sleep(forTimeInterval: 0.2)
+        let v = line.all
+        #expect(v.map(\.0) == [true, false], "low again after the pulse: \(v.map(\.0))")
+        if v.count == 2 { #expect(v[1].1 - v[0].1 >= Rational(30, 1000), "not before the pulse ended") }
+        // the next event raises it again; closing mid-pulse leaves it low
+        _ = try #require(out.fire(event: CaptureClock.now()))
+        out.close()
+        #expect(line.all.map(\.0) == [true, false, true, false])
+    }
+
+    @Test func aLineThatCannotBeSetIsSaidNotFatal() {
+        struct Refused: Error {}
+        let out = TriggerOutput(TriggerOutputLine(chip: "c", line: "1", pulse: Rational(1, 100)), set: { v in if v { throw Refused() } })
+        #expect(out.fire(event: CaptureClock.now()) == nil)
+        #expect(out.warning?.hasPrefix("gpio:c:1,pulse=10: the line could not be raised") == true, "\(out.warning ?? "")")
+        out.close()
     }
 }

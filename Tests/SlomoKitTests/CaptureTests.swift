@@ -239,6 +239,47 @@ import SlomoFFmpeg
         }
     }
 
+    /// A thread's nice value from /proc (field 19 of its stat line, after the name in parentheses).
+    static func nice(task: String) -> Int? {
+        guard let stat = try? String(contentsOfFile: task == "self" ? "/proc/thread-self/stat" : "/proc/self/task/\(task)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 16 ? Int(fields[16]) : nil
+    }
+
+    /// The trigger thread and a triggered capture's shot saver run at the caller's priority, not at
+    /// the continuous writer's nice +10: a sound trigger under two CPU hogs once waited 22 s behind a
+    /// saver so starved that its pinned shot kept the camera's frames out of the ring. The ring of a
+    /// small camera's shots has room for seconds, not a quarter of one.
+    @Test func triggersAndShotSaversAreNotLowered() throws {
+        let dir = TemporaryDirectory()
+        var limits = CaptureLimits(duration: Rational(6))
+        limits.lockMemory = false
+        limits.realtime = true
+        let caller = try #require(Self.nice(task: "self"))
+        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+                                         settings: RecordingSettings(output: dir.file("n.mp4")), limits: limits,
+                                         trigger: TriggerSettings(kind: .signal, pre: Rational(1, 10), post: Rational(1, 10)))
+        #expect(session.ringPlan.slots >= (64 << 20) / (320 * 180 * 3 / 2), "\(session.ringPlan.slots) slots")
+        final class Seen: @unchecked Sendable {
+            let lock = NSLock(); var value: Int?
+            func set(_ v: Int?) { lock.lock(); value = v; lock.unlock() }
+            func get() -> Int? { lock.lock(); defer { lock.unlock() }; return value }
+        }
+        let seen = Seen()
+        session.onArmed = {
+            let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+            for t in tasks where (try? String(contentsOfFile: "/proc/self/task/\(t)/comm", encoding: .utf8))?.hasPrefix("slomo-trigger") == true {
+                seen.set(TriggerCaptureTests.nice(task: t))
+            }
+            kill(getpid(), SIGUSR1)
+        }
+        let r = try session.run()
+        #expect(seen.get() == caller, "the trigger thread's nice \(String(describing: seen.get())), the caller's \(caller)")
+        #expect(r.writerThreads.hasPrefix("normal"), "\(r.writerThreads)")
+        #expect(r.shots?.count == 1)
+    }
+
     @Test func signalTriggerSelectsTheFirstFrameAtOrAfterTheEvent() throws {
         let dir = TemporaryDirectory()
         let r = try signalShot("synthetic:fps=100,size=320x180,format=yuv420p", pre: Rational(1, 5), post: Rational(1, 10), dir, name: "s.mp4")

@@ -19,6 +19,20 @@ struct VividGPIOTests {
         #expect(f[3] == "3", "every trigger frame is the frame of its instant: \(c["gpio_edges"] ?? "")")
     }
 
+    /// `--trigger-out`: each shot raises the output line once, for its pulse, and the report's
+    /// raise time is when the simulated line's value changed (read back by a poller).
+    @Test func eachShotRaisesTheOutputLineForItsPulse() throws {
+        let c = try VividVM.gpioChecks()
+        // rises falls inside min-width max-width max-after-event-ms
+        let f = (c["gpio_out"] ?? "").split(separator: " ").map(String.init)
+        try #require(f.count == 6, "\(c["gpio_out"] ?? "")")
+        #expect(f[0] == "3" && f[1] == "3", "one pulse per shot: \(c["gpio_out"] ?? "")")
+        #expect(f[2] == "3", "each report's raise time is when the line changed: \(c["gpio_out"] ?? "")")
+        let lo = Double(f[3]) ?? 0, hi = Double(f[4]) ?? 0
+        #expect(lo >= 49.5 && hi < 80, "each pulse lasts its 50 ms: \(c["gpio_out"] ?? "")")
+        #expect((Double(f[5]) ?? 99) < 20, "raised as the shot is decided, not after the frames: \(c["gpio_out"] ?? "")")
+    }
+
     @Test func aChipByLabelALineByNameAndTheFallingEdge() throws {
         let c = try VividVM.gpioChecks()
         let f = (c["gpio_named"] ?? "").split(separator: " ")

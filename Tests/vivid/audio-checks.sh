@@ -119,14 +119,20 @@ python3 -c 'import json; r=json.load(open("'$OUT'/twoshot.json")); s=[c["shots"]
 $S capture /dev/video0 /dev/video1 --frames 10 -o $OUT/nocam.mp4 2>$OUT/nocam.err; say two_noname "$? $(cat $OUT/nocam.err)"
 
 # --- the sound trigger: a click every second fires a shot placed at the click's own instant (not when
-# it was read); then 20 s of noise at -40 dBFS (no click) fires nothing
-CLICK_ARGS=1000 clicks_during $OUT/clicks5.txt $S capture $D --audio hw:Loopback,1,0 --trigger sound --shots 0 --duration 10 \
+# it was read), over 20 clicks and more; then a minute of noise at -40 dBFS (no click) fires nothing
+CLICK_ARGS=1000 clicks_during $OUT/clicks5.txt $S capture $D --audio hw:Loopback,1,0 --trigger sound --shots 0 --duration 23 \
   --pre-trigger 0.2 --post-trigger 0.2 --codec ffv1 -o "$OUT/snd%d.mkv" --overwrite --json > $OUT/snd.json 2> $OUT/snd.err; say sound_rc $?
 say sound_trigger "$(python3 $HERE/trigger-offsets.py $OUT/clicks5.txt $OUT/snd.json)"
-CLICK_ARGS="0 328" clicks_during $OUT/noise.txt $S capture $D --audio hw:Loopback,1,0 --trigger sound --shots 0 --duration 20 \
+CLICK_ARGS="0 328" clicks_during $OUT/noise.txt $S capture $D --audio hw:Loopback,1,0 --trigger sound --shots 0 --duration 60 \
   --codec ffv1 -o "$OUT/noise%d.mkv" --overwrite --json > $OUT/noise.json 2> $OUT/noise.err; say noise_rc $?
 say noise_shots "$(python3 -c 'import json; print(len(json.load(open("'$OUT'/noise.json")).get("shots") or []))')"
 $S capture $D --trigger sound -o $OUT/nosound.mkv 2>$OUT/nosound.err; say sound_without_audio "$? $(cat $OUT/nosound.err)"
+# the trigger's own microphone (--trigger-audio): the clicks reach only hw:Loopback,1,0, the recording
+# takes its sound from the silent hw:Loopback,1,1; the shots are still at the clicks
+CLICK_ARGS=1000 clicks_during $OUT/clicks7.txt $S capture $D --audio hw:Loopback,1,1 --trigger sound --trigger-audio hw:Loopback,1,0 \
+  --shots 0 --duration 7 --pre-trigger 0.2 --post-trigger 0.2 --codec ffv1 -o "$OUT/mic%d.mkv" --overwrite --json > $OUT/mic.json 2> $OUT/mic.err; say mic_rc $?
+say mic_trigger "$(python3 $HERE/trigger-offsets.py $OUT/clicks7.txt $OUT/mic.json) $(python3 -c 'import json; print(json.load(open("'$OUT'/mic.json"))["audio"]["device"])')"
+$S capture $D --trigger sound --trigger-audio hw:7,0 -o $OUT/nomic.mkv 2>$OUT/nomic.err; say mic_missing "$? $(tail -1 $OUT/nomic.err) $(ls $OUT/nomic.mkv 2>&1 | grep -c 'No such')"
 # two cameras, one sound input: every click fires a shot on both, at the same instant (three shots, not a
 # duration: each camera's duration runs from its own first frame, so a click in a capture's last moment
 # once reached only the camera that started later)

@@ -12,10 +12,23 @@ dev=$(cat $c/dev_name); chip=$(cat $c/bank0/chip_name)
 say chip "$dev $chip $(ls /dev/gpiochip* | tr '\n' ' ')"
 pull=/sys/devices/platform/$dev/$chip/sim_gpio0/pull
 
-# --- three rising edges, each bracketed by CLOCK_MONOTONIC read just before and after the write
-$S capture $D --trigger gpio:$chip:0 --shots 3 --pre-trigger 0.3 --post-trigger 0.2 --codec ffv1 -o "$OUT/g%d.mkv" \
-  --overwrite --json > $OUT/g.json 2> $OUT/g.err & pid=$!
+# --- three rising edges, each bracketed by CLOCK_MONOTONIC read just before and after the write; each
+# shot raises line 2 for 50 ms (--trigger-out), read back from the simulated line's value by a poller
+$S capture $D --trigger gpio:$chip:0 --trigger-out gpio:$chip:2,pulse=50 --shots 3 --pre-trigger 0.3 --post-trigger 0.2 \
+  --codec ffv1 -o "$OUT/g%d.mkv" --overwrite --json > $OUT/g.json 2> $OUT/g.err & pid=$!
 wait_armed $OUT/g.err 300
+# the output line's changes: "V value before-ns after-ns" (the reads either side of the change)
+python3 - /sys/devices/platform/$dev/$chip/sim_gpio2/value > $OUT/out-line.txt <<'PY' & poller=$!
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_RDONLY)
+now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+last, seen, end = os.pread(fd, 8, 0).strip(), now(), now() + 12 * 10**9
+while now() < end:
+    v = os.pread(fd, 8, 0).strip(); t = now()
+    if v != last: print("V", v.decode(), seen, t, flush=True); last = v
+    seen = t
+    time.sleep(0.0002)
+PY
 python3 - "$pull" > $OUT/edges.txt <<'PY'
 import sys, time
 path = sys.argv[1]
@@ -29,6 +42,26 @@ for i in range(3):
     time.sleep(0.3)
 PY
 wait $pid; say gpio_rc $?
+kill $poller 2>/dev/null; wait $poller 2>/dev/null
+# rises falls raised-inside-its-read-window width-ms(min max) after-event-ms(max)
+PYTHONPATH=$HERE python3 - $OUT/out-line.txt $OUT/g.json <<'PY'
+import json, sys
+from fractions import Fraction
+ch = [l.split() for l in open(sys.argv[1]) if l.startswith("V")]
+rises = [(int(a), int(b)) for _, v, a, b in ch if v == "1"]
+falls = [(int(a), int(b)) for _, v, a, b in ch if v == "0"]
+outs = [s.get("triggerOut") for s in json.load(open(sys.argv[2])).get("shots") or []]
+inside, widths, after = 0, [], []
+for (a, b), o in zip(rises, outs):
+    if not o: continue
+    t = Fraction(o["raisedTime"]["numerator"], o["raisedTime"]["denominator"])
+    # the value changed between the reads a and b; the stamp is taken just after the change
+    if Fraction(a, 10**9) <= t <= Fraction(b, 10**9) + Fraction(2, 1000): inside += 1
+    after.append(o["afterEventMs"])
+# the pulse from the middles of the read windows around its two changes
+for (a, b), (c, d) in zip(rises, falls): widths.append(((c + d) - (a + b)) / 2e6)
+print("CHECK gpio_out", len(rises), len(falls), inside, "%.1f %.1f" % (min(widths or [0]), max(widths or [0])), "%.3f" % max(after or [0]))
+PY
 PYTHONPATH=$HERE python3 - $OUT/edges.txt $OUT/g.json <<'PY'
 import json, sys
 from fractions import Fraction

@@ -5,6 +5,9 @@
 #define CPOSIX_H
 
 /// The errno's symbolic name (`ENOSPC`), or NULL when it has none (glibc's strerrorname_np).
+/// Names the calling thread (pthread_setname_np: at most 15 bytes); 0 or an errno.
+int cposix_name_thread(const char *name);
+
 const char *cposix_errno_name(int error);
 
 /// RLIMIT_MEMLOCK.

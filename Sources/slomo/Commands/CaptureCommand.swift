@@ -35,6 +35,8 @@ struct CaptureCommand: ParsableCommand {
               --trigger signal -o 'cam{camera}.mp4'
           slomo capture /dev/video0 --trigger udp://239.1.2.3:7000 \\
               --trigger-key rig.key --shots 0 -o 'shot%03d.mkv'
+          slomo capture /dev/video0 --trigger gpio:gpiochip0:17 \\
+              --trigger-out gpio:gpiochip0:27,pulse=5 -o shot.mkv
           slomo capture /dev/video0 --gain lock --control brightness=10 \\
               --duration 2 -o run.mp4
         """)
@@ -51,7 +53,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
     @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int64?
     @Option(help: "Driver buffers (mmap).") var buffers = 8
-    @Option(help: "RAM ring size, e.g. 512M or 2G (default: 2 s of frames or 64 MiB; triggered: the shot + 1/4 s).") var ringMemory: String?
+    @Option(help: "RAM ring size, e.g. 512M or 2G (default: 2 s of frames or 64 MiB; triggered: the shot + 1/4 s, at least 64 MiB).") var ringMemory: String?
     @Option(parsing: .unconditional, help: "RAM ring size in frames (instead of --ring-memory).") var ringFrames: Int?
     @Flag(help: "Do not lock the ring in RAM (mlock).") var noMlock = false
     @Flag(help: "Keep the capture thread at normal priority (default: SCHED_FIFO where allowed, else nice -10).") var noRealtime = false
@@ -64,6 +66,8 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Sound, GPIO and network triggers: no second trigger this many seconds after one (default 0.5).") var triggerHoldoff: String?
     @Option(parsing: .unconditional, help: "GPIO triggers: the kernel's debounce period in seconds (default 0: none).") var triggerDebounce: String?
     @Option(help: "The shared key file network triggers are signed with (at least 16 bytes).", completion: .file()) var triggerKey: String?
+    @Option(help: "The sound trigger's own microphone (an ALSA capture device; default: it listens to --audio).") var triggerAudio: String?
+    @Option(help: "gpio:CHIP:LINE[,pulse=MS]: raise this GPIO line when a shot fires, for MS milliseconds (default 10).") var triggerOut: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
     @Flag(help: "Number shots after those already in the folder (-o with %d): shot%03d.mkv goes on from the highest saved.") var continueShots = false
@@ -231,7 +235,7 @@ let shots = report.shots ?? []
             say("disk: fdatasync \(f.count) times, \(Seconds(Rational(f.totalMicros, 1000), decimals: 1)) ms in all, longest \(Seconds(Rational(f.maxMicros, 1000), decimals: 1)) ms")
         }
         for shot in report.shots ?? [] {
-            say("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), latency \(shot.latencyMs) ms\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")")
+            say("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), trigger frame \(shot.latencyMs) ms after the event, decided \(shot.decisionLatencyMs) ms after it\(shot.triggerOut.map { ", output raised \($0.afterEventMs) ms after it" } ?? "")\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")")
         }
     }
 
@@ -295,7 +299,8 @@ let shots = report.shots ?? []
         guard let trigger else {
             for (name, given) in [(Setting.preTrigger, preTrigger != nil), (.postTrigger, postTrigger != nil),
                                   (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil),
-                                  (.triggerHoldoff, triggerHoldoff != nil), (.triggerDebounce, triggerDebounce != nil)] where given {
+                                  (.triggerHoldoff, triggerHoldoff != nil), (.triggerDebounce, triggerDebounce != nil),
+                                  (.triggerOut, triggerOut != nil), (.triggerAudio, triggerAudio != nil)] where given {
                 throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|gpio:…|udp://…", .badRequest)
             }
             return nil
@@ -322,6 +327,8 @@ let shots = report.shots ?? []
             guard case .gpio = kind else { throw CommandLineError("\(Setting.triggerDebounce) is for \(Setting.trigger) gpio:…", .badRequest) }
             t.debounce = try OptionValues.seconds(triggerDebounce, option: .triggerDebounce, max: Rational(1))
         }
+        if let triggerOut { t.output = try TriggerOutputLine.parse(triggerOut) }
+        if let triggerAudio { t.audio = AudioSettings(device: triggerAudio) }
         try t.validate(audio: try audioOptions())
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {
             throw CommandLineError("-o \(output): \(Setting.shots) \(shots) writes several files: put %d or %03d in the name for the shot number", .badRequest)

@@ -199,7 +199,9 @@ public struct RingPlan: Sendable, Codable, Equatable {
         if let memory {
             slots = Int(memory / Int64(frameBytes))
         } else if pre != nil || post != nil {
-            slots = Int(preFrames + postFrames + 1 + headroom) + leadIn
+            // the shot and a quarter second, and at least 64 MiB: room for the camera while a saver
+            // that other programs starve still holds a shot (small frames: seconds of it)
+            slots = Swift.max(Int(preFrames + postFrames + 1 + headroom) + leadIn, 64 << 20 / frameBytes)
         } else {
             // continuous: two seconds of frames or 64 MiB, whichever is more, within 1 GiB
             let twoSeconds = Int((fps * Rational(2)).ceiling)

@@ -30,6 +30,12 @@ public struct ShotReport: Codable, Sendable {
     /// event time; motion: from the frame's timestamp to the moment the detector decided).
     public var latency: Rational
     public var latencyMs: Double
+    /// slomo's own latency: from the event to the moment it decided the shot (a scheduled network
+    /// trigger: includes the wait for its instant).
+    public var decisionLatency: Rational
+    public var decisionLatencyMs: Double
+    /// `--trigger-out`: when the line was raised, against the event.
+    public var triggerOut: TriggerOutputReport?
     public var motionScore: Double?
     /// False when the capture ended before all post-trigger frames arrived, or the ring no longer
     /// held all pre-trigger frames.

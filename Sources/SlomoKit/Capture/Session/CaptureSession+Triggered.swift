@@ -18,19 +18,36 @@ extension CaptureSession {
         /// Frames before `start + leadIn` kept only so the first pre-trigger frame decodes (H.264/HEVC).
         var leadIn: Int64 = 0
         var warning: String?
+        /// When slomo decided the shot (CLOCK_MONOTONIC).
+        var decided = Rational.zero
+        /// `--trigger-out`: when the line went high.
+        var output: TriggerOutputReport?
+        /// The trigger frame's timestamp as the ring held it when the shot was decided.
+        var frameTime = Rational.zero
+    }
+
+    /// Starts the trigger thread, which waits at `gate` until the camera streams (its event source
+    /// is ready by then). Started before the writer lowers its own priority, which every thread it
+    /// starts inherits: a trigger at nice +10 under load once fell 22 s behind a sound it had heard.
+    func startTriggerThread(_ t: TriggerSettings, ring: FrameRing, gate: StartGate) {
+        let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
+        let triggerThread = Thread { [self] in
+            CurrentProcess.nameThread("slomo-trigger")
+            if gate.wait() {
+                switch t.kind {
+                case .stdin, .signal, .network, .sound, .gpio: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+                case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
+                }
+            }
+            shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
+        }
+        triggerThread.name = "slomo-trigger"
+        triggerThread.start()
     }
 
     func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
                       captureDone: DispatchSemaphore) throws -> CaptureReport {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
-        let triggerThread = Thread { [self] in
-            switch t.kind {
-            case .stdin, .signal, .network, .sound, .gpio: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
-            case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
-            }
-            shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
-        }
-        triggerThread.start()
 
         var shots: [ShotReport] = []
         var written: Int64 = 0, bytes: Int64 = 0
@@ -113,6 +130,7 @@ extension CaptureSession {
             report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
         }
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
+        if let w = output?.warning { report.warnings.append(w) }
         return report
     }
 
@@ -128,6 +146,9 @@ extension CaptureSession {
         s.metadata["slomo_pre_frames"] = String(pre)
         s.metadata["slomo_post_frames_asked"] = String(postCount)
         s.metadata["slomo_trigger_time"] = shot.eventTime.description
+        s.metadata["slomo_trigger_frame_time"] = shot.frameTime.description
+        s.metadata["slomo_trigger_decision_latency"] = (shot.decided - shot.eventTime).description
+        if let o = shot.output { s.metadata["slomo_trigger_out_raised"] = o.raisedTime.description }
         let wall = TriggerEvents.iso8601(shot.wallTime)
         s.metadata["slomo_trigger_wall_time"] = wall
         s.metadata["slomo_shot"] = String(shot.number)
@@ -169,13 +190,17 @@ extension CaptureSession {
             preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
             triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
             triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
-            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3, motionScore: shot.score,
+            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3,
+            decisionLatency: shot.decided - shot.eventTime, decisionLatencyMs: ((shot.decided - shot.eventTime).doubleValue * 1e6).rounded() / 1e3,
+            triggerOut: shot.output, motionScore: shot.score,
             complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
     }
 
     /// Queues a shot whose trigger frame is `index` (`reader`: pinned, holding the frames before it).
     func enqueue(reader: RingReader, index: Int64, preCount: Int64, postCount: Int64, event: Rational,
                  wall: Rational, latency: Rational?, score: Double?) {
+        // the output first: a strobe or a second device waits for nothing else
+        let raised = output?.fire(event: event)
         var start = Swift.max(reader.start, index - preCount)
         var leadIn: Int64 = 0
         var warnings: [String] = []
@@ -212,7 +237,8 @@ extension CaptureSession {
         let number = shotNumber(shotsTriggered)
         pendingShots.append(Shot(number: number, reader: reader, start: start, triggerIndex: index, end: index + postCount,
                                  eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn,
-                                 warning: warnings.isEmpty ? nil : warnings.joined(separator: "; ")))
+                                 warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
+                                 frameTime: reader.frame(index).meta.timestamp))
         shotCond.broadcast()
         shotCond.unlock()
         // said outside the lock: a slow stderr must not hold up the shot writer

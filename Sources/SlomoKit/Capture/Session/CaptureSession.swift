@@ -33,6 +33,9 @@ public final class CaptureSession: @unchecked Sendable {
     var ownEvents: TriggerEventSource?
     /// Several cameras, one event: this camera's share of the events (set before `run`).
     var sharedEvents: TriggerEventSource?
+    /// `--trigger-out`: the session's own, or (several cameras) the one they share (set before `run`).
+    var output: TriggerOutput?
+    var ownsOutput = false
     /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
     var cameraStoppedAt: Rational?
     var startError: Error?
@@ -117,10 +120,17 @@ public final class CaptureSession: @unchecked Sendable {
 
     public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
         let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: limits.lockMemory)
+        // the trigger thread first, at the caller's priority (it waits until the camera streams)
+        let gate = StartGate()
+        defer { gate.close() }          // an early failure ends it
+        if let t = trigger { startTriggerThread(t, ring: ring, gate: gate) }
         // The writer (this thread) and the encoder threads it starts inherit a lower priority than
         // the camera's: on a loaded machine the driver's own thread and the capture thread get the
         // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
-        if limits.realtime { encoderNice = ThreadPriority.lower() }
+        // Not a shot saver: its shot is pinned in the ring, and a saver starved by other programs
+        // held it there for seconds (the camera's new frames dropped, the next triggers waiting).
+        if limits.realtime && trigger == nil { encoderNice = ThreadPriority.lower() }
+        else if trigger != nil { encoderNice = "normal (shot saver: its frames are pinned in the ring)" }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstOutput = trigger.map { t in TriggerSettings.path(settings.output, shot: t.firstShot) } ?? settings.output
         var firstSettings = settings
@@ -138,11 +148,12 @@ public final class CaptureSession: @unchecked Sendable {
         }
         // the sound first: its clock has settled by the time the first frame comes
         try audioCapture?.start()
-        if case .sound(let level) = trigger?.kind, sharedEvents == nil {
-            guard let a = audioCapture else { throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false) }
-            ownEvents = SoundTriggerSource(audio: a, levelDBFS: level, holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff)
-        }
         defer { audioCapture?.stop() }
+        if let t = trigger, case .sound(let level) = t.kind, sharedEvents == nil {
+            ownEvents = try SoundTriggerSource.make(t, level: level, recorded: audioCapture)
+        }
+        if let o = trigger?.output, output == nil { output = try TriggerOutput(o); ownsOutput = true }
+        defer { if ownsOutput { output?.close() } }
         let captureDone = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             captureLoop(ring)
@@ -156,6 +167,7 @@ public final class CaptureSession: @unchecked Sendable {
 
         var report: CaptureReport
         if let trigger {
+            gate.open()
             report = try runTriggered(trigger, ring: ring, firstWriter: firstWriter, captureDone: captureDone)
         } else {
             report = try runContinuous(ring: ring, writer: firstWriter, captureDone: captureDone, progress: progress)
@@ -325,4 +337,21 @@ public final class CaptureSession: @unchecked Sendable {
     var motionEvaluated: Int64 = 0
     var motionSkipped: Int64 = 0
     var motionCPU: Double = 0
+}
+
+/// Holds a thread until what it needs is ready (`open`), or lets it go without starting (`close`
+/// first: the run failed before).
+final class StartGate: @unchecked Sendable {
+    // Safe: `state` is touched under `cond`.
+    private let cond = NSCondition()
+    private var state: Bool?
+    func open() { set(true) }
+    func close() { set(false) }
+    private func set(_ v: Bool) { cond.lock(); if state == nil { state = v }; cond.broadcast(); cond.unlock() }
+    /// True once opened; false once closed before.
+    func wait() -> Bool {
+        cond.lock(); defer { cond.unlock() }
+        while state == nil { cond.wait() }
+        return state!
+    }
 }

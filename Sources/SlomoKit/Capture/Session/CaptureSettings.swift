@@ -71,6 +71,10 @@ public struct TriggerSettings: Sendable {
     public static let defaultHoldoff = Rational(1, 2)
     /// GPIO triggers: the kernel's debounce period (0: none).
     public var debounce = Rational.zero
+    /// `--trigger-out`: a GPIO line raised when a shot fires.
+    public var output: TriggerOutputLine?
+    /// `--trigger-audio`: the sound trigger's own microphone (nil: it listens to the recorded `--audio`).
+    public var audio: AudioSettings?
     /// The sound trigger's default level, dBFS.
     public static let defaultSoundLevel = Rational(-20)
     /// What `--pre-trigger` and `--post-trigger` are when neither is given.
@@ -83,8 +87,11 @@ public struct TriggerSettings: Sendable {
     /// trigger has something to listen to, in the same words for every front end.
     public func validate(audio: AudioSettings?) throws(SettingError) {
         try validate()
-        if case .sound = kind, audio == nil {
-            throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false)
+        if case .sound = kind, audio == nil, self.audio == nil {
+            throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE or \(Setting.triggerAudio) DEVICE", quoted: false)
+        }
+        if let mic = self.audio, let recorded = audio, mic.device == recorded.device {
+            throw SettingError(.triggerAudio, mic.device, "is the recorded \(Setting.audio) device already: the trigger listens to it without \(Setting.triggerAudio)")
         }
     }
 
@@ -99,6 +106,10 @@ public struct TriggerSettings: Sendable {
         }
         guard holdoff >= .zero, holdoff <= Rational(60) else {
             throw SettingError(.triggerHoldoff, Seconds(holdoff).description, "must be in 0...60 s", quoted: false)
+        }
+        if let mic = audio {
+            guard case .sound = kind else { throw SettingError(.triggerAudio, mic.device, "is the microphone of \(Setting.trigger) sound") }
+            try mic.validate()
         }
         if case .network(let e) = kind, key == nil {
             throw SettingError(.trigger, "udp://\(e)", "a network trigger needs \(Setting.triggerKey) FILE (the key its senders sign with)")

@@ -73,11 +73,8 @@ public enum MultiCapture {
         case .stdin, .signal: source = TriggerEvents(kind: t.kind)
         case .gpio(let g): source = try GPIOTriggerSource(g, debounce: t.debounce, holdoff: t.holdoff)
         case .sound(let level):
-            // the first camera's sound input (the one --audio records) hears for every camera
-            guard let a = sessions.first?.audioCapture else {
-                throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE", quoted: false)
-            }
-            source = SoundTriggerSource(audio: a, levelDBFS: level, holdoff: t.holdoff)
+            // the trigger's microphone, or the first camera's sound input (the one --audio records), hears for every camera
+            source = try SoundTriggerSource.make(t, level: level, recorded: sessions.first?.audioCapture)
         }
         return source
     }
@@ -87,7 +84,10 @@ public enum MultiCapture {
     public static func run(_ sessions: [CaptureSession], trigger: TriggerSettings?) throws -> MultiCaptureReport {
         let fanOut = try trigger.flatMap { t in try sharedEvents(t, sessions).map { TriggerFanOut(source: $0, cameras: sessions.count) } }
         defer { fanOut?.close() }
-        for (i, s) in sessions.enumerated() { s.sharedEvents = fanOut?.shares[i] }
+        // one output line for every camera, raised once per event
+        let output = try trigger?.output.map { try TriggerOutput($0) }
+        defer { output?.close() }
+        for (i, s) in sessions.enumerated() { s.sharedEvents = fanOut?.shares[i]; s.output = output }
         let results = ResultBox(count: sessions.count)
         let group = DispatchGroup()
         for (i, s) in sessions.enumerated() {

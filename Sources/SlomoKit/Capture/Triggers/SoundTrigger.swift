@@ -1,29 +1,46 @@
 import Foundation
 import SlomoCore
 
-/// The sound trigger: reads the capture's own sound input as it comes, a block at a time, and gives
-/// each onset (`OnsetDetector`) as an event at the instant its first sample was captured, by the
+/// The sound trigger: reads a sound input as it comes, a block at a time, and gives each onset
+/// (`OnsetDetector`) as an event at the instant its first sample was captured, by that input's
 /// sound clock (`AudioClock`: the same fit that places sound on the video), not when it was read.
+/// The input is the capture's recorded one, or the trigger's own microphone (`--trigger-audio`),
+/// which this source starts and stops.
 final class SoundTriggerSource: TriggerEventSource {
     private let audio: AudioCapture
+    private let ownsInput: Bool
     private var detector: OnsetDetector
     private var position: Int64
     private var pending: [Int64] = []
-    /// One block, plane after plane (what the detector reads).
-    private let scratch: UnsafeMutablePointer<Float>
+    /// One block, a plane per channel (kept: no allocation per block).
+    private var planes: [[Float]]
     /// Frames per read: 5.3 ms at 48 kHz (the decision comes at most this long after the onset,
     /// plus the card's period).
     static let block = 256
 
-    init(audio: AudioCapture, levelDBFS: Rational, holdoff: Rational) {
+    /// The sound trigger of `t` at `level`: on its own microphone when it has one (opened and started
+    /// here: a missing or busy card is refused before the camera streams), else on `recorded`.
+    static func make(_ t: TriggerSettings, level: Rational, recorded: AudioCapture?) throws -> SoundTriggerSource {
+        if let mic = t.audio {
+            // the trigger keeps no history: a few seconds are room enough for a slow reader
+            let input = try AudioCapture(mic, seconds: 10)
+            try input.start()
+            return SoundTriggerSource(audio: input, levelDBFS: level, holdoff: t.holdoff, ownsInput: true)
+        }
+        guard let recorded else {
+            throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE or \(Setting.triggerAudio) DEVICE", quoted: false)
+        }
+        return SoundTriggerSource(audio: recorded, levelDBFS: level, holdoff: t.holdoff)
+    }
+
+    init(audio: AudioCapture, levelDBFS: Rational, holdoff: Rational, ownsInput: Bool = false) {
         self.audio = audio
+        self.ownsInput = ownsInput
         detector = OnsetDetector(sampleRate: audio.rate, channels: audio.channels, levelDBFS: levelDBFS.doubleValue, holdoff: holdoff)
-        scratch = .allocate(capacity: Self.block * audio.channels)
+        planes = (0..<audio.channels).map { _ in [Float](repeating: 0, count: Self.block) }
         // sounds from before the trigger was set up are not events
         position = audio.wait(for: 0, seconds: 0)
     }
-
-    deinit { scratch.deallocate() }
 
     func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
         let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
@@ -31,10 +48,9 @@ final class SoundTriggerSource: TriggerEventSource {
             let wanted = position + Int64(Self.block)
             let have = audio.wait(for: wanted, seconds: Swift.max(0, deadline.timeIntervalSinceNow))
             guard have >= wanted else { return nil }
-            var planes = Array(repeating: [Float](), count: audio.channels)
+            for c in planes.indices { planes[c].removeAll(keepingCapacity: true) }
             audio.copy(from: position, count: Self.block, into: &planes)
-            for c in 0..<audio.channels { planes[c].withUnsafeBufferPointer { (scratch + c * Self.block).update(from: $0.baseAddress!, count: Self.block) } }
-            pending += detector.feed((0..<audio.channels).map { UnsafePointer(scratch + $0 * Self.block) }, count: Self.block, position: position)
+            pending += feed()
             position = wanted
         }
         let onset = pending.removeFirst()
@@ -42,5 +58,14 @@ final class SoundTriggerSource: TriggerEventSource {
         return .trigger(time, wall: CaptureClock.wallTime(ofMonotonic: time))
     }
 
-    func close() {}
+    /// The detector on the block in `planes`.
+    private func feed() -> [Int64] {
+        func withPointers(_ c: Int, _ done: [UnsafePointer<Float>]) -> [Int64] {
+            guard c < planes.count else { return detector.feed(done, count: Self.block, position: position) }
+            return planes[c].withUnsafeBufferPointer { withPointers(c + 1, done + [$0.baseAddress!]) }
+        }
+        return withPointers(0, [])
+    }
+
+    func close() { if ownsInput { audio.stop() } }
 }
