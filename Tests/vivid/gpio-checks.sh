@@ -51,16 +51,19 @@ ch = [l.split() for l in open(sys.argv[1]) if l.startswith("V")]
 rises = [(int(a), int(b)) for _, v, a, b in ch if v == "1"]
 falls = [(int(a), int(b)) for _, v, a, b in ch if v == "0"]
 outs = [s.get("triggerOut") for s in json.load(open(sys.argv[2])).get("shots") or []]
-inside, widths, after = 0, [], []
+inside, after = 0, []
 for (a, b), o in zip(rises, outs):
     if not o: continue
     t = Fraction(o["raisedTime"]["numerator"], o["raisedTime"]["denominator"])
     # the value changed between the reads a and b; the stamp is taken just after the change
     if Fraction(a, 10**9) <= t <= Fraction(b, 10**9) + Fraction(2, 1000): inside += 1
     after.append(o["afterEventMs"])
-# the pulse from the middles of the read windows around its two changes
-for (a, b), (c, d) in zip(rises, falls): widths.append(((c + d) - (a + b)) / 2e6)
-print("CHECK gpio_out", len(rises), len(falls), inside, "%.1f %.1f" % (min(widths or [0]), max(widths or [0])), "%.3f" % max(after or [0]))
+# the pulse as the reads bound it: the rise came in (a, b], the fall in (c, d], so it lasted at least
+# c − b and at most d − a (a busy machine widens the windows: their middles once said 44.9 ms)
+shortest = [(d - a) / 1e6 for (a, b), (c, d) in zip(rises, falls)]     # the longest each can have been
+longest = [(c - b) / 1e6 for (a, b), (c, d) in zip(rises, falls)]      # the shortest each can have been
+# rises falls inside (the least any pulse can have lasted: its longest bound) (the most: its shortest bound) max-after-event-ms
+print("CHECK gpio_out", len(rises), len(falls), inside, "%.1f %.1f" % (min(shortest or [0]), max(longest or [0])), "%.3f" % max(after or [0]))
 PY
 PYTHONPATH=$HERE python3 - $OUT/edges.txt $OUT/g.json <<'PY'
 import json, sys
