@@ -11,6 +11,9 @@ let package = Package(
         .executable(name: "slomo", targets: ["slomo"]),
         .library(name: "SlomoKit", targets: ["SlomoKit"]),
         .library(name: "SlomoCore", targets: ["SlomoCore"]),
+        // libslomo-flow.so: OpenCV's optical flow for `--frame-blend flow`, loaded at run time
+        // (SlomoFlow), so slomo starts without OpenCV; built beside the binary.
+        .library(name: "slomo-flow", type: .dynamic, targets: ["SlomoFlowCV"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -33,6 +36,12 @@ let package = Package(
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
         // errno names and a limit number Swift's Glibc module does not give.
         .target(name: "CPOSIX"),
+        // Optical flow: the C interface of libslomo-flow.so (header only), and the library itself,
+        // C++ on OpenCV 4.6's DIS flow (libopencv-video-dev), linked only into that library.
+        .target(name: "CFlowAPI"),
+        .target(name: "SlomoFlowCV", dependencies: ["CFlowAPI"],
+                cxxSettings: [.unsafeFlags(["-I/usr/include/opencv4", "-O2"])],   // -O2 in debug builds too: the tests run it on real frames
+                linkerSettings: [.linkedLibrary("opencv_video"), .linkedLibrary("opencv_imgproc"), .linkedLibrary("opencv_core")]),
 
         // Pure core: exact time, retime maps, calibration code, format catalogs and selection.
         .target(name: "SlomoCore"),
@@ -45,13 +54,15 @@ let package = Package(
         .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "CFFmpegLoader", "SlomoCore"]),
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore", "SlomoSystem"]),
         .target(name: "SlomoALSA", dependencies: ["CALSA", "SlomoCore"]),
+        // Motion-compensated frames: loads libslomo-flow.so on first use (dlopen).
+        .target(name: "SlomoFlow", dependencies: ["CFlowAPI", "SlomoCore"], linkerSettings: [.linkedLibrary("dl")]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
         .target(name: "SlomoAudio", dependencies: ["CSoundTouch", "CRubberBand", "SlomoCore", "SlomoFFmpeg"],
                 linkerSettings: [.linkedLibrary(":librubberband.a"), .linkedLibrary("stdc++")]),
 
         // Use cases.
         .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio",
-                                                 .product(name: "Yams", package: "Yams")]),
+                                                 "SlomoFlow", .product(name: "Yams", package: "Yams")]),
 
         // The command line.
         .executableTarget(
@@ -74,11 +85,12 @@ let package = Package(
         .target(name: "SlomoTestSupport", dependencies: ["SlomoCore", "SlomoFFmpeg", "SlomoV4L2", "CV4L2"],
                 path: "Tests/TestSupport", exclude: ["nofsync-fs.py"]),
         .testTarget(name: "SlomoKitTests",
-                    dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoTestSupport"]),
+                    dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoAudio", "SlomoFlow", "SlomoTestSupport"]),
         .testTarget(name: "SlomoFFmpegTests", dependencies: ["SlomoFFmpeg", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoAudioTests", dependencies: ["SlomoAudio", "SlomoCore", "SlomoTestSupport"]),
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit", "SlomoSystem", "slomo"]),
         .testTarget(name: "SlomoSystemTests", dependencies: ["SlomoSystem"]),
-    ]
+    ],
+    cxxLanguageStandard: .cxx17
 )

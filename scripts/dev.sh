@@ -16,10 +16,12 @@ cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 
 # Debian 12 packages, in three sets; `deps` installs the missing ones of a set and the sets before it.
-# build: what building and running slomo needs (FFmpeg 5.1 libraries, SoundTouch, Rubber Band, ALSA).
+# build: what building and running slomo needs (FFmpeg 5.1 libraries, SoundTouch, Rubber Band, ALSA;
+# OpenCV's video module for libslomo-flow.so, the optical flow of --frame-blend flow).
 BUILD_PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev libasound2-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
+  libopencv-video-dev
 )
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
 # test machine (Tests/vm/run.sh: it downloads Debian's kernel and busybox-static on first use), alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
@@ -63,6 +65,7 @@ layers() {
 demo() {
   deps
   swift build -c release --product slomo
+  swift build -c release --product slomo-flow   # libslomo-flow.so beside it: --frame-blend flow
   local bin=.build/release/slomo
   mkdir -p out
   # the main job on the built-in default input: a 240 fps clip from the synthetic camera,
@@ -77,6 +80,7 @@ test() {
   deps test
   layers
   swift build --build-tests
+  swift build --product slomo-flow        # libslomo-flow.so, which --frame-blend flow loads
   swift build --product generate-manual   # ManualAndCompletionTests compares Docs/man/slomo.1 with what it writes
   # the real-driver suites on their own, after the rest: their emulated VMs are timed checks (a
   # capture's start, its drops, sound placed on the video clock) and must not share the two cores

@@ -194,6 +194,17 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         return Int(d.pointee.comp.0.depth)
     }
 
+    /// A planar YUV format's layout (three planes, little-endian): chroma subsampling as shifts
+    /// (4:2:0: 1, 1), bytes per sample and bits; nil for any other format.
+    public var planarYUV: (chromaShiftX: Int, chromaShiftY: Int, bytesPerSample: Int, bitDepth: Int)? {
+        guard let d = av_pix_fmt_desc_get(raw) else { return nil }
+        let flags = d.pointee.flags
+        guard flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0, flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0,
+              flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0, d.pointee.nb_components == 3,
+              d.pointee.comp.0.plane == 0, d.pointee.comp.1.plane == 1, d.pointee.comp.2.plane == 2 else { return nil }
+        return (Int(d.pointee.log2_chroma_w), Int(d.pointee.log2_chroma_h), Int(d.pointee.comp.0.step), Int(d.pointee.comp.0.depth))
+    }
+
     /// True when chroma has fewer samples than luma across or down (4:2:0, 4:2:2), which makes
     /// odd sizes awkward for most encoders.
     public var subsamplesChroma: Bool {

@@ -65,7 +65,7 @@ import Testing
     /// The command line's own options are the command line's: flags, exit 64.
     @Test func commandLineOptionsAreFlags() throws {
         let r = try CLI.run(["batch", Self.clip, "--out-dir", Self.dir.file("out"), "--frame-blend", "x"])
-        expectOneLine(r, status: 64, contains: ["slomo: --frame-blend 'x': expected none, blend or motion"])
+        expectOneLine(r, status: 64, contains: ["slomo: --frame-blend 'x': expected none, blend, motion or flow"])
     }
 
     /// --dry-run opens every input and resolves its speeds: a missing input and a segment past

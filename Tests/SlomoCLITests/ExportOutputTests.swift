@@ -198,11 +198,15 @@ import Testing
         let out = Self.dir.file("progress.mp4")
         let r = try CLI.run(["export", Self.clip, "-o", out, "--rate", "1/8", "--progress", "json", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        let events = try r.stderr.split(separator: "\n").map {
+        let all = try r.stderr.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
+        // every line is JSON: progress, and notes (this export repeats frames) as events of their own
+        let events = all.filter { $0["event"] as? String == "progress" }
+        let notes = all.filter { $0["event"] as? String != "progress" }
         #expect(!events.isEmpty)
-        #expect(events.allSatisfy { $0["event"] as? String == "progress" })
+        #expect(notes.allSatisfy { ["note", "warning"].contains($0["event"] as? String) && ($0["message"] as? String)?.hasPrefix("slomo: ") == true }, "\(notes)")
+        #expect(notes.contains { ($0["message"] as? String)?.contains("repeat a source frame") == true }, "\(notes)")
         let done = events.compactMap { $0["done"] as? Int }
         #expect(done == done.sorted() && done.count == events.count)
         let summary = try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any])

@@ -159,11 +159,16 @@ import Testing
             return document(try CLI.run(["probe", f.file("short.mp4"), "--json", "--frames"]))
         case "`slomo plan FILE … --json`":
             return try [["--rate", "1/2"], ["--segment", "0.25-0.5@1/4", "--frames"], ["--curve", "0@1,0.25@1,0.5@1/4,0.75@1"],
-                        ["--ramp", "0.2-0.8@1/4:0.1"]].flatMap { document(try CLI.run(["plan", clip, "--json"] + $0)) }
+                        ["--ramp", "0.2-0.8@1/4:0.1"], ["--rate", "1/4", "--frame-blend", "flow"]].flatMap { document(try CLI.run(["plan", clip, "--json"] + $0)) }
         case "`slomo export … --json`":
-            return document(try CLI.run(["export", clip, "-o", d.file("e.mp4"), "--rate", "1/4", "--json"]))
+            return try [["--rate", "1/4"], ["--rate", "1/16", "--end", "0.1", "--frame-blend", "flow"]].flatMap {
+                document(try CLI.run(["export", clip, "-o", d.file("e.mp4"), "--json", "--overwrite"] + $0))
+            }
         case "`slomo export … --progress json` lines":
-            return lines(try CLI.run(["export", clip, "-o", d.file("e.mp4"), "--rate", "1/4", "--progress", "json"]).stderr)
+            // the second repeats frames: a note event
+            return try [["--rate", "1/4"], ["--rate", "1/16", "--end", "0.1"]].flatMap {
+                lines(try CLI.run(["export", clip, "-o", d.file("e.mp4"), "--progress", "json", "--overwrite"] + $0).stderr)
+            }
         case "`slomo retime … --json`":
             return document(try CLI.run(["retime", clip, "-o", d.file("r.mp4"), "--segment", "0.25-0.5@1/4", "--start", "0.1", "--json"]))
         case "`slomo stretch … --json`":

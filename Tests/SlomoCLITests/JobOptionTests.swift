@@ -45,9 +45,9 @@ import Testing
         try #"[{"input": "a.mp4", "output": "o.mp4", "frameBlend": "smear"}]"#.write(toFile: dir.file("m.json"), atomically: true, encoding: .utf8)
         let batch = try CLI.run(["batch", dir.file("m.json"), "--dry-run"])
         #expect(batch.status == 65)
-        #expect(batch.stderr.contains("frameBlend 'smear': expected none, blend or motion"), "\(batch.stderr)")
+        #expect(batch.stderr.contains("frameBlend 'smear': expected none, blend, motion or flow"), "\(batch.stderr)")
         let export = try CLI.run(["export", dir.file("a.mp4"), "-o", dir.file("o.mp4"), "--frame-blend", "smear"])
         #expect(export.status == 64)
-        #expect(export.stderr.contains("--frame-blend 'smear': expected none, blend or motion"), "\(export.stderr)")
+        #expect(export.stderr.contains("--frame-blend 'smear': expected none, blend, motion or flow"), "\(export.stderr)")
     }
 }

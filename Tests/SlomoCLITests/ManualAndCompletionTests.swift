@@ -137,7 +137,7 @@ import Testing
         #expect(try Self.bashComplete(["slomo", "capture", "--max-f"]) == ["--max-fps"])
         #expect(!(try Self.bashComplete(["slomo", "j"])).contains("job"), "the batch child's command is not offered")
         // values from the types that declare them (JobOption.values, the enums)
-        #expect(try Self.bashComplete(["slomo", "export", "clip.mp4", "--frame-blend", ""]) == ["none", "blend", "motion"])
+        #expect(try Self.bashComplete(["slomo", "export", "clip.mp4", "--frame-blend", ""]) == ["none", "blend", "motion", "flow"])
         #expect(try Self.bashComplete(["slomo", "retime", "clip.mp4", "--pitch", "s"]) == ["spectral"])
         #expect(try Self.bashComplete(["slomo", "capture", "--codec", ""]) == ["x264", "ffv1", "raw"])
         #expect(try Self.bashComplete(["slomo", "batch", "--command", "st"]) == ["stretch"])

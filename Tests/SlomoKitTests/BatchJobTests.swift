@@ -23,6 +23,12 @@ import SlomoCore
         var curved = job
         curved.curve = "0@1,1@1/4"
         #expect(curved.key() != job.key() && curved.key() != turned.key())
+        // another flow quality is another output: the job runs again
+        var flow = job
+        flow.frameBlend = "flow"
+        var fine = flow
+        fine.flowQuality = "fine"
+        #expect(fine.key() != flow.key() && flow.key() != job.key())
     }
 
     /// `curve` from a manifest: checked like `--curve`, passed to the use case, taken by every command.

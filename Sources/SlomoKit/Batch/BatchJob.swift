@@ -24,6 +24,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
     public var preset: String? { get { text(.preset) } set { set(.preset, newValue.map(JobOption.Value.text)) } }
     public var crf: Int? { get { number(.crf) } set { set(.crf, newValue.map(JobOption.Value.number)) } }
     public var frameBlend: String? { get { text(.frameBlend) } set { set(.frameBlend, newValue.map(JobOption.Value.text)) } }
+    public var flowQuality: String? { get { text(.flowQuality) } set { set(.flowQuality, newValue.map(JobOption.Value.text)) } }
     public var noAudio: Bool { get { flag(.noAudio) } set { set(.noAudio, .flag(newValue)) } }
     public var audioCodec: String? { get { text(.audioCodec) } set { set(.audioCodec, newValue.map(JobOption.Value.text)) } }
     /// `--audio-stream N`, repeatable: the audio streams kept (by stream index); empty: all of them.
@@ -161,6 +162,7 @@ public struct BatchJob: Codable, Sendable, Equatable {
         if let curve { fields.append("curve=" + curve) }
         if !audioStreams.isEmpty { fields.append("audioStreams=" + audioStreams.map(String.init).joined(separator: ",")) }
         if realTime { fields.append("realTime") }
+        if let flowQuality { fields.append("flowQuality=" + flowQuality) }
         let delivery: [(String, String?)] = [("size", self.size), ("pixFmt", pixFmt), ("bitrate", bitrate), ("gop", gop.map { String($0) }), ("start", start), ("end", end)]
         for (k, v) in delivery { if let v { fields.append("\(k)=\(v)") } }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset

@@ -8,7 +8,7 @@ import SlomoCore
 /// reach the use cases through `BatchJob`'s requests (`JobRun`), the same code for a command line
 /// and for a batch child.
 public enum JobOption: String, CaseIterable, Sendable {
-    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, noAudio, audioCodec, audioStreams, realTime, rotation
+    case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, flowQuality, noAudio, audioCodec, audioStreams, realTime, rotation
     case size, pixFmt, bitrate, gop, start, end
 
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
@@ -78,6 +78,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .segments: return "segment"
         case .ramps: return "ramp"
         case .frameBlend: return "frame-blend"
+        case .flowQuality: return "flow-quality"
         case .noAudio: return "no-audio"
         case .audioCodec: return "audio-codec"
         case .audioStreams: return "audio-stream"
@@ -89,7 +90,7 @@ public enum JobOption: String, CaseIterable, Sendable {
 
     public var commands: Set<BatchJob.Command> {
         switch self {
-        case .fps, .codec, .preset, .crf, .frameBlend, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
+        case .fps, .codec, .preset, .crf, .frameBlend, .flowQuality, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
         case .noAudio, .audioCodec, .audioStreams, .realTime, .start, .end: return [.export, .retime]   // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
@@ -106,7 +107,8 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .codec: return "Video encoder: libx264 (default; libvpx-vp9 for .webm), libx265, libvpx-vp9, libaom-av1, libsvtav1, prores_ks, ffv1, mjpeg."
         case .preset: return "Encoder preset (x264/x265 meaning; default medium)."
         case .crf: return "Constant rate factor (x264/x265 meaning; default 23 / 28)."
-        case .frameBlend: return "When the source has fewer frames than the output needs: \(OptionValues.choices(ExportRequest.FrameBlend.self)) (repeat, mix neighbours, motion-compensate)."
+        case .frameBlend: return "When the source has fewer frames than the output needs: \(OptionValues.choices(ExportRequest.FrameBlend.self)) (repeat, mix neighbours, FFmpeg's minterpolate, optical flow)."
+        case .flowQuality: return "--frame-blend flow: \(OptionValues.choices(FlowQuality.self)) (default medium; Docs/Interpolation.md gives cost and quality)."
         case .noAudio: return "Leave the audio out."
         case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
         case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
@@ -127,6 +129,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         switch self {
         case .pitch: return TimePitchAlgorithm.allCases.map(\.rawValue)
         case .frameBlend: return ExportRequest.FrameBlend.allCases.map(\.rawValue)
+        case .flowQuality: return FlowQuality.allCases.map(\.rawValue)
         case .rotation: return ExportRequest.Rotation.allCases.map(\.rawValue)
         case .audioCodec: return ["auto"] + AudioCodecChoice.named.map(\.key)
         default: return nil
@@ -152,6 +155,7 @@ extension BatchJob {
     public struct Parsed: Sendable {
         public var fps: Rational?
         public var frameBlend: ExportRequest.FrameBlend?
+        public var flowQuality: FlowQuality?
         public var rotation: ExportRequest.Rotation?
         public var delivery = Delivery()
         public var trim = SourceTrim()
@@ -167,6 +171,15 @@ extension BatchJob {
                 throw SettingError(JobOption.frameBlend.setting, frameBlend, "\(OptionValues.expected(ExportRequest.FrameBlend.self))")
             }
             p.frameBlend = b
+        }
+        if let flowQuality {
+            guard let q = FlowQuality(rawValue: flowQuality) else {
+                throw SettingError(JobOption.flowQuality.setting, flowQuality, "\(OptionValues.expected(FlowQuality.self))")
+            }
+            guard p.frameBlend == .flow else {
+                throw SettingError(JobOption.flowQuality.setting, flowQuality, "is for \(JobOption.frameBlend.setting) flow")
+            }
+            p.flowQuality = q
         }
         if let rotation {
             guard let r = ExportRequest.Rotation(rawValue: rotation) else {

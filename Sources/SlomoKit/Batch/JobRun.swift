@@ -54,6 +54,7 @@ public struct JobRun: Sendable {
         r.delivery = p.delivery
         r.trim = p.trim
         if let blend = p.frameBlend { r.frameBlend = blend }
+        if let q = p.flowQuality { r.flowQuality = q }
         if let rotation = p.rotation { r.rotation = rotation }
         r.overwrite = overwrite
         r.fromOriginal = fromOriginal

@@ -62,8 +62,16 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
     /// Frames (or packets) handled per second of wall time: a speed, not a frame rate.
     public var throughputFps: Double?
     public var etaSeconds: Double?
+    /// A `note` or `warning` event: the line that would have gone to stderr as text.
+    public var message: String?
 
     public init(done: Int64, total: Int64) { self.done = done; self.total = total }
+
+    /// A diagnostic line ("slomo: warning: …" or "slomo: note: …") as an event of its own kind.
+    public init(diagnostic line: String) {
+        event = line.hasPrefix("slomo: warning:") ? "warning" : "note"
+        message = line
+    }
 
     public init(jobsDone: Int, jobs: Int, fraction: Double, frames: Int64, fps: Double, etaSeconds: Double) {
         self.jobsDone = jobsDone; self.jobs = jobs; self.frames = frames

@@ -4,7 +4,7 @@ import SlomoFFmpeg
 
 /// `slomo export`: decode, apply the retime map, encode at a constant frame rate.
 public struct ExportRequest: Sendable {
-    public enum FrameBlend: String, Sendable, CaseIterable { case none, blend, motion }
+    public enum FrameBlend: String, Sendable, CaseIterable { case none, blend, motion, flow }
     /// What export does with a source's display rotation (a phone held upright records sideways
     /// pixels and a display matrix). `auto`: keep the matrix where the container stores it (MP4,
     /// MOV; no pixel work), else turn the pixels upright. `pixels`: always turn the pixels (for
@@ -27,6 +27,8 @@ public struct ExportRequest: Sendable {
     public var preset: String? = nil
     public var crf: Int? = nil
     public var frameBlend = FrameBlend.none
+    /// `--flow-quality`: how hard `--frame-blend flow` looks for motion.
+    public var flowQuality = FlowQuality.medium
     /// `--size`, `--pix-fmt`, `--bitrate`, `--gop`.
     public var delivery = Delivery()
     /// `--start`, `--end`: the part of the source exported.
@@ -38,7 +40,8 @@ public struct ExportRequest: Sendable {
     public var realTime = false
     /// Skip decoding frames that nothing shows and nothing references.
     public var skipUnneeded = true
-    /// Decoder and encoder threads (0 = FFmpeg's choice: all cores).
+    /// Decoder and encoder threads (0 = FFmpeg's choice: all cores); `--frame-blend flow`'s pairs
+    /// worked at once (0: one per core).
     public var threads = 0
     /// Stored as `slomo_job` metadata so a batch re-run can tell a finished output from another.
     public var jobKey: String?
@@ -84,7 +87,13 @@ public struct ExportReport: Codable, Sendable {
     public var damage: [String]
     public var elapsedSeconds: Double
     public var encodeFps: Double
+    /// `--frame-blend flow`: what the optical flow made.
+    public var interpolation: InterpolationReport?
 }
+
+/// `--flow-quality`: OpenCV DIS's presets ultrafast, fast and medium (Docs/Interpolation.md gives
+/// their cost and quality).
+public enum FlowQuality: String, Sendable, CaseIterable { case fast, medium, fine }
 
 /// `slomo export`: a source (`VideoSource`: demux, decode, skip what no output needs), a frame
 /// chooser (`HoldingChooser` or `MotionChooser` on the plan's CFR schedule) and a sink (`VideoSink`:
@@ -137,6 +146,7 @@ public enum Exporter {
             cropped: sink.cropped, damage: source.damage, elapsedSeconds: elapsed,
             encodeFps: elapsed > 0 ? Double(plan.total) / elapsed : 0)
         report.videoCodec = sink.codec
+        report.interpolation = chooser.interpolation
         report.audioCodec = audio.codecs.first
         report.audioTracks = audio.writers.count
         report.droppedStreams = audio.dropped

@@ -13,6 +13,29 @@ protocol FrameChooser: AnyObject {
     func take(_ frame: Frame, index k: Int) throws
     /// After the last source frame: the rest of the schedule.
     func finish() throws
+    /// What made the in-between frames (`flow`), for the report.
+    var interpolation: InterpolationReport? { get }
+}
+
+extension FrameChooser {
+    var interpolation: InterpolationReport? { nil }
+}
+
+/// `--frame-blend flow` in the export report: what the optical flow made.
+public struct InterpolationReport: Codable, Sendable, Equatable {
+    public var method: String
+    /// `--flow-quality`.
+    public var quality: String
+    /// Output frames made along the flow (the rest are source frames, untouched, or a cut's nearer frame).
+    public var framesMade: Int64
+    /// Source pairs whose flow was computed (once each, however many frames lie between them).
+    public var pairs: Int
+    /// Pairs no motion explains (a scene cut): their in-between frames show the nearer frame.
+    public var cuts: Int
+    /// Pairs made across damaged or missing source frames (the good frames either side were used).
+    public var pairsAcrossMissing: Int
+    /// Why the flow was not used, when it was not (frames too small for its patches).
+    public var fallback: String?
 }
 
 /// Where a chooser's output frames go: made ready (demosaiced) and encoded as output frame `n`.
@@ -26,8 +49,12 @@ extension VideoSink: FrameSink {}
 
 /// The chooser `--frame-blend` asks for.
 func makeFrameChooser(_ r: ExportRequest, plan: ExportFramePlan, map: RetimeMap, sink: VideoSink) throws -> any FrameChooser {
-    r.frameBlend == .motion ? try MotionChooser(r, plan: plan, map: map, sink: sink)
-        : HoldingChooser(plan: plan, sink: sink, blend: r.frameBlend == .blend)
+    switch r.frameBlend {
+    case .motion: try MotionChooser(r, plan: plan, map: map, sink: sink)
+    case .flow: try FlowChooser(plan: plan, sink: sink, workFormat: sink.workFormat, width: sink.width, height: sink.height,
+                                quality: r.flowQuality, threads: r.threads)
+    case .none, .blend: HoldingChooser(plan: plan, sink: sink, blend: r.frameBlend == .blend)
+    }
 }
 
 /// `--frame-blend none` and `blend`: each output frame shows the source frame held (the last at or

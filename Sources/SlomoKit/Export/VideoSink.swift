@@ -35,7 +35,12 @@ final class VideoSink {
         codec = r.codec ?? VideoCodecChoice.defaultEncoder(container: formatName)
         let sourceDepth = timeline.info.pixelFormat.flatMap(PixelFormat.init(name:))?.bitDepth ?? 8
         pixelFormat = r.delivery.pixelFormat.flatMap(PixelFormat.init(name:)) ?? OutputPixelFormat.choose(codec: codec, sourceBitDepth: sourceDepth)
-        workFormat = r.frameBlend == .none ? pixelFormat : (codec == "mjpeg" ? .yuvj420p : .yuv420p)
+        switch r.frameBlend {
+        case .none: workFormat = pixelFormat
+        // the flow works on planar YUV at the output's own depth (10-bit in, 10-bit out)
+        case .flow: workFormat = pixelFormat.planarYUV != nil ? pixelFormat : sourceDepth > 8 ? .yuv420p10 : (codec == "mjpeg" ? .yuvj420p : .yuv420p)
+        case .blend, .motion: workFormat = codec == "mjpeg" ? .yuvj420p : .yuv420p
+        }
         // a mirroring matrix is left as metadata: turning alone would show it the wrong way round
         let turns = timeline.info.mirrored ? nil : DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
         pixelTurns = r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix) ? turns : nil

@@ -28,6 +28,37 @@ public struct PlanReport: Codable, Sendable {
     public var schedule: [ScheduledFrame]?
     /// `--curve`: its key points and where the curve starts and ends on both timelines.
     public var curve: Curve?
+    /// `--frame-blend`: which output frames show a source frame at its own time and which fall
+    /// between two (repeated by `none`, made by the others), over how many source pairs.
+    public var frameUse: FrameUse?
+
+    public struct FrameUse: Codable, Sendable, Equatable {
+        public var frameBlend: String
+        /// Output frames at a source frame's own time (or past the last one): that frame.
+        public var atSourceFrames: Int64
+        /// Output frames strictly between two source frames, and the distinct pairs around them.
+        public var between: Int64
+        public var pairs: Int
+        /// What happens to `between`: "repeated" (`none`) or "made".
+        public var betweenFrames: String
+
+        /// Counts them over a schedule against the source's frame times.
+        public static func count(_ schedule: CFRSchedule, sourceTimes times: [Rational], frameBlend: ExportRequest.FrameBlend) -> FrameUse {
+            var at: Int64 = 0, between: Int64 = 0, pairs = 0, lastPair = -1
+            for n in 0..<schedule.frameCount {
+                let s = schedule.sourceTime(ofFrame: n)
+                let i = CFRSchedule.frameIndex(at: s, in: times)
+                if i + 1 < times.count && s > times[i] {
+                    between += 1
+                    if i != lastPair { pairs += 1; lastPair = i }
+                } else {
+                    at += 1
+                }
+            }
+            return FrameUse(frameBlend: frameBlend.rawValue, atSourceFrames: at, between: between, pairs: pairs,
+                            betweenFrames: frameBlend == .none ? "repeated" : "made")
+        }
+    }
 
     public struct Curve: Codable, Sendable {
         public struct Key: Codable, Sendable {
@@ -42,7 +73,9 @@ public struct PlanReport: Codable, Sendable {
 
 /// Resolves a retime spec against a media file (`slomo plan`; export and retime use the same steps).
 public enum Planner {
-    public static func plan(path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool) throws -> PlanReport {
+    /// `frameBlend`: also count the output frames that fall between source frames (`frameUse`).
+    public static func plan(path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool,
+                            frameBlend: ExportRequest.FrameBlend? = nil) throws -> PlanReport {
         let probe = try Prober.probe(path: path)
         guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
             throw MediaError.noVideoStream(path: path, operation: "plan")
@@ -68,20 +101,22 @@ public enum Planner {
         try ExportError.checkFrameRate(outputFrameRate)
         let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
         var frames: [PlanReport.ScheduledFrame]?
-        if listFrames || curve != nil {
+        var frameUse: PlanReport.FrameUse?
+        if listFrames || curve != nil || frameBlend != nil {
             let times = try curveTimes ?? MediaTimeline(path: path).frameTimes
-            frames = (0..<schedule.frameCount).map { n in
+            if let frameBlend { frameUse = .count(schedule, sourceTimes: times, frameBlend: frameBlend) }
+            if listFrames || curve != nil { frames = (0..<schedule.frameCount).map { n in
                 PlanReport.ScheduledFrame(outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
                                           sourceTime: schedule.sourceTime(ofFrame: n),
                                           sourceFrame: schedule.sourceFrameIndex(ofFrame: n, sourceTimes: times))
-            }
+            } }
         }
         return PlanReport(
             path: path, sourceDuration: duration, sourceFrameRate: v.measuredFrameRate, sourceFrames: Int(v.frameCount ?? 0),
             targetDuration: map.target.duration, outputFrameRate: outputFrameRate, outputFrames: schedule.frameCount,
             mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
                                                targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) },
-            schedule: frames, curve: curve)
+            schedule: frames, curve: curve, frameUse: frameUse)
     }
 
     /// Presentation times of the video frames, relative to the first, sorted.

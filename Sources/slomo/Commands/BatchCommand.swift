@@ -36,6 +36,7 @@ struct BatchCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.preset.help)) var preset: String?
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend: String?
+    @Option(help: ArgumentHelp(JobOption.flowQuality.help), completion: .values(of: JobOption.flowQuality)) var flowQuality: String?
     @Flag(help: ArgumentHelp(JobOption.noAudio.help)) var noAudio = false
     @Option(parsing: .unconditionalSingleValue, help: ArgumentHelp(JobOption.audioStreams.help)) var audioStream: [Int] = []
     @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
@@ -210,6 +211,7 @@ struct BatchCommand: ParsableCommand {
         case .preset: return preset
         case .crf: return crf
         case .frameBlend: return frameBlend
+        case .flowQuality: return flowQuality
         case .noAudio: return noAudio ? true : nil
         case .audioCodec: return audioCodec
         case .audioStreams: return audioStream.isEmpty ? nil : audioStream

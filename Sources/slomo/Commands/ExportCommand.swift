@@ -26,10 +26,11 @@ struct ExportCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.crf.help)) var crf: Int?
     @OptionGroup var delivery: DeliveryOptions
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend = "none"
+    @Option(help: ArgumentHelp(JobOption.flowQuality.help), completion: .values(of: JobOption.flowQuality)) var flowQuality: String?
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation = "auto"
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
-    @Option(parsing: .unconditional, help: "Decoder/encoder threads (0 = all cores).") var threads = 0
+    @Option(parsing: .unconditional, help: "Decoder/encoder threads, and --frame-blend flow pairs worked at once (0 = all cores).") var threads = 0
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
 
@@ -38,20 +39,25 @@ struct ExportCommand: ParsableCommand {
         try video.apply(to: &run)
         run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
         delivery.apply(to: &run.job)
-        if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
-        run.job.frameBlend = frameBlend; run.job.rotation = rotation
+        let reporter = try ProgressReporter(mode: progress, label: "export")
+        if let note = OptionValues.ntscNote(fps, option: .fps) { reporter.say("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
+        run.job.frameBlend = frameBlend; run.job.flowQuality = flowQuality; run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
         run.threads = threads
         let r = try run.exportRequest()
-        let reporter = try ProgressReporter(mode: progress, label: "export")
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
-        if let c = report.cropped { Console.error("slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
-        DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(Console.error)
-        if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
+        if let c = report.cropped { reporter.say("slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
+        DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(reporter.say)
+        if let r = report.rotationDropped { reporter.say(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let damage = DamageSummary.line(report.damage) {
-            Console.error("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
+            reporter.say("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
         }
+        // repeated frames stutter: say so once, and what makes them instead
+        if r.frameBlend == .none, report.repeatedFrames * 10 >= report.outputFrames, report.repeatedFrames > 0 {
+            reporter.say("slomo: note: \(input): \(report.repeatedFrames) of \(report.outputFrames) output frames repeat a source frame (the source has fewer frames than \(report.frameRate) fps at this speed): --frame-blend flow makes them along the motion")
+        }
+        if let f = report.interpolation?.fallback { reporter.say("slomo: note: \(input): \(f)") }
         if json { try JSONOutput.print(report); return }
         Console.out("\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps")
     }
@@ -130,6 +136,14 @@ final class ProgressReporter: @unchecked Sendable {
             if let line = try? JSONSchema.line(e, type: "progress") { Console.error(line) }
         case .none: break
         }
+    }
+
+    /// A diagnostic line: on stderr as it is, or with `--progress json` as a `note` or `warning`
+    /// event, so that every line there stays JSON.
+    func say(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        guard mode == .json else { Console.error(line); return }
+        if let l = try? JSONSchema.line(ProgressEvent(diagnostic: line), type: "progress") { Console.error(l) }
     }
 
     func finish() { if mode == .bar { bar.finish() } }

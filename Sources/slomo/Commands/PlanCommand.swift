@@ -25,15 +25,25 @@ struct PlanCommand: ParsableCommand {
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP], repeatable.") var ramps: [String] = []
     @Option(help: "T0@R0,T1@R1,… a smooth speed curve (slowdown linear between key points; Docs/Curves.md).") var curve: String?
     @Option(parsing: .unconditional, help: "Output frame rate for the constant-rate schedule.") var fps = "30"
+    @Option(help: ArgumentHelp(JobOption.frameBlend.help + " Counts the output frames that fall between source frames."),
+            completion: .values(of: JobOption.frameBlend)) var frameBlend: String?
     @Option(help: "Draw speed and output time against source time into this SVG file.", completion: .file(extensions: ["svg"])) var plot: String?
     @Flag(help: "List every output frame with the source frame it shows.") var frames = false
     @Flag(help: "Print JSON.") var json = false
+
+    func blend() throws(SettingError) -> ExportRequest.FrameBlend? {
+        guard let frameBlend else { return nil }
+        guard let b = ExportRequest.FrameBlend(rawValue: frameBlend) else {
+            throw SettingError(JobOption.frameBlend.setting, frameBlend, "\(OptionValues.expected(ExportRequest.FrameBlend.self))")
+        }
+        return b
+    }
 
     func run() throws {
         let spec = try Values.retimeSpec(rate: rate, segments: segments, ramps: ramps, curve: curve)
         if let plot { try OutputFile.check(plot, overwrite: true) }
         let report = try Planner.plan(path: file, spec: spec, outputFrameRate: try OptionValues.rational(fps, option: .fps),
-                                      listFrames: frames)
+                                      listFrames: frames, frameBlend: try blend())
         if let plot { try OutputFile.write(Data(PlanPlot.svg(report).utf8), to: plot) }
         if json { try JSONOutput.print(report); return }
         Console.out("\(file): \(Seconds(report.sourceDuration)) s source -> \(Seconds(report.targetDuration)) s output, \(report.outputFrames) frames at \(report.outputFrameRate) fps")
@@ -44,6 +54,9 @@ struct PlanCommand: ParsableCommand {
         let curveRange = report.curve.map { ($0.keys.first!.sourceTime, $0.keys.last!.sourceTime) }
         for m in report.mappings where curveRange.map({ m.sourceEnd <= $0.0 || m.sourceStart >= $0.1 }) ?? true {
             Console.out("  \(Seconds(m.sourceStart))-\(Seconds(m.sourceEnd)) s @\(m.rate) -> \(Seconds(m.targetStart))-\(Seconds(m.targetEnd)) s")
+        }
+        if let u = report.frameUse {
+            Console.out("  frames: \(u.atSourceFrames) at a source frame's time, \(u.between) between \(u.pairs) source pairs: \(u.betweenFrames) by --frame-blend \(u.frameBlend)")
         }
         for f in frames ? report.schedule ?? [] : [] {
             Console.out("  out \(f.outputFrame)\tt=\(f.targetTime)\tsrc t=\(f.sourceTime)\tsrc frame \(f.sourceFrame)")

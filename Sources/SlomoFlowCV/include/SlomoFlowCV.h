@@ -1,0 +1,1 @@
+// libslomo-flow.so's interface is CFlowAPI's slomo_flow.h; nothing is imported from here.
