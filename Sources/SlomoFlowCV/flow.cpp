@@ -33,6 +33,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <vector>
 
 namespace {
@@ -190,7 +191,7 @@ extern "C" void *slomo_flow_create(const slomo_flow_layout *layout, int quality,
     try {
         if (layout->width < 16 || layout->height < 16) { say(error, error_size, "frames smaller than 16x16 are too small for the flow's patches"); return nullptr; }
         if (layout->bytes_per_sample != 1 && layout->bytes_per_sample != 2) { say(error, error_size, "samples of 1 or 2 bytes only"); return nullptr; }
-        auto *f = new Flow();
+        std::unique_ptr<Flow> f(new Flow());
         f->L = *layout;
         f->type = layout->bytes_per_sample == 1 ? CV_8U : CV_16U;
         const int preset = quality <= 0 ? cv::DISOpticalFlow::PRESET_ULTRAFAST
@@ -207,11 +208,11 @@ extern "C" void *slomo_flow_create(const slomo_flow_layout *layout, int quality,
         const int CH = (layout->height + (1 << layout->chroma_shift_y) - 1) >> layout->chroma_shift_y;
         f->ax[0].make(layout->width, f->GW); f->ay[0].make(layout->height, f->GH);
         f->ax[1].make(CW, f->GW); f->ay[1].make(CH, f->GH);
-        // medium: a patch every 3 points, not 4 (+0.25 dB on the benchmark's footage for a third
-        // more time: Docs/Interpolation.md)
-        if (quality == 1) f->dis->setPatchStride(3);
+        // medium: a patch every 3 points, not 4, and 40 descent steps per patch, not 16 (measured
+        // in Docs/Interpolation.md, "--flow-quality")
+        if (quality == 1) { f->dis->setPatchStride(3); f->dis->setGradientDescentIterations(40); }
         if (threads > 0) cv::setNumThreads(threads);
-        return f;
+        return f.release();
     } catch (const std::exception &e) {
         say(error, error_size, e.what());
         return nullptr;
@@ -235,6 +236,10 @@ extern "C" int slomo_flow_set_pair(void *flow, const slomo_flow_frame *a, const 
         }
         gridLuma(*f, f->f0[0], f->g0);
         gridLuma(*f, f->f1[0], f->g1);
+        // fresh outputs: DIS takes a flow already of the right size as its first guess, and the
+        // last pair this interpolator saw must not shape this one (the same frames give the same
+        // flow, whichever thread works them)
+        f->f01.release(); f->f10.release();
         f->dis->calc(f->g0, f->g1, f->f01);
         f->dis->calc(f->g1, f->g0, f->f10);
         matchError(f->f01, f->g0, f->g1, f->err0);

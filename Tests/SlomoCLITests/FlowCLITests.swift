@@ -32,6 +32,23 @@ import Testing
         #expect(held.status == 0 && held.stderr.contains("repeat a source frame") && held.stderr.contains("--frame-blend flow"), "\(held.stderr)")
     }
 
+    /// The same export on 1 thread and on 3 writes the same frames: which thread works a pair must
+    /// not matter (DIS takes an output flow already of the right size as its first guess, so each
+    /// thread's last pair would shape its next one). Raw video out: no encoder's own threading.
+    @Test func theFramesDoNotDependOnTheThreads() throws {
+        let d = TempDir()
+        let clip = CLI.generated(d, "c.mp4", ["--fps", "60", "--duration", "0.5", "--size", "320x240"])
+        let sums = try [1, 3].map { t -> String in
+            let out = d.file("t\(t).nut")
+            let e = try CLI.run(["export", clip, "-o", out, "--codec", "rawvideo", "--rate", "1/4", "--fps", "60", "--frame-blend", "flow",
+                                 "--no-audio", "--threads", String(t)])
+            #expect(e.status == 0, "\(e.stderr)")
+            let md5 = try CLI.tool(["ffmpeg", "-v", "error", "-i", out, "-f", "framemd5", "-"])
+            return md5.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")
+        }
+        #expect(!sums[0].isEmpty && sums[0] == sums[1])
+    }
+
     /// Without the optical-flow library (OpenCV): `flow` is refused before anything is written, one
     /// line naming the library, exit 69; every other export still works.
     @Test func withoutTheLibraryFlowIsRefusedAndTheRestWorks() throws {

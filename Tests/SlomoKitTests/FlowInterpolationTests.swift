@@ -136,6 +136,7 @@ struct FlowInterpolationTests {
         let plan = try ExportFramePlan(timeline: timeline, map: map, frameRate: Rational(30), blend: .flow)
         let sink = ExportStageTests.RecordingSink()
         let c = try FlowChooser(plan: plan, sink: sink, workFormat: .yuv420p, width: 96, height: 64, quality: .fast, threads: threads)
+        c.keepsTrace = true
         #expect(c.workers?.workers == threads)
         for k in 0..<60 { try c.take(try ExportStageTests.frame(k), index: k) }
         try c.finish()
@@ -174,6 +175,7 @@ struct FlowInterpolationTests {
     @Test func damagedFramesBetweenTwoGoodOnesUseThePairAroundThem() throws {
         let (map, plan, sink) = try Self.quarterSpeed()
         let c = try FlowChooser(plan: plan, sink: sink, workFormat: .yuv420p, width: 96, height: 64, quality: .fast, threads: 2)
+        c.keepsTrace = true
         for k in 0..<60 where k != 10 && k != 11 { try c.take(try ExportStageTests.frame(k), index: k) }
         try c.finish()
         #expect(c.acrossMissing == 1 && c.missing > 0)

@@ -15,8 +15,10 @@ final class FlowChooser: FrameChooser {
     private(set) var made: Int64 = 0, pairs = 0, cuts = 0, acrossMissing = 0
     /// Why the flow was not used (said in the report), nil when it was.
     private(set) var fallback: String?
-    /// Per made frame: (source frame before, source frame after, t) — what the tests check.
+    /// Per made frame: (source frame before, source frame after, t) — what the tests check; kept
+    /// only when `keepsTrace`.
     private(set) var trace: [(Int, Int, Rational)] = []
+    var keepsTrace = false
     /// The threads working pairs (nil: the frames are too small for the flow).
     let workers: FlowPairs?
     private let plan: ExportFramePlan
@@ -57,7 +59,8 @@ final class FlowChooser: FrameChooser {
             guard case .tooSmall(let w) = error else { throw error }
             why = w
         }
-        return (nil, "\(layout.width)x\(layout.height): \(why): frames were mixed as --frame-blend blend does")
+        let mixed = layout.bytesPerSample == 1 && layout.chromaShiftX == 1 && layout.chromaShiftY == 1
+        return (nil, "\(layout.width)x\(layout.height): \(why): " + (mixed ? "frames were mixed as --frame-blend blend does" : "the nearer source frame was shown"))
     }
 
     func take(_ frame: Frame, index k: Int) throws {
@@ -67,7 +70,12 @@ final class FlowChooser: FrameChooser {
         }
         held = (frame, k)
         try drain(waiting: false)
+        // source frames that wait behind a pair still being worked are bounded too
+        if slots.count - slotsHead - jobs.reduce(0, { $0 + $1.times.count }) > Self.maxWaiting { try drain(waiting: true) }
     }
+
+    /// Source frames held at most while the pairs before them are worked.
+    static let maxWaiting = 64
 
     func finish() throws {
         if let h = held { try emit(upTo: Int.max, held: h, after: nil) }
@@ -101,9 +109,10 @@ final class FlowChooser: FrameChooser {
         let (i, j) = (held.index, a.index)
         if j > i + 1 { acrossMissing += 1 }
         guard let workers else {
-            // too small for the flow: mixed (8-bit), or the nearer frame
+            // too small for the flow: mixed (8-bit 4:2:0, what the blender takes), or the nearer frame
+            let mixes = workFormat == .yuv420p || workFormat == .yuvj420p
             for (n, w) in between {
-                let f = workFormat.planarYUV?.bytesPerSample == 1 ? try FrameBlender.blend(base, b, weight: w) : try (w < Rational(1, 2) ? base : b).reference()
+                let f = mixes ? try FrameBlender.blend(base, b, weight: w) : try (w < Rational(1, 2) ? base : b).reference()
                 slots.append((.ready(f), n))
             }
             return
@@ -134,7 +143,7 @@ final class FlowChooser: FrameChooser {
                 if job.info!.isCut {
                     try sink.encode(try (w < Rational(1, 2) ? job.a : job.b).reference(), n)
                 } else {
-                    trace.append((job.i, job.j, w))
+                    if keepsTrace { trace.append((job.i, job.j, w)) }
                     made += 1
                     try sink.encode(job.frames[k], n)
                 }

@@ -87,9 +87,10 @@ final class FlowPairs: @unchecked Sendable {   // `queue`, `inFlight` and `stopp
         return job.done
     }
 
-    /// Lets the threads end once the queue is empty.
+    /// Lets the threads end after the pair each is working: pairs not yet taken are dropped (after
+    /// `finish` there are none; after a failure nobody will read them).
     func stop() {
-        cond.lock(); stopping = true; cond.broadcast(); cond.unlock()
+        cond.lock(); stopping = true; queue.removeAll(); cond.broadcast(); cond.unlock()
     }
 
     private func next() -> FlowPairJob? {
