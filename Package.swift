@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 // slomo — headless high-frame-rate capture and slow motion for Linux.
 // Layers (one direction only; .ci/check-layers enforces what SwiftPM cannot):
-//   slomo (CLI) → SlomoKit (use cases) → SlomoFFmpeg / SlomoV4L2 / SlomoSoundTouch (wrappers) → SlomoCore (pure)
+//   slomo (CLI) → SlomoKit (use cases) → SlomoFFmpeg / SlomoV4L2 / SlomoAravis / SlomoALSA / SlomoAudio / SlomoFlow (wrappers) → SlomoCore (pure)
 //   SlomoSystem (POSIX calls, signals) stands beside the wrappers: every layer above SlomoCore may use it
 import PackageDescription
 
@@ -34,6 +34,9 @@ let package = Package(
         .systemLibrary(name: "CRubberBand"),
         // ALSA (libasound2-dev): sound capture next to the camera.
         .target(name: "CALSA", linkerSettings: [.linkedLibrary("asound")]),
+        // Aravis 0.8 (libaravis-dev; its pkg-config file needs libusb-1.0-0-dev too): GenICam cameras
+        // over GigE Vision and USB3 Vision.
+        .systemLibrary(name: "CAravis", pkgConfig: "aravis-0.8", providers: [.apt(["libaravis-dev", "libusb-1.0-0-dev"])]),
         // errno names and a limit number Swift's Glibc module does not give.
         .target(name: "CPOSIX"),
         // Optical flow: the C interface of libslomo-flow.so (header only), and the library itself,
@@ -54,6 +57,8 @@ let package = Package(
         .target(name: "SlomoFFmpeg", dependencies: ["CFFmpeg", "CFFmpegLoader", "SlomoCore"]),
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore", "SlomoSystem"]),
         .target(name: "SlomoALSA", dependencies: ["CALSA", "SlomoCore"]),
+        // GenICam cameras through Aravis: discovery, features, the mode set up, the stream as a capture producer.
+        .target(name: "SlomoAravis", dependencies: ["CAravis", "SlomoCore"]),
         // Motion-compensated frames: loads libslomo-flow.so on first use (dlopen).
         .target(name: "SlomoFlow", dependencies: ["CFlowAPI", "SlomoCore"], linkerSettings: [.linkedLibrary("dl")]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.
@@ -62,7 +67,7 @@ let package = Package(
 
         // Use cases.
         .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio",
-                                                 "SlomoFlow", .product(name: "Yams", package: "Yams")]),
+                                                 "SlomoFlow", "SlomoAravis", .product(name: "Yams", package: "Yams")]),
 
         // The command line.
         .executableTarget(
@@ -91,6 +96,7 @@ let package = Package(
         .testTarget(name: "SlomoV4L2Tests", dependencies: ["SlomoV4L2", "SlomoCore", "CV4L2", "SlomoTestSupport"]),
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit", "SlomoSystem", "slomo"]),
         .testTarget(name: "SlomoSystemTests", dependencies: ["SlomoSystem"]),
+        .testTarget(name: "SlomoAravisTests", dependencies: ["SlomoAravis", "SlomoCore"]),
     ],
     cxxLanguageStandard: .cxx17
 )

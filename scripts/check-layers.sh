@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The layering rule SwiftPM cannot enforce (Docs/Architecture.md, "Layers"), checked on imports:
-#   CLI (Sources/slomo) → SlomoKit → wrappers (SlomoFFmpeg, SlomoV4L2, SlomoALSA, SlomoAudio, SlomoFlow) → SlomoCore
+#   CLI (Sources/slomo) → SlomoKit → wrappers (SlomoFFmpeg, SlomoV4L2, SlomoALSA, SlomoAudio, SlomoFlow, SlomoAravis) → SlomoCore
 #   SlomoSystem (POSIX calls and signals) beside the wrappers, usable from every layer above SlomoCore
 # - the CLI and SlomoKit never import a C module; the CLI never imports a wrapper;
 # - a wrapper never imports SlomoKit; SlomoCore imports nothing but the standard library;
@@ -27,17 +27,17 @@ forbid() {
   fi
 }
 
-WRAPPERS='SlomoFFmpeg|SlomoV4L2|SlomoALSA|SlomoAudio|SlomoFlow'
+WRAPPERS='SlomoFFmpeg|SlomoV4L2|SlomoALSA|SlomoAudio|SlomoFlow|SlomoAravis'
 forbid "Sources/slomo Sources/SlomoKit" 'C[A-Z][A-Za-z0-9]*' "a C module imported above the wrapper layer"
 forbid "Sources/slomo" "$WRAPPERS" "the CLI imports a wrapper (it goes through SlomoKit)"
-forbid "Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio Sources/SlomoFlow" 'SlomoKit|slomo' \
+forbid "Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio Sources/SlomoFlow Sources/SlomoAravis" 'SlomoKit|slomo' \
   "a wrapper imports the use-case layer"
 forbid "Sources/SlomoCore" '[A-Za-z_][A-Za-z0-9_.]*' "SlomoCore imports something (stdlib only)"
 forbid "Sources/SlomoSystem Tests/SlomoSystemTests" 'Slomo(Core|Kit|FFmpeg|V4L2|ALSA|Audio|TestSupport)|slomo' \
   "SlomoSystem (the door to the kernel) depends on a slomo layer"
 forbid "Tests/SlomoCoreTests" "SlomoKit|$WRAPPERS|SlomoTestSupport|C[A-Z][A-Za-z0-9]*" \
   "core tests depend on a layer above SlomoCore"
-forbid "Tests/SlomoFFmpegTests Tests/SlomoAudioTests Tests/SlomoV4L2Tests Tests/SlomoALSATests Tests/TestSupport" \
+forbid "Tests/SlomoFFmpegTests Tests/SlomoAudioTests Tests/SlomoV4L2Tests Tests/SlomoALSATests Tests/SlomoAravisTests Tests/TestSupport" \
   'SlomoKit' "wrapper tests depend on SlomoKit"
 
 [ $bad = 0 ] && echo "layer check: ok"

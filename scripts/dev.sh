@@ -17,25 +17,28 @@ command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 
 # Debian 12 packages, in three sets; `deps` installs the missing ones of a set and the sets before it.
 # build: what building and running slomo needs (FFmpeg 5.1 libraries, SoundTouch, Rubber Band, ALSA;
-# OpenCV's video module for libslomo-flow.so, the optical flow of --frame-blend flow).
+# OpenCV's video module for libslomo-flow.so, the optical flow of --frame-blend flow; Aravis for GenICam
+# cameras, whose pkg-config file needs libusb-1.0-0-dev, a dependency Debian's package forgot).
 BUILD_PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev libasound2-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
-  libopencv-video-dev
+  libopencv-video-dev libaravis-dev libusb-1.0-0-dev
 )
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
 # test machine (Tests/vm/run.sh: it downloads Debian's kernel and busybox-static on first use), alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
 # for the Kubernetes schema check, python3-fusepy and fuse for a file system that refuses fsync,
 # zsh and fish for the completion scripts in their own shells, mandoc to read the man page; make,
 # gcc and xz-utils to build the kernel's gpio-sim for the test machine (Tests/vm/gpio-sim.sh, which
-# installs linux-headers for the test machine's kernel itself: its version is chosen on first use).
+# installs linux-headers for the test machine's kernel itself: its version is chosen on first use);
+# aravis-tools (the GigE Vision fake camera, arv-camera-test) and aravis-tools-cli (arv-tool), run in a network namespace
+# (unshare from util-linux, ip from iproute2).
 TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
-  mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils
+  mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils aravis-tools aravis-tools-cli iproute2 util-linux
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
-# sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench.
-BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc gpiod)
+# sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench.
+BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc gpiod gstreamer1.0-tools)
 
 # deps [build|test|bench]: install what is missing (default: build).
 deps() {

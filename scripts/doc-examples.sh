@@ -87,6 +87,7 @@ while IFS=$'\t' read -r cmd line; do
     */dev/video2*) reason="needs a second camera" ;;
     *udp://*) reason="needs a network peer" ;;
     *gpio:*) reason="needs a GPIO chip (Tests/vivid/gpio-checks.sh runs these on gpio-sim)" ;;
+    *genicam:*) reason="needs a GenICam camera on the network (GenICamCLITests runs the same commands on Aravis's fake GigE Vision camera in a network namespace)" ;;
   esac
   case "$line" in */dev/video*) is_camera=1 ;; *) is_camera=0 ;; esac
   if [ "$kind" = camera ] && [ $is_camera = 0 ]; then continue; fi

@@ -62,9 +62,11 @@ struct CLI {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
-        if !environment.isEmpty {
-            p.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
+        // GenICam discovery broadcasts on every interface: none unless a test asks (in its own
+        // network namespace)
+        var env = ProcessInfo.processInfo.environment
+        if env["SLOMO_GENICAM_INTERFACES"] == nil { env["SLOMO_GENICAM_INTERFACES"] = "none" }
+        p.environment = env.merging(environment) { $1 }
         if let cwd { p.currentDirectoryURL = URL(fileURLWithPath: cwd) }
         let out = Pipe(), err = Pipe()
         p.standardOutput = out

@@ -147,6 +147,7 @@ import Testing
         "`slomo controls --json`", "`slomo batch` job lines", "`slomo batch` summary line", "`slomo batch --dry-run` job lines",
         "`slomo batch` refusal line", "`slomo batch … --progress json` lines", "`slomo play` events", "`slomo job` lines",
         "`slomo capture --trigger … --json` events", "`slomo trigger … --json`",
+        "`slomo formats genicam:ID --json`", "`slomo controls genicam:ID --json`",
     ]
 
     static func outputs(_ heading: String) throws -> [Any] {
@@ -177,10 +178,13 @@ import Testing
             return document(try CLI.run(["generate", "--fps", "60", "--duration", "0.5", "--size", "160x90", "-o", d.file("g.mp4"), "--json"]))
         case "`slomo capture … --json`", "`slomo capture … -o OUTPUT` sidecar `OUTPUT.capture.json`":
             let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "0.5", "-o", d.file("c.mp4"), "--json"])
+            // and a GenICam camera (Aravis's in-process fake: no network), for `transport`
+            let g = try CLI.run(["capture", "genicam:Fake_1", "--format", "Mono8", "--size", "160x120", "--fps", "200", "--duration", "0.5",
+                                 "--codec", "ffv1", "-o", d.file("g.mkv"), "--json"])
             if heading.contains("sidecar") {
-                return parse(try Data(contentsOf: URL(fileURLWithPath: d.file("c.mp4.capture.json")))).map { [$0] } ?? []
+                return ["c.mp4", "g.mkv"].compactMap { parse((try? Data(contentsOf: URL(fileURLWithPath: d.file($0 + ".capture.json")))) ?? Data()) }
             }
-            return document(r)
+            return document(r) + document(g)
         case "`slomo capture --trigger … --json` events":
             let feed = "(sleep 1.5; echo trigger; sleep 2)"
             let r = try CLI.tool(["bash", "-c", "\(feed) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("ev.mkv"))' --json"])
@@ -188,6 +192,12 @@ import Testing
         case "`slomo trigger … --json`":
             try Data("0123456789abcdef-key\n".utf8).write(to: URL(fileURLWithPath: d.file("rig.key")))
             return document(try CLI.run(["trigger", "udp://127.0.0.1:9", "--at", "-0.2", "--trigger-key", d.file("rig.key"), "--json"]))
+        case "`slomo formats genicam:ID --json`":
+            return try [["--format", "Mono8", "--size", "320x240"], ["--measure", "--measure-seconds", "0.3", "--size", "64x64"]].flatMap {
+                document(try CLI.run(["formats", "genicam:Fake_1", "--json"] + $0))
+            }
+        case "`slomo controls genicam:ID --json`":
+            return document(try CLI.run(["controls", "genicam:Fake_1", "--json"]))
         case "`slomo devices --json`":
             return document(try CLI.run(["devices", "--json"]))
         case "`slomo formats --json`":

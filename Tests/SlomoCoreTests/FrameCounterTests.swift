@@ -19,6 +19,15 @@ import Testing
         #expect(c.advanced(65535, by: 1) == 1 && c.advanced(65530, by: 10) == 5 && c.advanced(3, by: 65535) == 3)
     }
 
+    /// A GigE Vision frame whose leader was lost comes with id 0, which the protocol never uses
+    /// (and a camera may send anything): no step, no drop, no trap (it overflowed once).
+    @Test func aNumberOutsideTheCounterIsNoStep() {
+        let c = FrameCounter.gigEVision16
+        #expect(c.steps(from: 100, to: 0) == nil && c.lost(from: 100, to: 0) == 0)
+        #expect(c.steps(from: 0, to: 5) == nil && c.lost(from: 0, to: 5) == 0)
+        #expect(c.lost(from: 65535, to: 70_000) == 0 && !c.contains(0) && c.contains(65535))
+    }
+
     @Test func wideIdsNeverWrapInPractice() {
         let c = FrameCounter.wide
         #expect(c.lost(from: 1 << 40, to: (1 << 40) + 4) == 3)

@@ -86,6 +86,9 @@ public enum CaptureEnd: Error, Sendable, Equatable {
     case finished
     /// The device went away (unplugged, driver error); `reason` names it.
     case disconnected(String)
+    /// No frame yet, nothing wrong (a camera waiting for its trigger): call `next` again; the
+    /// capture thread sees a stop request in between.
+    case idle
 }
 
 /// A camera (or the synthetic stand-in) as the capture thread sees it. `next` blocks until a frame
@@ -115,6 +118,9 @@ public protocol CaptureSource: AnyObject {
     /// The next frame lent to `body`, or why the stream ended (nil: a frame was delivered).
     func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd?
     func stop()
+    /// A networked camera's transport (GenICam): buffers, packets, stream statistics, frame ids,
+    /// its clock's fit; nil for V4L2 and the synthetic source. Read once the source has stopped.
+    func transportReport() -> TransportReport?
 }
 
 extension CaptureSource {
@@ -123,6 +129,7 @@ extension CaptureSource {
     public var isPaced: Bool { true }
     public var frameCounter: FrameCounter { .v4l2 }
     public func prepare() throws {}
+    public func transportReport() -> TransportReport? { nil }
 }
 
 /// The clock a source's timestamps come from and the instant of the frame they mark, as the

@@ -18,10 +18,15 @@ public struct FrameCounter: Sendable, Equatable {
     /// The steps from number `a` to number `b` going forward (through a wrap): 1 for the next
     /// frame, 0 for a repeated number. Nil when `b` lies behind `a` (more than half the cycle ahead
     /// means a reset or a reorder, never that many frames lost).
+    /// A number outside `first…last` (a GigE Vision frame id 0, which the protocol never uses)
+    /// is no step at all: nil.
     public func steps(from a: UInt64, to b: UInt64) -> UInt64? {
+        guard contains(a), contains(b) else { return nil }
         let d = b >= a ? b - a : (last - a) + (b - first) + 1
         return d < (last - first) / 2 + 1 ? d : nil
     }
+
+    public func contains(_ n: UInt64) -> Bool { n >= first && n <= last }
 
     /// The number `n` frames after `a` (through a wrap).
     public func advanced(_ a: UInt64, by n: UInt64) -> UInt64 {

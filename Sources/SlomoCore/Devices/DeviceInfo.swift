@@ -102,7 +102,7 @@ public struct AppliedControl: Sendable, Codable, Equatable {
 extension AppliedControl {
     /// The recording's `slomo_controls` tag: `gain_automatic=0 (--gain lock); gain=30 (--gain lock)`.
     public static func metadataText(_ list: [AppliedControl]) -> String {
-        list.map { "\($0.name)=\($0.readBack ?? $0.written.map { $0 } ?? 0) (\($0.option))" }.joined(separator: "; ")
+        list.map { "\($0.name)=\($0.readBack.map(String.init) ?? $0.readBackText ?? $0.written.map(String.init) ?? "?") (\($0.option))" }.joined(separator: "; ")
     }
 
     /// A value that moved between the start and the end of the capture, as one warning.

@@ -141,8 +141,11 @@ public struct DevicesReport: Codable, Sendable {
     public var problems: [String]
     /// Sound cards' capture devices (ALSA), for `capture --audio NAME`.
     public var soundCapture: [SoundCaptureDevice]
+    /// GenICam cameras (Aravis), for `capture genicam:ID`.
+    public var genicam: [GenICamDeviceInfo] = []
 
-    public init(devices: [DeviceInfo], problems: [String], soundCapture: [SoundCaptureDevice] = []) {
+    public init(devices: [DeviceInfo], problems: [String], soundCapture: [SoundCaptureDevice] = [], genicam: [GenICamDeviceInfo] = []) {
+        self.genicam = genicam
         self.devices = devices
         self.problems = problems
         self.soundCapture = soundCapture
@@ -226,7 +229,7 @@ public enum DeviceService {
                     if let d = frame.damage { stats.damaged(d) } else if frame.byteCount < minimum { short += 1 }
                 }
                 if case .disconnected(let why)? = end { failure = why; break }
-                if end != nil || CaptureClock.now() > deadline { break }
+                if (end != nil && end != .idle) || CaptureClock.now() > deadline { break }
             }
         } catch {
             failure = "\(error)"

@@ -21,6 +21,10 @@ struct CaptureCommand: ParsableCommand {
         stdin, SIGUSR1, motion in the picture, or a signed network message from 'slomo trigger', placed at the \
         instant it names) saves them and the next --post-trigger seconds as a shot; \
         --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
+        GenICam cameras (GigE Vision, USB3 Vision; see 'slomo devices') are genicam:ID: --size is a \
+        region of the sensor (centred unless --offset X,Y), --format a GenICam name (Mono8), --fps or the \
+        fastest rate the camera allows; frame ids count the drops, damaged frames are counted and never \
+        stored, and the report has the stream's statistics under "transport".
         Examples:
           slomo capture /dev/video0 --max-fps --duration 5 -o run.mp4
           slomo capture --source synthetic:fps=240,size=640x360 --duration 2 \\
@@ -39,15 +43,19 @@ struct CaptureCommand: ParsableCommand {
               --trigger-out gpio:gpiochip0:27,pulse=5 -o shot.mkv
           slomo capture /dev/video0 --gain lock --control brightness=10 \\
               --duration 2 -o run.mp4
+          slomo capture genicam:192.168.1.20 --format Mono8 --size 640x480 \\
+              --max-fps --shutter 1/2000 --duration 5 -o run.mkv --codec ffv1
         """)
 
-    @Argument(help: "V4L2 device (default /dev/video0) unless --source is given; several: one event, -o with {camera}.", completion: .file()) var devices: [String] = []
+    @Argument(help: "V4L2 device (default /dev/video0) or genicam:ID, unless --source is given; several: one event, -o with {camera}.", completion: .file()) var devices: [String] = []
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).", completion: .file()) var output: String
-    @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0") var source: String?
+    @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0") var source: String?
     @Flag(help: "Pick the fastest mode (the default; kept for clarity).") var maxFps = false
     @Option(help: "Only this pixel format (fourcc).") var format: String?
     @Option(help: "Only this size WxH.") var size: String?
     @Option(help: "At least this size WxH.") var minSize: String?
+    @Option(help: "GenICam cameras: the --size region's top-left corner X,Y on the sensor (default: centred).") var offset: String?
+    @Option(help: "GenICam cameras: expose every frame on a FrameStart trigger from line0, line1… or software (slomo sends it at --fps).") var cameraTrigger: String?
     @Option(parsing: .unconditional, help: "The mode nearest at or above this rate.") var fps: String?
     @Option(parsing: .unconditional, help: "Raw formats: ask the driver to pad rows to this many bytes.") var bytesPerLine: Int?
     @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
@@ -244,6 +252,7 @@ let shots = report.shots ?? []
         var r = DeviceCaptureRequest(device: device)
         r.controls = controls
         r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers; r.bytesPerLine = bytesPerLine
+        r.offset = offset; r.cameraTrigger = cameraTrigger
         return r
     }
 

@@ -29,6 +29,13 @@ struct ControlsCommand: ParsableCommand {
 
     func run() throws {
         try check()
+        if let d = device, GenICamService.isGenICam(d) {
+            let features = try GenICamService.controls(device: d)
+            if json { try JSONOutput.print(GenICamControlsReport(camera: d, features: features)); return }
+            Console.out("\(d): \(features.count) features")
+            for f in features { Console.out(ControlsTable.line(f)) }
+            return
+        }
         let report = try listing.map { try DeviceService.controls(listing: $0) } ?? DeviceService.controls(device: device ?? "/dev/video0")
         if json { try JSONOutput.print(report); return }
         if let d = report.device { Console.out("\(d.path): \(d.card) (\(d.driver), \(d.bus))") } else { Console.out("\(report.source):") }
@@ -40,8 +47,26 @@ struct ControlsCommand: ParsableCommand {
     }
 }
 
+/// `slomo controls genicam:ID --json`.
+struct GenICamControlsReport: Encodable {
+    var camera: String
+    var features: [GenICamFeature]
+}
+
 /// The human lines of one control.
 enum ControlsTable {
+    /// One GenICam feature: name, type, range or entries, unit, access, value.
+    static func line(_ f: GenICamFeature) -> String {
+        var parts = [f.type, f.access]
+        func n(_ v: Double) -> String { f.type == "integer" && abs(v) < 9e18 ? String(Int64(v)) : String(format: "%g", v) }
+        if let lo = f.min, let hi = f.max { parts.append("\(n(lo))...\(n(hi))" + (f.increment.map { $0 != 1 ? " step \(n($0))" : "" } ?? "")) }
+        if let u = f.unit { parts.append(u) }
+        if let e = f.entries { parts.append("{" + e.joined(separator: ", ") + "}") }
+        var head = "  \(f.name.padding(toLength: max(f.name.count, 28), withPad: " ", startingAt: 0)) \(parts.joined(separator: ", "))"
+        if let v = f.value { head += ": \(v)" }
+        return head
+    }
+
     static func lines(_ c: ControlEntry) -> [String] {
         var parts: [String] = [c.type]
         switch c.type {

@@ -15,11 +15,17 @@ struct FormatsCommand: ParsableCommand {
         really set; with camera controls (as capture takes them), those too, each read back. JSON always has "maxFps" (null when nothing is selectable).
         Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 not a capture device or \
         busy or nothing selectable, 74 device I/O error, 77 permission denied.
+        GenICam cameras (genicam:ID) have no list of modes: their rate follows the pixel format, the \
+        region (--size, centred unless --offset X,Y), binning and exposure. They show their pixel \
+        formats, sensor, region steps, binning, exposure and gain ranges, trigger sources, and the \
+        frame-rate bounds for the asked region and format (which are set on the camera to ask it); \
+        --measure streams that mode for --measure-seconds.
         Examples:
           slomo formats /dev/video0 --json
           slomo formats --listing camera-listing.txt
           slomo formats /dev/video0 --apply --min-size 1280x720
           slomo formats /dev/video0 --measure --format YUYV --measure-limit 2
+          slomo formats genicam:192.168.1.20 --format Mono8 --size 640x480 --json
         """)
 
     @Argument(help: "Device (default /dev/video0).", completion: .file()) var device: String?
@@ -27,6 +33,7 @@ struct FormatsCommand: ParsableCommand {
     @Option(help: "Only this pixel format (fourcc).") var format: String?
     @Option(help: "Only this size WxH.") var size: String?
     @Option(help: "At least this size WxH.") var minSize: String?
+    @Option(help: "GenICam cameras: the region's top-left corner X,Y (default: centred).") var offset: String?
     @Option(parsing: .unconditional, help: "The mode whose rate is nearest at or above this (e.g. 120, 30000/1001).") var fps: String?
     @Option(help: "Tie-break order, e.g. mjpeg,h264,raw.") var prefer: String?
     @Flag(help: "Apply the selected mode to the device and read it back.") var apply = false
@@ -45,6 +52,8 @@ struct FormatsCommand: ParsableCommand {
 
     func run() throws {
         try check()
+        if let d = device, GenICamService.isGenICam(d) { try genicam(d); return }
+        if offset != nil { throw CommandLineError("\(Setting.offset) is for GenICam cameras (genicam:ID)", .badRequest) }
         let request = try DeviceService.request(format: format, size: size, minSize: minSize, fps: fps, prefer: prefer)
         let controls = try cameraControls.requests()
         if !controls.isEmpty && !apply { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) are set with \(Setting.apply)", .badRequest) }
@@ -62,6 +71,29 @@ struct FormatsCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report); return }
         for line in FormatsTable.lines(report) { Console.out(line) }
+    }
+}
+
+extension FormatsCommand {
+    /// `slomo formats genicam:ID`: the camera's modes, the bounds for the asked region and format.
+    func genicam(_ device: String) throws {
+        if apply || fps != nil || prefer != nil || minSize != nil {
+            throw CommandLineError("\(device): a GenICam camera has no list of modes to pick from: give \(Setting.format) and \(Setting.size) (and \(Setting.offset)) to see that mode's rate bounds", .badRequest)
+        }
+        let seconds: Rational? = measure ? try OptionValues.rational(measureSeconds, option: .measureSeconds) : nil
+        if let s = seconds, !(s.isPositive && s <= Rational(60)) { throw SettingError(.measureSeconds, measureSeconds, "must be > 0 and at most 60") }
+        let f = try GenICamService.formats(device: device, format: format, size: size, offset: offset, measure: seconds)
+        if json { try JSONOutput.print(f); return }
+        func r(_ x: GenICamRange) -> String { "\(x.min)...\(x.max)" + (x.increment > 1 ? " step \(x.increment)" : "") }
+        func d(_ v: Double?) -> String { v.map { String(format: "%g", $0) } ?? "?" }
+        Console.out("\(f.camera): \(f.vendor) \(f.model) (serial \(f.serial), \(f.protocol))")
+        Console.out("  pixel formats: " + f.pixelFormats.map { $0.storedAs == nil ? "\($0.name) (not stored)" : $0.name }.joined(separator: ", ") + "; now \(f.pixelFormat)")
+        Console.out("  sensor \(f.sensorWidth)x\(f.sensorHeight); width \(r(f.width)), height \(r(f.height)); offset x \(r(f.offsetX)), y \(r(f.offsetY))")
+        if let h = f.binningHorizontal, let v = f.binningVertical { Console.out("  binning horizontal \(r(h)), vertical \(r(v))") }
+        Console.out("  region \(f.region): \(d(f.frameRateMin))...\(d(f.frameRateMax)) fps")
+        Console.out("  exposure \(d(f.exposureMin))...\(d(f.exposureMax)) µs; gain \(d(f.gainMin))...\(d(f.gainMax))")
+        if !f.triggerSources.isEmpty { Console.out("  trigger sources: \(f.triggerSources.joined(separator: ", "))") }
+        if let m = f.measuredFps { Console.out("  measured: \(String(format: "%.2f", m)) fps (\(f.measuredFrames ?? 0) frames, \(f.measuredDamaged ?? 0) damaged)") }
     }
 }
 

@@ -6,14 +6,14 @@ import SlomoFFmpeg
 /// A camera stand-in: calibration frames (the generator's picture and code) at a given rate, paced
 /// in real time on CLOCK_MONOTONIC like a V4L2 driver, or as fast as possible (`pace=0`, ideal
 /// timestamps) for benchmarks. `format=mjpeg` behaves like an MJPEG camera (frames JPEG-encoded by the
-/// source), `format=yuv420p`/`yuyv` like a raw one.
+/// source), `format=yuv420p`/`yuyv` like a raw one, `format=gray` like a Mono8 machine-vision camera.
 /// Like a driver with `buffers` queued buffers, a paced source drops (skips sequence numbers) the
 /// frames its reader is more than `buffers` frame periods late for; timestamps are the frames' due
 /// times, as a driver stamps each frame when it is filled.
 /// A machine-vision camera's numbering and damage are played too: `counter=gev16` numbers frames as
 /// GigE Vision 1.x does (1…65535, then 1), `first-id` sets the first number (to cross a wrap soon),
 /// `damage-every=N` delivers every Nth frame incomplete (packets missing).
-/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,counter=v4l2|gev16|wide,first-id=0,damage-every=0`.
+/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,counter=v4l2|gev16|wide,first-id=0,damage-every=0`.
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
@@ -51,9 +51,9 @@ public final class SyntheticSource: CaptureSource {
         self.fps = fps; pace = spec.pace; dropEvery = spec.dropEvery; damageEvery = spec.damageEvery
         frameCounter = spec.counter; sequence = spec.firstID
         buffers = spec.buffers; stillUntil = spec.stillUntil
-        let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : "YU12"
-        let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" ? size.0 : 0
-        let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : size.0 * size.1 * 3 + 4096
+        let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12"
+        let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" || fmt == "gray" ? size.0 : 0
+        let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : fmt == "gray" ? size.0 * size.1 : size.0 * size.1 * 3 + 4096
         format = CaptureFormat(fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps,
                                planes: [CapturePlane(bytesPerLine: bpl, size: frameBytes)])
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: frameBytes, alignment: 64)
@@ -156,8 +156,9 @@ public final class SyntheticSource: CaptureSource {
         }
         let src: Frame = packed == nil ? yuv : try scaler.convert(yuv, width: format.width, height: format.height, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!)
         var offset = 0
-        let planes = packed == nil ? [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
-                                   : [(0, format.width * 2, format.height)]
+        let planes = packed != nil ? [(0, format.width * 2, format.height)]
+            : format.fourcc == "GREY" ? [(0, format.width, format.height)]     // a Mono8 machine-vision camera: the luma alone
+            : [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
         for (i, w, h) in planes {
             src.withPlane(i) { p, stride in
                 for row in 0..<h { (scratch.baseAddress! + offset + row * w).copyMemory(from: p + row * stride, byteCount: w) }
@@ -191,7 +192,7 @@ struct SyntheticSpec {
                 }
                 size = (p[0], p[1])
             case "format":
-                guard ["mjpeg", "h264", "yuv420p", "yuyv"].contains(kv[1]) else { throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p or yuyv", quoted: false) }
+                guard ["mjpeg", "h264", "yuv420p", "yuyv", "gray"].contains(kv[1]) else { throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p, yuyv or gray", quoted: false) }
                 format = kv[1]
             case "gop":
                 guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SettingError(.source, text, "gop must be in 1...1000", quoted: false) }

@@ -109,6 +109,9 @@ public struct CaptureReport: Codable, Sendable {
     public var controls: [AppliedControl]?
     /// `fdatasync`s of the recording (each second and at the end; absent with `--no-sync`).
     public var fileSyncs: FileSyncs?
+    /// GenICam cameras: the stream's transport (buffers, packet size, socket buffer), Aravis's
+    /// statistics, the frame ids missing, damaged frames by status, the device clock's fit.
+    public var transport: TransportReport?
 }
 
 /// Why a capture ended (`stopReason` in its report; the same words in its JSON).

@@ -37,6 +37,16 @@ extension CaptureSession {
             captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
         report.firstFrameTime = s.firstTimestamp
         report.firstFrameWallTime = s.firstTimestamp.map { CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: $0)) }
+        if let t = source.transportReport() {
+            report.transport = t
+            if let cap = t.socketBufferCap, let asked = t.socketBufferBytes, cap < asked {
+                report.warnings.append("the receive socket buffer is capped at \(cap) bytes by net.core.rmem_max (asked \(asked)): raise it (sysctl -w net.core.rmem_max=\(asked)) if packets go missing")
+            }
+            if !t.missingFrameIds.isEmpty {
+                let shown = t.missingFrameIds.prefix(8).map { $0[0] == $0[1] ? "\($0[0])" : "\($0[0])-\($0[1])" }.joined(separator: ", ")
+                report.warnings.append("the camera numbered frames slomo never received: ids \(shown)\(t.missingFrameIds.count > 8 ? "…" : "") (transport.missingFrameIds)")
+            }
+        }
         let controls = source.cameraControls()
         if !controls.isEmpty {
             report.controls = controls

@@ -217,7 +217,7 @@ public final class CaptureSession: @unchecked Sendable {
                 break
             }
             switch end {
-            case nil: break
+            case nil, .idle?: break
             case .finished?: stop = (.frames, nil)
             case .disconnected(let why)?: stop = (.disconnected, why)
             }
