@@ -28,8 +28,13 @@ static void slomo_arv_control_lost_cb(ArvDevice *device, gpointer flag) {
 
 /// Sets *flag to 1 (from Aravis's own thread) when the camera's control channel is lost
 /// (the "control-lost" signal: heartbeat failed, cable pulled, camera gone).
-static inline void slomo_arv_watch_control_lost(ArvCamera *camera, int *flag) {
-    g_signal_connect(arv_camera_get_device(camera), "control-lost", G_CALLBACK(slomo_arv_control_lost_cb), flag);
+static inline gulong slomo_arv_watch_control_lost(ArvCamera *camera, int *flag) {
+    return g_signal_connect(arv_camera_get_device(camera), "control-lost", G_CALLBACK(slomo_arv_control_lost_cb), flag);
+}
+
+/// Stops the watch (before the flag is freed: the camera may outlive it).
+static inline void slomo_arv_unwatch(ArvCamera *camera, gulong handler) {
+    if (handler != 0) g_signal_handler_disconnect(arv_camera_get_device(camera), handler);
 }
 
 static inline int slomo_atomic_load(int *flag) { return __atomic_load_n(flag, __ATOMIC_SEQ_CST); }

@@ -191,14 +191,18 @@ extension GenICamCamera {
             guard sources.contains(t.source) else {
                 throw GenICamError(camera: id, operation: "--camera-trigger \(t)", reason: sources.isEmpty ? "the camera has no trigger" : "the camera's trigger sources are \(sources.joined(separator: ", "))", kind: sources.isEmpty ? .unavailable : .badRequest)
             }
-            try call("FrameStart trigger from \(t.source)", kind: .unavailable) { arv_camera_set_trigger(camera, t.source, $0) }
+            try call("FrameStart trigger from \(t.source)", kind: .badRequest) { arv_camera_set_trigger(camera, t.source, $0) }
             record("TriggerSource", option: "--camera-trigger", requested: t.source)
             record("TriggerMode", option: "--camera-trigger", requested: "On")
         }
         var x: gint = 0, y: gint = 0, w: gint = 0, h: gint = 0
         try call("read region") { arv_camera_get_region(camera, &x, &y, &w, &h, $0) }
         let read = (try? string("PixelFormat")) ?? format
-        return GenICamApplied(pixelFormat: read, fourcc: GenICamPixelFormat.fourccs[read] ?? "GREY",
+        guard GenICamPixelFormat.isStored(read) else {
+            // a --control changed it to one slomo cannot lay out
+            throw GenICamError(camera: id, operation: "PixelFormat \(read)", reason: "slomo does not store this format (set by --control?); it stores \(enumerationEntries("PixelFormat").filter(GenICamPixelFormat.isStored).joined(separator: ", "))", kind: .badRequest)
+        }
+        return GenICamApplied(pixelFormat: read, fourcc: GenICamPixelFormat.fourccs[read]!,
                               region: GenICamRegion(x: Int64(x), y: Int64(y), width: Int64(w), height: Int64(h)),
                               fps: fps, controls: controls, adjustments: notes)
     }

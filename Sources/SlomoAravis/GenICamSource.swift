@@ -27,8 +27,16 @@ public final class GenICamSource: CaptureSource {
     private var packetSize: Int?
     private var socketBuffer: Int?
     // per-frame state, on the capture thread only
-    private var fit = AudioClock(nominalRate: 1_000_000, window: 4096)
-    private var firstDeviceNanos: UInt64?
+    /// Positions in µs of the camera's clock; the window spans about 8 s of frames (at most 4096
+    /// pairs): the fit's 128-bit sums stay bounded at any rate.
+    private var fit: AudioClock
+    /// One frame period in whole microseconds (a damaged frame's place), and how long without a
+    /// frame means the camera is gone (never less than 5 s, three periods plus the exposure).
+    private let stepMicros: Int64
+    private let stallSeconds: Double
+    private var firstDeviceMicros: Int64?
+    private var lastDeviceMicros: Int64 = 0
+    private var signalHandler: gulong = 0
     private var lastPlaced: Rational?
     private var lastId: UInt64?
     private var lastFrameAt = 0.0
@@ -52,15 +60,22 @@ public final class GenICamSource: CaptureSource {
         // cameras in extended-id mode and USB3 Vision send 64
         frameCounter = camera.info.protocol == "USB3Vision" || camera.text("GevGVSPExtendedIDMode") == "On" ? .wide : .gigEVision16
         waitsForTriggers = request.cameraTrigger != nil
+        let fps = applied.fps ?? request.fps?.doubleValue ?? 30
+        fit = AudioClock(nominalRate: 1_000_000, window: Int(min(4096, max(16, (fps * 8).rounded()))))
+        stepMicros = Int64((1e6 / max(fps, 1e-3)).rounded())
+        let exposure = (camera.isAvailable("ExposureTime") ? try? camera.float("ExposureTime") : nil)
+            ?? (camera.isAvailable("ExposureTimeAbs") ? try? camera.float("ExposureTimeAbs") : nil) ?? 0
+        stallSeconds = max(5, 3 / max(fps, 1e-3) + exposure / 1e6)
         controlLost.initialize(to: 0)
         report = TransportReport(protocol: camera.info.protocol, buffers: max(2, request.buffers))
         report.missingFrameIds.reserveCapacity(256)
         residuals = [Int64](repeating: 0, count: 65_536)
-        slomo_arv_watch_control_lost(camera.camera, controlLost)
+        signalHandler = slomo_arv_watch_control_lost(camera.camera, controlLost)
     }
 
     deinit {
         stop()
+        slomo_arv_unwatch(camera.camera, signalHandler)
         controlLost.deallocate()
     }
 
@@ -132,7 +147,11 @@ public final class GenICamSource: CaptureSource {
                 if e == nil { state.sent.add(1, ordering: .relaxed) } else { g_clear_error(&e) }
                 next += period
                 let wait = next - Self.now()
-                if wait > 0 { usleep(useconds_t(wait * 1e6)) } else { next = Self.now() }
+                if wait > 0 {
+                    // in slices, so that stop() never waits a whole period at a slow rate
+                    var left = wait
+                    while left > 0 && !state.stop.load(ordering: .acquiring) { usleep(useconds_t(min(left, 0.05) * 1e6)); left = next - Self.now() }
+                } else { next = Self.now() }
             }
         }
         t.name = "slomo-genicam-trigger"
@@ -146,21 +165,30 @@ public final class GenICamSource: CaptureSource {
         return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
 
-    static func nowRational() -> Rational {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Rational(Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000, 1_000_000)
+    /// When the frame's first packet arrived, on CLOCK_MONOTONIC to the µs: Aravis stamps it with
+    /// the wall clock (`system_timestamp`, CLOCK_REALTIME in 0.8), moved by the two clocks' offset
+    /// now; the moment it was popped when Aravis gave none.
+    static func arrival(of buffer: OpaquePointer) -> Rational {
+        var mono = timespec(), real = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &mono)
+        clock_gettime(CLOCK_REALTIME, &real)
+        let monoMicros = Int64(mono.tv_sec) * 1_000_000 + Int64(mono.tv_nsec) / 1000
+        let realMicros = Int64(real.tv_sec) * 1_000_000 + Int64(real.tv_nsec) / 1000
+        let system = Int64(truncatingIfNeeded: UInt64(arv_buffer_get_system_timestamp(buffer)) / 1000)
+        // a stamp from the future or more than a minute old is not one to trust
+        guard system > 0, system <= realMicros, realMicros - system < 60_000_000 else { return Rational(monoMicros, 1_000_000) }
+        return Rational(monoMicros - (realMicros - system), 1_000_000)
     }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
         guard let s = stream else { return .disconnected("the stream is not open") }
         guard let buffer = arv_stream_timeout_pop_buffer(s, 100_000) else {
             if slomo_atomic_load(controlLost) != 0 { return .disconnected("the camera's control channel was lost (heartbeat failed: camera gone or link down)") }
-            if !waitsForTriggers && Self.now() - lastFrameAt > 5 { return .disconnected("no frame for 5 s") }
+            if !waitsForTriggers && Self.now() - lastFrameAt > stallSeconds { return .disconnected("no frame for \(Int(stallSeconds.rounded())) s") }
             return .idle
         }
         defer { arv_stream_push_buffer(s, buffer) }
-        let host = Self.nowRational()
+        let host = Self.arrival(of: buffer)
         lastFrameAt = Self.now()
         let status = arv_buffer_get_status(buffer)
         var id = UInt64(arv_buffer_get_frame_id(buffer))
@@ -172,18 +200,22 @@ public final class GenICamSource: CaptureSource {
         var placed: Rational
         if status == ARV_BUFFER_STATUS_SUCCESS && deviceNanos != 0 {
             // the device clock on CLOCK_MONOTONIC
-            let d0 = firstDeviceNanos ?? deviceNanos
-            if firstDeviceNanos == nil { firstDeviceNanos = deviceNanos }
-            let position = Int64(bitPattern: deviceNanos &- d0) / 1000
+            let micros = Int64(truncatingIfNeeded: deviceNanos / 1000)
+            let d0 = firstDeviceMicros ?? micros
+            if firstDeviceMicros == nil { firstDeviceMicros = micros }
+            let position = micros &- d0
+            lastDeviceMicros = position
             fit.add(position: position, time: host)
             placed = fit.time(ofPosition: position) ?? host
             let residual = ((host - placed) * Rational(1_000_000)).rounded(.nearest)
             residuals[residualCount % residuals.count] = residual
             residualCount += 1
+        } else if status == ARV_BUFFER_STATUS_SUCCESS {
+            placed = host          // a good frame without a camera time: its arrival
         } else {
             // a damaged frame's timestamp may be missing (its leader lost): one period after the
             // last frame (it is counted, never stored)
-            placed = lastPlaced.map { $0 + (format.frameDuration ?? Rational(1, 1_000_000)) } ?? host
+            placed = lastPlaced.map { $0 + Rational(stepMicros, 1_000_000) } ?? host
         }
         if let last = lastPlaced, placed <= last { placed = last + Rational(1, 1_000_000) }
         lastPlaced = placed
@@ -251,7 +283,8 @@ public final class GenICamSource: CaptureSource {
                      Int(ARV_BUFFER_STATUS_TIMEOUT.rawValue): "timeout", Int(ARV_BUFFER_STATUS_WRONG_PACKET_ID.rawValue): "wrongPacketId",
                      Int(ARV_BUFFER_STATUS_ABORTED.rawValue): "aborted", Int(ARV_BUFFER_STATUS_SUCCESS.rawValue): "short"]
         for (k, n) in statusCounts.enumerated() where n > 0 { r.damagedByStatus[names[k] ?? "status\(k)", default: 0] += n }
-        if fit.pairs >= 2 { r.deviceClockPpm = (fit.ppm * 10).rounded() / 10 }
+        // the slope is fitted once the pairs span AudioClock.slopeSpanSeconds (before: the nominal one)
+        if fit.pairs >= 2, lastDeviceMicros >= Int64(AudioClock.slopeSpanSeconds) * 1_000_000 { r.deviceClockPpm = (fit.ppm * 10).rounded() / 10 }
         let n = min(residualCount, residuals.count)
         if n > 0 {
             let sorted = residuals[0..<n].map { abs($0) }.sorted()

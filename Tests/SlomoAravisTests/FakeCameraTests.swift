@@ -74,11 +74,14 @@ import SlomoCore
         #expect(src.frameCounter == .gigEVision16)
         try src.start()
         var ids: [UInt64] = [], times: [Rational] = [], sizes = Set<Int>()
-        while ids.count < 300 {
+        var calls = 0
+        while ids.count < 300 && calls < 10_000 {        // bounded: a dead stream fails the test
+            calls += 1
             let end = try src.next { f in ids.append(f.sequence); times.append(f.timestamp); sizes.insert(f.byteCount); #expect(f.damage == nil) }
             #expect(end == nil || end == .idle)
         }
         src.stop()
+        #expect(ids.count == 300, "\(ids.count) frames")
         #expect(sizes == [160 * 120])
         let lost = zip(ids, ids.dropFirst()).map { FrameCounter.gigEVision16.lost(from: $0, to: $1) }.reduce(0, +)
         #expect(lost == 0, "\(ids)")
@@ -88,5 +91,23 @@ import SlomoCore
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         let span = (times.last! - times.first!).doubleValue
         #expect(span > 0.5 && span < 0.7, "\(span)")          // 299 periods of 2 ms
+    }
+
+    /// 2.5 s at 100 fps: once the frames span 2 s the fit's slope is fitted and its rate error
+    /// reported (the fake's clock is the host's wall clock: within a few hundred ppm of
+    /// CLOCK_MONOTONIC); every frame's fitted time lies within a few ms of its arrival.
+    @Test func theCameraClockIsFittedToTheHosts() throws {
+        let cam = try GenICamCamera(id: "Fake_1")
+        var r = GenICamRequest()
+        r.size = (64, 64); r.fps = Rational(100)
+        let src = try GenICamSource(camera: cam, request: r)
+        try src.start()
+        var n = 0, calls = 0
+        while n < 250 && calls < 10_000 { calls += 1; _ = try src.next { _ in n += 1 } }
+        src.stop()
+        let t = try #require(src.transportReport())
+        let ppm = try #require(t.deviceClockPpm, "no rate error after 2.5 s: \(t)")
+        #expect(abs(ppm) < 500, "\(ppm) ppm")
+        #expect((t.clockResidualP50Micros ?? .max) < 5000, "\(t)")
     }
 }

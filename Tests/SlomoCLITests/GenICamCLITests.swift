@@ -11,9 +11,14 @@ import Testing
     /// Runs `body` (bash) in a fresh network namespace with the fake camera at each address in
     /// `cameras` (`FAKE1`, `FAKE2`… hold their pids); nil (and a line saying so) when it cannot.
     func inNamespace(cameras: [String] = ["127.0.0.1"], lossPerThousand: Int = 0, _ body: String) throws -> CLI.Result? {
-        guard getuid() == 0, let unshare = CLI.which("unshare"), let ip = CLI.which("ip"), let fake = Self.fake,
+        guard getuid() == 0 else {
+            print("skipped: GenICam over GigE Vision needs root for its network namespace (unshare -n)")
+            return nil
+        }
+        // as root the test command has installed them (scripts/dev.sh deps test): missing is a failure
+        guard let unshare = CLI.which("unshare"), let ip = CLI.which("ip"), let fake = Self.fake,
               let tool = CLI.which("arv-tool-0.8") else {
-            print("skipped: GenICam over GigE Vision needs root, unshare, ip and aravis-tools (scripts/dev.sh deps test)")
+            Issue.record("GenICam over GigE Vision needs unshare, ip, aravis-tools and aravis-tools-cli (scripts/dev.sh deps test)")
             return nil
         }
         var script = "set -u\n\(ip) link set lo up\n"
@@ -95,7 +100,7 @@ import Testing
         #expect(written > 20 && captured >= 190, "\(written) of \(captured)")
         #expect(try frameTimes(out).count == written)
         #expect(r.stderr.contains("were not stored"), "\(r.stderr)")
-        #expect((t["clockResidualMaxMicros"] as? Int ?? .max) < 100_000, "\(t)")
+        #expect((t["clockResidualP50Micros"] as? Int ?? .max) < 5000, "\(t)")
     }
 
     /// The camera killed mid-stream: exit 74 with one line saying why and what was kept; the

@@ -47,6 +47,17 @@ import Testing
         #expect(w.contains(640) && !w.contains(650) && !w.contains(4096))
     }
 
+    /// A feature without a minimum reports Int64.min, and an offset can be anything a user types:
+    /// neither traps (both did once).
+    @Test func extremeValuesAreRefusedNotTrapped() {
+        let open = GenICamRange(min: .min, max: .max, increment: 4)
+        #expect(open.contains(0) == (Int128(0) - Int128(Int64.min)) .isMultiple(of: 4))
+        #expect(open.floor(5) <= 5)
+        #expect(throws: SettingError.self) {
+            try GenICamRegion.plan(size: (320, 240), offset: (.max, 0), sensor: (2048, 1536), width: w, height: h, offsetX: ox, offsetY: oy)
+        }
+    }
+
     @Test func cameraTriggers() throws {
         #expect(try CameraTrigger(parsing: "line0") == .line("Line0"))
         #expect(try CameraTrigger(parsing: "Line1").source == "Line1")

@@ -34,12 +34,13 @@ public struct GenICamRange: Sendable, Equatable, Codable {
     public var increment: Int64
     public init(min: Int64, max: Int64, increment: Int64 = 1) { self.min = min; self.max = max; self.increment = Swift.max(1, increment) }
 
-    /// The nearest value at or below `v` on the grid min + k·increment, within the range.
+    /// The nearest value at or below `v` on the grid min + k·increment, within the range (in 128
+    /// bits: a feature without a minimum reports Int64.min).
     public func floor(_ v: Int64) -> Int64 {
-        let c = Swift.min(Swift.max(v, min), max)
-        return min + (c - min) / increment * increment
+        let c = Int128(Swift.min(Swift.max(v, min), max)), lo = Int128(min), inc = Int128(increment)
+        return Int64(lo + (c - lo) / inc * inc)
     }
-    public func contains(_ v: Int64) -> Bool { v >= min && v <= max && (v - min) % increment == 0 }
+    public func contains(_ v: Int64) -> Bool { v >= min && v <= max && (Int128(v) - Int128(min)) % Int128(increment) == 0 }
 }
 
 /// A region of the sensor: the size first, then where it lies.
@@ -60,8 +61,9 @@ public struct GenICamRegion: Sendable, Equatable, Codable, CustomStringConvertib
         }
         let x: Int64, y: Int64
         if let o = offset {
-            guard o.0 >= 0, o.1 >= 0, o.0 + w <= sensor.0, o.1 + h <= sensor.1, (o.0 - offsetX.min) % offsetX.increment == 0,
-                  (o.1 - offsetY.min) % offsetY.increment == 0 else {
+            // on the offsets' grid (their maximum follows the region, not yet set)
+            func onGrid(_ v: Int64, _ r: GenICamRange) -> Bool { (Int128(v) - Int128(r.min)) % Int128(r.increment) == 0 }
+            guard o.0 >= 0, o.1 >= 0, o.0 <= sensor.0 - w, o.1 <= sensor.1 - h, onGrid(o.0, offsetX), onGrid(o.1, offsetY) else {
                 throw SettingError(.offset, "\(o.0),\(o.1)", "a \(w)x\(h) region fits at x 0...\(sensor.0 - w) in steps of \(offsetX.increment), y 0...\(sensor.1 - h) in steps of \(offsetY.increment)")
             }
             (x, y) = o
