@@ -32,7 +32,9 @@ struct VividGPIOTests {
         // changes), none longer than 80 ms (its shortest bound)
         let lo = Double(f[3]) ?? 0, hi = Double(f[4]) ?? 0
         #expect(lo >= 49.9 && hi < 80, "each pulse lasts its 50 ms: \(c["gpio_out"] ?? "")")
-        #expect((Double(f[5]) ?? 99) < 20, "raised as the shot is decided, not after the frames: \(c["gpio_out"] ?? "")")
+        // as the shot is decided, not after its 0.2 s of post-trigger frames: under 100 ms (the busy
+        // emulated VM has taken 25 ms to decide)
+        #expect((Double(f[5]) ?? 999) < 100, "raised as the shot is decided, not after the frames: \(c["gpio_out"] ?? "")")
     }
 
     @Test func aChipByLabelALineByNameAndTheFallingEdge() throws {
