@@ -20,6 +20,10 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based.git", from: "2.0.1"),
         // YAML batch manifests (libyaml): marks on every node, duplicate keys refused.
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        // `slomo serve`: HTTP/1.1, Server-Sent Events and WebSocket on SwiftNIO. The default traits are
+        // dropped (no swift-configuration); no TLS, HTTP/2 or testing products are linked.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // C modules: FFmpeg 5.1 (Debian 12) headers (libav*-dev, installed by scripts/dev.sh deps),
@@ -69,10 +73,18 @@ let package = Package(
         .target(name: "SlomoKit", dependencies: ["SlomoCore", "SlomoSystem", "SlomoFFmpeg", "SlomoV4L2", "SlomoALSA", "SlomoAudio",
                                                  "SlomoFlow", "SlomoAravis", .product(name: "Yams", package: "Yams")]),
 
+        // The rig served over HTTP (`slomo serve`): the state machine, the API, the page, the preview.
+        .target(name: "SlomoServe", dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem",
+                                                   .product(name: "Hummingbird", package: "hummingbird"),
+                                                   .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket")],
+                // the page and the API's description, compiled into the binary (no files beside it)
+                resources: [.embedInCode("Page/index.html"), .embedInCode("Page/app.js"), .embedInCode("Page/style.css"),
+                            .embedInCode("Page/openapi.json")]),
+
         // The command line.
         .executableTarget(
             name: "slomo",
-            dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem",
+            dependencies: ["SlomoKit", "SlomoCore", "SlomoSystem", "SlomoServe",
                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
         // Samples users copy; built in CI with everything else.
@@ -97,6 +109,7 @@ let package = Package(
         .testTarget(name: "SlomoCLITests", dependencies: ["SlomoCore", "SlomoKit", "SlomoSystem", "slomo"]),
         .testTarget(name: "SlomoSystemTests", dependencies: ["SlomoSystem"]),
         .testTarget(name: "SlomoAravisTests", dependencies: ["SlomoAravis", "SlomoCore"]),
+        .testTarget(name: "SlomoServeTests", dependencies: ["SlomoServe", "SlomoKit", "SlomoCore"]),
     ],
     cxxLanguageStandard: .cxx17
 )

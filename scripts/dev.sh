@@ -31,10 +31,12 @@ BUILD_PACKAGES=(
 # gcc and xz-utils to build the kernel's gpio-sim for the test machine (Tests/vm/gpio-sim.sh, which
 # installs linux-headers for the test machine's kernel itself: its version is chosen on first use);
 # aravis-tools (the GigE Vision fake camera, arv-camera-test) and aravis-tools-cli (arv-tool), run in a network namespace
-# (unshare from util-linux, ip from iproute2).
+# (unshare from util-linux, ip from iproute2); chromium and chromium-driver (the same version: Debian ties them) for
+# the page of `slomo serve` in a real browser (scripts/serve-tests.sh); curl for Docs/Serve.md's example.
 TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
   mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils aravis-tools aravis-tools-cli iproute2 util-linux
+  chromium chromium-driver curl
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
 # sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench.
@@ -89,6 +91,7 @@ test() {
   # capture's start, its drops, sound placed on the video clock) and must not share the two cores
   # with a few hundred CLI tests
   swift test --skip-build --skip Vivid
+  scripts/serve-tests.sh                 # slomo serve: the API, its refusals, the page in chromium
   swift test --skip-build --filter Vivid
   slurm
   k8s

@@ -64,6 +64,20 @@ public struct FileDescriptor: Sendable, Equatable {
         FileDescriptor(rawValue: try retryingInterrupts { open(path, O_RDONLY | O_CLOEXEC) })
     }
 
+    /// Creates a new file only its owner can read and write (`O_CREAT | O_EXCL`, mode 0600 from the
+    /// first instant: a secret is never readable by others, even briefly), writes `bytes`, closes it.
+    public static func createPrivate(_ path: String, bytes: [UInt8]) throws(Errno) {
+        let fd = try retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        defer { _ = Glibc.close(fd) }
+        var done = 0
+        while done < bytes.count {
+            let n = bytes.withUnsafeBytes { b in Glibc.write(fd, b.baseAddress! + done, b.count - done) }
+            if n < 0 { if errno == EINTR { continue }; throw Errno(errno) }
+            done += n
+        }
+        _ = try retryingInterrupts { fsync(fd) }
+    }
+
     /// `fdatasync(2)`: the file's data (and the metadata needed to read it) reach the disk.
     public func dataSync() throws(Errno) { _ = try retryingInterrupts { fdatasync(rawValue) } }
 

@@ -13,7 +13,7 @@ struct Slomo: ParsableCommand {
         subcommands: [
             CaptureCommand.self, GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
             RetimeCommand.self, ExportCommand.self, PlaySubcommand.self, StretchCommand.self, BatchCommand.self,
-            DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, TriggerCommand.self, JobCommand.self,
+            DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, TriggerCommand.self, ServeCommand.self, JobCommand.self,
         ])
 
     /// ArgumentParser's entry point, wrapped so that every SlomoFailure becomes one line

@@ -25,6 +25,9 @@ import Testing
         ("Tests/SlomoAudioTests/X.swift", "import SlomoKit", "wrapper tests depend on SlomoKit"),
         ("Tests/SlomoV4L2Tests/X.swift", "@testable import SlomoKit", "wrapper tests depend on SlomoKit"),
         ("Tests/TestSupport/X.swift", "import SlomoKit", "wrapper tests depend on SlomoKit"),
+        ("Sources/SlomoServe/X.swift", "import SlomoFFmpeg", "the server imports a wrapper"),
+        ("Sources/SlomoServe/X.swift", "import CFFmpeg", "a C module imported above the wrapper layer"),
+        ("Sources/SlomoKit/X.swift", "import SlomoServe", "a layer below the server imports it"),
     ]
 
     @Test(arguments: violations)

@@ -296,6 +296,26 @@ struct VividCapturePathTests {
         #expect(d.count == 4 && d[0] == "disconnected" && d[1] == "True" && d[2] == c["disc_frames"] && d[3] == "1", "\(d)")
     }
 
+    /// `slomo serve` on vivid (Tests/vivid/serve-checks.py, the API on the VM's loopback).
+    @Test func serveArmsTriggersSavesAndSurvivesTheCameraVanishing() throws {
+        let c = try VividVM.checks()
+        #expect(c["serve_idle"] == "/dev/video0 YUYV 320 180 60", "\(c["serve_idle"] ?? "no serve checks: see vivid-out/serve.err")")
+        #expect(c["serve_arm"] == "200")
+        #expect(c["serve_patch_armed"] == "409 postTrigger", "the ring's window changes only while idle")
+        #expect(c["serve_trigger"] == "202")
+        // 0.5 s each side at 60 fps: frames -30...30, complete, no gap
+        #expect(c["serve_shot"] == "-30 30 61 True 0 30 30", "\(c["serve_shot"] ?? "")")
+        #expect(c["serve_trigger_frame"] == "True True", "frame 0 is the first frame at or after the trigger")
+        #expect(c["serve_frame0"] == "200 True")
+        #expect(c["serve_range"] == "206 100 True", "the first 100 bytes of the file on disk")
+        #expect(c["serve_download"] == "200 True")
+        #expect(c["serve_mjpeg"] == "3 True")
+        #expect(c["serve_export"] == "done True")
+        #expect(c["serve_vanished"] == "stopped True 200 True", "\(c["serve_vanished"] ?? "")")
+        #expect(c["serve_arm_gone"] == "503 True")
+        #expect(c["serve_exit"] == "0")
+    }
+
     @Test func multiPlanarBuffersAreCaptured() throws {
         let c = try VividVM.checks()
         for (f, planes) in [("YUYV", 1.0), ("NM12", 2.0)] {

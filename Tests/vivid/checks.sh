@@ -296,6 +296,12 @@ say disc "$(python3 -c 'import json; c=json.load(open("'$OUT'/disc.json")); prin
 say disc_frames "$(python3 -c 'import json; print(json.load(open("'$OUT'/disc.json"))["framesWritten"])')"
 sleep 0.5
 
+# --- slomo serve on vivid: the API on loopback, a shot, its frames and file, the camera vanishing
+modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc
+v4l2-ctl -d $D -i 0 >/dev/null
+python3 $HERE/serve-checks.py $D $OUT 2>$OUT/serve.err
+sleep 0.5
+
 # --- multi-planar capture node + output node + metadata node (a new vivid instance)
 modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x20101 multiplanar=2 num_inputs=1 input_types=0x0
 for i in $(seq 50); do [ -e /dev/video2 ] && break; sleep 0.1; done

@@ -7,6 +7,7 @@ extension CaptureCommand {
     static func awaited(_ kind: TriggerKind) -> String {
         switch kind {
         case .stdin: return "a line 'trigger' on stdin"
+        case .api: return "POST /api/v1/trigger"
         case .signal: return "SIGUSR1 (kill -USR1 \(CurrentProcess.id))"
         case .motion: return "motion"
         case .network(let e): return "a signed trigger message on udp://\(e)"

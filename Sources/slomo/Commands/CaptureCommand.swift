@@ -47,29 +47,10 @@ struct CaptureCommand: ParsableCommand {
               --max-fps --shutter 1/2000 --duration 5 -o run.mkv --codec ffv1
         """)
 
-    @Argument(help: "V4L2 device (default /dev/video0) or genicam:ID, unless --source is given; several: one event, -o with {camera}.", completion: .file()) var devices: [String] = []
+    @OptionGroup var camera: CameraOptions
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).", completion: .file()) var output: String
-    @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0") var source: String?
-    @Flag(help: "Pick the fastest mode (the default; kept for clarity).") var maxFps = false
-    @Option(help: "Only this pixel format (fourcc).") var format: String?
-    @Option(help: "Only this size WxH.") var size: String?
-    @Option(help: "At least this size WxH.") var minSize: String?
-    @Option(help: "GenICam cameras: the --size region's top-left corner X,Y on the sensor (default: centred).") var offset: String?
-    @Option(help: "GenICam cameras: expose every frame on a FrameStart trigger from line0, line1… or software (slomo sends it at --fps).") var cameraTrigger: String?
-    @Option(parsing: .unconditional, help: "The mode nearest at or above this rate.") var fps: String?
-    @Option(parsing: .unconditional, help: "Raw formats: ask the driver to pad rows to this many bytes.") var bytesPerLine: Int?
     @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
     @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int64?
-    @Option(help: "Driver buffers (mmap).") var buffers = 8
-    @Option(help: "RAM ring size, e.g. 512M or 2G (default: 2 s of frames or 64 MiB; triggered: the shot + 1/4 s, at least 64 MiB).") var ringMemory: String?
-    @Option(parsing: .unconditional, help: "RAM ring size in frames (instead of --ring-memory).") var ringFrames: Int?
-    @Flag(help: "Do not lock the ring in RAM (mlock).") var noMlock = false
-    @Flag(help: "Keep the capture thread at normal priority (default: SCHED_FIFO where allowed, else nice -10).") var noRealtime = false
-    @Option(help: "Raw cameras: x264, ffv1 (lossless) or raw (uncompressed; .mkv, .mov or .nut).", completion: .values(of: RecordingSettings.RawCodec.self)) var codec = "x264"
-    @Option(help: "x264 preset for raw cameras.") var preset = "superfast"
-    @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
-    @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (needs --trigger; 1 when neither this nor --post-trigger is given).") var preTrigger: String?
-    @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (needs --trigger; 1 when neither this nor --pre-trigger is given).") var postTrigger: String?
     @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10), sound[=LEVEL] (a sound on --audio louder than LEVEL dBFS, default -20), gpio:CHIP:LINE[:rising|falling|both] (an edge on a GPIO line, at the kernel's timestamp) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
     @Option(parsing: .unconditional, help: "Sound, GPIO and network triggers: no second trigger this many seconds after one (default 0.5).") var triggerHoldoff: String?
     @Option(parsing: .unconditional, help: "GPIO triggers: the kernel's debounce period in seconds (default 0: none).") var triggerDebounce: String?
@@ -82,19 +63,12 @@ struct CaptureCommand: ParsableCommand {
     @Option(name: .customLong("segment"), help: "Mark START-END@RATE slowed while recording, repeatable.") var segments: [String] = []
     @Option(name: .customLong("ramp"), help: "START-END@RATE[:RAMP] phone-style slowed section, repeatable.") var ramps: [String] = []
     @Option(help: "T0@R0,T1@R1,… a speed curve applied while recording (times from the first frame; exact every 10 ms; Docs/Curves.md).") var curve: String?
-    @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
-    @Option(parsing: .unconditional, help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
-    @Option(parsing: .unconditional, help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
-    @Option(help: "Sound codec: aac, flac, alac, pcm, pcm24, opus… (default: lossless, PCM; ALAC in MP4).",
-            completion: .list(AudioCodecChoice.named.map(\.key))) var audioCodec: String?
     @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
     @Option(parsing: .unconditional, help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
     @Option(help: "Write the frame-interval timeline and histogram to this SVG file.", completion: .file(extensions: ["svg"])) var statsPlot: String?
-    @Flag(help: "Do not fdatasync the recording each second (the kernel writes back when it chooses; a power cut may lose more).") var noSync = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print the report as JSON.") var json = false
-    @OptionGroup(title: "Camera controls (checked against the device before it streams; each read back)") var cameraControls: ControlOptions
 
     /// `--preview`, `--preview-fps`, `--preview-width` (exit 64 on values out of range).
     func previewOptions() throws -> PreviewSettings? {
@@ -110,16 +84,7 @@ struct CaptureCommand: ParsableCommand {
         return p
     }
 
-    /// `--audio`, `--audio-rate`, `--audio-channels` (exit 64 on values out of range).
-    func audioOptions() throws -> AudioSettings? {
-        guard let audio else {
-            if audioRate != nil || audioChannels != nil || audioCodec != nil { throw CommandLineError("\(Setting.audioRate)/\(Setting.audioChannels)/\(Setting.audioCodec) need \(Setting.audio) DEVICE", .badRequest) }
-            return nil
-        }
-        let settings = AudioSettings(device: audio, rate: audioRate, channels: audioChannels, codec: audioCodec)
-        try settings.validate()
-        return settings
-    }
+    func audioOptions() throws -> AudioSettings? { try camera.audioOptions() }
 
     func run() throws {
         ProcessSignals.interruptsStopTheRun()      // first: a SIGINT during device set-up must stop, not be lost
@@ -179,15 +144,10 @@ struct CaptureCommand: ParsableCommand {
     /// `--duration`, `--frames`, `--buffers`, the ring's size, `--no-mlock`, `--no-realtime`,
     /// `--bytes-per-line` (exit 64 on values out of range).
     func limitOptions() throws -> CaptureLimits {
-        var limits = CaptureLimits()
+        var limits = try camera.limits()
         limits.duration = try duration.map { d throws(SettingError) in try OptionValues.rational(d, option: .duration) }
         limits.frames = frames
-        limits.ringFrames = ringFrames
-        limits.ringMemory = try ringMemory.map { m throws(SettingError) in try OptionValues.bytes(m, option: .ringMemory) }
-        limits.lockMemory = !noMlock
-        limits.realtime = !noRealtime
         try limits.validate()
-        try request("", controls: ControlRequests()).validate()     // --buffers, --bytes-per-line
         return limits
     }
 
@@ -195,9 +155,8 @@ struct CaptureCommand: ParsableCommand {
     /// container cannot hold, an output that cannot be written (a read-only or missing directory,
     /// an existing file), a segment that cannot be laid out.
     func recordingOptions(limits: CaptureLimits, firstShot: Int = 1) throws -> RecordingSettings {
-        var settings = RecordingSettings(output: output)
-        guard let raw = RecordingSettings.RawCodec(rawValue: codec) else { throw CommandLineError("\(Setting.codec) '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest) }
-        settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.overwrite = overwrite; settings.sync = !noSync
+        var settings = try camera.recording(output: output)
+        settings.overwrite = overwrite
         try settings.validate()         // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
         try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: firstShot), overwrite: overwrite)
@@ -247,14 +206,7 @@ let shots = report.shots ?? []
         }
     }
 
-    /// The device request for one camera, from the shared mode options.
-    func request(_ device: String, controls: ControlRequests) -> DeviceCaptureRequest {
-        var r = DeviceCaptureRequest(device: device)
-        r.controls = controls
-        r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers; r.bytesPerLine = bytesPerLine
-        r.offset = offset; r.cameraTrigger = cameraTrigger
-        return r
-    }
+    func request(_ device: String, controls: ControlRequests) -> DeviceCaptureRequest { camera.request(device, controls: controls) }
 
     /// Several cameras on one event (`MultiCapture`): one session each, `{camera}` in the names,
     /// the same mode options; the sound and the preview go with the first camera.
@@ -319,10 +271,8 @@ let shots = report.shots ?? []
             throw CommandLineError("\(Setting.triggerKey) is for \(Setting.trigger) udp://…", .badRequest)
         }
         // neither given: a second each side (a shot of one frame is never what anyone wants)
-        let window = preTrigger == nil && postTrigger == nil ? TriggerSettings.defaultWindow : .zero
-        var t = TriggerSettings(kind: kind, pre: try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: Rational(3600)) } ?? window,
-                                post: try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: Rational(3600)) } ?? window,
-                                shots: shots)
+        let window = try camera.window()
+        var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: shots)
         if let triggerKey { t.key = try TriggerKey.load(triggerKey) }
         if continueShots {
             guard TriggerSettings.hasShotNumber(output) else {
@@ -348,6 +298,20 @@ let shots = report.shots ?? []
         }
         return t
     }
+}
+
+/// The shared options, read as before.
+extension CaptureCommand {
+    var devices: [String] { camera.devices }
+    var source: String? { camera.source }
+    var format: String? { camera.format }
+    var size: String? { camera.size }
+    var fps: String? { camera.fps }
+    var codec: String { camera.codec }
+    var preTrigger: String? { camera.preTrigger }
+    var postTrigger: String? { camera.postTrigger }
+    var audio: String? { camera.audio }
+    var cameraControls: ControlOptions { camera.cameraControls }
 }
 
 /// Counts the cameras that are armed; true for the last one (one `armed` line for all).

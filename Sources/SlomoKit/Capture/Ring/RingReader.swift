@@ -1,8 +1,7 @@
 import SlomoCore
 
 /// One reader of the ring, the one way everything downstream of the camera follows its frames:
-/// the recorder, the shot saver, the motion trigger, the preview (and next the server and the
-/// physical triggers). The producer (the capture thread, `FrameRing.reserve`/`publish`) never
+/// the recorder, the shot saver, the motion trigger, the preview, the server's live pictures. The producer (the capture thread, `FrameRing.reserve`/`publish`) never
 /// waits on any of them.
 ///
 /// * A **pinned** reader holds every frame from its position on: the producer drops a new frame

@@ -35,7 +35,7 @@ extension CaptureSession {
             CurrentProcess.nameThread("slomo-trigger")
             if gate.wait() {
                 switch t.kind {
-                case .stdin, .signal, .network, .sound, .gpio: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
+                case .stdin, .signal, .network, .sound, .gpio, .api: eventTriggers(t, ring: ring, preCount: preCount, postCount: postCount)
                 case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
                 }
             }
@@ -63,6 +63,7 @@ extension CaptureSession {
                 let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
                 shots.append(r)
                 written += r.framesWritten; bytes += r.bytesWritten
+                onShot?(r)
                 onEvent?(.shot(camera: source.name, r))
             } catch {
                 failure = error
@@ -175,6 +176,7 @@ extension CaptureSession {
             prev = m.sequence
             last = m
             reader.release()
+            if w.framesWritten % 8 == 0 { onShotProgress?(shot.number, w.framesWritten, shot.end - shot.start + 1) }
         }
         let k = reader.position
         reader.close()

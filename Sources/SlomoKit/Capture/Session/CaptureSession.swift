@@ -2,6 +2,7 @@ import Foundation
 import SlomoCore
 import SlomoSystem
 import SlomoFFmpeg
+import Synchronization
 
 /// Capture: a capture thread (real-time priority where allowed) takes each frame from the source,
 /// copies it into the preallocated RAM ring and gives the buffer back at once; it never waits on
@@ -104,6 +105,14 @@ public final class CaptureSession: @unchecked Sendable {
     /// Called as a triggered capture goes (from its threads): a trigger received, a shot saved,
     /// armed again (`CaptureEvent`).
     public var onEvent: (@Sendable (CaptureEvent) -> Void)?
+    /// Called as a shot is saved (from the saving thread): its number, frames written, frames it will have.
+    /// Called with each saved shot's report, before its `shot` event.
+    var onShot: (@Sendable (ShotReport) -> Void)?
+    var onShotProgress: (@Sendable (Int, Int64, Int64) -> Void)?
+    /// The capture thread's counts so far, for readers on other threads (the server's status).
+    let live = LiveCounts()
+    /// More readers of the ring (the server's live pictures), started with the camera, stopped after it.
+    var taps: [RingTap] = []
     var armedSaid = false
 
     func sayArmed(_ ring: FrameRing, preCount: Int64) {
@@ -162,6 +171,8 @@ public final class CaptureSession: @unchecked Sendable {
         thread.stackSize = 1 << 20
         thread.start()
         previewWriter?.start(ring: ring)
+        for t in taps { t.start(ring: ring) }
+        defer { for t in taps { t.stop() } }
         // also when the camera never streams (no report is made then); a second stop only returns the report
         defer { _ = previewWriter?.stop() }
 
@@ -211,6 +222,7 @@ public final class CaptureSession: @unchecked Sendable {
                     stats.record(sequence: f.sequence, timestamp: time, counter: counter)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
                     store(f, at: time, in: ring, planes: multiPlane)
+                    live.note(stats)
                 }
             } catch {
                 stop = (.driverError, "\(error)")
@@ -337,6 +349,27 @@ public final class CaptureSession: @unchecked Sendable {
     var motionEvaluated: Int64 = 0
     var motionSkipped: Int64 = 0
     var motionCPU: Double = 0
+}
+
+/// What the capture thread has counted, readable from any thread while it runs.
+final class LiveCounts: Sendable {
+    private let captured = Atomic<Int64>(0), byDriver = Atomic<Int64>(0), bySlomo = Atomic<Int64>(0), damaged = Atomic<Int64>(0)
+    @inline(__always) func note(_ s: CaptureStats) {
+        captured.store(s.framesCaptured, ordering: .relaxed)
+        byDriver.store(s.droppedByDriver, ordering: .relaxed)
+        bySlomo.store(s.droppedBySlomo, ordering: .relaxed)
+        damaged.store(s.driverErrors, ordering: .relaxed)
+    }
+    var framesCaptured: Int64 { captured.load(ordering: .relaxed) }
+    var droppedByDriver: Int64 { byDriver.load(ordering: .relaxed) }
+    var droppedBySlomo: Int64 { bySlomo.load(ordering: .relaxed) }
+    var damagedFrames: Int64 { damaged.load(ordering: .relaxed) }
+}
+
+/// A reader of the ring that runs beside the capture (its own thread, never pinning the camera).
+protocol RingTap: AnyObject {
+    func start(ring: FrameRing)
+    func stop()
 }
 
 /// Holds a thread until what it needs is ready (`open`), or lets it go without starting (`close`

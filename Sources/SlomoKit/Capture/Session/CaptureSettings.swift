@@ -46,9 +46,12 @@ public enum TriggerKind: Sendable, Equatable {
     case sound(levelDBFS: Rational)
     /// An edge on a GPIO line, placed at the kernel's timestamp of it.
     case gpio(GPIOTriggerLine)
+    /// `POST /api/v1/trigger` to `slomo serve` (or its page's Trigger button), placed at the
+    /// instant the request was read.
+    case api
 
     public var name: String {
-        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp"; case .sound: "sound"; case .gpio: "gpio" }
+        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp"; case .sound: "sound"; case .gpio: "gpio"; case .api: "api" }
     }
 }
 

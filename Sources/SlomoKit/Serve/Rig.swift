@@ -1,0 +1,532 @@
+import Foundation
+import SlomoCore
+import SlomoSystem
+
+/// The rig `slomo serve` operates: one camera streaming into its ring all the time (so it can be
+/// aimed), one state machine shared by every client — `idle → armed → triggered → saving → armed…` —
+/// the shots it saved, and the export jobs run on them.
+///
+/// The camera runs as a pre/post-trigger `CaptureSession` whose trigger is this object (`.api`):
+/// a trigger is passed on only while armed, so a shot is never taken, lost or overwritten behind
+/// the state the clients see. Saving goes on while the ring keeps filling; a trigger during a save
+/// is a further shot when the arm has shots left, and refused with the reason otherwise.
+public final class Rig: @unchecked Sendable {
+    // Safe: every `var` below is touched under `lock`; the session runs on its own thread and
+    // reaches the rig only through its callbacks, which take the lock.
+    private let lock = NSLock()
+    /// Held across a whole control operation (arm, a settings change, disarm, stop), which may
+    /// reopen the camera: one at a time, so two clients never run two sessions or undo each other.
+    private let control = NSLock()
+    public let config: RigConfig
+    public let live: LivePictures
+    private var settings: RigSettings
+    private var state = RigState.starting
+    private var session: CaptureSession?
+    private var triggers = RigTriggers()
+    private var sessionDone = DispatchSemaphore(value: 0)
+    private var sessionStop = StopToken()
+    /// Triggers passed to the session whose `trigger` event has not come back yet.
+    private var pendingTriggers = 0
+    private var lastState = RigState.starting
+    private var sessionReport: CaptureReport?
+    private var message: String?
+    private var shotsLeft: Int?
+    /// Shots triggered and not saved yet: their number, the ring count at the trigger, the post frames wanted, frames written.
+    private var inFlight: [Int: (count: Int64, written: Int64, total: Int64)] = [:]
+    private var saved: [Int: RigShot] = [:]
+    private var pictures: [Int: ShotPictures] = [:]
+    private var picturesUsed: [Int] = []
+    private var jobs: [Int: RigJob] = [:]
+    private var nextJob = 1
+    private let jobQueue = DispatchQueue(label: "slomo-export")
+    private var watchers: [Int: AsyncStream<RigEvent>.Continuation] = [:]
+    private var nextWatcher = 0
+    private var seq: Int64 = 0
+    private var rateSample: (time: Rational, frames: Int64)?
+    private var fps: Double?
+    private var lastDrops: (Int64, Int64) = (0, 0)
+    private var ticker: Thread?
+    private var closing = false
+
+    public init(_ config: RigConfig) {
+        self.config = config
+        settings = config.settings
+        live = LivePictures(fps: config.settings.previewFps, maxWidth: config.settings.previewWidth)
+    }
+
+    /// The shot files' name template in the output directory: MP4 for x264 and the camera's own
+    /// compressed frames, Matroska for FFV1 and raw.
+    var template: String {
+        let ext = config.recording.rawCodec == .x264 ? "mp4" : "mkv"
+        return (config.outDir as NSString).appendingPathComponent("shot%04d.\(ext)")
+    }
+
+    // MARK: starting and stopping
+
+    /// Opens the camera and starts streaming (state `idle`). Errors are the camera's and the ring's.
+    public func start() throws {
+        try startSession()
+        let t = Thread { [weak self] in
+            while let self, !self.isClosing {
+                self.tick()
+                CurrentProcess.sleep(microseconds: 250_000)
+            }
+        }
+        t.name = "slomo-rig"
+        ticker = t
+        t.start()
+    }
+
+    private var isClosing: Bool { lock.lock(); defer { lock.unlock() }; return closing }
+
+    /// Ends the rig: shots already triggered are saved first, then the camera stops.
+    public func stop() {
+        control.lock(); defer { control.unlock() }
+        lock.lock(); closing = true; lock.unlock()
+        stopSession()
+        jobQueue.sync {}
+        lock.lock()
+        for c in watchers.values { c.finish() }
+        watchers.removeAll()
+        lock.unlock()
+    }
+
+    private func startSession() throws {
+        let s: RigSettings
+        lock.lock(); s = settings; lock.unlock()
+        let source = try config.openSource()
+        var t = TriggerSettings(kind: .api, pre: s.preTrigger, post: s.postTrigger, shots: 0)
+        t.firstShot = TriggerSettings.nextFreeShot(template)
+        var recording = config.recording
+        recording.output = template
+        let triggers = RigTriggers()
+        let stop = StopToken()
+        let session = try CaptureSession(source: source, settings: recording, limits: config.limits, trigger: t,
+                                         audio: config.audio, preview: nil, stop: stop)
+        session.sharedEvents = triggers
+        live.use(format: source.format)
+        session.taps = [live]
+        session.onEvent = { [weak self] e in self?.sessionEvent(e) }
+        session.onShot = { [weak self] r in self?.shotSaved(r) }
+        session.onShotProgress = { [weak self] shot, written, total in self?.shotProgress(shot, written, total) }
+        let done = DispatchSemaphore(value: 0)
+        lock.lock()
+        self.session = session
+        self.triggers = triggers
+        sessionDone = done
+        sessionStop = stop
+        pendingTriggers = 0
+        sessionReport = nil
+        state = .idle
+        message = nil
+        rateSample = nil
+        fps = nil
+        lock.unlock()
+        let thread = Thread { [weak self] in
+            var report: CaptureReport?
+            var failure: String?
+            do { report = try session.run() } catch { failure = "\(error)" }
+            self?.sessionEnded(report, failure: failure)
+            done.signal()
+        }
+        thread.name = "slomo-rig-camera"
+        thread.start()
+        emit(.state)
+    }
+
+    /// Stops the camera's session after the shots it has triggered are saved; a session that has
+    /// not ended by then (a stalled camera) is stopped outright.
+    private func stopSession() {
+        lock.lock()
+        let t = triggers, done = sessionDone, stop = sessionStop, running = session != nil
+        let grace = 5 + 2 * ((settings.preTrigger + settings.postTrigger).ceiling)
+        lock.unlock()
+        guard running else { return }
+        t.push(.quit)
+        if done.wait(timeout: .now() + .seconds(Int(grace))) == .timedOut {
+            stop.raise()
+            done.wait()
+        }
+        done.signal()       // a second stop returns at once
+    }
+
+    private func sessionEnded(_ report: CaptureReport?, failure: String?) {
+        lock.lock()
+        sessionReport = report
+        session = nil
+        inFlight.removeAll()
+        let quit = report?.stopReason == .quit
+        if !quit || !closing {
+            if let failure { message = failure }
+            else if let r = report, !quit { message = "the camera stopped: \(r.stopReason.rawValue)\(r.message.map { " (\($0))" } ?? "")" }
+        }
+        if !(quit && !closing) { state = .stopped }
+        lock.unlock()
+        emit(.state)
+    }
+
+    // MARK: the state machine
+
+    /// `POST /api/v1/arm`: optionally a new window (idle only: a new ring) and shot count.
+    public func arm(preTrigger: Rational? = nil, postTrigger: Rational? = nil, shots: Int? = nil) throws(RigRefusal) {
+        control.lock(); defer { control.unlock() }
+        lock.lock()
+        var next = settings
+        if let preTrigger { next.preTrigger = preTrigger }
+        if let postTrigger { next.postTrigger = postTrigger }
+        if let shots { next.shots = shots }
+        let current = closing ? .stopped : state, why = message
+        lock.unlock()
+        try next.check()
+        switch current {
+        case .stopped: throw RigRefusal(.unavailable, "the camera is gone: \(why ?? "it stopped")")
+        case .starting: throw RigRefusal(.conflict, "the camera is starting: arm again in a moment")
+        case .armed, .triggered, .saving: throw RigRefusal(.conflict, "already \(current.rawValue): disarm first")
+        case .idle: break
+        }
+        try apply(next)
+        lock.lock()
+        state = .armed
+        shotsLeft = next.shots == 0 ? nil : next.shots
+        lock.unlock()
+        emit(.state)
+    }
+
+    /// CLOCK_MONOTONIC now, the clock of frames and triggers.
+    public static func now() -> Rational { CaptureClock.now() }
+
+    /// `POST /api/v1/trigger`: the instant it was read is the trigger's instant.
+    public func trigger(at instant: Rational? = nil) throws(RigRefusal) -> Rational {
+        let time = instant ?? CaptureClock.now()
+        lock.lock(); defer { lock.unlock() }
+        switch state {
+        case .idle, .starting: throw RigRefusal(.conflict, "not armed: arm first")
+        case .stopped: throw RigRefusal(.unavailable, "the camera is gone: \(message ?? "it stopped")")
+        case .armed, .triggered, .saving: break
+        }
+        if let left = shotsLeft, left <= 0 {
+            throw RigRefusal(.conflict, "this arm's \(settings.shots) shot\(settings.shots == 1 ? " is" : "s are") taken and still saving: arm again once saved")
+        }
+        if let left = shotsLeft { shotsLeft = left - 1 }
+        pendingTriggers += 1
+        triggers.push(.trigger(time, wall: CaptureClock.now(Clock.realTime)))
+        state = .triggered
+        return time
+    }
+
+    /// `POST /api/v1/disarm`: no further trigger is taken; shots already triggered are still saved.
+    public func disarm() throws(RigRefusal) {
+        control.lock(); defer { control.unlock() }
+        lock.lock()
+        if state == .stopped { let why = message; lock.unlock(); throw RigRefusal(.unavailable, "the camera is gone: \(why ?? "it stopped")") }
+        shotsLeft = 0
+        if inFlight.isEmpty && pendingTriggers == 0 && state != .starting { state = .idle }
+        lock.unlock()
+        emit(.state)
+    }
+
+    /// `PATCH /api/v1/settings`: changes what it names; the window only while idle.
+    public func change(_ patch: (inout RigSettings) -> Void, touching fields: Set<String>) throws(RigRefusal) {
+        control.lock(); defer { control.unlock() }
+        lock.lock()
+        let now = settings
+        var next = now
+        patch(&next)
+        let current = closing ? .stopped : state
+        lock.unlock()
+        try next.check()
+        let ringFields = fields.intersection(RigSettings.needIdle)
+        let ringChanged = next.preTrigger != now.preTrigger || next.postTrigger != now.postTrigger
+        if !ringFields.isEmpty && current != .idle && ringChanged {
+            throw RigRefusal(.conflict, "\(ringFields.sorted().joined(separator: " and ")) size the ring: they change only while idle (the rig is \(current.rawValue); disarm first)",
+                             field: ringFields.sorted().first)
+        }
+        try apply(next)
+    }
+
+    /// Makes `next` the settings; a new window means a new session (the camera reopened).
+    private func apply(_ next: RigSettings) throws(RigRefusal) {
+        lock.lock()
+        let old = settings
+        settings = next
+        lock.unlock()
+        live.set(fps: next.previewFps, width: next.previewWidth)
+        guard next.preTrigger != old.preTrigger || next.postTrigger != old.postTrigger else { return }
+        stopSession()
+        do { try startSession() } catch {
+            // the old window again, so that the rig still has a camera
+            lock.lock(); settings = old; lock.unlock()
+            let why = "\(error)"
+            do { try startSession() } catch {
+                lock.lock(); state = .stopped; message = "\(error)"; lock.unlock()
+            }
+            throw RigRefusal(.conflict, "the new window was refused: \(why)")
+        }
+    }
+
+    public var currentSettings: RigSettings { lock.lock(); defer { lock.unlock() }; return settings }
+
+    // MARK: what the session says
+
+    private func sessionEvent(_ e: CaptureEvent) {
+        switch e.event {
+        case .trigger:
+            lock.lock()
+            pendingTriggers = Swift.max(0, pendingTriggers - 1)
+            if let n = e.shot {
+                let count = session.flatMap { _ in live.currentRing?.count } ?? 0
+                let post = Int64(session?.ringPlan.postFrames ?? 0)
+                let pre = Int64(session?.ringPlan.preFrames ?? 0)
+                inFlight[n] = (count, 0, pre + post + 1)
+            }
+            lock.unlock()
+            emit(.trigger, shot: e.shot)
+        case .shot:
+            guard let n = e.shot else { return }
+            lock.lock()
+            inFlight.removeValue(forKey: n)
+            // still triggered while another shot is filling or a trigger has not reached the session yet
+            if inFlight.isEmpty && pendingTriggers == 0 {
+                state = (shotsLeft ?? 1) > 0 ? .armed : .idle
+            } else { state = .triggered }
+            lock.unlock()
+            emit(.shot, shot: n)
+            emit(.state)
+        case .armed, .rearmed, .ignored: break
+        }
+    }
+
+    /// The saved shot's report: read from the session's shot event (its sidecar is written later).
+    func shotSaved(_ r: ShotReport) {
+        let file = (r.output as NSString).lastPathComponent
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: r.output)[.size] as? Int64) ?? r.bytesWritten
+        let entry = RigShot(id: r.shot, file: file, bytes: bytes, frames: r.framesWritten, firstFrame: -r.triggerFrame,
+                            lastFrame: Int(r.framesWritten) - 1 - r.triggerFrame, preFrames: r.preFrames, postFrames: r.postFrames,
+                            complete: r.complete, triggerWallTime: r.triggerWallTime, warning: r.warning, report: r)
+        lock.lock(); saved[r.shot] = entry; lock.unlock()
+    }
+
+    private func shotProgress(_ shot: Int, _ written: Int64, _ total: Int64) {
+        lock.lock()
+        if let f = inFlight[shot] { inFlight[shot] = (f.count, written, total) }
+        lock.unlock()
+    }
+
+    /// Four times a second: the state's fills and rate, the drops as they change.
+    private func tick() {
+        let s = status()
+        lock.lock()
+        let changed = s.state != lastState
+        lastState = s.state
+        lock.unlock()
+        if changed { emit(.state) }
+        if let d = Optional((s.droppedByDriver, s.droppedBySlomo)), d != lastDrops {
+            lastDrops = d
+            emit(.drops)
+        }
+        if [.armed, .triggered, .saving].contains(s.state) { emit(.progress, progress: s.savingProgress ?? s.postTriggerFill ?? s.preTriggerFill) }
+    }
+
+    // MARK: reading
+
+    public func status() -> RigStatus {
+        lock.lock(); defer { lock.unlock() }
+        let plan = session?.ringPlan
+        let counts = session?.live
+        let ring = live.currentRing
+        let now = CaptureClock.now()
+        let captured = counts?.framesCaptured ?? sessionReport?.framesCaptured ?? 0
+        if let r = rateSample {
+            let dt = now - r.time
+            if dt >= Rational.one { fps = (Double(captured - r.frames) / dt.doubleValue * 10).rounded() / 10; rateSample = (now, captured) }
+        } else { rateSample = (now, captured) }
+        var st = state
+        var pre: Double?, post: Double?, savingShot: Int?, savingProgress: Double?
+        if let plan, let ring {
+            if st == .armed || st == .triggered || st == .saving {
+                pre = plan.preFrames == 0 ? 1 : Swift.min(1, Double(ring.count) / Double(plan.preFrames))
+            }
+            if let (n, f) = inFlight.min(by: { $0.key < $1.key }).map({ ($0.key, $0.value) }) {
+                post = plan.postFrames == 0 ? 1 : Swift.min(1, Double(Swift.max(0, ring.count - f.count)) / Double(plan.postFrames))
+                if post == 1 { st = .saving }
+                savingShot = n
+                savingProgress = f.total > 0 ? Swift.min(1, Double(f.written) / Double(f.total)) : 0
+            }
+        }
+        return RigStatus(state: st, camera: session?.source.name ?? sessionReport?.device ?? "?", format: session?.source.format ?? sessionReport?.format,
+                         nominalFrameRate: (session?.source.format.frameDuration).flatMap { try? $0.reciprocal() },
+                         achievedFps: fps, framesCaptured: captured,
+                         droppedByDriver: counts?.droppedByDriver ?? sessionReport?.droppedByDriver ?? 0,
+                         droppedBySlomo: counts?.droppedBySlomo ?? sessionReport?.droppedBySlomo ?? 0,
+                         damagedFrames: counts?.damagedFrames ?? sessionReport?.driverErrors ?? 0,
+                         preTriggerFill: pre, postTriggerFill: post, savingShot: savingShot, savingProgress: savingProgress,
+                         shotsLeft: shotsLeft, shotsSaved: saved.count, ringFrames: plan?.slots ?? 0,
+                         preFrames: plan?.preFrames ?? 0, postFrames: plan?.postFrames ?? 0, live: live.counts, message: message)
+    }
+
+    public func shots() -> [RigShot] { lock.lock(); defer { lock.unlock() }; return saved.values.sorted { $0.id < $1.id } }
+
+    public func shot(_ id: Int) throws(RigRefusal) -> RigShot {
+        lock.lock(); defer { lock.unlock() }
+        guard let s = saved[id] else { throw RigRefusal(.notFound, "no shot \(id)\(inFlight[id] != nil ? " yet: it is still being saved" : "")") }
+        return s
+    }
+
+    /// The shot file's path (inside the output directory).
+    public func shotPath(_ id: Int) throws(RigRefusal) -> String { try shot(id).report.output }
+
+    /// Frame `n` of shot `id` (0: the trigger frame) as a JPEG.
+    public func frameJPEG(shot id: Int, frame n: Int) throws(RigRefusal) -> [UInt8] {
+        let s = try shot(id)
+        guard n >= s.firstFrame, n <= s.lastFrame else {
+            throw RigRefusal(.notFound, "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame) (0 is the trigger frame), not \(n)")
+        }
+        lock.lock()
+        let p = pictures[id] ?? ShotPictures(path: s.report.output, width: settings.previewWidth)
+        pictures[id] = p
+        // the frames of the last three shots looked at stay decoded; older ones are let go
+        picturesUsed.removeAll { $0 == id }
+        picturesUsed.append(id)
+        while picturesUsed.count > 3 { pictures.removeValue(forKey: picturesUsed.removeFirst())?.cancel() }
+        lock.unlock()
+        do {
+            guard let j = try p.picture(n + s.report.triggerFrame) else { throw RigRefusal(.notFound, "shot \(id) has no decodable frame \(n)") }
+            return j
+        } catch let r as RigRefusal { throw r } catch {
+            throw RigRefusal(.unavailable, "shot \(id): \(error)")
+        }
+    }
+
+    /// `DELETE /api/v1/shots/{id}`: the file and its report; refused while an export reads it.
+    public func delete(shot id: Int) throws(RigRefusal) {
+        let s = try shot(id)
+        lock.lock()
+        if jobs.values.contains(where: { $0.shot == id && ($0.state == .running || $0.state == .queued) }) {
+            lock.unlock()
+            throw RigRefusal(.conflict, "shot \(id) is being exported: delete it when the export is done")
+        }
+        saved.removeValue(forKey: id)
+        pictures.removeValue(forKey: id)?.cancel()
+        lock.unlock()
+        let fm = FileManager.default
+        try? fm.removeItem(atPath: s.report.output)
+        try? fm.removeItem(atPath: s.report.output + ".capture.json")
+        emit(.shot, shot: id, message: "deleted")
+    }
+
+    // MARK: exports
+
+    /// Starts an export of shot `id`'s frames `from`...`to` (from the trigger frame) as a job.
+    public func export(shot id: Int, _ ask: RigExportAsk) throws(RigRefusal) -> RigJob {
+        let s = try shot(id)
+        let from = ask.from ?? s.firstFrame, to = ask.to ?? s.lastFrame
+        guard s.lastFrame >= s.firstFrame else { throw RigRefusal(.conflict, "shot \(id) has no frame to export") }
+        guard (s.firstFrame...s.lastFrame).contains(from) else { throw .badField("from", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(from)") }
+        guard (s.firstFrame...s.lastFrame).contains(to) else { throw .badField("to", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(to)") }
+        guard from <= to else { throw .badField("to", "must be at or after from (\(from))") }
+        let rate = ask.rate ?? Rational(1, 4)
+        guard rate.isPositive, rate <= Rational(16) else { throw .badField("rate", "must be > 0 and at most 16") }
+        let pitch = ask.pitch ?? "spectral"
+        guard TimePitchAlgorithm(rawValue: pitch) != nil else {
+            throw .badField("pitch", "expected \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        let fps = ask.fps ?? Rational(30)
+        guard fps.isPositive, fps <= Rational(1000) else { throw .badField("fps", "must be > 0 and at most 1000") }
+        let codec = ask.codec ?? "libx264"
+        guard ["libx264", "libx265", "mpeg4", "mjpeg", "ffv1"].contains(codec) else { throw .badField("codec", "expected libx264, libx265, mpeg4, mjpeg or ffv1") }
+        lock.lock()
+        let n = nextJob
+        nextJob += 1
+        let ext = codec == "ffv1" ? "mkv" : "mp4"
+        let name = String(format: "shot%04d-export%d.%@", id, n, ext)
+        let job = RigJob(id: n, shot: id, state: .queued, progress: 0, file: name, from: from, to: to, rate: rate, pitch: pitch, fps: fps)
+        jobs[n] = job
+        lock.unlock()
+        var r = ExportRequest(input: s.report.output, output: (config.outDir as NSString).appendingPathComponent(name), spec: RetimeSpec(rate: rate))
+        r.frameRate = fps
+        r.pitch = pitch
+        r.codec = codec
+        r.trim = SourceTrim(start: .frame(Int64(from + s.report.triggerFrame)), end: to < s.lastFrame ? .frame(Int64(to + 1 + s.report.triggerFrame)) : nil)
+        let request = r
+        jobQueue.async { [weak self] in self?.runJob(n, request) }
+        emit(.job, job: n, progress: 0)
+        return job
+    }
+
+    private func runJob(_ n: Int, _ r: ExportRequest) {
+        update(n) { $0.state = .running }
+        var lastSaid = 0.0
+        do {
+            let report = try Exporter.export(r) { [weak self] done, total in
+                let p = total > 0 ? Double(done) / Double(total) : 0
+                self?.update(n) { $0.progress = p }
+                if p - lastSaid >= 0.05 { lastSaid = p; self?.emit(.job, job: n, progress: p) }
+            }
+            update(n) { $0.state = .done; $0.progress = 1; $0.outputFrames = report.outputFrames }
+        } catch {
+            update(n) { $0.state = .failed; $0.error = "\(error)" }
+        }
+        lock.lock(); let j = jobs[n]; lock.unlock()
+        emit(.job, job: n, progress: j?.progress, message: j?.error)
+    }
+
+    private func update(_ n: Int, _ change: (inout RigJob) -> Void) {
+        lock.lock(); if var j = jobs[n] { change(&j); jobs[n] = j }; lock.unlock()
+    }
+
+    public func job(_ id: Int) throws(RigRefusal) -> RigJob {
+        lock.lock(); defer { lock.unlock() }
+        guard let j = jobs[id] else { throw RigRefusal(.notFound, "no job \(id)") }
+        return j
+    }
+
+    public func allJobs() -> [RigJob] { lock.lock(); defer { lock.unlock() }; return jobs.values.sorted { $0.id < $1.id } }
+
+    /// A finished job's file.
+    public func jobPath(_ id: Int) throws(RigRefusal) -> String {
+        let j = try job(id)
+        guard j.state == .done else { throw RigRefusal(.conflict, "job \(id) is \(j.state.rawValue): its file is there once it is done") }
+        return (config.outDir as NSString).appendingPathComponent(j.file)
+    }
+
+    // MARK: events
+
+    /// The rig's events from now on, in order (a client that falls 256 events behind loses the oldest).
+    public func events() -> (id: Int, events: AsyncStream<RigEvent>) {
+        let (stream, c) = AsyncStream<RigEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
+        lock.lock()
+        let id = nextWatcher
+        nextWatcher += 1
+        watchers[id] = c
+        lock.unlock()
+        return (id, stream)
+    }
+
+    public func stopEvents(_ id: Int) { lock.lock(); let c = watchers.removeValue(forKey: id); lock.unlock(); c?.finish() }
+
+    private func emit(_ kind: RigEvent.Kind, shot: Int? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
+        let s = kind == .drops || kind == .state ? status() : nil
+        lock.lock()
+        seq += 1
+        let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, job: job, progress: progress,
+                         message: message ?? (kind == .state ? self.message : nil),
+                         droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
+        for c in watchers.values { c.yield(e) }
+        lock.unlock()
+    }
+}
+
+/// The rig's triggers as the session reads them: events the API pushed, each at its own instant.
+final class RigTriggers: TriggerEventSource, @unchecked Sendable {
+    // Safe: `queue` under `cond`.
+    private let cond = NSCondition()
+    private var queue: [TriggerEvents.Event] = []
+    func push(_ e: TriggerEvents.Event) { cond.lock(); queue.append(e); cond.broadcast(); cond.unlock() }
+    func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
+        cond.lock(); defer { cond.unlock() }
+        let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
+        while queue.isEmpty { if !cond.wait(until: deadline) { return nil } }
+        return queue.removeFirst()
+    }
+    func close() {}
+}

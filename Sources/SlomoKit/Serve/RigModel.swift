@@ -1,0 +1,159 @@
+import Foundation
+import SlomoCore
+
+/// What `slomo serve` is asked to run: how to open the camera, how shots are stored, the
+/// pre/post-trigger window and the live pictures. The camera options are capture's.
+public struct RigConfig: Sendable {
+    /// Opens the camera (called again when a setting that needs a new ring is changed while idle).
+    public var openSource: @Sendable () throws -> CaptureSource
+    /// Where shots and exports go; nothing is read or written outside it.
+    public var outDir: String
+    /// The recording's codec and options (its `output` is replaced by each shot's name).
+    public var recording: RecordingSettings
+    public var limits: CaptureLimits
+    public var audio: AudioSettings?
+    public var settings: RigSettings
+    public init(openSource: @escaping @Sendable () throws -> CaptureSource, outDir: String, recording: RecordingSettings,
+                limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings) {
+        self.openSource = openSource; self.outDir = outDir; self.recording = recording
+        self.limits = limits; self.audio = audio; self.settings = settings
+    }
+}
+
+/// The settings the API reads and changes (`GET`/`PATCH /api/v1/settings`). `preTrigger` and
+/// `postTrigger` size the ring: they change only while the rig is idle.
+public struct RigSettings: Codable, Sendable, Equatable {
+    public var preTrigger: Rational
+    public var postTrigger: Rational
+    /// Shots one arm takes before the rig goes idle again (0: until disarmed).
+    public var shots: Int
+    public var previewFps: Rational
+    public var previewWidth: Int
+    public init(preTrigger: Rational = TriggerSettings.defaultWindow, postTrigger: Rational = TriggerSettings.defaultWindow, shots: Int = 1,
+                previewFps: Rational = Rational(10), previewWidth: Int = 640) {
+        self.preTrigger = preTrigger; self.postTrigger = postTrigger; self.shots = shots
+        self.previewFps = previewFps; self.previewWidth = previewWidth
+    }
+
+    /// The settings that need the camera idle (a new ring).
+    public static let needIdle: Set<String> = ["preTrigger", "postTrigger"]
+
+    /// The ranges each setting takes, naming the field that is out of range.
+    public func check() throws(RigRefusal) {
+        guard !preTrigger.isNegative, preTrigger <= Rational(3600) else { throw .badField("preTrigger", "must be in [0, 3600] seconds") }
+        guard !postTrigger.isNegative, postTrigger <= Rational(3600) else { throw .badField("postTrigger", "must be in [0, 3600] seconds") }
+        guard preTrigger.isPositive || postTrigger.isPositive else { throw .badField("postTrigger", "preTrigger and postTrigger cannot both be 0") }
+        guard (0...10_000).contains(shots) else { throw .badField("shots", "must be in 0...10000 (0: until disarmed)") }
+        guard previewFps.isPositive, previewFps <= Rational(60) else { throw .badField("previewFps", "must be > 0 and at most 60") }
+        guard (64...3840).contains(previewWidth) else { throw .badField("previewWidth", "must be in 64...3840") }
+    }
+}
+
+/// Why the rig refused a request: the kind says which HTTP status the server answers with, the
+/// message is the one sentence it sends.
+public struct RigRefusal: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable { case badRequest, notFound, conflict, unavailable }
+    public var kind: Kind
+    public var message: String
+    public var field: String?
+    public init(_ kind: Kind, _ message: String, field: String? = nil) { self.kind = kind; self.message = message; self.field = field }
+    public static func badField(_ field: String, _ why: String) -> RigRefusal { RigRefusal(.badRequest, "\(field): \(why)", field: field) }
+    public var description: String { message }
+}
+
+/// The rig's state: `idle → armed → triggered → saving → armed…`; `stopped` once the camera is gone
+/// (the files are finished; the server keeps answering).
+public enum RigState: String, Codable, Sendable { case starting, idle, armed, triggered, saving, stopped }
+
+/// `GET /api/v1/status`, and the body of every `state` event.
+public struct RigStatus: Codable, Sendable {
+    public var state: RigState
+    public var camera: String
+    public var format: CaptureFormat?
+    public var nominalFrameRate: Rational?
+    /// Frames per second over the last second or more (display).
+    public var achievedFps: Double?
+    public var framesCaptured: Int64
+    public var droppedByDriver: Int64
+    public var droppedBySlomo: Int64
+    public var damagedFrames: Int64
+    /// How full the pre-trigger window is (0...1), when armed.
+    public var preTriggerFill: Double?
+    /// How much of the post-trigger window has arrived (0...1), when triggered.
+    public var postTriggerFill: Double?
+    /// The shot being saved and how far (0...1).
+    public var savingShot: Int?
+    public var savingProgress: Double?
+    /// Shots this arm still takes (nil: until disarmed).
+    public var shotsLeft: Int?
+    public var shotsSaved: Int
+    public var ringFrames: Int
+    public var preFrames: Int
+    public var postFrames: Int
+    public var live: LivePictures.Counts
+    /// Why the camera stopped (state `stopped`), or the last warning.
+    public var message: String?
+}
+
+/// One saved shot (`GET /api/v1/shots`): frames are numbered from its trigger frame (0), negative before it.
+public struct RigShot: Codable, Sendable {
+    public var id: Int
+    /// The file's name in the output directory.
+    public var file: String
+    public var bytes: Int64
+    public var frames: Int64
+    /// The first and last frame numbers (first ≤ 0 ≤ last when the trigger frame was kept).
+    public var firstFrame: Int
+    public var lastFrame: Int
+    public var preFrames: Int
+    public var postFrames: Int
+    public var complete: Bool
+    public var triggerWallTime: String
+    public var warning: String?
+    public var report: ShotReport
+}
+
+/// `POST /api/v1/shots/{id}/export`: frames `from`...`to` (from the trigger frame) at `rate`.
+public struct RigExportAsk: Codable, Sendable {
+    public var from: Int?
+    public var to: Int?
+    /// Speed: 0.25 plays four times slower. A number or a fraction text ("1/4").
+    public var rate: Rational?
+    public var pitch: String?
+    public var fps: Rational?
+    public var codec: String?
+    public init() {}
+}
+
+/// An export job (`GET /api/v1/jobs/{id}`).
+public struct RigJob: Codable, Sendable {
+    public enum State: String, Codable, Sendable { case queued, running, done, failed }
+    public var id: Int
+    public var shot: Int
+    public var state: State
+    /// 0...1.
+    public var progress: Double
+    public var file: String
+    public var from: Int
+    public var to: Int
+    public var rate: Rational
+    public var pitch: String
+    public var fps: Rational
+    public var error: String?
+    public var outputFrames: Int64?
+}
+
+/// What the rig tells its clients as it happens (`GET /api/v1/events`, Server-Sent Events):
+/// `seq` numbers them in the order they happened.
+public struct RigEvent: Codable, Sendable {
+    public enum Kind: String, Codable, Sendable { case state, trigger, progress, shot, job, drops, warning }
+    public var seq: Int64
+    public var event: Kind
+    public var state: RigState
+    public var shot: Int?
+    public var job: Int?
+    public var progress: Double?
+    public var message: String?
+    public var droppedByDriver: Int64?
+    public var droppedBySlomo: Int64?
+}

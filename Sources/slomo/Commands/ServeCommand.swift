@@ -1,0 +1,115 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import SlomoCore
+import SlomoSystem
+import SlomoKit
+import SlomoServe
+
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Operate a camera from a browser or a script: live picture, arm, trigger, review, export.",
+        discussion: """
+        The camera streams into the RAM ring from the start, so it can be aimed. One state machine serves \
+        the page and the API alike: idle → armed (the pre-trigger window filling) → triggered (the \
+        post-trigger window filling) → saving → armed again while the arm has shots left. Shots are saved \
+        in --out-dir as shotNNNN.mp4 (x264 and compressed cameras) or .mkv (ffv1, raw), never over an \
+        existing file; their frames are numbered from the trigger frame (0; negative before it).
+        The page is at /; the API under /api/v1 (its OpenAPI description at /api/v1/openapi.json); the \
+        live picture at /preview.mjpg, /snapshot.jpg and the WebSocket /api/v1/live; the rig's events \
+        at /api/v1/events (Server-Sent Events). Docs/Serve.md describes each.
+        Security: it listens on 127.0.0.1:8080 unless --listen says otherwise. Every request needs the token \
+        (Authorization: Bearer TOKEN; the page trades it for a session cookie): it is read from --token-file, \
+        or made there (mode 0600) when the file is missing. slomo prints the page's URL with the token on \
+        stderr. Changes come only by POST, PATCH or DELETE, from no other origin; unknown Host names are \
+        refused. For another machine, use an SSH tunnel (ssh -L 8080:127.0.0.1:8080 rig) or a reverse proxy \
+        with TLS.
+        Examples:
+          slomo serve /dev/video0 --out-dir shots --pre-trigger 2 --post-trigger 1
+          slomo serve --source synthetic:fps=240,size=640x360 --out-dir /tmp/shots
+          curl -H "Authorization: Bearer $(cat ~/.config/slomo/token)" \\
+              -X POST http://127.0.0.1:8080/api/v1/arm
+        """)
+
+    @OptionGroup var camera: CameraOptions
+    @Option(help: "Listen on HOST:PORT (default 127.0.0.1:8080; port 0: any free one).") var listen = "127.0.0.1:8080"
+    @Option(help: "Write shots and exports here (created when missing).", completion: .directory) var outDir = "."
+    @Option(help: "The token file (default ~/.config/slomo/token; created with a new random token, mode 0600, when missing).", completion: .file()) var tokenFile: String?
+    @Flag(help: "No token (loopback addresses only).") var noToken = false
+    @Option(help: "Another name the Host header may carry (a DNS name of the rig, a proxy's), repeatable.") var allowedHost: [String] = []
+    @Option(parsing: .unconditional, help: "Shots one arm takes (0: until disarmed).") var shots = 1
+    @Option(parsing: .unconditional, help: "Live pictures per second at most.") var previewFps = "10"
+    @Option(help: "Live picture width at most (pixels).") var previewWidth = 640
+
+    func run() throws {
+        ProcessSignals.interruptsStopTheRun()
+        ProcessSignals.ignoreBrokenPipes()
+        guard let (host, port) = ServeAccess.parseListen(listen) else { throw ServeError.badListen(listen) }
+        // before anything starts: a token-less server only where nobody else can reach it
+        if noToken && !ServeAccess.isLoopback(host) { throw ServeError.tokenNeededOffLoopback(host) }
+        let outDir = try Self.checkOutDir(self.outDir)
+        let limits = try camera.limits()
+        let window = try camera.window()
+        let recording = try camera.recording(output: (outDir as NSString).appendingPathComponent("shot.mp4"))
+        try recording.validate()
+        let audio = try camera.audioOptions()
+        let controls = try camera.cameraControls.requests()
+        guard camera.devices.count <= 1 else { throw CommandLineError("serve operates one camera: give one DEVICE", .badRequest) }
+        if !controls.isEmpty && camera.source != nil { throw CommandLineError("camera controls need a device, not \(Setting.source)", .badRequest) }
+        let settings = RigSettings(preTrigger: window.pre, postTrigger: window.post, shots: shots,
+                                   previewFps: try OptionValues.rational(previewFps, option: .previewFps), previewWidth: previewWidth)
+        do { try settings.check() } catch { throw CommandLineError("\(error.message)", .badRequest) }
+        let token: String? = noToken ? nil : try ServeAccess.token(file: tokenFile ?? Self.defaultTokenFile())
+        let camera = self.camera, device = camera.devices.first
+        let rig = Rig(RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
+                                limits: limits, audio: audio, settings: settings))
+        try rig.start()
+        defer { rig.stop() }
+        let server = RigServer(rig: rig, access: ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost))
+        let done = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        Task.detached {
+            do {
+                try await server.run(stop: ProcessSignals.interrupt) { bound in
+                    Console.error("slomo: serving http://\(shownHost):\(bound)/" + (token.map { "?token=\($0)" } ?? ""))
+                }
+            } catch { failure.set(error) }
+            done.signal()
+        }
+        done.wait()
+        if let e = failure.error {
+            throw ServeError.portInUse(host, port, "\(e)".contains("Address already in use") ? "the port is in use (another program listens on it)" : "\(e)")
+        }
+    }
+
+    /// The output directory, created when missing, refused (exit 73) when it cannot be written.
+    static func checkOutDir(_ dir: String) throws -> String {
+        let fm = FileManager.default
+        var isDir: ObjCBool = false
+        if !fm.fileExists(atPath: dir, isDirectory: &isDir) {
+            do { try fm.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
+                throw ServeError.outDir(dir, "it cannot be created (\((error as NSError).localizedDescription))")
+            }
+        } else if !isDir.boolValue { throw ServeError.outDir(dir, "it is a file") }
+        guard access(dir, W_OK | X_OK) == 0 else { throw ServeError.outDir(dir, "no permission to write in it") }
+        return URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    static func defaultTokenFile() throws -> String {
+        let base = ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"] ?? (NSHomeDirectory() + "/.config")
+        let dir = base + "/slomo"
+        try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return dir + "/token"
+    }
+}
+
+/// The server task's error, read after it ended.
+final class FailureBox: @unchecked Sendable {
+    // Safe: `stored` under `lock`.
+    private let lock = NSLock()
+    private var stored: Error?
+    func set(_ e: Error) { lock.lock(); stored = e; lock.unlock() }
+    var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
+}

@@ -1,0 +1,23 @@
+import os
+import shutil
+import tempfile
+
+import pytest
+
+from client import Server
+
+SYNTHETIC = ["--source", "synthetic:fps=240,size=640x360,format=yuv420p", "--pre-trigger", "0.5", "--post-trigger", "0.5"]
+
+
+@pytest.fixture
+def scratch():
+    d = tempfile.mkdtemp(prefix="slomo-serve-")
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+@pytest.fixture
+def server(scratch):
+    s = Server(SYNTHETIC, os.path.join(scratch, "out"), token_file=os.path.join(scratch, "token"))
+    yield s
+    assert s.stop() == 0, "slomo serve did not end cleanly on SIGINT: " + " | ".join(s.lines)
