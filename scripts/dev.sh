@@ -39,8 +39,9 @@ TEST_PACKAGES=(
   chromium chromium-driver curl
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
-# sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench.
-BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc gpiod gstreamer1.0-tools)
+# sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench;
+# ustreamer (µStreamer, the MJPEG streamer) for the serve bench.
+BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc gpiod gstreamer1.0-tools ustreamer)
 
 # deps [build|test|bench]: install what is missing (default: build).
 deps() {

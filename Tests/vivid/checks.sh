@@ -299,6 +299,7 @@ sleep 0.5
 # --- slomo serve on vivid: the API on loopback, a shot, its frames and file, the camera vanishing
 modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc
 v4l2-ctl -d $D -i 0 >/dev/null
+ip link set lo up      # the guest's loopback (the server and its client both inside the VM)
 python3 $HERE/serve-checks.py $D $OUT 2>$OUT/serve.err
 sleep 0.5
 

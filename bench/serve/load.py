@@ -19,6 +19,7 @@ import http.client
 import json
 import os
 import shlex
+import socket
 import statistics
 import sys
 import tempfile
@@ -67,11 +68,14 @@ class Viewer(threading.Thread):
 
 
 def stalled(c):
-    """A multipart viewer that connects and never reads a byte."""
-    conn = http.client.HTTPConnection(c.host, c.port, timeout=30)
-    conn.request("GET", "/preview.mjpg", headers=c.headers())
-    conn.getresponse()          # the headers only; the body is never read
-    return conn
+    """A multipart viewer that connects and never reads a byte (a 4 KiB receive buffer, so the
+    server's writes to it block within a picture or two, as a phone's would on a bad link)."""
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect((c.host, c.port))
+    h = c.headers()
+    s.sendall(("GET /preview.mjpg HTTP/1.1\r\n" + "".join(f"{k}: {v}\r\n" for k, v in h.items()) + "\r\n").encode())
+    return s
 
 
 def phase(c, seconds, loaded):
@@ -123,12 +127,80 @@ def phase(c, seconds, loaded):
     return out
 
 
+class PeerViewer(threading.Thread):
+    """A reader of µStreamer's /stream with its extra headers: pictures and latency (its grab
+    time to arrival)."""
+    def __init__(self, port):
+        super().__init__(daemon=True)
+        self.port, self.latency, self.frames, self.stop = port, [], 0, threading.Event()
+
+    def run(self):
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request("GET", "/stream?extra_headers=1")
+        r = conn.getresponse()
+        headers = {}
+        while not self.stop.is_set():
+            line = r.fp.readline()
+            if not line:
+                return
+            line = line.decode(errors="replace").strip()
+            if ":" in line:
+                k, v = line.split(":", 1)
+                headers[k.strip().lower()] = v.strip()
+            elif not line and "content-length" in headers:
+                r.fp.read(int(headers["content-length"]))
+                # µStreamer's times are CLOCK_MONOTONIC_RAW (its us_get_now_monotonic); its
+                # grab time is when it dequeued the buffer
+                now = time.clock_gettime(time.CLOCK_MONOTONIC_RAW)
+                if self.frames == 0:
+                    self.first_headers = dict(headers)
+                grab = headers.get("x-ustreamer-grab-time") or headers.get("x-ustreamer-grab-timestamp")
+                if grab:
+                    self.latency.append((now - float(grab)) * 1000)
+                self.frames += 1
+                headers = {}
+
+
+def peer(device, size, fmt, seconds):
+    """µStreamer (the MJPEG streamer users pick for a headless camera) on the same camera and mode,
+    alone, with the same four readers and one stalled client."""
+    import shutil
+    import subprocess
+    if not shutil.which("ustreamer"):
+        return None
+    port = 18080
+    p = subprocess.Popen(["ustreamer", "-d", device, "-r", size, "-m", fmt, "-s", "127.0.0.1", "-p", str(port)],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(3)
+        viewers = [PeerViewer(port) for _ in range(4)]
+        for v in viewers:
+            v.start()
+        slow = socket.socket()
+        slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        slow.connect(("127.0.0.1", port))
+        slow.sendall(b"GET /stream HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        t0 = time.monotonic()
+        time.sleep(seconds)
+        for v in viewers:
+            v.stop.set()
+        elapsed = time.monotonic() - t0
+        lat = [x for v in viewers for x in v.latency]
+        slow.close()
+        return {"peer": "ustreamer", "headers": getattr(viewers[0], "first_headers", None), "pictureFpsPerViewer": round(statistics.mean(v.frames for v in viewers) / elapsed, 2),
+                "pictureLatencyP50Ms": pct(lat, 50), "pictureLatencyP99Ms": pct(lat, 99)}
+    finally:
+        p.terminate()
+        p.wait(10)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--camera", default="--source synthetic:fps=240,size=640x360,format=yuv420p")
     ap.add_argument("--seconds", type=float, default=10)
     ap.add_argument("--preview-fps", default="15")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--peer", action="store_true", help="also µStreamer on the same camera (a V4L2 device), after slomo")
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="slomo-serve-load-") as d:
         s = Server(shlex.split(a.camera) + ["--pre-trigger", "1", "--post-trigger", "1", "--preview-fps", a.preview_fps],
@@ -141,11 +213,16 @@ def main():
         finally:
             s.stop()
     f = camera["format"]
+    other = None
+    if a.peer:
+        words = shlex.split(a.camera)
+        size = words[words.index("--size") + 1] if "--size" in words else f"{camera['format']['width']}x{camera['format']['height']}"
+        other = peer(words[0], size, camera["format"]["fourcc"], a.seconds)
     head = {"camera": camera["camera"], "mode": f"{f['fourcc']} {f['width']}x{f['height']}",
             "nominalFps": camera["nominalFrameRate"]["numerator"] / camera["nominalFrameRate"]["denominator"],
             "previewFps": a.preview_fps}
     if a.json:
-        print(json.dumps({"run": head, "phases": results}, indent=1))
+        print(json.dumps({"run": head, "phases": results, "peer": other}, indent=1))
         return
     print(f"slomo serve load: {head['camera']} {head['mode']} at {head['nominalFps']:g} fps, pictures at {a.preview_fps} fps")
     for r in results:
@@ -156,6 +233,13 @@ def main():
             line += (f"\n          4 viewers: {r['pictureFpsPerViewer']} pictures/s each, latency p50 {r['pictureLatencyP50Ms']} ms "
                      f"p99 {r['pictureLatencyP99Ms']} ms; 1 stalled viewer; {r['picturesReplaced']} pictures replaced unread")
         print(line)
+    if other:
+        mine = results[1]
+        if not other["pictureLatencyP50Ms"]:
+            print("  ustreamer part headers:", other["headers"])
+        print(f"  ustreamer (alone, recording nothing; same camera, 4 readers + 1 stalled): {other['pictureFpsPerViewer']} pictures/s each, "
+              f"latency p50 {other['pictureLatencyP50Ms']} ms p99 {other['pictureLatencyP99Ms']} ms; "
+              f"slomo/ustreamer latency p50 {round(mine['pictureLatencyP50Ms'] / other['pictureLatencyP50Ms'], 2) if other['pictureLatencyP50Ms'] else '?'}")
 
 
 if __name__ == "__main__":

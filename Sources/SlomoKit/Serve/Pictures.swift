@@ -67,8 +67,7 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     // Safe: `viewers`, `format`, `ring`, `stopping`, the counters under `lock`; `thread` only by
     // the rig's control calls (start/stop), one at a time.
     private let lock = NSLock()
-    private var viewers: [Int: AsyncStream<LivePicture>.Continuation] = [:]
-    private var nextViewer = 0
+    private let viewers = Subscribers<LivePicture>(keep: 1)
     private var format: CaptureFormat?
     private var ring: FrameRing?
     private var stopping = false
@@ -76,7 +75,7 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
     public private(set) var fps: Rational
     public private(set) var maxWidth: Int
-    private var made: Int64 = 0, replaced: Int64 = 0, failed: String?
+    private var made: Int64 = 0, failed: String?
 
     public init(fps: Rational = Rational(10), maxWidth: Int = 640) { self.fps = fps; self.maxWidth = maxWidth }
 
@@ -93,7 +92,7 @@ public final class LivePictures: RingTap, @unchecked Sendable {
 
     public var counts: Counts {
         lock.lock(); defer { lock.unlock() }
-        return Counts(viewers: viewers.count, pictures: made, replaced: replaced, fps: fps, width: maxWidth, error: failed)
+        return Counts(viewers: viewers.count, pictures: made, replaced: viewers.replacedCount, fps: fps, width: maxWidth, error: failed)
     }
 
     /// The rate and width of the pictures (applied from the next picture on).
@@ -106,19 +105,11 @@ public final class LivePictures: RingTap, @unchecked Sendable {
 
     /// A new viewer: its pictures, one pending at most. `stop` with its id ends it.
     public func watch() -> (id: Int, pictures: AsyncStream<LivePicture>) {
-        let (stream, c) = AsyncStream<LivePicture>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        lock.lock()
-        let id = nextViewer
-        nextViewer += 1
-        viewers[id] = c
-        lock.unlock()
-        return (id, stream)
+        let (id, values) = viewers.add()
+        return (id, values)
     }
 
-    public func stopWatching(_ id: Int) {
-        lock.lock(); let c = viewers.removeValue(forKey: id); lock.unlock()
-        c?.finish()
-    }
+    public func stopWatching(_ id: Int) { viewers.remove(id) }
 
     /// One picture now (a viewer for as long as it takes; nil after `timeout` seconds without a frame).
     public func snapshot(timeout: Double = 3) async -> LivePicture? {
@@ -180,9 +171,10 @@ public final class LivePictures: RingTap, @unchecked Sendable {
         var next = CaptureClock.now()
         while true {
             lock.lock()
-            let stop = stopping, watched = !viewers.isEmpty, fps = self.fps, width = maxWidth
+            let stop = stopping, fps = self.fps, width = maxWidth
             lock.unlock()
             if stop { return }
+            let watched = viewers.count > 0
             // pictures are made only while someone watches
             guard watched else { CurrentProcess.sleep(microseconds: 10_000); next = CaptureClock.now(); continue }
             let wait = ((next - CaptureClock.now()) * Rational(1_000_000)).rounded(.up)
@@ -210,12 +202,8 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     }
 
     private func publish(_ p: LivePicture) {
-        lock.lock()
-        made += 1
-        for c in viewers.values {
-            if case .dropped = c.yield(p) { replaced += 1 }
-        }
-        lock.unlock()
+        lock.lock(); made += 1; lock.unlock()
+        viewers.yield(p)
     }
 }
 

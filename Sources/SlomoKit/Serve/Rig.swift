@@ -22,7 +22,7 @@ public final class Rig: @unchecked Sendable {
     private var settings: RigSettings
     private var state = RigState.starting
     private var session: CaptureSession?
-    private var triggers = RigTriggers()
+    private var triggers = TriggerQueue()
     private var sessionDone = DispatchSemaphore(value: 0)
     private var sessionStop = StopToken()
     /// Triggers passed to the session whose `trigger` event has not come back yet.
@@ -39,8 +39,7 @@ public final class Rig: @unchecked Sendable {
     private var jobs: [Int: RigJob] = [:]
     private var nextJob = 1
     private let jobQueue = DispatchQueue(label: "slomo-export")
-    private var watchers: [Int: AsyncStream<RigEvent>.Continuation] = [:]
-    private var nextWatcher = 0
+    private let watchers = Subscribers<RigEvent>(keep: 256)
     private var seq: Int64 = 0
     private var rateSample: (time: Rational, frames: Int64)?
     private var fps: Double?
@@ -85,10 +84,7 @@ public final class Rig: @unchecked Sendable {
         lock.lock(); closing = true; lock.unlock()
         stopSession()
         jobQueue.sync {}
-        lock.lock()
-        for c in watchers.values { c.finish() }
-        watchers.removeAll()
-        lock.unlock()
+        watchers.finishAll()
     }
 
     private func startSession() throws {
@@ -99,7 +95,7 @@ public final class Rig: @unchecked Sendable {
         t.firstShot = TriggerSettings.nextFreeShot(template)
         var recording = config.recording
         recording.output = template
-        let triggers = RigTriggers()
+        let triggers = TriggerQueue()
         let stop = StopToken()
         let session = try CaptureSession(source: source, settings: recording, limits: config.limits, trigger: t,
                                          audio: config.audio, preview: nil, stop: stop)
@@ -492,17 +488,9 @@ public final class Rig: @unchecked Sendable {
     // MARK: events
 
     /// The rig's events from now on, in order (a client that falls 256 events behind loses the oldest).
-    public func events() -> (id: Int, events: AsyncStream<RigEvent>) {
-        let (stream, c) = AsyncStream<RigEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
-        lock.lock()
-        let id = nextWatcher
-        nextWatcher += 1
-        watchers[id] = c
-        lock.unlock()
-        return (id, stream)
-    }
+    public func events() -> (id: Int, events: AsyncStream<RigEvent>) { let (id, values) = watchers.add(); return (id, values) }
 
-    public func stopEvents(_ id: Int) { lock.lock(); let c = watchers.removeValue(forKey: id); lock.unlock(); c?.finish() }
+    public func stopEvents(_ id: Int) { watchers.remove(id) }
 
     private func emit(_ kind: RigEvent.Kind, shot: Int? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
         let s = kind == .drops || kind == .state ? status() : nil
@@ -511,22 +499,7 @@ public final class Rig: @unchecked Sendable {
         let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, job: job, progress: progress,
                          message: message ?? (kind == .state ? self.message : nil),
                          droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
-        for c in watchers.values { c.yield(e) }
+        watchers.yield(e)       // under the lock: every client gets the events in `seq` order
         lock.unlock()
     }
-}
-
-/// The rig's triggers as the session reads them: events the API pushed, each at its own instant.
-final class RigTriggers: TriggerEventSource, @unchecked Sendable {
-    // Safe: `queue` under `cond`.
-    private let cond = NSCondition()
-    private var queue: [TriggerEvents.Event] = []
-    func push(_ e: TriggerEvents.Event) { cond.lock(); queue.append(e); cond.broadcast(); cond.unlock() }
-    func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
-        cond.lock(); defer { cond.unlock() }
-        let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
-        while queue.isEmpty { if !cond.wait(until: deadline) { return nil } }
-        return queue.removeFirst()
-    }
-    func close() {}
 }

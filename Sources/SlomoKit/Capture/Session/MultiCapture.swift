@@ -71,7 +71,7 @@ public enum MultiCapture {
             let first = sessions.first
             source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: first?.source.name ?? "?") { first?.onEvent?($0) }
         case .stdin, .signal: source = TriggerEvents(kind: t.kind)
-        case .api: source = RigTriggers()       // fed by whoever holds the sessions (the server)
+        case .api: source = TriggerQueue()       // fed by whoever holds the sessions (the server)
         case .gpio(let g): source = try GPIOTriggerSource(g, debounce: t.debounce, holdoff: t.holdoff)
         case .sound(let level):
             // the trigger's microphone, or the first camera's sound input (the one --audio records), hears for every camera

@@ -84,22 +84,27 @@ protocol TriggerEventSource: AnyObject {
     func close()
 }
 
+/// Events pushed by another thread (one camera's share of a fan-out; the server's triggers), read
+/// in order by a session.
+final class TriggerQueue: TriggerEventSource, @unchecked Sendable {
+    // Safe: `queue` under `cond`.
+    private let cond = NSCondition()
+    private var queue: [TriggerEvents.Event] = []
+    func push(_ e: TriggerEvents.Event) { cond.lock(); queue.append(e); cond.broadcast(); cond.unlock() }
+    func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
+        cond.lock(); defer { cond.unlock() }
+        let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
+        while queue.isEmpty { if !cond.wait(until: deadline) { return nil } }
+        return queue.removeFirst()
+    }
+    func close() {}
+}
+
 /// One event source read on one thread and handed to every camera: a `trigger` line or SIGUSR1
 /// reaches each session with the same CLOCK_MONOTONIC stamp, so each selects its own first frame
 /// at or after the same instant; `quit` (or the end of stdin) reaches them all.
 final class TriggerFanOut: @unchecked Sendable {
-    final class Share: TriggerEventSource {
-        private let cond = NSCondition()
-        private var queue: [TriggerEvents.Event] = []
-        fileprivate func push(_ e: TriggerEvents.Event) { cond.lock(); queue.append(e); cond.broadcast(); cond.unlock() }
-        func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
-            cond.lock(); defer { cond.unlock() }
-            let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
-            while queue.isEmpty { if !cond.wait(until: deadline) { return nil } }
-            return queue.removeFirst()
-        }
-        func close() {}
-    }
+    typealias Share = TriggerQueue
 
     let shares: [Share]
     private let source: TriggerEventSource
