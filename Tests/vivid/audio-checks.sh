@@ -83,7 +83,8 @@ say kill_streams "$(streams $OUT/kill.mp4)"
 $S capture $D --audio hw:7,0 --frames 10 -o $OUT/bad1.mkv 2>$OUT/bad1.err; say bad_card "$? $(cat $OUT/bad1.err) $(ls $OUT/bad1.mkv 2>&1 | grep -c 'No such')"
 $S capture $D --audio hw:Loopback,1,0 --audio-rate 384000 --frames 10 -o $OUT/bad2.mkv 2>$OUT/bad2.err; say bad_rate "$? $(cat $OUT/bad2.err) $(ls $OUT/bad2.mkv 2>&1 | grep -c 'No such')"
 arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 4 /dev/null & rec=$!
-sleep 0.5
+# until arecord holds the device (a fixed half second was once too short for the emulated VM)
+for i in $(seq 50); do grep -q closed /proc/asound/Loopback/pcm1c/sub0/status 2>/dev/null || break; sleep 0.1; done
 $S capture $D --audio hw:Loopback,1,0 --frames 10 -o $OUT/bad3.mkv 2>$OUT/bad3.err; say bad_busy "$? $(cat $OUT/bad3.err) $(ls $OUT/bad3.mkv 2>&1 | grep -c 'No such')"
 wait $rec
 # --- two cameras, one timeline (vivid n_devs=2: /dev/video0 and /dev/video1, both webcams at 60 fps)
