@@ -11,9 +11,9 @@ import SlomoSystem
 /// the state the clients see. Saving goes on while the ring keeps filling; a trigger during a save
 /// is a further shot when the arm has shots left, and refused with the reason otherwise.
 public final class Rig: @unchecked Sendable {
-    // Safe: every `var` below is touched under `lock`; the session runs on its own thread and
+    // Safe: every `var` below (and the jobs, Rig+Jobs.swift) is touched under `lock`; the session runs on its own thread and
     // reaches the rig only through its callbacks, which take the lock.
-    private let lock = NSLock()
+    let lock = NSLock()
     /// Held across a whole control operation (arm, a settings change, disarm, stop), which may
     /// reopen the camera: one at a time, so two clients never run two sessions or undo each other.
     private let control = NSLock()
@@ -36,9 +36,9 @@ public final class Rig: @unchecked Sendable {
     private var saved: [Int: RigShot] = [:]
     private var pictures: [Int: ShotPictures] = [:]
     private var picturesUsed: [Int] = []
-    private var jobs: [Int: RigJob] = [:]
-    private var nextJob = 1
-    private let jobQueue = DispatchQueue(label: "slomo-export")
+    var jobs: [Int: RigJob] = [:]
+    var nextJob = 1
+    let jobQueue = DispatchQueue(label: "slomo-export")
     private let watchers = Subscribers<RigEvent>(keep: 256)
     private var seq: Int64 = 0
     private var rateSample: (time: Rational, frames: Int64)?
@@ -410,81 +410,6 @@ public final class Rig: @unchecked Sendable {
         emit(.shot, shot: id, message: "deleted")
     }
 
-    // MARK: exports
-
-    /// Starts an export of shot `id`'s frames `from`...`to` (from the trigger frame) as a job.
-    public func export(shot id: Int, _ ask: RigExportAsk) throws(RigRefusal) -> RigJob {
-        let s = try shot(id)
-        let from = ask.from ?? s.firstFrame, to = ask.to ?? s.lastFrame
-        guard s.lastFrame >= s.firstFrame else { throw RigRefusal(.conflict, "shot \(id) has no frame to export") }
-        guard (s.firstFrame...s.lastFrame).contains(from) else { throw .badField("from", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(from)") }
-        guard (s.firstFrame...s.lastFrame).contains(to) else { throw .badField("to", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(to)") }
-        guard from <= to else { throw .badField("to", "must be at or after from (\(from))") }
-        let rate = ask.rate ?? Rational(1, 4)
-        guard rate.isPositive, rate <= Rational(16) else { throw .badField("rate", "must be > 0 and at most 16") }
-        let pitch = ask.pitch ?? "spectral"
-        guard TimePitchAlgorithm(rawValue: pitch) != nil else {
-            throw .badField("pitch", "expected \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        let fps = ask.fps ?? Rational(30)
-        guard fps.isPositive, fps <= Rational(1000) else { throw .badField("fps", "must be > 0 and at most 1000") }
-        let codec = ask.codec ?? "libx264"
-        guard ["libx264", "libx265", "mpeg4", "mjpeg", "ffv1"].contains(codec) else { throw .badField("codec", "expected libx264, libx265, mpeg4, mjpeg or ffv1") }
-        lock.lock()
-        let n = nextJob
-        nextJob += 1
-        let ext = codec == "ffv1" ? "mkv" : "mp4"
-        let name = String(format: "shot%04d-export%d.%@", id, n, ext)
-        let job = RigJob(id: n, shot: id, state: .queued, progress: 0, file: name, from: from, to: to, rate: rate, pitch: pitch, fps: fps)
-        jobs[n] = job
-        lock.unlock()
-        var r = ExportRequest(input: s.report.output, output: (config.outDir as NSString).appendingPathComponent(name), spec: RetimeSpec(rate: rate))
-        r.frameRate = fps
-        r.pitch = pitch
-        r.codec = codec
-        r.trim = SourceTrim(start: .frame(Int64(from + s.report.triggerFrame)), end: to < s.lastFrame ? .frame(Int64(to + 1 + s.report.triggerFrame)) : nil)
-        let request = r
-        jobQueue.async { [weak self] in self?.runJob(n, request) }
-        emit(.job, job: n, progress: 0)
-        return job
-    }
-
-    private func runJob(_ n: Int, _ r: ExportRequest) {
-        update(n) { $0.state = .running }
-        var lastSaid = 0.0
-        do {
-            let report = try Exporter.export(r) { [weak self] done, total in
-                let p = total > 0 ? Double(done) / Double(total) : 0
-                self?.update(n) { $0.progress = p }
-                if p - lastSaid >= 0.05 { lastSaid = p; self?.emit(.job, job: n, progress: p) }
-            }
-            update(n) { $0.state = .done; $0.progress = 1; $0.outputFrames = report.outputFrames }
-        } catch {
-            update(n) { $0.state = .failed; $0.error = "\(error)" }
-        }
-        lock.lock(); let j = jobs[n]; lock.unlock()
-        emit(.job, job: n, progress: j?.progress, message: j?.error)
-    }
-
-    private func update(_ n: Int, _ change: (inout RigJob) -> Void) {
-        lock.lock(); if var j = jobs[n] { change(&j); jobs[n] = j }; lock.unlock()
-    }
-
-    public func job(_ id: Int) throws(RigRefusal) -> RigJob {
-        lock.lock(); defer { lock.unlock() }
-        guard let j = jobs[id] else { throw RigRefusal(.notFound, "no job \(id)") }
-        return j
-    }
-
-    public func allJobs() -> [RigJob] { lock.lock(); defer { lock.unlock() }; return jobs.values.sorted { $0.id < $1.id } }
-
-    /// A finished job's file.
-    public func jobPath(_ id: Int) throws(RigRefusal) -> String {
-        let j = try job(id)
-        guard j.state == .done else { throw RigRefusal(.conflict, "job \(id) is \(j.state.rawValue): its file is there once it is done") }
-        return (config.outDir as NSString).appendingPathComponent(j.file)
-    }
-
     // MARK: events
 
     /// The rig's events from now on, in order (a client that falls 256 events behind loses the oldest).
@@ -492,7 +417,7 @@ public final class Rig: @unchecked Sendable {
 
     public func stopEvents(_ id: Int) { watchers.remove(id) }
 
-    private func emit(_ kind: RigEvent.Kind, shot: Int? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
+    func emit(_ kind: RigEvent.Kind, shot: Int? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
         let s = kind == .drops || kind == .state ? status() : nil
         lock.lock()
         seq += 1
