@@ -82,11 +82,14 @@ say kill_streams "$(streams $OUT/kill.mp4)"
 # --- bad input: no such card, a rate the card does not offer, the card busy; nothing written
 $S capture $D --audio hw:7,0 --frames 10 -o $OUT/bad1.mkv 2>$OUT/bad1.err; say bad_card "$? $(cat $OUT/bad1.err) $(ls $OUT/bad1.mkv 2>&1 | grep -c 'No such')"
 $S capture $D --audio hw:Loopback,1,0 --audio-rate 384000 --frames 10 -o $OUT/bad2.mkv 2>$OUT/bad2.err; say bad_rate "$? $(cat $OUT/bad2.err) $(ls $OUT/bad2.mkv 2>&1 | grep -c 'No such')"
-arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 -d 4 /dev/null & rec=$!
+# arecord holds the device until it is killed: a fixed recording length once ran out before the
+# emulated VM's slomo reached its sound device (after the camera and a 64 MiB ring), and it opened
+arecord -q -D hw:Loopback,1,0 -f S16_LE -r 48000 -c 2 /dev/null & rec=$!
 # until arecord holds the device (a fixed half second was once too short for the emulated VM)
-for i in $(seq 50); do grep -q closed /proc/asound/Loopback/pcm1c/sub0/status 2>/dev/null || break; sleep 0.1; done
+st=/proc/asound/Loopback/pcm1c/sub0/status
+for i in $(seq 100); do [ -r $st ] && ! grep -q closed $st && break; sleep 0.1; done
 $S capture $D --audio hw:Loopback,1,0 --frames 10 -o $OUT/bad3.mkv 2>$OUT/bad3.err; say bad_busy "$? $(cat $OUT/bad3.err) $(ls $OUT/bad3.mkv 2>&1 | grep -c 'No such')"
-wait $rec
+kill $rec; wait $rec 2>/dev/null
 # --- two cameras, one timeline (vivid n_devs=2: /dev/video0 and /dev/video1, both webcams at 60 fps)
 $S capture /dev/video0 /dev/video1 --duration 4 -o "$OUT/cam{camera}.mp4" --overwrite --json > $OUT/two.json; say two_rc $?
 python3 - "$OUT/two.json" "$OUT/cam1.mp4" "$OUT/cam2.mp4" <<'PY'
