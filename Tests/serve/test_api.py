@@ -5,6 +5,7 @@ import subprocess
 import threading
 import json
 import re
+import signal
 import time
 
 from client import binary, calibration_index, mjpeg_parts
@@ -83,6 +84,53 @@ def test_shot_frames_export_download(server, scratch):
     assert c.request("DELETE", "/api/v1/shots/1").status == 204
     assert c.get("/api/v1/shots/1").status == 404
     assert not os.path.exists(os.path.join(server.out_dir, shot["file"]))
+
+
+def test_shots_of_an_earlier_server_are_listed(scratch):
+    """A restarted server lists the shots in its output directory: from their reports when the
+    server before stopped cleanly, from the files' own tags when it was killed."""
+    from conftest import SYNTHETIC
+    from client import Server
+    out, token = os.path.join(scratch, "out"), os.path.join(scratch, "token")
+    s = Server(SYNTHETIC, out, token_file=token)
+    c = s.client()
+    arm_and_shoot(c)
+    c.wait(lambda st: st["shotsSaved"] == 1 and st["state"] == "idle", what="shot 1 saved")
+    rep1 = c.get("/api/v1/shots/1").json()["report"]
+    assert s.stop() == 0
+
+    # stopped cleanly: shot 1 from its report, whole; the next shot is 2
+    s = Server(SYNTHETIC, out, token_file=token)
+    c = s.client()
+    assert c.status()["shotsSaved"] == 1
+    assert c.get("/api/v1/shots/1").json()["report"] == rep1
+    assert calibration_index(c.get("/api/v1/shots/1/frames/0.jpg").body, scratch) == rep1["triggerSequence"]
+    arm_and_shoot(c)
+    c.wait(lambda st: st["shotsSaved"] == 2 and st["state"] == "idle", what="shot 2 saved")
+    rep2 = c.get("/api/v1/shots/2").json()["report"]
+    assert os.path.basename(rep2["output"]) == "shot0002.mp4"
+    s.stop(signal.SIGKILL)      # no report written for shot 2
+
+    # a file of that name that is no shot of slomo's
+    stray = os.path.join(out, "shot0009.mp4")
+    with open(stray, "wb") as f:
+        f.write(b"not a recording")
+    s = Server(SYNTHETIC, out, token_file=token)
+    c = s.client()
+    assert any("shot0009.mp4: not listed" in line for line in s.lines), s.lines
+    assert [x["id"] for x in c.get("/api/v1/shots").json()["shots"]] == [1, 2]
+    sh = c.get("/api/v1/shots/2").json()
+    assert (sh["firstFrame"], sh["lastFrame"], sh["frames"], sh["complete"]) == (-120, 120, 241, True), sh
+    assert "report was not written" in sh["warning"]
+    assert sh["report"]["triggerFrame"] == rep2["triggerFrame"] and sh["report"]["triggerFrameTime"] == rep2["triggerFrameTime"]
+    assert calibration_index(c.get("/api/v1/shots/2/frames/0.jpg").body, scratch) == rep2["triggerSequence"]
+    assert calibration_index(c.get("/api/v1/shots/2/frames/-120.jpg").body, scratch) == rep2["firstSequence"]
+    # the next shot after the highest file, the stray one untouched
+    arm_and_shoot(c)
+    c.wait(lambda st: st["state"] == "idle" and st["shotsSaved"] == 3, what="the next shot saved")
+    assert [x["id"] for x in c.get("/api/v1/shots").json()["shots"]] == [1, 2, 10]
+    assert open(stray, "rb").read() == b"not a recording"
+    assert s.stop() == 0
 
 
 def test_settings_need_idle(server):

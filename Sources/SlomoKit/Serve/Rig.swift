@@ -11,7 +11,7 @@ import SlomoSystem
 /// the state the clients see. Saving goes on while the ring keeps filling; a trigger during a save
 /// is a further shot when the arm has shots left, and refused with the reason otherwise.
 public final class Rig: @unchecked Sendable {
-    // Safe: every `var` below (and the jobs, Rig+Jobs.swift) is touched under `lock`; the session runs on its own thread and
+    // Safe: every `var` below (used by Rig+Jobs, Rig+Shots and Rig+Status too) is touched under `lock`; the session runs on its own thread and
     // reaches the rig only through its callbacks, which take the lock.
     let lock = NSLock()
     /// Held across a whole control operation (arm, a settings change, disarm, stop), which may
@@ -19,31 +19,31 @@ public final class Rig: @unchecked Sendable {
     private let control = NSLock()
     public let config: RigConfig
     public let live: LivePictures
-    private var settings: RigSettings
-    private var state = RigState.starting
-    private var session: CaptureSession?
+    var settings: RigSettings
+    var state = RigState.starting
+    var session: CaptureSession?
     private var triggers = TriggerQueue()
     private var sessionDone = DispatchSemaphore(value: 0)
     private var sessionStop = StopToken()
     /// Triggers passed to the session whose `trigger` event has not come back yet.
     private var pendingTriggers = 0
-    private var lastState = RigState.starting
-    private var sessionReport: CaptureReport?
-    private var message: String?
-    private var shotsLeft: Int?
+    var lastState = RigState.starting
+    var sessionReport: CaptureReport?
+    var message: String?
+    var shotsLeft: Int?
     /// Shots triggered and not saved yet: their number, the ring count at the trigger, the post frames wanted, frames written.
-    private var inFlight: [Int: (count: Int64, written: Int64, total: Int64)] = [:]
-    private var saved: [Int: RigShot] = [:]
-    private var pictures: [Int: ShotPictures] = [:]
-    private var picturesUsed: [Int] = []
+    var inFlight: [Int: (count: Int64, written: Int64, total: Int64)] = [:]
+    var saved: [Int: RigShot] = [:]
+    var pictures: [Int: ShotPictures] = [:]
+    var picturesUsed: [Int] = []
     var jobs: [Int: RigJob] = [:]
     var nextJob = 1
     let jobQueue = DispatchQueue(label: "slomo-export")
     private let watchers = Subscribers<RigEvent>(keep: 256)
     private var seq: Int64 = 0
-    private var rateSample: (time: Rational, frames: Int64)?
-    private var fps: Double?
-    private var lastDrops: (Int64, Int64) = (0, 0)
+    var rateSample: (time: Rational, frames: Int64)?
+    var fps: Double?
+    var lastDrops: (Int64, Int64) = (0, 0)
     private var ticker: Thread?
     private var closing = false
 
@@ -62,8 +62,15 @@ public final class Rig: @unchecked Sendable {
 
     // MARK: starting and stopping
 
-    /// Opens the camera and starts streaming (state `idle`). Errors are the camera's and the ring's.
-    public func start() throws {
+    /// Lists the shots an earlier server left in the output directory, opens the camera and starts
+    /// streaming (state `idle`). Errors are the camera's and the ring's; the result is one sentence
+    /// for each shot file that could not be listed.
+    @discardableResult
+    public func start() throws -> [String] {
+        let earlier = EarlierShots.load(outDir: config.outDir)
+        lock.lock()
+        for r in earlier.shots { saved[r.shot] = RigShot(r) }
+        lock.unlock()
         try startSession()
         let t = Thread { [weak self] in
             while let self, !self.isClosing {
@@ -74,6 +81,7 @@ public final class Rig: @unchecked Sendable {
         t.name = "slomo-rig"
         ticker = t
         t.start()
+        return earlier.warnings
     }
 
     private var isClosing: Bool { lock.lock(); defer { lock.unlock() }; return closing }
@@ -292,122 +300,10 @@ public final class Rig: @unchecked Sendable {
         }
     }
 
-    /// The saved shot's report: read from the session's shot event (its sidecar is written later).
-    func shotSaved(_ r: ShotReport) {
-        let file = (r.output as NSString).lastPathComponent
-        let bytes = (try? FileManager.default.attributesOfItem(atPath: r.output)[.size] as? Int64) ?? r.bytesWritten
-        let entry = RigShot(id: r.shot, file: file, bytes: bytes, frames: r.framesWritten, firstFrame: -r.triggerFrame,
-                            lastFrame: Int(r.framesWritten) - 1 - r.triggerFrame, preFrames: r.preFrames, postFrames: r.postFrames,
-                            complete: r.complete, triggerWallTime: r.triggerWallTime, warning: r.warning, report: r)
-        lock.lock(); saved[r.shot] = entry; lock.unlock()
-    }
-
     private func shotProgress(_ shot: Int, _ written: Int64, _ total: Int64) {
         lock.lock()
         if let f = inFlight[shot] { inFlight[shot] = (f.count, written, total) }
         lock.unlock()
-    }
-
-    /// Four times a second: the state's fills and rate, the drops as they change.
-    private func tick() {
-        let s = status()
-        lock.lock()
-        let changed = s.state != lastState
-        lastState = s.state
-        lock.unlock()
-        if changed { emit(.state) }
-        if let d = Optional((s.droppedByDriver, s.droppedBySlomo)), d != lastDrops {
-            lastDrops = d
-            emit(.drops)
-        }
-        if [.armed, .triggered, .saving].contains(s.state) { emit(.progress, progress: s.savingProgress ?? s.postTriggerFill ?? s.preTriggerFill) }
-    }
-
-    // MARK: reading
-
-    public func status() -> RigStatus {
-        lock.lock(); defer { lock.unlock() }
-        let plan = session?.ringPlan
-        let counts = session?.live
-        let ring = live.currentRing
-        let now = CaptureClock.now()
-        let captured = counts?.framesCaptured ?? sessionReport?.framesCaptured ?? 0
-        if let r = rateSample {
-            let dt = now - r.time
-            if dt >= Rational.one { fps = (Double(captured - r.frames) / dt.doubleValue * 10).rounded() / 10; rateSample = (now, captured) }
-        } else { rateSample = (now, captured) }
-        var st = state
-        var pre: Double?, post: Double?, savingShot: Int?, savingProgress: Double?
-        if let plan, let ring {
-            if st == .armed || st == .triggered || st == .saving {
-                pre = plan.preFrames == 0 ? 1 : Swift.min(1, Double(ring.count) / Double(plan.preFrames))
-            }
-            if let (n, f) = inFlight.min(by: { $0.key < $1.key }).map({ ($0.key, $0.value) }) {
-                post = plan.postFrames == 0 ? 1 : Swift.min(1, Double(Swift.max(0, ring.count - f.count)) / Double(plan.postFrames))
-                if post == 1 { st = .saving }
-                savingShot = n
-                savingProgress = f.total > 0 ? Swift.min(1, Double(f.written) / Double(f.total)) : 0
-            }
-        }
-        return RigStatus(state: st, camera: session?.source.name ?? sessionReport?.device ?? "?", format: session?.source.format ?? sessionReport?.format,
-                         nominalFrameRate: (session?.source.format.frameDuration).flatMap { try? $0.reciprocal() },
-                         achievedFps: fps, framesCaptured: captured,
-                         droppedByDriver: counts?.droppedByDriver ?? sessionReport?.droppedByDriver ?? 0,
-                         droppedBySlomo: counts?.droppedBySlomo ?? sessionReport?.droppedBySlomo ?? 0,
-                         damagedFrames: counts?.damagedFrames ?? sessionReport?.driverErrors ?? 0,
-                         preTriggerFill: pre, postTriggerFill: post, savingShot: savingShot, savingProgress: savingProgress,
-                         shotsLeft: shotsLeft, shotsSaved: saved.count, ringFrames: plan?.slots ?? 0,
-                         preFrames: plan?.preFrames ?? 0, postFrames: plan?.postFrames ?? 0, live: live.counts, message: message)
-    }
-
-    public func shots() -> [RigShot] { lock.lock(); defer { lock.unlock() }; return saved.values.sorted { $0.id < $1.id } }
-
-    public func shot(_ id: Int) throws(RigRefusal) -> RigShot {
-        lock.lock(); defer { lock.unlock() }
-        guard let s = saved[id] else { throw RigRefusal(.notFound, "no shot \(id)\(inFlight[id] != nil ? " yet: it is still being saved" : "")") }
-        return s
-    }
-
-    /// The shot file's path (inside the output directory).
-    public func shotPath(_ id: Int) throws(RigRefusal) -> String { try shot(id).report.output }
-
-    /// Frame `n` of shot `id` (0: the trigger frame) as a JPEG.
-    public func frameJPEG(shot id: Int, frame n: Int) throws(RigRefusal) -> [UInt8] {
-        let s = try shot(id)
-        guard n >= s.firstFrame, n <= s.lastFrame else {
-            throw RigRefusal(.notFound, "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame) (0 is the trigger frame), not \(n)")
-        }
-        lock.lock()
-        let p = pictures[id] ?? ShotPictures(path: s.report.output, width: settings.previewWidth)
-        pictures[id] = p
-        // the frames of the last three shots looked at stay decoded; older ones are let go
-        picturesUsed.removeAll { $0 == id }
-        picturesUsed.append(id)
-        while picturesUsed.count > 3 { pictures.removeValue(forKey: picturesUsed.removeFirst())?.cancel() }
-        lock.unlock()
-        do {
-            guard let j = try p.picture(n + s.report.triggerFrame) else { throw RigRefusal(.notFound, "shot \(id) has no decodable frame \(n)") }
-            return j
-        } catch let r as RigRefusal { throw r } catch {
-            throw RigRefusal(.unavailable, "shot \(id): \(error)")
-        }
-    }
-
-    /// `DELETE /api/v1/shots/{id}`: the file and its report; refused while an export reads it.
-    public func delete(shot id: Int) throws(RigRefusal) {
-        let s = try shot(id)
-        lock.lock()
-        if jobs.values.contains(where: { $0.shot == id && ($0.state == .running || $0.state == .queued) }) {
-            lock.unlock()
-            throw RigRefusal(.conflict, "shot \(id) is being exported: delete it when the export is done")
-        }
-        saved.removeValue(forKey: id)
-        pictures.removeValue(forKey: id)?.cancel()
-        lock.unlock()
-        let fm = FileManager.default
-        try? fm.removeItem(atPath: s.report.output)
-        try? fm.removeItem(atPath: s.report.output + ".capture.json")
-        emit(.shot, shot: id, message: "deleted")
     }
 
     // MARK: events

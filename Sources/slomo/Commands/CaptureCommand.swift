@@ -93,18 +93,18 @@ struct CaptureCommand: ParsableCommand {
         let previewSettings = try previewOptions()
         if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
         let settings = try recordingOptions(limits: limits, firstShot: triggerSettings?.firstShot ?? 1)
-        let controls = try cameraControls.requests()
-        if !controls.isEmpty && source != nil { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) need a V4L2 device, not \(Setting.source)", .badRequest) }
-        if devices.count > 1 {
+        let controls = try camera.cameraControls.requests()
+        if !controls.isEmpty && camera.source != nil { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) need a V4L2 device, not \(Setting.source)", .badRequest) }
+        if camera.devices.count > 1 {
             try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings, controls: controls)
             return
         }
         let src: CaptureSource
-        if let source {
-            guard devices.isEmpty else { throw CommandLineError("give a DEVICE or \(Setting.source), not both", .badRequest) }
+        if let source = camera.source {
+            guard camera.devices.isEmpty else { throw CommandLineError("give a DEVICE or \(Setting.source), not both", .badRequest) }
             src = try SyntheticSource(spec: source)
         } else {
-            src = try DeviceCapture.open(request(devices.first ?? "/dev/video0", controls: controls))
+            src = try DeviceCapture.open(request(camera.devices.first ?? "/dev/video0", controls: controls))
         }
         let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
                                          preview: previewSettings)
@@ -212,17 +212,17 @@ let shots = report.shots ?? []
     /// the same mode options; the sound and the preview go with the first camera.
     func runSeveral(settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
                     preview previewSettings: PreviewSettings?, controls: ControlRequests) throws {
-        guard source == nil else { throw CommandLineError("give DEVICEs or \(Setting.source), not both", .badRequest) }
+        guard camera.source == nil else { throw CommandLineError("give DEVICEs or \(Setting.source), not both", .badRequest) }
         guard output.contains("{camera}") else {
             throw CommandLineError("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .badRequest)
         }
-        guard Set(devices).count == devices.count else { throw CommandLineError("a device is given twice: \(devices.joined(separator: " "))", .badRequest) }
+        guard Set(camera.devices).count == camera.devices.count else { throw CommandLineError("a device is given twice: \(camera.devices.joined(separator: " "))", .badRequest) }
         if let t = trigger, case .motion = t.kind {
             throw CommandLineError("\(Setting.trigger) motion with several cameras is not supported: use stdin or signal (one event for all)", .badRequest)
         }
         if statsPlot != nil { throw CommandLineError("\(Setting.statsPlot) with several cameras is not supported: see each OUTPUT.capture.json", .badRequest) }
         var sessions: [CaptureSession] = []
-        for (i, d) in devices.enumerated() {
+        for (i, d) in camera.devices.enumerated() {
             var s = settings
             s.output = MultiCapture.path(output, camera: i + 1)
             let src = try DeviceCapture.open(request(d, controls: controls))
@@ -258,7 +258,7 @@ let shots = report.shots ?? []
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger else {
-            for (name, given) in [(Setting.preTrigger, preTrigger != nil), (.postTrigger, postTrigger != nil),
+            for (name, given) in [(Setting.preTrigger, camera.preTrigger != nil), (.postTrigger, camera.postTrigger != nil),
                                   (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil),
                                   (.triggerHoldoff, triggerHoldoff != nil), (.triggerDebounce, triggerDebounce != nil),
                                   (.triggerOut, triggerOut != nil), (.triggerAudio, triggerAudio != nil)] where given {
@@ -279,7 +279,7 @@ let shots = report.shots ?? []
                 throw CommandLineError("-o \(output): \(Setting.continueShots) needs %d or %03d in the name for the shot number", .badRequest)
             }
             // after the highest shot of any camera, so that no camera's file is taken
-            t.firstShot = (1...Swift.max(1, devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
+            t.firstShot = (1...Swift.max(1, camera.devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
         }
         if let triggerHoldoff { t.holdoff = try OptionValues.seconds(triggerHoldoff, option: .triggerHoldoff, max: Rational(60)) }
         if let triggerDebounce {
@@ -298,20 +298,6 @@ let shots = report.shots ?? []
         }
         return t
     }
-}
-
-/// The shared options, read as before.
-extension CaptureCommand {
-    var devices: [String] { camera.devices }
-    var source: String? { camera.source }
-    var format: String? { camera.format }
-    var size: String? { camera.size }
-    var fps: String? { camera.fps }
-    var codec: String { camera.codec }
-    var preTrigger: String? { camera.preTrigger }
-    var postTrigger: String? { camera.postTrigger }
-    var audio: String? { camera.audio }
-    var cameraControls: ControlOptions { camera.cameraControls }
 }
 
 /// Counts the cameras that are armed; true for the last one (one `armed` line for all).

@@ -64,7 +64,7 @@ struct ServeCommand: ParsableCommand {
         let camera = self.camera, device = camera.devices.first
         let rig = Rig(RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
                                 limits: limits, audio: audio, settings: settings))
-        try rig.start()
+        for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         defer { rig.stop() }
         let server = RigServer(rig: rig, access: ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost))
         let done = DispatchSemaphore(value: 0)

@@ -1,0 +1,79 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// The shots an earlier `slomo serve` left in the output directory, so a restarted rig lists,
+/// shows and exports them like its own. Each `shotNNNN.mp4|mkv` is read from its report
+/// (`…capture.json`, written when that server stopped); a server that was killed wrote none, and
+/// the shot is then read from the tags the file carries from its first byte (`slomo_trigger_frame`,
+/// `slomo_shot`, …) and its packets, with a warning saying so. A file that has neither is not
+/// listed, and a warning names it: it stays on disk, untouched.
+enum EarlierShots {
+    static let pattern = try! NSRegularExpression(pattern: #"^shot([0-9]{4,})\.(mp4|mkv)$"#)
+
+    /// The shots found, by number, and one sentence for each file that could not be listed.
+    static func load(outDir: String) -> (shots: [ShotReport], warnings: [String]) {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: outDir)) ?? []
+        var shots: [ShotReport] = [], warnings: [String] = []
+        for name in names.sorted() {
+            let range = NSRange(name.startIndex..., in: name)
+            guard let m = pattern.firstMatch(in: name, range: range), let r = Range(m.range(at: 1), in: name),
+                  let number = Int(name[r]) else { continue }
+            let path = (outDir as NSString).appendingPathComponent(name)
+            if var s = fromReport(path, name: name) {
+                s.output = path       // the directory may have moved since
+                shots.append(s)
+                continue
+            }
+            do { shots.append(try fromTags(path, number: number)) } catch {
+                warnings.append("\(path): not listed: no report beside it and \(error) (the file is kept)")
+            }
+        }
+        return (shots.sorted { $0.shot < $1.shot }, warnings)
+    }
+
+    /// The shot's entry in its `.capture.json` (a triggered capture's report lists every shot of the run).
+    static func fromReport(_ path: String, name: String) -> ShotReport? {
+        guard let data = FileManager.default.contents(atPath: path + ".capture.json"),
+              let report = try? JSONDecoder().decode(CaptureReport.self, from: data) else { return nil }
+        return report.shots?.first { ($0.output as NSString).lastPathComponent == name }
+    }
+
+    struct NotAShot: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// What the file says of itself: slomo's tags and the number of video packets.
+    static func fromTags(_ path: String, number: Int) throws -> ShotReport {
+        let d: Demuxer
+        do { d = try Demuxer(path: path) } catch { throw NotAShot(description: "it cannot be read (\(error))") }
+        let tags = d.metadata
+        func tag(_ k: String) -> String? { tags[k] ?? tags.first { $0.key.lowercased() == k }?.value }
+        guard let triggerFrame = tag("slomo_trigger_frame").flatMap({ Int($0) }), let video = d.bestStream(.video) else {
+            throw NotAShot(description: "the file has no slomo_trigger_frame tag")
+        }
+        func time(_ k: String) -> Rational? { tag(k).flatMap { try? Rational(parsing: $0) } }
+        d.keepOnly(streams: [video])
+        let packet = Packet()
+        var frames: Int64 = 0
+        // a killed server leaves the last fragment cut short: the frames before it count
+        while (try? d.readPacket(into: packet)) == true { if packet.streamIndex == video { frames += 1 } }
+        let pre = tag("slomo_pre_frames").flatMap { Int($0) } ?? 0
+        let postAsked = tag("slomo_post_frames_asked").flatMap { Int($0) } ?? 0
+        let post = Swift.max(0, Int(frames) - triggerFrame - 1)
+        let triggerTime = time("slomo_trigger_time") ?? .zero, frameTime = time("slomo_trigger_frame_time") ?? .zero
+        let decision = time("slomo_trigger_decision_latency") ?? .zero
+        let latency = frameTime - triggerTime
+        let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
+        var warning = "its report was not written (the server that saved it did not stop cleanly): read from the file's own tags, without the frames' sequence numbers"
+        if post < postAsked { warning += "; \(post) of \(postAsked) frames after the trigger frame" }
+        return ShotReport(shot: tag("slomo_shot").flatMap { Int($0) } ?? number, output: path, trigger: tag("slomo_trigger_source") ?? "api",
+                          triggerFrame: triggerFrame, leadInFrames: tag("slomo_lead_in_frames").flatMap { Int($0) },
+                          preFrames: pre, postFrames: post, preFramesAsked: pre, postFramesAsked: postAsked, framesWritten: frames,
+                          triggerSequence: 0, firstSequence: 0, lastSequence: 0, sequenceGaps: 0,
+                          triggerTime: triggerTime, triggerWallTime: tag("slomo_trigger_wall_time") ?? "",
+                          triggerFrameTime: frameTime, latency: latency, latencyMs: latency.doubleValue * 1000,
+                          decisionLatency: decision, decisionLatencyMs: decision.doubleValue * 1000, triggerOut: nil, motionScore: nil,
+                          complete: post >= postAsked && frames > 0, bytesWritten: bytes, warning: warning)
+    }
+}
