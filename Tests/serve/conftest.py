@@ -21,3 +21,15 @@ def server(scratch):
     s = Server(SYNTHETIC, os.path.join(scratch, "out"), token_file=os.path.join(scratch, "token"))
     yield s
     assert s.stop() == 0, "slomo serve did not end cleanly on SIGINT: " + " | ".join(s.lines)
+
+
+@pytest.fixture
+def servers():
+    """Servers a test starts itself (Server(...) appended): every one still running is killed at the
+    end, so a failed test leaves no server behind to load the machine for the next ones."""
+    started = []
+    yield started
+    for s in started:
+        if s.proc.poll() is None:
+            s.proc.kill()
+            s.proc.wait()

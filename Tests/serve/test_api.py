@@ -86,13 +86,16 @@ def test_shot_frames_export_download(server, scratch):
     assert not os.path.exists(os.path.join(server.out_dir, shot["file"]))
 
 
-def test_shots_of_an_earlier_server_are_listed(scratch):
+def test_shots_of_an_earlier_server_are_listed(scratch, servers):
     """A restarted server lists the shots in its output directory: from their reports when the
     server before stopped cleanly, from the files' own tags when it was killed."""
     from conftest import SYNTHETIC
     from client import Server
     out, token = os.path.join(scratch, "out"), os.path.join(scratch, "token")
-    s = Server(SYNTHETIC, out, token_file=token)
+    def start():
+        servers.append(Server(SYNTHETIC, out, token_file=token))
+        return servers[-1]
+    s = start()
     c = s.client()
     arm_and_shoot(c)
     c.wait(lambda st: st["shotsSaved"] == 1 and st["state"] == "idle", what="shot 1 saved")
@@ -100,7 +103,7 @@ def test_shots_of_an_earlier_server_are_listed(scratch):
     assert s.stop() == 0
 
     # stopped cleanly: shot 1 from its report, whole; the next shot is 2
-    s = Server(SYNTHETIC, out, token_file=token)
+    s = start()
     c = s.client()
     assert c.status()["shotsSaved"] == 1
     assert c.get("/api/v1/shots/1").json()["report"] == rep1
@@ -115,7 +118,7 @@ def test_shots_of_an_earlier_server_are_listed(scratch):
     stray = os.path.join(out, "shot0009.mp4")
     with open(stray, "wb") as f:
         f.write(b"not a recording")
-    s = Server(SYNTHETIC, out, token_file=token)
+    s = start()
     c = s.client()
     assert any("shot0009.mp4: not listed" in line for line in s.lines), s.lines
     assert [x["id"] for x in c.get("/api/v1/shots").json()["shots"]] == [1, 2]
