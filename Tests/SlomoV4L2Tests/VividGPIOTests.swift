@@ -43,6 +43,18 @@ struct VividGPIOTests {
         #expect(f.count == 4 && f[0] == "0" && f[2] == "gpio" && f[3] == "True", "\(c["gpio_named"] ?? "")")
     }
 
+    /// `slomo serve --trigger gpio:…`: an edge while idle fires no shot (an `ignored` event says
+    /// why); armed, an edge fires one at the kernel's timestamp of the edge, the frame of that
+    /// instant its trigger frame, and the report names the line as what fired it.
+    @Test func serveTakesAnEdgeOnlyWhileArmed() throws {
+        let c = try VividVM.gpioChecks()
+        // ignored-events source says-not-armed shots-saved
+        #expect(c["serve_gpio_idle"] == "1 gpio True 0", "\(c["serve_gpio_idle"] ?? "")")
+        // trigger inside-the-write exact-frame has-frames
+        #expect(c["serve_gpio_shot"] == "gpio True True True", "\(c["serve_gpio_shot"] ?? "")")
+        #expect(c["serve_gpio_rc"] == "0")
+    }
+
     /// No such chip or line: 66; a line another program holds: 69; one line each, nothing written.
     @Test func missingAndHeldLinesAreRefused() throws {
         let c = try VividVM.gpioChecks()

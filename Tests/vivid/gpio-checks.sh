@@ -91,6 +91,10 @@ wait_armed $OUT/fall.err 300
 sleep 0.3; echo pull-down > $pull
 wait $pid; say gpio_named "$? $label $(python3 -c 'import json; s=json.load(open("'$OUT'/fall.json"))["shots"][0]; print(s["trigger"], s["complete"])')"
 
+# --- slomo serve with the GPIO line beside its API (line 3), driven through it on the guest's loopback
+ip link set lo up
+python3 $HERE/serve-gpio-checks.py $D $OUT $chip 3 /sys/devices/platform/$dev/$chip/sim_gpio3/pull 2>$OUT/serve-gpio.err
+
 # --- bad input: no such chip, no such line, a line another program holds; nothing written
 $S capture $D --trigger gpio:nochip:0 -o $OUT/bad1.mkv 2>$OUT/bad1.err; say gpio_nochip "$? $(cat $OUT/bad1.err | tail -1) $(ls $OUT/bad1.mkv 2>&1 | grep -c 'No such')"
 $S capture $D --trigger gpio:$chip:9 -o $OUT/bad2.mkv 2>$OUT/bad2.err; say gpio_noline "$? $(cat $OUT/bad2.err | tail -1) $(ls $OUT/bad2.mkv 2>&1 | grep -c 'No such')"

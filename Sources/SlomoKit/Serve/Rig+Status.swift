@@ -50,6 +50,7 @@ extension Rig {
                          damagedFrames: counts?.damagedFrames ?? sessionReport?.driverErrors ?? 0,
                          preTriggerFill: pre, postTriggerFill: post, savingShot: savingShot, savingProgress: savingProgress,
                          shotsLeft: shotsLeft, shotsSaved: saved.count, ringFrames: plan?.slots ?? 0,
-                         preFrames: plan?.preFrames ?? 0, postFrames: plan?.postFrames ?? 0, live: live.counts, message: message)
+                         preFrames: plan?.preFrames ?? 0, postFrames: plan?.postFrames ?? 0, live: live.counts, message: message,
+                         triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
     }
 }

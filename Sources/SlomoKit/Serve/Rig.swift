@@ -46,6 +46,9 @@ public final class Rig: @unchecked Sendable {
     var lastDrops: (Int64, Int64) = (0, 0)
     private var ticker: Thread?
     private var closing = false
+    /// The GPIO line or network listener of `config.trigger`, open for the rig's whole life.
+    private var physical: TriggerEventSource?
+    private var physicalDone = DispatchSemaphore(value: 0)
 
     public init(_ config: RigConfig) {
         self.config = config
@@ -71,7 +74,8 @@ public final class Rig: @unchecked Sendable {
         lock.lock()
         for r in earlier.shots { saved[r.shot] = RigShot(r) }
         lock.unlock()
-        try startSession()
+        try startPhysicalTrigger()
+        do { try startSession() } catch { stopPhysicalTrigger(); throw error }
         let t = Thread { [weak self] in
             while let self, !self.isClosing {
                 self.tick()
@@ -90,6 +94,7 @@ public final class Rig: @unchecked Sendable {
     public func stop() {
         control.lock(); defer { control.unlock() }
         lock.lock(); closing = true; lock.unlock()
+        stopPhysicalTrigger()
         stopSession()
         jobQueue.sync {}
         watchers.finishAll()
@@ -100,6 +105,7 @@ public final class Rig: @unchecked Sendable {
         lock.lock(); s = settings; lock.unlock()
         let source = try config.openSource()
         var t = TriggerSettings(kind: .api, pre: s.preTrigger, post: s.postTrigger, shots: 0)
+        t.output = config.trigger?.output       // raised for every shot, whatever fired it
         t.firstShot = TriggerSettings.nextFreeShot(template)
         var recording = config.recording
         recording.output = template
@@ -169,6 +175,56 @@ public final class Rig: @unchecked Sendable {
         emit(.state)
     }
 
+    /// Opens `config.trigger`'s GPIO line or network port (refused now, before the camera streams,
+    /// when it cannot be had) and reads it on its own thread for the rig's whole life: a window
+    /// change reopens the camera, not the line.
+    private func startPhysicalTrigger() throws {
+        guard let t = config.trigger else { return }
+        let source: TriggerEventSource, name = t.kind.name
+        switch t.kind {
+        case .gpio(let g): source = try GPIOTriggerSource(g, debounce: t.debounce, holdoff: t.holdoff)
+        case .network(let e):
+            source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: "serve") { [weak self] e in
+                if e.event == .ignored { self?.emit(.ignored, source: name, message: e.warning) }
+            }
+        default: throw RigRefusal(.badRequest, "serve takes triggers from its API, a GPIO line or the network, not \(t.kind.name)")
+        }
+        let done = DispatchSemaphore(value: 0)
+        lock.lock(); physical = source; physicalDone = done; lock.unlock()
+        let thread = Thread { [weak self] in
+            defer { done.signal() }
+            // ends once stopPhysicalTrigger lets go of the source (and waits for this thread to close it)
+            while let self, let source = self.physicalSource {
+                switch source.next(timeoutMilliseconds: 50) {
+                case .trigger(let time, let wall, _)?: self.fired(name, at: time, wall: wall)
+                case .quit?, .inputEnded?:
+                    self.emit(.warning, source: name, message: "the \(name) trigger ended: shots come from the API only")
+                    return
+                case nil: continue
+                }
+            }
+        }
+        thread.name = "slomo-rig-trigger"
+        thread.start()
+    }
+
+    private var physicalSource: TriggerEventSource? { lock.lock(); defer { lock.unlock() }; return physical }
+
+    private func stopPhysicalTrigger() {
+        lock.lock(); let source = physical, done = physicalDone; physical = nil; lock.unlock()
+        guard let source else { return }
+        done.wait()
+        source.close()
+    }
+
+    /// A shot fired by the GPIO line or the network: taken as the API's are, only while armed;
+    /// otherwise an `ignored` event says why.
+    private func fired(_ source: String, at time: Rational, wall: Rational) {
+        do { _ = try trigger(at: time, wall: wall, source: source) } catch {
+            emit(.ignored, source: source, message: "a \(source) trigger at \(TriggerEvents.iso8601(wall)) fired no shot: \(error.message)")
+        }
+    }
+
     // MARK: the state machine
 
     /// `POST /api/v1/arm`: optionally a new window (idle only: a new ring) and shot count.
@@ -199,8 +255,9 @@ public final class Rig: @unchecked Sendable {
     /// CLOCK_MONOTONIC now, the clock of frames and triggers.
     public static func now() -> Rational { CaptureClock.now() }
 
-    /// `POST /api/v1/trigger`: the instant it was read is the trigger's instant.
-    public func trigger(at instant: Rational? = nil) throws(RigRefusal) -> Rational {
+    /// `POST /api/v1/trigger`: the instant it was read is the trigger's instant. The GPIO line and
+    /// the network come here too, each with its event's own instant and wall time.
+    public func trigger(at instant: Rational? = nil, wall: Rational? = nil, source: String = "api") throws(RigRefusal) -> Rational {
         let time = instant ?? CaptureClock.now()
         lock.lock(); defer { lock.unlock() }
         switch state {
@@ -213,7 +270,7 @@ public final class Rig: @unchecked Sendable {
         }
         if let left = shotsLeft { shotsLeft = left - 1 }
         pendingTriggers += 1
-        triggers.push(.trigger(time, wall: CaptureClock.now(Clock.realTime)))
+        triggers.push(.trigger(time, wall: wall ?? CaptureClock.now(Clock.realTime), source: source))
         state = .triggered
         return time
     }
@@ -284,7 +341,7 @@ public final class Rig: @unchecked Sendable {
                 inFlight[n] = (count, 0, pre + post + 1)
             }
             lock.unlock()
-            emit(.trigger, shot: e.shot)
+            emit(.trigger, shot: e.shot, source: e.source)
         case .shot:
             guard let n = e.shot else { return }
             lock.lock()
@@ -313,11 +370,11 @@ public final class Rig: @unchecked Sendable {
 
     public func stopEvents(_ id: Int) { watchers.remove(id) }
 
-    func emit(_ kind: RigEvent.Kind, shot: Int? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
+    func emit(_ kind: RigEvent.Kind, shot: Int? = nil, source: String? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
         let s = kind == .drops || kind == .state ? status() : nil
         lock.lock()
         seq += 1
-        let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, job: job, progress: progress,
+        let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, source: source, job: job, progress: progress,
                          message: message ?? (kind == .state ? self.message : nil),
                          droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
         watchers.yield(e)       // under the lock: every client gets the events in `seq` order

@@ -13,10 +13,13 @@ public struct RigConfig: Sendable {
     public var limits: CaptureLimits
     public var audio: AudioSettings?
     public var settings: RigSettings
+    /// Shots fired by the world beside the API: a GPIO line or signed network messages (`kind`,
+    /// `holdoff`, `debounce`, `key`), taken only while armed; `output` is raised for every shot.
+    public var trigger: TriggerSettings?
     public init(openSource: @escaping @Sendable () throws -> CaptureSource, outDir: String, recording: RecordingSettings,
-                limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings) {
+                limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil) {
         self.openSource = openSource; self.outDir = outDir; self.recording = recording
-        self.limits = limits; self.audio = audio; self.settings = settings
+        self.limits = limits; self.audio = audio; self.settings = settings; self.trigger = trigger
     }
 }
 
@@ -93,6 +96,8 @@ public struct RigStatus: Codable, Sendable {
     public var live: LivePictures.Counts
     /// Why the camera stopped (state `stopped`), or the last warning.
     public var message: String?
+    /// What fires shots: `api`, and `gpio` or `udp` when the server was started with `--trigger`.
+    public var triggers: [String]
 }
 
 /// One saved shot (`GET /api/v1/shots`): frames are numbered from its trigger frame (0), negative before it.
@@ -146,11 +151,15 @@ public struct RigJob: Codable, Sendable {
 /// What the rig tells its clients as it happens (`GET /api/v1/events`, Server-Sent Events):
 /// `seq` numbers them in the order they happened.
 public struct RigEvent: Codable, Sendable {
-    public enum Kind: String, Codable, Sendable { case state, trigger, progress, shot, job, drops, warning }
+    /// `ignored`: a trigger from the GPIO line or the network that fired no shot (not armed, the
+    /// arm's shots taken, a message wrongly signed…), `message` says why.
+    public enum Kind: String, Codable, Sendable { case state, trigger, progress, shot, job, drops, warning, ignored }
     public var seq: Int64
     public var event: Kind
     public var state: RigState
     public var shot: Int?
+    /// `trigger` and `ignored`: what fired it (`api`, `gpio`, `udp`).
+    public var source: String?
     public var job: Int?
     public var progress: Double?
     public var message: String?

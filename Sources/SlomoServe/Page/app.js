@@ -63,6 +63,10 @@ function listen() {
     es.addEventListener(kind, () => refresh().catch(() => {}));
   }
   es.addEventListener("shot", () => { loadShots(); refresh().catch(() => {}); });
+  // a GPIO or network trigger that fired no shot, or a warning: said, not lost
+  for (const kind of ["ignored", "warning"]) {
+    es.addEventListener(kind, (e) => { const ev = JSON.parse(e.data); if (ev.message) say(ev.message); });
+  }
   es.addEventListener("job", (e) => {
     const ev = JSON.parse(e.data);
     if (exportJob && ev.job === exportJob) followJob(ev.job);

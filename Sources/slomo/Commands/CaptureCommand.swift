@@ -51,12 +51,8 @@ struct CaptureCommand: ParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).", completion: .file()) var output: String
     @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
     @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int64?
-    @Option(help: "stdin ('trigger' / 'quit' lines), signal (SIGUSR1), motion[=THRESHOLD] (mean brightness change, 8-bit, default 10), sound[=LEVEL] (a sound on --audio louder than LEVEL dBFS, default -20), gpio:CHIP:LINE[:rising|falling|both] (an edge on a GPIO line, at the kernel's timestamp) or udp://[ADDR]:PORT (signed messages from 'slomo trigger'; a multicast group too).") var trigger: String?
-    @Option(parsing: .unconditional, help: "Sound, GPIO and network triggers: no second trigger this many seconds after one (default 0.5).") var triggerHoldoff: String?
-    @Option(parsing: .unconditional, help: "GPIO triggers: the kernel's debounce period in seconds (default 0: none).") var triggerDebounce: String?
-    @Option(help: "The shared key file network triggers are signed with (at least 16 bytes).", completion: .file()) var triggerKey: String?
+    @OptionGroup var triggering: TriggerOptions
     @Option(help: "The sound trigger's own microphone (an ALSA capture device; default: it listens to --audio).") var triggerAudio: String?
-    @Option(help: "gpio:CHIP:LINE[,pulse=MS]: raise this GPIO line when a shot fires, for MS milliseconds (default 10).") var triggerOut: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
     @Flag(help: "Number shots after those already in the folder (-o with %d): shot%03d.mkv goes on from the highest saved.") var continueShots = false
@@ -257,23 +253,19 @@ let shots = report.shots ?? []
 
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
-        guard let trigger else {
+        guard let trigger = triggering.trigger else {
             for (name, given) in [(Setting.preTrigger, camera.preTrigger != nil), (.postTrigger, camera.postTrigger != nil),
-                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots), (.triggerKey, triggerKey != nil),
-                                  (.triggerHoldoff, triggerHoldoff != nil), (.triggerDebounce, triggerDebounce != nil),
-                                  (.triggerOut, triggerOut != nil), (.triggerAudio, triggerAudio != nil)] where given {
+                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots),
+                                  (.triggerAudio, triggerAudio != nil)] + triggering.given where given {
                 throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|gpio:…|udp://…", .badRequest)
             }
             return nil
         }
         let kind = try OptionValues.trigger(trigger)
-        if triggerKey != nil, case .network = kind {} else if triggerKey != nil {
-            throw CommandLineError("\(Setting.triggerKey) is for \(Setting.trigger) udp://…", .badRequest)
-        }
         // neither given: a second each side (a shot of one frame is never what anyone wants)
         let window = try camera.window()
         var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: shots)
-        if let triggerKey { t.key = try TriggerKey.load(triggerKey) }
+        try triggering.apply(to: &t)
         if continueShots {
             guard TriggerSettings.hasShotNumber(output) else {
                 throw CommandLineError("-o \(output): \(Setting.continueShots) needs %d or %03d in the name for the shot number", .badRequest)
@@ -281,12 +273,6 @@ let shots = report.shots ?? []
             // after the highest shot of any camera, so that no camera's file is taken
             t.firstShot = (1...Swift.max(1, camera.devices.count)).map { TriggerSettings.nextFreeShot(MultiCapture.path(output, camera: $0)) }.max() ?? 1
         }
-        if let triggerHoldoff { t.holdoff = try OptionValues.seconds(triggerHoldoff, option: .triggerHoldoff, max: Rational(60)) }
-        if let triggerDebounce {
-            guard case .gpio = kind else { throw CommandLineError("\(Setting.triggerDebounce) is for \(Setting.trigger) gpio:…", .badRequest) }
-            t.debounce = try OptionValues.seconds(triggerDebounce, option: .triggerDebounce, max: Rational(1))
-        }
-        if let triggerOut { t.output = try TriggerOutputLine.parse(triggerOut) }
         if let triggerAudio { t.audio = AudioSettings(device: triggerAudio) }
         try t.validate(audio: try audioOptions())
         if shots != 1 && !TriggerSettings.hasShotNumber(output) {

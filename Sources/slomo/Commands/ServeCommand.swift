@@ -19,6 +19,9 @@ struct ServeCommand: ParsableCommand {
         The page is at /; the API under /api/v1 (its OpenAPI description at /api/v1/openapi.json); the \
         live picture at /preview.mjpg, /snapshot.jpg and the WebSocket /api/v1/live; the rig's events \
         at /api/v1/events (Server-Sent Events). Docs/Serve.md describes each.
+        Beside the API, --trigger gpio:CHIP:LINE or udp://[ADDR]:PORT fires shots from a GPIO line or \
+        signed network messages, each at its event's own instant, only while armed (else an 'ignored' \
+        event says why).
         Security: it listens on 127.0.0.1:8080 unless --listen says otherwise. Every request needs the token \
         (Authorization: Bearer TOKEN; the page trades it for a session cookie): it is read from --token-file, \
         or made there (mode 0600) when the file is missing. slomo prints the page's URL with the token on \
@@ -28,11 +31,13 @@ struct ServeCommand: ParsableCommand {
         Examples:
           slomo serve /dev/video0 --out-dir shots --pre-trigger 2 --post-trigger 1
           slomo serve --source synthetic:fps=240,size=640x360 --out-dir /tmp/shots
+          slomo serve /dev/video0 --out-dir shots --trigger gpio:gpiochip0:17
           curl -H "Authorization: Bearer $(cat ~/.config/slomo/token)" \\
               -X POST http://127.0.0.1:8080/api/v1/arm
         """)
 
     @OptionGroup var camera: CameraOptions
+    @OptionGroup(title: "Triggers beside the API (taken only while armed)") var triggering: TriggerOptions
     @Option(help: "Listen on HOST:PORT (default 127.0.0.1:8080; port 0: any free one).") var listen = "127.0.0.1:8080"
     @Option(help: "Write shots and exports here (created when missing).", completion: .directory) var outDir = "."
     @Option(help: "The token file (default ~/.config/slomo/token; created with a new random token, mode 0600, when missing).", completion: .file()) var tokenFile: String?
@@ -60,10 +65,11 @@ struct ServeCommand: ParsableCommand {
         let settings = RigSettings(preTrigger: window.pre, postTrigger: window.post, shots: shots,
                                    previewFps: try OptionValues.rational(previewFps, option: .previewFps), previewWidth: previewWidth)
         do { try settings.check() } catch { throw CommandLineError("\(error.message)", .badRequest) }
+        let trigger = try physicalTrigger(window: window)
         let token: String? = noToken ? nil : try ServeAccess.token(file: tokenFile ?? Self.defaultTokenFile())
         let camera = self.camera, device = camera.devices.first
         let rig = Rig(RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
-                                limits: limits, audio: audio, settings: settings))
+                                limits: limits, audio: audio, settings: settings, trigger: trigger))
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         defer { rig.stop() }
         let server = RigServer(rig: rig, access: ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost))
@@ -82,6 +88,25 @@ struct ServeCommand: ParsableCommand {
         if let e = failure.error {
             throw ServeError.portInUse(host, port, "\(e)".contains("Address already in use") ? "the port is in use (another program listens on it)" : "\(e)")
         }
+    }
+
+    /// `--trigger gpio:…|udp://…`: shots from a GPIO line or signed network messages beside the API.
+    func physicalTrigger(window: (pre: Rational, post: Rational)) throws -> TriggerSettings? {
+        guard let given = triggering.trigger else {
+            if let (name, _) = triggering.given.first(where: { $0.1 }) {
+                throw CommandLineError("\(name) needs \(Setting.trigger) gpio:… or udp://…", .badRequest)
+            }
+            return nil
+        }
+        let kind = try OptionValues.trigger(given)
+        switch kind {
+        case .gpio, .network: break
+        default:
+            throw CommandLineError("\(Setting.trigger) \(given): serve takes shots from its API, and beside it from gpio:CHIP:LINE or udp://[ADDR]:PORT, not \(kind.name)", .badRequest)
+        }
+        var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: 0)
+        try triggering.apply(to: &t)
+        return t
     }
 
     /// The output directory, created when missing, refused (exit 73) when it cannot be written.

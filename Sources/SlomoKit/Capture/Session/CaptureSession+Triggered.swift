@@ -13,6 +13,8 @@ extension CaptureSession {
         var end: Int64            // last frame index wanted
         var eventTime: Rational
         var wallTime: Rational
+        /// What fired it (`TriggerKind.name`: the session's own kind, or the event's source).
+        var source: String
         var latency: Rational?
         var score: Double?
         /// Frames before `start + leadIn` kept only so the first pre-trigger frame decodes (H.264/HEVC).
@@ -141,7 +143,7 @@ extension CaptureSession {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: shot.number)
         let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
-        s.metadata["slomo_trigger_source"] = t.kind.name
+        s.metadata["slomo_trigger_source"] = shot.source
         s.metadata["slomo_trigger_frame"] = String(pre + Int(shot.leadIn))
         if keyframed { s.metadata["slomo_lead_in_frames"] = String(shot.leadIn) }
         s.metadata["slomo_pre_frames"] = String(pre)
@@ -187,7 +189,7 @@ extension CaptureSession {
         let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
         let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
         return ShotReport(
-            shot: shot.number, output: s.output, trigger: t.kind.name, triggerFrame: pre + Int(shot.leadIn),
+            shot: shot.number, output: s.output, trigger: shot.source, triggerFrame: pre + Int(shot.leadIn),
             leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
             preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
             triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
@@ -200,7 +202,8 @@ extension CaptureSession {
 
     /// Queues a shot whose trigger frame is `index` (`reader`: pinned, holding the frames before it).
     func enqueue(reader: RingReader, index: Int64, preCount: Int64, postCount: Int64, event: Rational,
-                 wall: Rational, latency: Rational?, score: Double?) {
+                 wall: Rational, source firedBy: String? = nil, latency: Rational?, score: Double?) {
+        let firedBy = firedBy ?? trigger?.kind.name ?? "?"
         // the output first: a strobe or a second device waits for nothing else
         let raised = output?.fire(event: event)
         var start = Swift.max(reader.start, index - preCount)
@@ -238,13 +241,13 @@ extension CaptureSession {
         shotsTriggered += 1
         let number = shotNumber(shotsTriggered)
         pendingShots.append(Shot(number: number, reader: reader, start: start, triggerIndex: index, end: index + postCount,
-                                 eventTime: event, wallTime: wall, latency: latency, score: score, leadIn: leadIn,
+                                 eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
                                  warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
                                  frameTime: reader.frame(index).meta.timestamp))
         shotCond.broadcast()
         shotCond.unlock()
         // said outside the lock: a slow stderr must not hold up the shot writer
-        onEvent?(.trigger(camera: source.name, shot: number, source: trigger?.kind.name ?? "?", time: event, wall: wall,
+        onEvent?(.trigger(camera: source.name, shot: number, source: firedBy, time: event, wall: wall,
                           latency: latency ?? decided - event))
     }
 
@@ -268,7 +271,7 @@ extension CaptureSession {
                 waitForPendingShots()
                 requestEnd(.inputEnded)
                 return
-            case .trigger(let time, let wall):
+            case .trigger(let time, let wall, let firedBy):
                 // H.264/HEVC: the lead-in room too, until the keyframe before the shot is found (never
                 // so much that the camera has no free slot for the frames up to the trigger frame)
                 let room = Int64(Swift.max(0, Swift.min(ringPlan.leadInFrames, ringPlan.slots - ringPlan.preFrames - ringPlan.postFrames - 17)))
@@ -285,7 +288,7 @@ extension CaptureSession {
                 let behind = newest > time ? ((newest - time) / period).ceiling + 1 : 0
                 let reader = RingReader(ring, from: ring.count - preCount - 4 - room - behind, pinned: true)
                 guard let index = reader.firstFrame(atOrAfter: time) else { reader.close(); return }
-                enqueue(reader: reader, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall,
+                enqueue(reader: reader, index: index, preCount: preCount, postCount: postCount, event: time, wall: wall, source: firedBy,
                         latency: nil, score: nil)
             }
         }

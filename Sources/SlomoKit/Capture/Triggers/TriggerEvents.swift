@@ -7,7 +7,9 @@ import SlomoSystem
 /// signal: inside the application's handler, `ProcessSignals`, so none is lost or merged).
 final class TriggerEvents: TriggerEventSource {
     /// `inputEnded`: standard input closed (a script's pipe ended) with no `quit`.
-    enum Event { case trigger(Rational, wall: Rational), quit, inputEnded }
+    /// `source`: what fired it, when not the session's own trigger kind (a server's rig takes
+    /// triggers from its API and from a GPIO line or the network, each named in its shot).
+    enum Event { case trigger(Rational, wall: Rational, source: String? = nil), quit, inputEnded }
 
     let kind: TriggerKind
     private var buffer: [UInt8] = []
