@@ -168,14 +168,17 @@ import Testing
 
     /// What the camera refuses, one line each with the documented status; nothing written.
     @Test func refusals() throws {
-        let d = TempDir(), out = d.file("x.mkv")
+        let d = TempDir(), out = d.file("x.mkv"), holder = d.file("holder.log")
         guard let r = try inNamespace("""
             "$S" capture genicam:127.0.0.9 --duration 1 -o '\(out)'; echo "status $?"
             "$S" capture genicam:127.0.0.1 --format Mono12 --duration 1 -o '\(out)'; echo "status $?"
             "$S" capture genicam:127.0.0.1 --size 4000x10 --duration 1 -o '\(out)'; echo "status $?"
             "$S" capture genicam:127.0.0.1 --control NoSuchFeature=1 --duration 1 -o '\(out)'; echo "status $?"
             "$S" capture genicam:127.0.0.1 --camera-trigger line7 --duration 1 -o '\(out)'; echo "status $?"
-            arv-camera-test-0.8 -n 127.0.0.1 --duration 4 >/dev/null 2>&1 & HOLDER=$!; sleep 1.5
+            # until arv-camera-test holds the camera (it prints the payload once the device is open and
+            # controlled, line-buffered; a fixed 1.5 s was once too short on a busy machine)
+            stdbuf -oL arv-camera-test-0.8 -n 127.0.0.1 --duration 8 >'\(holder)' 2>&1 & HOLDER=$!
+            for i in $(seq 100); do grep -q payload '\(holder)' && break; sleep 0.1; done
             "$S" capture genicam:127.0.0.1 --duration 1 -o '\(out)'; echo "status $?"
             wait $HOLDER
             """) else { return }

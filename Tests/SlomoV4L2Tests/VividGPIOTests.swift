@@ -45,13 +45,14 @@ struct VividGPIOTests {
 
     /// `slomo serve --trigger gpio:…`: an edge while idle fires no shot (an `ignored` event says
     /// why); armed, an edge fires one at the kernel's timestamp of the edge, the frame of that
-    /// instant its trigger frame, and the report names the line as what fired it.
+    /// instant its trigger frame, the report names the line as what fired it, and `--trigger-out`
+    /// (requested once, by the rig) was raised for it.
     @Test func serveTakesAnEdgeOnlyWhileArmed() throws {
         let c = try VividVM.gpioChecks()
         // ignored-events source says-not-armed shots-saved
         #expect(c["serve_gpio_idle"] == "1 gpio True 0", "\(c["serve_gpio_idle"] ?? "")")
-        // trigger inside-the-write exact-frame has-frames
-        #expect(c["serve_gpio_shot"] == "gpio True True True", "\(c["serve_gpio_shot"] ?? "")")
+        // trigger inside-the-write exact-frame has-frames raised-the-output-line
+        #expect(c["serve_gpio_shot"] == "gpio True True True True", "\(c["serve_gpio_shot"] ?? "")")
         #expect(c["serve_gpio_rc"] == "0")
     }
 

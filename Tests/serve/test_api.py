@@ -135,6 +135,16 @@ def test_shots_of_an_earlier_server_are_listed(scratch, servers):
     assert open(stray, "rb").read() == b"not a recording"
     assert s.stop() == 0
 
+    # another codec, another extension (.mkv): numbered after the .mp4 shots, none taken twice
+    servers.append(Server(SYNTHETIC + ["--codec", "ffv1"], out, token_file=token))
+    s = servers[-1]
+    c = s.client()
+    arm_and_shoot(c)
+    c.wait(lambda st: st["state"] == "idle" and st["shotsSaved"] == 4, what="the ffv1 shot saved")
+    listed = {x["id"]: x["file"] for x in c.get("/api/v1/shots").json()["shots"]}
+    assert listed == {1: "shot0001.mp4", 2: "shot0002.mp4", 10: "shot0010.mp4", 11: "shot0011.mkv"}, listed
+    assert s.stop() == 0
+
 
 def test_settings_need_idle(server):
     c = server.client()

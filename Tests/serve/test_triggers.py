@@ -73,28 +73,48 @@ def test_network_trigger_beside_the_api(scratch, servers):
     assert calibration_index(c.get("/api/v1/shots/1/frames/0.jpg").body, scratch) == rep["triggerSequence"]
     assert rep["complete"] and (rep["preFrames"], rep["postFrames"]) == (120, 120), {k: rep[k] for k in ("preFrames", "postFrames", "warning", "complete")}
 
-    # the arm's one shot is taken: a further message is ignored, saying so
+    # idle again: a further message is ignored, saying so
     send(port, key)
     reader.join(30)
     second = [d for n, d in got if n == "ignored"][1]
     assert "not armed" in second["message"], second
+    # a message naming an instant before the arm (sent late) is not this arm's
+    assert c.post("/api/v1/arm").status == 200
+    c.wait(lambda st: st.get("preTriggerFill") == 1, what="armed again")
+    old = []
+    t = threading.Thread(target=lambda: c.events(old, lambda ev: any(n == "ignored" for n, _ in ev), timeout=30))
+    t.start()
+    send(port, key, at="-2")
+    t.join(35)
+    msg = next(d for n, d in old if n == "ignored")["message"]
+    assert "before the rig was armed" in msg and c.status()["state"] == "armed", msg
+    # two messages while the arm's one shot is still filling: the second is refused as taken
+    taken = []
+    t = threading.Thread(target=lambda: c.events(taken, lambda ev: any(n == "ignored" for n, _ in ev), timeout=30))
+    t.start()
+    send(port, key)
+    send(port, key)
+    t.join(35)
+    msg = next(d for n, d in taken if n == "ignored")["message"]
+    assert "taken" in msg, msg
+    c.wait(lambda st: st["shotsSaved"] == 2 and st["state"] == "idle", what="the second network shot saved")
     # a message signed with another key: ignored with a warning, no shot even while armed
     other = os.path.join(scratch, "other.key")
     with open(other, "wb") as f:
         f.write(os.urandom(32))
     assert c.post("/api/v1/arm").status == 200
-    c.wait(lambda st: st.get("preTriggerFill") == 1, what="armed again")
+    c.wait(lambda st: st.get("preTriggerFill") == 1, what="armed once more")
     bad = []
     t = threading.Thread(target=lambda: c.events(bad, lambda ev: any(n == "ignored" for n, _ in ev), timeout=30))
     t.start()
     send(port, other)
     t.join(35)
     msg = next(d for n, d in bad if n == "ignored")["message"]
-    assert "ignored" in msg and c.status()["state"] == "armed", msg
+    assert "signature does not match" in msg and c.status()["state"] == "armed", msg
     # and the API still fires shots, named as its own
     assert c.post("/api/v1/trigger").status == 202
-    c.wait(lambda st: st["shotsSaved"] == 2 and st["state"] == "idle", what="the API shot saved")
-    assert c.get("/api/v1/shots/2").json()["report"]["trigger"] == "api"
+    c.wait(lambda st: st["shotsSaved"] == 3 and st["state"] == "idle", what="the API shot saved")
+    assert c.get("/api/v1/shots/3").json()["report"]["trigger"] == "api"
     assert s.stop() == 0
 
 
@@ -108,6 +128,11 @@ def test_serve_refuses_triggers_it_cannot_take(scratch):
     p = subprocess.run([binary(), "serve", *SYNTHETIC, "--out-dir", out, "--trigger-key", "k", "--listen", "127.0.0.1:0",
                         "--token-file", os.path.join(scratch, "t")], capture_output=True, text=True, timeout=60)
     assert p.returncode == 64 and "--trigger-key needs --trigger" in p.stderr, p.stderr
+    # a network trigger without its key: anyone could fire it, so it is refused as capture refuses it
+    p = subprocess.run([binary(), "serve", *SYNTHETIC, "--out-dir", out, "--trigger", "udp://127.0.0.1:7000", "--listen", "127.0.0.1:0",
+                        "--token-file", os.path.join(scratch, "t")], capture_output=True, text=True, timeout=60)
+    lines = p.stderr.strip().splitlines()
+    assert p.returncode == 64 and len(lines) == 1 and "--trigger-key" in lines[0], p.stderr
     # the port is taken before the camera streams: one in use is refused at start
     busy = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     busy.bind(("127.0.0.1", 0))

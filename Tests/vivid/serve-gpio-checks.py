@@ -25,23 +25,26 @@ def edge(direction="pull-up"):
 
 
 s = Server([dev, "--pre-trigger", "0.3", "--post-trigger", "0.2", "--trigger", f"gpio:{chip}:{line}",
+            "--trigger-out", f"gpio:{chip}:2,pulse=20",
             "--trigger-holdoff", "0.05"],
            os.path.join(out, "serve-gpio"), token_file=os.path.join(out, "serve-gpio-token"))
 try:
     c = s.client()
     st = c.wait(lambda st: st["state"] == "idle" and st["framesCaptured"] > 10, what="vivid streaming")
     got, started = [], threading.Event()
-    reader = threading.Thread(target=lambda: c.events(got, lambda ev: any(n == "ignored" for n, _ in ev), timeout=60, started=started))
+    armed = lambda ev: any(n == "state" and d.get("state") == "armed" for n, d in ev)
+    reader = threading.Thread(target=lambda: c.events(got, armed, timeout=60, started=started))
     reader.start()
-    started.wait(10)
-    # idle: an edge fires no shot
-    edge("pull-up"); time.sleep(0.3); edge("pull-down")
+    assert started.wait(10), "no event stream"
+    # idle: a rising edge fires no shot (one `ignored` event); the falling edge is not a trigger at all
+    edge("pull-up"); time.sleep(0.3); edge("pull-down"); time.sleep(0.5)
+    shots_idle = c.status()["shotsSaved"]
+    # armed: the edge is the shot's instant, its trigger frame the frame of that instant
+    assert c.post("/api/v1/arm").status == 200
     reader.join(65)
     ignored = [d for n, d in got if n == "ignored"]
     print("CHECK serve_gpio_idle", len(ignored), ignored[0]["source"] if ignored else "-",
-          "not armed" in ignored[0]["message"] if ignored else False, c.status()["shotsSaved"], flush=True)
-    # armed: the edge is the shot's instant, its trigger frame the frame of that instant
-    assert c.post("/api/v1/arm").status == 200
+          "not armed" in ignored[0]["message"] if ignored else False, shots_idle, flush=True)
     c.wait(lambda st: st.get("preTriggerFill") == 1, what="a full window")
     t0, t1 = edge("pull-up")
     c.wait(lambda st: st["shotsSaved"] == 1 and st["state"] == "idle", what="the shot saved")
@@ -49,6 +52,8 @@ try:
     rep = c.get("/api/v1/shots/1").json()["report"]
     e = Fraction(rep["triggerTime"]["numerator"], rep["triggerTime"]["denominator"])
     inside = Fraction(t0, 10**9) - Fraction(1, 10**6) <= e <= Fraction(t1, 10**9)
-    print("CHECK serve_gpio_shot", rep["trigger"], inside, is_frame_of(rep, e), rep["framesWritten"] > 0, flush=True)
+    out = rep.get("triggerOut") or {}
+    print("CHECK serve_gpio_shot", rep["trigger"], inside, is_frame_of(rep, e), rep["framesWritten"] > 0,
+          out.get("line", "-").startswith(f"gpio:{chip}:2"), flush=True)
 finally:
     print("CHECK serve_gpio_rc", s.stop(), flush=True)

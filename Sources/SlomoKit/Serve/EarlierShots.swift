@@ -15,19 +15,28 @@ enum EarlierShots {
     static func load(outDir: String) -> (shots: [ShotReport], warnings: [String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: outDir)) ?? []
         var shots: [ShotReport] = [], warnings: [String] = []
+        var taken: [Int: String] = [:]       // a shot's number is its file's: one file per number
         for name in names.sorted() {
             let range = NSRange(name.startIndex..., in: name)
             guard let m = pattern.firstMatch(in: name, range: range), let r = Range(m.range(at: 1), in: name),
                   let number = Int(name[r]) else { continue }
             let path = (outDir as NSString).appendingPathComponent(name)
-            if var s = fromReport(path, name: name) {
-                s.output = path       // the directory may have moved since
-                shots.append(s)
+            if let other = taken[number] {
+                warnings.append("\(path): not listed: shot \(number) is \(other) already (the file is kept)")
                 continue
             }
-            do { shots.append(try fromTags(path, number: number)) } catch {
-                warnings.append("\(path): not listed: no report beside it and \(error) (the file is kept)")
+            var found: ShotReport
+            if let s = fromReport(path, name: name) { found = s } else {
+                do { found = try fromTags(path) } catch {
+                    warnings.append("\(path): not listed: no report beside it and \(error) (the file is kept)")
+                    continue
+                }
             }
+            // by the file's own name and place (a file renamed or a directory moved since)
+            found.shot = number
+            found.output = path
+            taken[number] = name
+            shots.append(found)
         }
         return (shots.sorted { $0.shot < $1.shot }, warnings)
     }
@@ -44,7 +53,7 @@ enum EarlierShots {
     }
 
     /// What the file says of itself: slomo's tags and the number of video packets.
-    static func fromTags(_ path: String, number: Int) throws -> ShotReport {
+    static func fromTags(_ path: String) throws -> ShotReport {
         let d: Demuxer
         do { d = try Demuxer(path: path) } catch { throw NotAShot(description: "it cannot be read (\(error))") }
         let tags = d.metadata
@@ -59,6 +68,7 @@ enum EarlierShots {
         // a killed server leaves the last fragment cut short: the frames before it count
         while (try? d.readPacket(into: packet)) == true { if packet.streamIndex == video { frames += 1 } }
         let pre = tag("slomo_pre_frames").flatMap { Int($0) } ?? 0
+        let preAsked = tag("slomo_pre_frames_asked").flatMap { Int($0) } ?? pre
         let postAsked = tag("slomo_post_frames_asked").flatMap { Int($0) } ?? 0
         let post = Swift.max(0, Int(frames) - triggerFrame - 1)
         let triggerTime = time("slomo_trigger_time") ?? .zero, frameTime = time("slomo_trigger_frame_time") ?? .zero
@@ -66,14 +76,15 @@ enum EarlierShots {
         let latency = frameTime - triggerTime
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
         var warning = "its report was not written (the server that saved it did not stop cleanly): read from the file's own tags, without the frames' sequence numbers"
+        if pre < preAsked { warning += "; \(pre) of \(preAsked) frames before the trigger frame" }
         if post < postAsked { warning += "; \(post) of \(postAsked) frames after the trigger frame" }
-        return ShotReport(shot: tag("slomo_shot").flatMap { Int($0) } ?? number, output: path, trigger: tag("slomo_trigger_source") ?? "api",
+        return ShotReport(shot: tag("slomo_shot").flatMap { Int($0) } ?? 0, output: path, trigger: tag("slomo_trigger_source") ?? "api",
                           triggerFrame: triggerFrame, leadInFrames: tag("slomo_lead_in_frames").flatMap { Int($0) },
-                          preFrames: pre, postFrames: post, preFramesAsked: pre, postFramesAsked: postAsked, framesWritten: frames,
+                          preFrames: pre, postFrames: post, preFramesAsked: preAsked, postFramesAsked: postAsked, framesWritten: frames,
                           triggerSequence: 0, firstSequence: 0, lastSequence: 0, sequenceGaps: 0,
                           triggerTime: triggerTime, triggerWallTime: tag("slomo_trigger_wall_time") ?? "",
                           triggerFrameTime: frameTime, latency: latency, latencyMs: latency.doubleValue * 1000,
                           decisionLatency: decision, decisionLatencyMs: decision.doubleValue * 1000, triggerOut: nil, motionScore: nil,
-                          complete: post >= postAsked && frames > 0, bytesWritten: bytes, warning: warning)
+                          complete: pre >= preAsked && post >= postAsked && frames > 0, bytesWritten: bytes, warning: warning)
     }
 }

@@ -48,6 +48,11 @@ public final class Rig: @unchecked Sendable {
     private var closing = false
     /// The GPIO line or network listener of `config.trigger`, open for the rig's whole life.
     private var physical: TriggerEventSource?
+    /// `config.triggerOutput`'s line, requested at start and kept (every session raises it).
+    private var output: TriggerOutput?
+    /// When the current arm began (CLOCK_MONOTONIC): an event naming an earlier instant (a late
+    /// network message) is not this arm's.
+    private var armedAt: Rational?
     private var physicalDone = DispatchSemaphore(value: 0)
 
     public init(_ config: RigConfig) {
@@ -58,10 +63,9 @@ public final class Rig: @unchecked Sendable {
 
     /// The shot files' name template in the output directory: MP4 for x264 and the camera's own
     /// compressed frames, Matroska for FFV1 and raw.
-    var template: String {
-        let ext = config.recording.rawCodec == .x264 ? "mp4" : "mkv"
-        return (config.outDir as NSString).appendingPathComponent("shot%04d.\(ext)")
-    }
+    var template: String { Self.template(config.outDir, config.recording.rawCodec == .x264 ? "mp4" : "mkv") }
+
+    static func template(_ dir: String, _ ext: String) -> String { (dir as NSString).appendingPathComponent("shot%04d.\(ext)") }
 
     // MARK: starting and stopping
 
@@ -74,8 +78,13 @@ public final class Rig: @unchecked Sendable {
         lock.lock()
         for r in earlier.shots { saved[r.shot] = RigShot(r) }
         lock.unlock()
-        try startPhysicalTrigger()
-        do { try startSession() } catch { stopPhysicalTrigger(); throw error }
+        // the output line and the trigger's line or port first: one in use is refused before anything streams
+        let out = try config.triggerOutput.map { try TriggerOutput($0) }
+        lock.lock(); output = out; lock.unlock()
+        do {
+            try startPhysicalTrigger()
+            do { try startSession() } catch { stopPhysicalTrigger(); throw error }
+        } catch { out?.close(); throw error }
         let t = Thread { [weak self] in
             while let self, !self.isClosing {
                 self.tick()
@@ -96,6 +105,8 @@ public final class Rig: @unchecked Sendable {
         lock.lock(); closing = true; lock.unlock()
         stopPhysicalTrigger()
         stopSession()
+        lock.lock(); let out = output; output = nil; lock.unlock()
+        out?.close()
         jobQueue.sync {}
         watchers.finishAll()
     }
@@ -105,8 +116,11 @@ public final class Rig: @unchecked Sendable {
         lock.lock(); s = settings; lock.unlock()
         let source = try config.openSource()
         var t = TriggerSettings(kind: .api, pre: s.preTrigger, post: s.postTrigger, shots: 0)
-        t.output = config.trigger?.output       // raised for every shot, whatever fired it
-        t.firstShot = TriggerSettings.nextFreeShot(template)
+        t.output = config.triggerOutput         // raised for every shot, whatever fired it (the rig's line)
+        // after the highest shot in the folder, of either kind of file, and any the rig lists
+        lock.lock(); let listed = saved.keys.max() ?? 0; lock.unlock()
+        t.firstShot = Swift.max(listed + 1, TriggerSettings.nextFreeShot(Self.template(config.outDir, "mp4")),
+                                TriggerSettings.nextFreeShot(Self.template(config.outDir, "mkv")))
         var recording = config.recording
         recording.output = template
         let triggers = TriggerQueue()
@@ -114,6 +128,7 @@ public final class Rig: @unchecked Sendable {
         let session = try CaptureSession(source: source, settings: recording, limits: config.limits, trigger: t,
                                          audio: config.audio, preview: nil, stop: stop)
         session.sharedEvents = triggers
+        lock.lock(); session.output = output; lock.unlock()
         live.use(format: source.format)
         session.taps = [live]
         session.onEvent = { [weak self] e in self?.sessionEvent(e) }
@@ -184,7 +199,8 @@ public final class Rig: @unchecked Sendable {
         switch t.kind {
         case .gpio(let g): source = try GPIOTriggerSource(g, debounce: t.debounce, holdoff: t.holdoff)
         case .network(let e):
-            source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: "serve") { [weak self] e in
+            guard let key = t.key else { throw RigRefusal(.badRequest, "udp://\(e): a network trigger needs its key") }
+            source = try NetworkTriggerListener(endpoint: e, key: key, holdoff: t.holdoff, camera: "serve") { [weak self] e in
                 if e.event == .ignored { self?.emit(.ignored, source: name, message: e.warning) }
             }
         default: throw RigRefusal(.badRequest, "serve takes triggers from its API, a GPIO line or the network, not \(t.kind.name)")
@@ -247,6 +263,7 @@ public final class Rig: @unchecked Sendable {
         try apply(next)
         lock.lock()
         state = .armed
+        armedAt = CaptureClock.now()
         shotsLeft = next.shots == 0 ? nil : next.shots
         lock.unlock()
         emit(.state)
@@ -264,6 +281,9 @@ public final class Rig: @unchecked Sendable {
         case .idle, .starting: throw RigRefusal(.conflict, "not armed: arm first")
         case .stopped: throw RigRefusal(.unavailable, "the camera is gone: \(message ?? "it stopped")")
         case .armed, .triggered, .saving: break
+        }
+        if let a = armedAt, time < a {
+            throw RigRefusal(.conflict, "its instant is \(Seconds(a - time, decimals: 3)) s before the rig was armed")
         }
         if let left = shotsLeft, left <= 0 {
             throw RigRefusal(.conflict, "this arm's \(settings.shots) shot\(settings.shots == 1 ? " is" : "s are") taken and still saving: arm again once saved")

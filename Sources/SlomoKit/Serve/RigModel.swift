@@ -14,12 +14,16 @@ public struct RigConfig: Sendable {
     public var audio: AudioSettings?
     public var settings: RigSettings
     /// Shots fired by the world beside the API: a GPIO line or signed network messages (`kind`,
-    /// `holdoff`, `debounce`, `key`), taken only while armed; `output` is raised for every shot.
+    /// `holdoff`, `debounce`, `key`), taken only while armed.
     public var trigger: TriggerSettings?
+    /// `--trigger-out`: raised for every shot, whatever fired it; requested once, for the rig's life.
+    public var triggerOutput: TriggerOutputLine?
     public init(openSource: @escaping @Sendable () throws -> CaptureSource, outDir: String, recording: RecordingSettings,
-                limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil) {
+                limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil,
+                triggerOutput: TriggerOutputLine? = nil) {
         self.openSource = openSource; self.outDir = outDir; self.recording = recording
         self.limits = limits; self.audio = audio; self.settings = settings; self.trigger = trigger
+        self.triggerOutput = triggerOutput
     }
 }
 

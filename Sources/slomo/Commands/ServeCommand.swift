@@ -56,7 +56,9 @@ struct ServeCommand: ParsableCommand {
         let outDir = try Self.checkOutDir(self.outDir)
         let limits = try camera.limits()
         let window = try camera.window()
-        let recording = try camera.recording(output: (outDir as NSString).appendingPathComponent("shot.mp4"))
+        var recording = try camera.recording(output: (outDir as NSString).appendingPathComponent("shot.mp4"))
+        // the container the rig names its shots in: MP4 for x264 and compressed cameras, Matroska for ffv1 and raw
+        if recording.rawCodec != .x264 { recording.output = (outDir as NSString).appendingPathComponent("shot.mkv") }
         try recording.validate()
         let audio = try camera.audioOptions()
         let controls = try camera.cameraControls.requests()
@@ -65,11 +67,12 @@ struct ServeCommand: ParsableCommand {
         let settings = RigSettings(preTrigger: window.pre, postTrigger: window.post, shots: shots,
                                    previewFps: try OptionValues.rational(previewFps, option: .previewFps), previewWidth: previewWidth)
         do { try settings.check() } catch { throw CommandLineError("\(error.message)", .badRequest) }
-        let trigger = try physicalTrigger(window: window)
+        let (trigger, triggerOut) = try physicalTrigger(window: window, audio: audio)
         let token: String? = noToken ? nil : try ServeAccess.token(file: tokenFile ?? Self.defaultTokenFile())
         let camera = self.camera, device = camera.devices.first
         let rig = Rig(RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
-                                limits: limits, audio: audio, settings: settings, trigger: trigger))
+                                limits: limits, audio: audio, settings: settings, trigger: trigger,
+                                triggerOutput: triggerOut))
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         defer { rig.stop() }
         let server = RigServer(rig: rig, access: ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost))
@@ -90,13 +93,14 @@ struct ServeCommand: ParsableCommand {
         }
     }
 
-    /// `--trigger gpio:…|udp://…`: shots from a GPIO line or signed network messages beside the API.
-    func physicalTrigger(window: (pre: Rational, post: Rational)) throws -> TriggerSettings? {
+    /// `--trigger gpio:…|udp://…`: shots from a GPIO line or signed network messages beside the API;
+    /// `--trigger-out`: the line raised for every shot (with or without `--trigger`).
+    func physicalTrigger(window: (pre: Rational, post: Rational), audio: AudioSettings?) throws -> (TriggerSettings?, TriggerOutputLine?) {
         guard let given = triggering.trigger else {
-            if let (name, _) = triggering.given.first(where: { $0.1 }) {
+            if let (name, _) = triggering.given.first(where: { $0.1 && $0.0 != .triggerOut }) {
                 throw CommandLineError("\(name) needs \(Setting.trigger) gpio:… or udp://…", .badRequest)
             }
-            return nil
+            return (nil, try triggering.triggerOut.map { try TriggerOutputLine.parse($0) })
         }
         let kind = try OptionValues.trigger(given)
         switch kind {
@@ -106,7 +110,10 @@ struct ServeCommand: ParsableCommand {
         }
         var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: 0)
         try triggering.apply(to: &t)
-        return t
+        try t.validate(audio: audio)        // a network trigger without its key, as capture refuses it
+        let out = t.output
+        t.output = nil
+        return (t, out)
     }
 
     /// The output directory, created when missing, refused (exit 73) when it cannot be written.

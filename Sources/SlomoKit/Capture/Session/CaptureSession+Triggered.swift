@@ -147,6 +147,7 @@ extension CaptureSession {
         s.metadata["slomo_trigger_frame"] = String(pre + Int(shot.leadIn))
         if keyframed { s.metadata["slomo_lead_in_frames"] = String(shot.leadIn) }
         s.metadata["slomo_pre_frames"] = String(pre)
+        s.metadata["slomo_pre_frames_asked"] = String(preCount)
         s.metadata["slomo_post_frames_asked"] = String(postCount)
         s.metadata["slomo_trigger_time"] = shot.eventTime.description
         s.metadata["slomo_trigger_frame_time"] = shot.frameTime.description

@@ -53,7 +53,13 @@ final class GPIOTriggerSource: TriggerEventSource {
     }
 
     func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
-        guard let edge = try? line.next(milliseconds: timeoutMilliseconds) else { return nil }
+        let edge: GPIOEdge?
+        do { edge = try line.next(milliseconds: timeoutMilliseconds) } catch {
+            // a chip that went away keeps failing at once: wait out the timeout rather than spin
+            CurrentProcess.sleep(microseconds: Int(timeoutMilliseconds) * 1000)
+            return nil
+        }
+        guard let edge else { return nil }
         let time = Rational(edge.nanoseconds / 1000, 1_000_000)        // to the microsecond, as frames are
         if let l = last, time - l < holdoff { return nil }
         last = time
