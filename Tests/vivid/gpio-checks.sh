@@ -98,9 +98,11 @@ python3 $HERE/serve-gpio-checks.py $D $OUT $chip 3 /sys/devices/platform/$dev/$c
 # --- bad input: no such chip, no such line, a line another program holds; nothing written
 $S capture $D --trigger gpio:nochip:0 -o $OUT/bad1.mkv 2>$OUT/bad1.err; say gpio_nochip "$? $(cat $OUT/bad1.err | tail -1) $(ls $OUT/bad1.mkv 2>&1 | grep -c 'No such')"
 $S capture $D --trigger gpio:$chip:9 -o $OUT/bad2.mkv 2>$OUT/bad2.err; say gpio_noline "$? $(cat $OUT/bad2.err | tail -1) $(ls $OUT/bad2.mkv 2>&1 | grep -c 'No such')"
-$S capture --source synthetic:fps=30,size=160x96 --trigger gpio:$chip:1 --duration 6 --pre-trigger 0.1 --post-trigger 0.1 -o $OUT/hold.mkv --overwrite 2>$OUT/hold.err & pid=$!
+# the holder runs until it is interrupted (a 6 s duration once ran out in a slow emulated VM before the
+# second capture asked for the line, which then got it and waited for an edge); the second is bounded
+$S capture --source synthetic:fps=30,size=160x96 --trigger gpio:$chip:1 --duration 120 --pre-trigger 0.1 --post-trigger 0.1 -o $OUT/hold.mkv --overwrite 2>$OUT/hold.err & pid=$!
 wait_armed $OUT/hold.err 300
-$S capture $D --trigger gpio:$chip:1 -o $OUT/bad3.mkv 2>$OUT/bad3.err; say gpio_busy "$? $(cat $OUT/bad3.err | tail -1) $(ls $OUT/bad3.mkv 2>&1 | grep -c 'No such')"
+$S capture $D --trigger gpio:$chip:1 --duration 5 -o $OUT/bad3.mkv 2>$OUT/bad3.err; say gpio_busy "$? $(cat $OUT/bad3.err | tail -1) $(ls $OUT/bad3.mkv 2>&1 | grep -c 'No such')"
 kill -INT $pid; wait $pid
 echo 0 > $c/live
 say done 1

@@ -3,6 +3,12 @@ import SlomoCore
 
 /// The rig's shots: the list, one shot's report, its frames as pictures, deleting one.
 extension Rig {
+    /// The shot files' name template in the output directory: MP4 for x264 and the camera's own
+    /// compressed frames, Matroska for FFV1 and raw.
+    var template: String { Self.template(config.outDir, config.recording.rawCodec == .x264 ? "mp4" : "mkv") }
+
+    static func template(_ dir: String, _ ext: String) -> String { (dir as NSString).appendingPathComponent("shot%04d.\(ext)") }
+
     /// The saved shot's report: read from the session's shot event (its sidecar is written later).
     func shotSaved(_ r: ShotReport) {
         let entry = RigShot(r)

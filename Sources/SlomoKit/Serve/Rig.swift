@@ -11,7 +11,7 @@ import SlomoSystem
 /// the state the clients see. Saving goes on while the ring keeps filling; a trigger during a save
 /// is a further shot when the arm has shots left, and refused with the reason otherwise.
 public final class Rig: @unchecked Sendable {
-    // Safe: every `var` below (used by Rig+Jobs, Rig+Shots and Rig+Status too) is touched under `lock`; the session runs on its own thread and
+    // Safe: every `var` below (used by Rig+Jobs, Rig+Shots, Rig+Status and Rig+Triggers too) is touched under `lock`; the session runs on its own thread and
     // reaches the rig only through its callbacks, which take the lock.
     let lock = NSLock()
     /// Held across a whole control operation (arm, a settings change, disarm, stop), which may
@@ -47,25 +47,19 @@ public final class Rig: @unchecked Sendable {
     private var ticker: Thread?
     private var closing = false
     /// The GPIO line or network listener of `config.trigger`, open for the rig's whole life.
-    private var physical: TriggerEventSource?
+    var physical: TriggerEventSource?
     /// `config.triggerOutput`'s line, requested at start and kept (every session raises it).
     private var output: TriggerOutput?
     /// When the current arm began (CLOCK_MONOTONIC): an event naming an earlier instant (a late
     /// network message) is not this arm's.
     private var armedAt: Rational?
-    private var physicalDone = DispatchSemaphore(value: 0)
+    var physicalDone = DispatchSemaphore(value: 0)
 
     public init(_ config: RigConfig) {
         self.config = config
         settings = config.settings
         live = LivePictures(fps: config.settings.previewFps, maxWidth: config.settings.previewWidth)
     }
-
-    /// The shot files' name template in the output directory: MP4 for x264 and the camera's own
-    /// compressed frames, Matroska for FFV1 and raw.
-    var template: String { Self.template(config.outDir, config.recording.rawCodec == .x264 ? "mp4" : "mkv") }
-
-    static func template(_ dir: String, _ ext: String) -> String { (dir as NSString).appendingPathComponent("shot%04d.\(ext)") }
 
     // MARK: starting and stopping
 
@@ -188,57 +182,6 @@ public final class Rig: @unchecked Sendable {
         if !(quit && !closing) { state = .stopped }
         lock.unlock()
         emit(.state)
-    }
-
-    /// Opens `config.trigger`'s GPIO line or network port (refused now, before the camera streams,
-    /// when it cannot be had) and reads it on its own thread for the rig's whole life: a window
-    /// change reopens the camera, not the line.
-    private func startPhysicalTrigger() throws {
-        guard let t = config.trigger else { return }
-        let source: TriggerEventSource, name = t.kind.name
-        switch t.kind {
-        case .gpio(let g): source = try GPIOTriggerSource(g, debounce: t.debounce, holdoff: t.holdoff)
-        case .network(let e):
-            guard let key = t.key else { throw RigRefusal(.badRequest, "udp://\(e): a network trigger needs its key") }
-            source = try NetworkTriggerListener(endpoint: e, key: key, holdoff: t.holdoff, camera: "serve") { [weak self] e in
-                if e.event == .ignored { self?.emit(.ignored, source: name, message: e.warning) }
-            }
-        default: throw RigRefusal(.badRequest, "serve takes triggers from its API, a GPIO line or the network, not \(t.kind.name)")
-        }
-        let done = DispatchSemaphore(value: 0)
-        lock.lock(); physical = source; physicalDone = done; lock.unlock()
-        let thread = Thread { [weak self] in
-            defer { done.signal() }
-            // ends once stopPhysicalTrigger lets go of the source (and waits for this thread to close it)
-            while let self, let source = self.physicalSource {
-                switch source.next(timeoutMilliseconds: 50) {
-                case .trigger(let time, let wall, _)?: self.fired(name, at: time, wall: wall)
-                case .quit?, .inputEnded?:
-                    self.emit(.warning, source: name, message: "the \(name) trigger ended: shots come from the API only")
-                    return
-                case nil: continue
-                }
-            }
-        }
-        thread.name = "slomo-rig-trigger"
-        thread.start()
-    }
-
-    private var physicalSource: TriggerEventSource? { lock.lock(); defer { lock.unlock() }; return physical }
-
-    private func stopPhysicalTrigger() {
-        lock.lock(); let source = physical, done = physicalDone; physical = nil; lock.unlock()
-        guard let source else { return }
-        done.wait()
-        source.close()
-    }
-
-    /// A shot fired by the GPIO line or the network: taken as the API's are, only while armed;
-    /// otherwise an `ignored` event says why.
-    private func fired(_ source: String, at time: Rational, wall: Rational) {
-        do { _ = try trigger(at: time, wall: wall, source: source) } catch {
-            emit(.ignored, source: source, message: "a \(source) trigger at \(TriggerEvents.iso8601(wall)) fired no shot: \(error.message)")
-        }
     }
 
     // MARK: the state machine
