@@ -128,6 +128,9 @@ public final class RigServer: Sendable {
         r.get("/api/v1/jobs/:id") { [rig] _, context in
             try await Self.answer { Reply.json(try rig.job(try Self.number(context, "id")), type: "job") }
         }
+        r.delete("/api/v1/jobs/:id") { [rig] _, context in
+            try await Self.answer { Reply.json(try rig.cancelJob(try Self.number(context, "id")), type: "job", status: .accepted) }
+        }
         r.get("/api/v1/jobs/:id/file") { [rig] request, context in
             let path: String
             do { path = try await Self.offload { try rig.jobPath(try Self.number(context, "id")) } } catch let r as RigRefusal { return Reply.refuse(r) }
@@ -176,7 +179,8 @@ public final class RigServer: Sendable {
             return Reply.refuse(.notFound, "\((path as NSString).lastPathComponent) is not in the output directory any more")
         }
         let name = (real as NSString).lastPathComponent
-        let type = name.hasSuffix(".mp4") ? "video/mp4" : name.hasSuffix(".mkv") ? "video/x-matroska" : "application/octet-stream"
+        let type = name.hasSuffix(".mp4") ? "video/mp4" : name.hasSuffix(".mkv") ? "video/x-matroska"
+            : name.hasSuffix(".mov") ? "video/quicktime" : "application/octet-stream"
         var response: Response
         switch ByteRange.parse(request.headers[.range], size: size) {
         case .unsatisfiable?:

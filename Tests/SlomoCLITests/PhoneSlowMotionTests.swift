@@ -48,4 +48,36 @@ import Testing
         #expect(bad.status == 64 && bad.stderr == "slomo: \(plain): --real-time: the file carries no capture rate (com.android.capture.fps); give --rate relative to the file\n", "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d.file("bad.mp4")))
     }
+
+    /// The output's capture-rate tag describes the output, not the source: a player that trusts it
+    /// shows the output's own speed against real time; where that speed varies, the tag is left out
+    /// (the source's value kept under slomo's name) and a note says so.
+    @Test func theOutputsCaptureRateTagDescribesIt() throws {
+        let d = TempDir()
+        let clip = try Self.phoneClip(d)
+        func slowMotion(_ path: String) throws -> [String: Any]? {
+            let p = try #require(try JSONSerialization.jsonObject(with: try CLI.run(["probe", path, "--json"]).output) as? [String: Any])
+            return p["slowMotion"] as? [String: Any]
+        }
+        // export at half real time, 30 fps: it stands for 60 captured frames a second
+        let half = d.file("half.mp4")
+        let e = try CLI.run(["export", clip, "-o", half, "--rate", "1/2", "--real-time", "--fps", "30", "--no-audio"])
+        #expect(e.status == 0 && e.stderr.contains("com.android.capture.fps 240 → 60: the output plays at 1/2 of real time"), "\(e.stderr)")
+        let h = try #require(try slowMotion(half))
+        #expect((h["realTimeSpeed"] as? [String: Int]) == ["numerator": 1, "denominator": 2], "\(h)")
+        #expect((h["captureFrameRate"] as? [String: Int]) == ["numerator": 60, "denominator": 1], "\(h)")
+        // retime keeps every frame: still 240 captured a second, now played at 120
+        let rt = d.file("rt.mp4")
+        let r = try CLI.run(["retime", clip, "-o", rt, "--rate", "1/2", "--real-time", "--no-audio"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let t = try #require(try slowMotion(rt))
+        #expect((t["realTimeSpeed"] as? [String: Int]) == ["numerator": 1, "denominator": 2], "\(t)")
+        // a segment at another speed: no one capture rate describes it
+        let seg = d.file("seg.mp4")
+        let s = try CLI.run(["export", clip, "-o", seg, "--segment", "0.5-1@1/2", "--no-audio"])
+        #expect(s.status == 0 && s.stderr.contains("com.android.capture.fps 240 left out"), "\(s.stderr)")
+        #expect(try slowMotion(seg) == nil)
+        let tags = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "format_tags", "-of", "json", seg]).stdout
+        #expect(tags.contains("\"slomo_source_capture_fps\": \"240\"") && !tags.contains("com.android.capture.fps"), "\(tags)")
+    }
 }

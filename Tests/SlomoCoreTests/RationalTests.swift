@@ -11,6 +11,14 @@ import Testing
         #expect(Rational(240, 1).description == "240")
     }
 
+    /// Seconds shown to whole units (a server's refusal says "2004 s"): rounded, never a trap.
+    @Test func secondsWithoutDecimals() {
+        #expect(Seconds(Rational(60125, 30), decimals: 0).description == "2004")
+        #expect(Seconds(Rational(3, 2), decimals: 0).description == "2")
+        #expect(Seconds(Rational(-7, 3), decimals: 0).description == "-2")
+        #expect(Seconds(Rational(7, 4), decimals: 1).description == "1.8")
+    }
+
     @Test func arithmeticIsExact() {
         #expect(Rational(1, 3) + Rational(1, 6) == Rational(1, 2))
         #expect(Rational(1001, 30000) * Rational(30) == Rational(1001, 1000))

@@ -15,6 +15,10 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
+# Every command's exit status once SIGINT or SIGTERM stopped it (serve too: README, "Exit statuses").
+INTERRUPTED = 130
+
+
 def binary():
     return os.environ.get("SLOMO_BIN") or os.path.join(ROOT, ".build", "debug", "slomo")
 

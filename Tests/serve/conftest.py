@@ -4,7 +4,7 @@ import tempfile
 
 import pytest
 
-from client import Server
+from client import INTERRUPTED, Server
 
 SYNTHETIC = ["--source", "synthetic:fps=240,size=640x360,format=yuv420p", "--pre-trigger", "0.5", "--post-trigger", "0.5"]
 
@@ -20,7 +20,7 @@ def scratch():
 def server(scratch):
     s = Server(SYNTHETIC, os.path.join(scratch, "out"), token_file=os.path.join(scratch, "token"))
     yield s
-    assert s.stop() == 0, "slomo serve did not end cleanly on SIGINT: " + " | ".join(s.lines)
+    assert s.stop() == INTERRUPTED, "slomo serve did not end with 130 on SIGINT: " + " | ".join(s.lines)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ import re
 import signal
 import time
 
-from client import binary, calibration_index, mjpeg_parts
+from client import INTERRUPTED, binary, calibration_index, mjpeg_parts
 
 
 def arm_and_shoot(c, **arm):
@@ -100,7 +100,7 @@ def test_shots_of_an_earlier_server_are_listed(scratch, servers):
     arm_and_shoot(c)
     c.wait(lambda st: st["shotsSaved"] == 1 and st["state"] == "idle", what="shot 1 saved")
     rep1 = c.get("/api/v1/shots/1").json()["report"]
-    assert s.stop() == 0
+    assert s.stop() == INTERRUPTED
 
     # stopped cleanly: shot 1 from its report, whole; the next shot is 2
     s = start()
@@ -133,7 +133,7 @@ def test_shots_of_an_earlier_server_are_listed(scratch, servers):
     c.wait(lambda st: st["state"] == "idle" and st["shotsSaved"] == 3, what="the next shot saved")
     assert [x["id"] for x in c.get("/api/v1/shots").json()["shots"]] == [1, 2, 10]
     assert open(stray, "rb").read() == b"not a recording"
-    assert s.stop() == 0
+    assert s.stop() == INTERRUPTED
 
     # another codec, another extension (.mkv): numbered after the .mp4 shots, none taken twice
     servers.append(Server(SYNTHETIC + ["--codec", "ffv1"], out, token_file=token))
@@ -143,7 +143,7 @@ def test_shots_of_an_earlier_server_are_listed(scratch, servers):
     c.wait(lambda st: st["state"] == "idle" and st["shotsSaved"] == 4, what="the ffv1 shot saved")
     listed = {x["id"]: x["file"] for x in c.get("/api/v1/shots").json()["shots"]}
     assert listed == {1: "shot0001.mp4", 2: "shot0002.mp4", 10: "shot0010.mp4", 11: "shot0011.mkv"}, listed
-    assert s.stop() == 0
+    assert s.stop() == INTERRUPTED
 
 
 def test_settings_need_idle(server):

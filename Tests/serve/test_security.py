@@ -6,7 +6,7 @@ import socket
 import stat
 import subprocess
 
-from client import Client, Server, binary
+from client import INTERRUPTED, Client, Server, binary
 from conftest import SYNTHETIC
 
 
@@ -149,7 +149,7 @@ def test_no_token_on_loopback(scratch):
         # still no change from another origin
         refused(Client("127.0.0.1", s.port, None, origin="http://evil.example").post("/api/v1/arm"), 403, "origin")
     finally:
-        assert s.stop() == 0
+        assert s.stop() == INTERRUPTED
 
 
 def test_files_only_from_the_output_directory(server, scratch):

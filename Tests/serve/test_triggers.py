@@ -8,7 +8,7 @@ import subprocess
 import threading
 from fractions import Fraction
 
-from client import Server, binary, calibration_index
+from client import INTERRUPTED, Server, binary, calibration_index
 from conftest import SYNTHETIC
 
 
@@ -115,7 +115,7 @@ def test_network_trigger_beside_the_api(scratch, servers):
     assert c.post("/api/v1/trigger").status == 202
     c.wait(lambda st: st["shotsSaved"] == 3 and st["state"] == "idle", what="the API shot saved")
     assert c.get("/api/v1/shots/3").json()["report"]["trigger"] == "api"
-    assert s.stop() == 0
+    assert s.stop() == INTERRUPTED
 
 
 def test_serve_refuses_triggers_it_cannot_take(scratch):

@@ -51,3 +51,18 @@ public struct CaptureRate: Sendable, Equatable, Codable {
         return s
     }
 }
+
+extension CaptureRate {
+    /// The capture rate that describes an output made from this file through `map` (its part
+    /// `window` on the target timeline, or all of it): the output plays at `realTimeSpeed × rate`
+    /// of real time where the map has one rate, so at `outputFrameRate` fps it stands for
+    /// `outputFrameRate / (realTimeSpeed × rate)` captured frames a second. `outputFrameRate` nil:
+    /// every source frame kept (retime), which leaves the capture rate as it was. Nil where the
+    /// rate varies: no one capture rate describes the output.
+    public func outputCaptureRate(map: RetimeMap, window: TimeRange?, outputFrameRate: Rational?) -> Rational? {
+        let used = map.mappings.filter { m in window.map { m.target.end > $0.start && m.target.start < $0.end } ?? true }
+        guard let rate = used.first?.rate, used.allSatisfy({ $0.rate == rate }) else { return nil }
+        guard let out = outputFrameRate else { return captureFrameRate }
+        return out / (realTimeSpeed * rate)
+    }
+}

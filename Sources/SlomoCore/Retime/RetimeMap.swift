@@ -172,6 +172,7 @@ public struct Seconds: CustomStringConvertible {
     public init(_ value: Rational, decimals: Int = 6) { self.value = value; self.decimals = decimals }
     public var description: String {
         if value.isInteger { return "\(value.numerator)" }
+        if decimals <= 0 { return "\(value.rounded(.nearest))" }
         // computed exactly: scaled to 10^decimals and rounded once
         var unit: Int64 = 1
         for _ in 0..<decimals { unit *= 10 }

@@ -40,10 +40,13 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
     case rotationFailed(path: String, frame: Int64, pixelFormat: String)
     /// `--start`/`--end` where a packet copy (retime) cannot cut exactly (`CopyWindow`).
     case copyCannotCut(path: String, setting: Setting, value: String, why: Wording)
+    /// Stopped through `ExportRequest.stop` (a server's job cancelled, the server interrupted).
+    case cancelled(output: String)
 
     public var kind: FailureKind {
         switch self {
         case .rotationFailed: return .bug
+        case .cancelled: return .interrupted
         default: return .badRequest
         }
     }
@@ -55,6 +58,7 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
         case .audioCodecUnusable(let output, let codec, let why): return "\(output): \(Setting.audioCodec) \(codec): \(why)"
         case .rotationFailed(let path, let n, let fmt): return "\(path): export: rotating frame \(n) gave no \(fmt) frame"
         case .copyCannotCut(let path, let setting, let value, let why): return "\(path): retime \(setting) '\(value)': \(why)"
+        case .cancelled(let output): return "\(output): export cancelled (nothing written under that name)"
         }
     }
 

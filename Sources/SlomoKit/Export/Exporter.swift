@@ -1,6 +1,7 @@
 import Foundation
 import SlomoCore
 import SlomoFFmpeg
+import SlomoSystem
 
 /// `slomo export`: decode, apply the retime map, encode at a constant frame rate.
 public struct ExportRequest: Sendable {
@@ -45,6 +46,9 @@ public struct ExportRequest: Sendable {
     public var threads = 0
     /// Stored as `slomo_job` metadata so a batch re-run can tell a finished output from another.
     public var jobKey: String?
+    /// Raised to stop the export after the frame being written (a server's job cancelled): it
+    /// throws `ExportError.cancelled` and leaves nothing under the output's name.
+    public var stop: StopToken?
     public init(input: String, output: String, spec: RetimeSpec) {
         self.input = input; self.output = output; self.spec = spec
     }
@@ -79,6 +83,9 @@ public struct ExportReport: Codable, Sendable {
     /// Clockwise degrees (90, 180, 270) the pixels were turned to show the source upright; the
     /// output then carries no display rotation.
     public var rotationApplied: Int?
+    /// What became of a phone's capture-rate tag (`com.android.capture.fps`): rewritten to
+    /// describe the output, or left out where its speed against real time varies.
+    public var captureRateTag: String?
     /// Set when the encoder refused the source's odd size: "321x181 → 320x180" (last column/row
     /// cropped off, nothing resampled).
     public var cropped: String?
@@ -99,6 +106,17 @@ public enum FlowQuality: String, Sendable, CaseIterable { case fast, medium, fin
 /// chooser (`HoldingChooser` or `MotionChooser` on the plan's CFR schedule) and a sink (`VideoSink`:
 /// convert, turn, encode, mux), with the time-pitch audio interleaved after each frame.
 public enum Exporter {
+    /// The frames `r` would write, from its plan alone (nothing decoded, nothing written): what a
+    /// server checks against its limit before it accepts a job.
+    public static func plannedFrames(_ r: ExportRequest) throws -> Int64 {
+        try MediaInput.checkInput(r.input)
+        try ExportError.checkFrameRate(r.frameRate, maxDenominator: 1_000_000)
+        let timeline = try MediaTimeline(path: r.input)
+        let (map, _) = try timeline.resolve(r.spec, fromOriginal: r.fromOriginal, pitch: r.pitch, audio: r.audio, realTime: r.realTime)
+        let window = try r.trim.window(timeline: timeline, map: map)
+        return try ExportFramePlan(timeline: timeline, map: map, frameRate: r.frameRate, blend: r.frameBlend, window: window?.target).total
+    }
+
     /// Progress: (output frames done, total).
     public static func export(_ r: ExportRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> ExportReport {
         let started = DispatchTime.now()
@@ -121,8 +139,9 @@ public enum Exporter {
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: sink.stream, map: map, stored: stored,
             .init(input: r.input, output: r.output, command: "export", audio: r.audio, audioStreams: r.audioStreams,
-                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true, window: window?.target))
-        sink.afterFrame = { n in
+                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true, window: window?.target, outputFrameRate: r.frameRate))
+        sink.afterFrame = { [stop = r.stop, output = r.output] n in
+            if stop?.isRaised == true { throw ExportError.cancelled(output: output) }
             try audio.write(upTo: plan.schedule.targetTime(ofFrame: n + 1) - t0)
             progress?(n + 1, plan.total)
         }
@@ -150,6 +169,7 @@ public enum Exporter {
         report.audioCodec = audio.codecs.first
         report.audioTracks = audio.writers.count
         report.droppedStreams = audio.dropped
+        report.captureRateTag = audio.captureRateTag
         report.rotationDropped = sink.pixelTurns == nil ? RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer) : nil
         report.rotationApplied = sink.pixelTurns.map { $0 * 90 }
         return report

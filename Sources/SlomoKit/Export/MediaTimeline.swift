@@ -35,6 +35,14 @@ struct MediaTimeline {
 
     static let retimeKey = "slomo_retime"
 
+    /// A map as the `slomo_retime` tag: JSON with its keys sorted, so the same export writes the
+    /// same bytes every run (a checksum can compare or cache outputs).
+    static func retimeTag(_ map: RetimeMap) throws -> String {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys]
+        return String(decoding: try e.encode(map), as: UTF8.self)
+    }
+
     /// Reads packets like `Demuxer.readPacket`, except that a read error once packets have been read
     /// (a truncated or damaged file) ends the input there, noted in `damage`, instead of failing the job.
     final class Reader {

@@ -23,12 +23,16 @@ enum RetimedOutput {
         var reencoded: Bool
         /// `--start`/`--end`: the output is this part of the target timeline (from its start).
         var window: TimeRange? = nil
+        /// The output's constant frame rate (export); nil: every source frame kept (retime).
+        var outputFrameRate: Rational? = nil
     }
 
     /// The audio tracks written and the source's streams left out, one sentence each.
     struct Tracks {
         var writers: [AudioTrackWriter]
         var dropped: [String]
+        /// What became of a phone's capture-rate tag (`com.android.capture.fps`), one sentence.
+        var captureRateTag: String? = nil
 
         /// Writes every track up to `time` on the output timeline.
         func write(upTo time: Rational) throws { for w in writers { try w.write(upTo: time) } }
@@ -70,13 +74,17 @@ enum RetimedOutput {
             writers.append(w)
         }
         let mov = muxer.isISOMedia
-        muxer.copyMetadata(from: demuxer) { staleContainerKey($0.lowercased(), reencoded: r.reencoded) ? nil : outputKey($0, mov: mov) }
+        let captureKey = timeline.captureRate?.source
+        muxer.copyMetadata(from: demuxer) {
+            staleContainerKey($0.lowercased(), reencoded: r.reencoded) || $0.lowercased() == captureKey ? nil : outputKey($0, mov: mov)
+        }
+        let captureRateTag = timeline.captureRate.map { writeCaptureRate($0, muxer, map: map, r) }
         if let window = r.window {
             // a part of the source: its map does not start at the source's start, and a later
             // retime must not read it as the original timing
             muxer.setMetadata("slomo_trim", "\(window.start)-\(window.end)")
         } else {
-            muxer.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
+            muxer.setMetadata(MediaTimeline.retimeKey, try MediaTimeline.retimeTag(stored))
         }
         muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
         if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
@@ -87,7 +95,22 @@ enum RetimedOutput {
         if writers.isEmpty, let firstFailure { throw firstFailure }
         let kept = Set([timeline.video] + chosen)
         let dropped = demuxer.streams.filter { !kept.contains($0.index) && !($0.kind == .audio && (!r.audio || !r.audioStreams.isEmpty)) }
-        return Tracks(writers: writers, dropped: undecodable + dropped.map(droppedSentence))
+        return Tracks(writers: writers, dropped: undecodable + dropped.map(droppedSentence), captureRateTag: captureRateTag)
+    }
+
+    /// A phone's capture-rate tag as it describes the output: rewritten where the output plays at
+    /// one speed against real time, else left out (the source's value kept as
+    /// `slomo_source_capture_fps`): a player that trusts it would show the wrong speed.
+    static func writeCaptureRate(_ c: CaptureRate, _ muxer: Muxer, map: RetimeMap, _ r: Request) -> String {
+        let before = Seconds(c.captureFrameRate, decimals: 6)
+        guard let fps = c.outputCaptureRate(map: map, window: r.window, outputFrameRate: r.outputFrameRate) else {
+            muxer.setMetadata("slomo_source_capture_fps", before.description)
+            return "\(c.source) \(before) left out: the output's speed against real time varies (slomo_source_capture_fps keeps the source's)"
+        }
+        let after = Seconds(fps, decimals: 6)
+        muxer.setMetadata(c.source, after.description)
+        let speed = r.outputFrameRate.map { $0 / fps } ?? (c.storedFrameRate * (map.mappings.first?.rate ?? .one)) / fps
+        return "\(c.source) \(before) → \(after): the output plays at \(speed) of real time"
     }
 
     /// The audio streams to write: those asked for (each checked, in the order given, each once),

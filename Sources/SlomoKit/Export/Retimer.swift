@@ -49,6 +49,9 @@ public struct RetimeReport: Codable, Sendable {
     /// The source's display rotation in degrees when the output container cannot store it
     /// (Matroska, NUT): the output plays unrotated.
     public var rotationDropped: Double?
+    /// What became of a phone's capture-rate tag (`com.android.capture.fps`): kept where the
+    /// output plays at one speed against real time, else left out.
+    public var captureRateTag: String?
     public var mappings: [PlanReport.Mapping]
     /// `--start`/`--end`: the part of the source copied, to the frame.
     public var trim: Trim?
@@ -123,6 +126,7 @@ public enum Retimer {
         report.audioCodec = audio.codecs.first
         report.audioTracks = audio.writers.count
         report.droppedStreams = audio.dropped
+        report.captureRateTag = audio.captureRateTag
         report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report
     }

@@ -44,8 +44,10 @@ final class VideoSink {
         // a mirroring matrix is left as metadata: turning alone would show it the wrong way round
         let turns = timeline.info.mirrored ? nil : DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation)
         pixelTurns = r.rotation == .pixels || (r.rotation == .auto && !muxer.storesDisplayMatrix) ? turns : nil
-        // `--size` is the picture as it shows: back into the source's orientation when the pixels turn sideways
-        let sideways = pixelTurns.map { $0 % 2 == 1 } ?? false
+        // `--size` is the picture as it shows: back into the stored orientation when the picture
+        // shows sideways, whether the pixels turn or the output keeps the display matrix
+        let shownTurns = pixelTurns ?? (muxer.storesDisplayMatrix ? DisplayRotation.clockwiseQuarterTurns(timeline.info.rotation) : nil)
+        let sideways = shownTurns.map { $0 % 2 == 1 } ?? false
         let info = timeline.info
         var target: (Int, Int)?
         if r.delivery.width != nil || r.delivery.height != nil {
@@ -90,6 +92,12 @@ final class VideoSink {
         }
         let odd = (width % 2 == 1 || height % 2 == 1) && pixelFormat.subsamplesChroma
         if !odd { return (try open(width, height), width, height) }
+        // an odd size asked for (`--size`): kept where the encoder takes it, refused where it does not
+        if let w = r.delivery.width, let h = r.delivery.height, w > 0, h > 0 {
+            if !EncoderDefaults.refusesOddSizes(codec), let e = try? open(width, height) { return (e, width, height) }
+            let down = "\(w & ~1)x\(h & ~1)", up = "\(w + w % 2)x\(h + h % 2)"
+            throw SettingError(.size, "\(w)x\(h)", "\(codec) writes \(pixelFormat) at even sizes only: give \(down) or \(up) (--codec ffv1 keeps odd sizes)")
+        }
         if !EncoderDefaults.refusesOddSizes(codec), let e = try? open(width, height) { return (e, width, height) }
         return (try open(width & ~1, height & ~1), width & ~1, height & ~1)
     }

@@ -86,6 +86,14 @@ final class PlaySession {
         demuxer.keepOnly(streams: [timeline.video])
         vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: Rational(1, 90000), frameRate: nil)
         RetimedOutput.copyStreamMetadata(muxer, demuxer, from: timeline.video, to: vOut, reencoded: false)
+        if let degrees = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer) {
+            // the packets are copied: their pixels cannot turn, and this container has no place for the matrix
+            var e = PlayEvent(event: "warning")
+            e.message = "\(r.input): its \(Seconds(Rational(Int64(degrees.rounded())), decimals: 0))° display rotation cannot be stored in "
+                + "\(muxer.formatName) (FFmpeg 5.1): \(r.output) plays unrotated; play to .mp4 or .mov to keep it, "
+                + "or turn the pixels with slomo export --rotation pixels"
+            events(e)
+        }
         live = PlayTimeline(start: r.start, rate: r.rate)
         // --start, like a seek, lands on the keyframe at or before it
         seeking = r.start.isPositive

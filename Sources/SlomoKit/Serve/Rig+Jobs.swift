@@ -1,9 +1,13 @@
 import Foundation
 import SlomoCore
+import SlomoFFmpeg
 
-/// Exports of a rig's shots, run one after another as jobs (`POST /api/v1/shots/{id}/export`).
+/// Exports of a rig's shots, run one after another as jobs (`POST /api/v1/shots/{id}/export`),
+/// each cancellable (`DELETE /api/v1/jobs/{id}`), none larger than the server's limit.
 extension Rig {
     /// Starts an export of shot `id`'s frames `from`...`to` (from the trigger frame) as a job.
+    /// Checked before it is queued: the frames, rate, pitch, frame rate and encoder (in the
+    /// words `slomo export` uses), and the output's frame count against `config.maxExportFrames`.
     public func export(shot id: Int, _ ask: RigExportAsk) throws(RigRefusal) -> RigJob {
         let s = try shot(id)
         let from = ask.from ?? s.firstFrame, to = ask.to ?? s.lastFrame
@@ -20,59 +24,48 @@ extension Rig {
         let fps = ask.fps ?? Rational(30)
         guard fps.isPositive, fps <= Rational(1000) else { throw .badField("fps", "must be > 0 and at most 1000") }
         let codec = ask.codec ?? "libx264"
-        guard ["libx264", "libx265", "mpeg4", "mjpeg", "ffv1"].contains(codec) else { throw .badField("codec", "expected libx264, libx265, mpeg4, mjpeg or ffv1") }
-        lock.lock()
-        let n = nextJob
-        nextJob += 1
-        let ext = codec == "ffv1" ? "mkv" : "mp4"
-        let name = String(format: "shot%04d-export%d.%@", id, n, ext)
-        let job = RigJob(id: n, shot: id, state: .queued, progress: 0, file: name, from: from, to: to, rate: rate, pitch: pitch, fps: fps)
-        jobs[n] = job
-        lock.unlock()
-        var r = ExportRequest(input: s.report.output, output: (config.outDir as NSString).appendingPathComponent(name), spec: RetimeSpec(rate: rate))
+        let ext = Self.container(forEncoder: codec)
+        do throws(SettingError) {
+            try VideoCodecChoice.check(codec: codec, preset: nil, crf: nil, container: ext == "mkv" ? "matroska" : ext)
+        } catch { throw .badField(error.setting.name, "\(error.reason)") }
+        var r = ExportRequest(input: s.report.output, output: "", spec: RetimeSpec(rate: rate))
         r.frameRate = fps
         r.pitch = pitch
         r.codec = codec
         r.trim = SourceTrim(start: .frame(Int64(from + s.report.triggerFrame)), end: to < s.lastFrame ? .frame(Int64(to + 1 + s.report.triggerFrame)) : nil)
-        let request = r
-        jobQueue.async { [weak self] in self?.runJob(n, request) }
-        emit(.job, job: n, progress: 0)
-        return job
-    }
-
-    private func runJob(_ n: Int, _ r: ExportRequest) {
-        update(n) { $0.state = .running }
-        var lastSaid = 0.0
-        do {
-            let report = try Exporter.export(r) { [weak self] done, total in
-                let p = total > 0 ? Double(done) / Double(total) : 0
-                self?.update(n) { $0.progress = p }
-                if p - lastSaid >= 0.05 { lastSaid = p; self?.emit(.job, job: n, progress: p) }
-            }
-            update(n) { $0.state = .done; $0.progress = 1; $0.outputFrames = report.outputFrames }
-        } catch {
-            update(n) { $0.state = .failed; $0.error = "\(error)" }
+        let frames: Int64
+        do { frames = try Exporter.plannedFrames(r) } catch {
+            throw RigRefusal(.conflict, "shot \(id) cannot be exported: \(exports.redacted("\(error)"))")
         }
-        lock.lock(); let j = jobs[n]; lock.unlock()
-        emit(.job, job: n, progress: j?.progress, message: j?.error)
+        if frames > config.maxExportFrames {
+            let length = Seconds(Rational(frames) / fps, decimals: 0)
+            throw RigRefusal(.badRequest, "the export would be \(frames) frames (\(length) s at \(fps) fps), over this server's limit of \(config.maxExportFrames) (serve --max-export-frames): export fewer frames or at a faster rate", field: "rate")
+        }
+        let template = RigJob(id: 0, shot: id, state: .queued, progress: 0, file: "", from: from, to: to, rate: rate, pitch: pitch, fps: fps)
+        return exports.add(template, ext: ext) { path in var e = r; e.output = path; return e }
     }
 
-    private func update(_ n: Int, _ change: (inout RigJob) -> Void) {
-        lock.lock(); if var j = jobs[n] { change(&j); jobs[n] = j }; lock.unlock()
+    /// The container a shot's export goes in: MP4 where it holds the encoder's codec, else MOV
+    /// (ProRes), else Matroska.
+    static func container(forEncoder encoder: String) -> String {
+        guard let codec = Encoder.codecName(ofEncoder: encoder) else { return "mp4" }
+        for (format, ext) in [("mp4", "mp4"), ("mov", "mov")] where (try? Muxer(path: "/dev/null", formatName: format).accepts(codecName: codec)) == true {
+            return ext
+        }
+        return "mkv"
     }
 
-    public func job(_ id: Int) throws(RigRefusal) -> RigJob {
-        lock.lock(); defer { lock.unlock() }
-        guard let j = jobs[id] else { throw RigRefusal(.notFound, "no job \(id)") }
-        return j
-    }
+    public func job(_ id: Int) throws(RigRefusal) -> RigJob { try exports.job(id) }
 
-    public func allJobs() -> [RigJob] { lock.lock(); defer { lock.unlock() }; return jobs.values.sorted { $0.id < $1.id } }
+    public func allJobs() -> [RigJob] { exports.all }
+
+    /// `DELETE /api/v1/jobs/{id}`: a queued job never runs, a running one stops after its frame
+    /// (its partial file removed); a finished one is refused.
+    public func cancelJob(_ id: Int) throws(RigRefusal) -> RigJob { try exports.cancel(id) }
+
+    /// Cancels every export not finished (the server stopping); the numbers of those cancelled.
+    public func cancelAllJobs() -> [Int] { exports.cancelAll() }
 
     /// A finished job's file.
-    public func jobPath(_ id: Int) throws(RigRefusal) -> String {
-        let j = try job(id)
-        guard j.state == .done else { throw RigRefusal(.conflict, "job \(id) is \(j.state.rawValue): its file is there once it is done") }
-        return (config.outDir as NSString).appendingPathComponent(j.file)
-    }
+    public func jobPath(_ id: Int) throws(RigRefusal) -> String { try exports.filePath(id) }
 }

@@ -44,18 +44,17 @@ extension Rig {
             guard let j = try p.picture(n + s.report.triggerFrame) else { throw RigRefusal(.notFound, "shot \(id) has no decodable frame \(n)") }
             return j
         } catch let r as RigRefusal { throw r } catch {
-            throw RigRefusal(.unavailable, "shot \(id): \(error)")
+            throw RigRefusal(.unavailable, "shot \(id): \(exports.redacted("\(error)"))")
         }
     }
 
     /// `DELETE /api/v1/shots/{id}`: the file and its report; refused while an export reads it.
     public func delete(shot id: Int) throws(RigRefusal) {
         let s = try shot(id)
-        lock.lock()
-        if jobs.values.contains(where: { $0.shot == id && ($0.state == .running || $0.state == .queued) }) {
-            lock.unlock()
+        if exports.busy(shot: id) {
             throw RigRefusal(.conflict, "shot \(id) is being exported: delete it when the export is done")
         }
+        lock.lock()
         saved.removeValue(forKey: id)
         pictures.removeValue(forKey: id)?.cancel()
         lock.unlock()

@@ -36,9 +36,8 @@ public final class Rig: @unchecked Sendable {
     var saved: [Int: RigShot] = [:]
     var pictures: [Int: ShotPictures] = [:]
     var picturesUsed: [Int] = []
-    var jobs: [Int: RigJob] = [:]
-    var nextJob = 1
-    let jobQueue = DispatchQueue(label: "slomo-export")
+    /// The export jobs (their own lock and queue).
+    private(set) var exports: ExportJobs!
     private let watchers = Subscribers<RigEvent>(keep: 256)
     private var seq: Int64 = 0
     var rateSample: (time: Rational, frames: Int64)?
@@ -59,6 +58,9 @@ public final class Rig: @unchecked Sendable {
         self.config = config
         settings = config.settings
         live = LivePictures(fps: config.settings.previewFps, maxWidth: config.settings.previewWidth)
+        exports = ExportJobs(outDir: config.outDir) { [weak self] job, progress, message in
+            self?.emit(.job, job: job, progress: progress, message: message)
+        }
     }
 
     // MARK: starting and stopping
@@ -93,16 +95,19 @@ public final class Rig: @unchecked Sendable {
 
     private var isClosing: Bool { lock.lock(); defer { lock.unlock() }; return closing }
 
-    /// Ends the rig: shots already triggered are saved first, then the camera stops.
-    public func stop() {
+    /// Ends the rig: exports not finished are cancelled (their partial files removed), shots
+    /// already triggered are saved, then the camera stops. The numbers of the jobs cancelled.
+    @discardableResult
+    public func stop() -> [Int] {
         control.lock(); defer { control.unlock() }
         lock.lock(); closing = true; lock.unlock()
+        let cancelled = exports.cancelAll()
         stopPhysicalTrigger()
         stopSession()
         lock.lock(); let out = output; output = nil; lock.unlock()
         out?.close()
-        jobQueue.sync {}
         watchers.finishAll()
+        return cancelled
     }
 
     private func startSession() throws {

@@ -18,6 +18,10 @@ public struct RigConfig: Sendable {
     public var trigger: TriggerSettings?
     /// `--trigger-out`: raised for every shot, whatever fired it; requested once, for the rig's life.
     public var triggerOutput: TriggerOutputLine?
+    /// `--max-export-frames`: an export whose output would have more frames is refused.
+    public var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
+    /// Ten minutes at 30 fps.
+    public static let defaultMaxExportFrames: Int64 = 18_000
     public init(openSource: @escaping @Sendable () throws -> CaptureSource, outDir: String, recording: RecordingSettings,
                 limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil,
                 triggerOutput: TriggerOutputLine? = nil) {
@@ -136,7 +140,7 @@ public struct RigExportAsk: Codable, Sendable {
 
 /// An export job (`GET /api/v1/jobs/{id}`).
 public struct RigJob: Codable, Sendable {
-    public enum State: String, Codable, Sendable { case queued, running, done, failed }
+    public enum State: String, Codable, Sendable { case queued, running, done, failed, cancelled }
     public var id: Int
     public var shot: Int
     public var state: State

@@ -50,6 +50,7 @@ struct ExportCommand: ParsableCommand {
         if let c = report.cropped { reporter.say("slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
         DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(reporter.say)
         if let r = report.rotationDropped { reporter.say(RotationWarning.line(input: input, output: output, degrees: r)) }
+        if let t = report.captureRateTag { reporter.say("slomo: note: \(output): \(t)") }
         if let damage = DamageSummary.line(report.damage) {
             reporter.say("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
         }

@@ -79,6 +79,7 @@ struct RetimeCommand: ParsableCommand {
         reporter.finish()
         DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(Console.error)
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
+        if let t = report.captureRateTag { Console.error("slomo: note: \(output): \(t)") }
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")
         }

@@ -46,6 +46,8 @@ struct ServeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Shots one arm takes (0: until disarmed).") var shots = 1
     @Option(parsing: .unconditional, help: "Live pictures per second at most.") var previewFps = "10"
     @Option(help: "Live picture width at most (pixels).") var previewWidth = 640
+    @Option(help: "An export over HTTP that would write more frames than this is refused (default 18000: 10 min at 30 fps).")
+    var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
 
     func run() throws {
         ProcessSignals.interruptsStopTheRun()
@@ -69,12 +71,15 @@ struct ServeCommand: ParsableCommand {
         do { try settings.check() } catch { throw CommandLineError("\(error.message)", .badRequest) }
         let (trigger, triggerOut) = try physicalTrigger(window: window, audio: audio)
         let token: String? = noToken ? nil : try ServeAccess.token(file: tokenFile ?? Self.defaultTokenFile())
+        guard maxExportFrames >= 1 else { throw CommandLineError("--max-export-frames \(maxExportFrames): must be at least 1", .badRequest) }
         let camera = self.camera, device = camera.devices.first
-        let rig = Rig(RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
-                                limits: limits, audio: audio, settings: settings, trigger: trigger,
-                                triggerOutput: triggerOut))
+        var config = RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
+                               limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
+        config.maxExportFrames = maxExportFrames
+        let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
-        defer { rig.stop() }
+        var stopped = false
+        defer { if !stopped { rig.stop() } }
         let server = RigServer(rig: rig, access: ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost))
         let done = DispatchSemaphore(value: 0)
         let failure = FailureBox()
@@ -91,6 +96,11 @@ struct ServeCommand: ParsableCommand {
         if let e = failure.error {
             throw ServeError.portInUse(host, port, "\(e)".contains("Address already in use") ? "the port is in use (another program listens on it)" : "\(e)")
         }
+        // SIGINT/SIGTERM: exports cancelled (their partial files removed), shots in flight saved, 130
+        stopped = true
+        let cancelled = rig.stop()
+        let jobs = cancelled.isEmpty ? "" : "; export job\(cancelled.count == 1 ? "" : "s") \(cancelled.map(String.init).joined(separator: ", ")) cancelled, nothing written under their names"
+        throw CommandLineError("interrupted: the server stopped\(jobs)", .interrupted)
     }
 
     /// `--trigger gpio:…|udp://…`: shots from a GPIO line or signed network messages beside the API;

@@ -153,7 +153,7 @@ final class RecordingWriter {
         if let cfa = format.bayerPattern, settings.rawCodec != .x264 { m.setMetadata("slomo_cfa_pattern", cfa) }
         for (k, v) in settings.metadata.merging(metadata, uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) { m.setMetadata(k, v) }
         if let map = settings.map {
-            m.setMetadata(MediaTimeline.retimeKey, String(decoding: try JSONEncoder().encode(map), as: UTF8.self))
+            m.setMetadata(MediaTimeline.retimeKey, try MediaTimeline.retimeTag(map))
         }
         if let audio {
             // the sound from the sample captured at this first frame's kernel time on
