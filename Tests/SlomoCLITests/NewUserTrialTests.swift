@@ -78,4 +78,57 @@ import Testing
         #expect(m.status == 0 && !m.stderr.contains("warning"), "\(m.stderr)")
         #expect(try Self.shownSize(mp4) == "180x320")
     }
+
+    /// A 240 fps clip with B-frames (x264's default), and sound.
+    static let fast: String = {
+        let f = dir.file("fast.mp4")
+        _ = try? CLI.run(["generate", "--fps", "240", "--duration", "1", "--size", "320x180", "-o", f])
+        return f
+    }()
+
+    /// `plan --ramp` shows each ramp as one line (its steps with `--steps`, and in `--json`).
+    @Test func planShowsARampAsOneLine() throws {
+        let args = ["plan", Self.fast, "--ramp", "0.25-0.75@1/8:0.1", "--fps", "60"]
+        let short = try CLI.run(args)
+        #expect(short.status == 0, "\(short.stderr)")
+        let lines = short.stdout.split(separator: "\n")
+        #expect(lines.count == 6, "\(short.stdout)")
+        #expect(lines.filter { $0.contains("eases @") && $0.contains("in 24 steps") }.count == 2, "\(short.stdout)")
+        let long = try CLI.run(args + ["--steps"])
+        #expect(long.stdout.split(separator: "\n").count == 52, "\(long.stdout)")
+    }
+
+    /// `plan --start/--end` plans the part export keeps: the same frames.
+    @Test func planTakesThePartExportKeeps() throws {
+        let part = ["--rate", "1/2", "--start", "0.25", "--end", "f120"]
+        let p = try CLI.run(["plan", Self.fast, "--json"] + part)
+        let plan = try #require(try JSONSerialization.jsonObject(with: p.output) as? [String: Any], "\(p.stderr)")
+        let e = try CLI.run(["export", Self.fast, "-o", Self.dir.file("part.mp4"), "--no-audio", "--json"] + part)
+        let export = try #require(try JSONSerialization.jsonObject(with: e.output) as? [String: Any], "\(e.stderr)")
+        #expect(plan["outputFrames"] as? Int == export["outputFrames"] as? Int && plan["outputFrames"] as? Int == 15, "\(p.stdout)")
+        let trim = try #require(plan["trim"] as? [String: [String: Int]])
+        #expect(trim["sourceStart"] == ["numerator": 1, "denominator": 4] && trim["targetEnd"] == ["numerator": 1, "denominator": 1], "\(trim)")
+    }
+
+    /// A file of sound alone: export and retime point to stretch.
+    @Test func soundAlonePointsToStretch() throws {
+        let wav = Self.dir.file("tone.wav")
+        #expect(try CLI.tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=d=1", wav]).status == 0)
+        for command in ["export", "retime"] {
+            let r = try CLI.run([command, wav, "-o", Self.dir.file("tone-\(command).mp4"), "--rate", "1/2"])
+            #expect(r.status == 65 && r.stderr == "slomo: \(wav): no video stream, only sound: stretch time-stretches sound alone (slomo stretch \(wav) -o OUT --rate R)\n", "\(r.stderr)")
+        }
+    }
+
+    /// `retime --end` on a B-frame's reference: refused naming --nearest-cut, which cuts at the
+    /// nearest end a copy can make and says so.
+    @Test func retimeCutsAtTheNearestPlaceWhenAsked() throws {
+        let out = Self.dir.file("cut.mp4")
+        let refused = try CLI.run(["retime", Self.fast, "-o", out, "--end", "0.5"])
+        #expect(refused.status == 64 && refused.stderr.contains("--nearest-cut"), "\(refused.stderr)")
+        let r = try CLI.run(["retime", Self.fast, "-o", out, "--end", "0.5", "--nearest-cut", "--json"])
+        #expect(r.status == 0 && r.stderr.contains("--end 0.5 moved to f119, the nearest place a copy can cut"), "\(r.stderr)")
+        let report = try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any])
+        #expect(report["videoPackets"] as? Int == 119, "\(r.stdout)")
+    }
 }

@@ -5,6 +5,8 @@ import SlomoCore
 public enum MediaError: SlomoFailure, Sendable, Equatable {
     /// `operation`, when given, names who looked (`plan`, `probe --frames`).
     case noVideoStream(path: String, operation: Wording?)
+    /// Sound and no picture: `stretch` is the command for it.
+    case soundOnly(path: String)
     case noDuration(path: String, operation: String)
     /// The video stream holds no packets.
     case noFrames(path: String)
@@ -20,6 +22,8 @@ public enum MediaError: SlomoFailure, Sendable, Equatable {
     public var wording: Wording {
         switch self {
         case .noVideoStream(let path, let op): return op.map { "\(path): \($0): the file has no video stream" } ?? "\(path): no video stream"
+        case .soundOnly(let path):
+            return "\(path): no video stream, only sound: stretch time-stretches sound alone (slomo stretch \(path) -o OUT --rate R)"
         case .noDuration(let path, let op): return "\(path): \(op): the video has no duration"
         case .noFrames(let path): return "\(path): the video stream has no frames"
         case .noDecodableFrames(let path, let op): return "\(path): \(op): no decodable video frames"
@@ -39,7 +43,8 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
     /// A filter gave nothing back (a slomo bug).
     case rotationFailed(path: String, frame: Int64, pixelFormat: String)
     /// `--start`/`--end` where a packet copy (retime) cannot cut exactly (`CopyWindow`).
-    case copyCannotCut(path: String, setting: Setting, value: String, why: Wording)
+    /// `nearest`: the closest place the copy can cut instead (a frame, or the end), when there is one.
+    case copyCannotCut(path: String, setting: Setting, value: String, why: Wording, nearest: TimePoint? = nil)
     /// Stopped through `ExportRequest.stop` (a server's job cancelled, the server interrupted).
     case cancelled(output: String)
 
@@ -57,7 +62,7 @@ public enum ExportError: SlomoFailure, Sendable, Equatable {
             return "\(path): \(Setting.realTime): the file carries no capture rate (\(keys.joined(separator: ", "))); give \(Setting.rate) relative to the file"
         case .audioCodecUnusable(let output, let codec, let why): return "\(output): \(Setting.audioCodec) \(codec): \(why)"
         case .rotationFailed(let path, let n, let fmt): return "\(path): export: rotating frame \(n) gave no \(fmt) frame"
-        case .copyCannotCut(let path, let setting, let value, let why): return "\(path): retime \(setting) '\(value)': \(why)"
+        case .copyCannotCut(let path, let setting, let value, let why, _): return "\(path): retime \(setting) '\(value)': \(why)"
         case .cancelled(let output): return "\(output): export cancelled (nothing written under that name)"
         }
     }

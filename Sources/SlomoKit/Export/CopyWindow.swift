@@ -49,12 +49,14 @@ struct CopyWindow {
         if preroll > 0 && !editList {
             throw ExportError.copyCannotCut(
                 path: timeline.path, setting: .start, value: trim.start?.description ?? "0",
-                why: "a copy starts at a keyframe and this container cannot hide the \(preroll) frames before the cut (an MP4 or MOV edit list can): \(cuts.starts.near(s, "the nearest keyframes", frames: frames)); or use export, which re-encodes and cuts anywhere")
+                why: "a copy starts at a keyframe and this container cannot hide the \(preroll) frames before the cut (an MP4 or MOV edit list can): \(cuts.starts.near(s, "the nearest keyframes", frames: frames)); or use export, which re-encodes and cuts anywhere",
+                nearest: cuts.starts.nearest(to: s, frames: frames))
         }
         if let late = packets.first(where: { t[$0] >= e }) {
             throw ExportError.copyCannotCut(
                 path: timeline.path, setting: .end, value: trim.end?.description ?? "",
-                why: "the frame at \(Seconds(t[late])) s is needed to decode frames before it (a B-frame's reference) and a copy cannot leave it out: \((cuts.ends + [timeline.duration]).near(e, "the nearest ends a copy can make", frames: frames)); or use export, which re-encodes and cuts anywhere")
+                why: "the frame at \(Seconds(t[late])) s is needed to decode frames before it (a B-frame's reference) and a copy cannot leave it out: \((cuts.ends + [timeline.duration]).near(e, "the nearest ends a copy can make", frames: frames)); or use export, which re-encodes and cuts anywhere (or --nearest-cut)",
+                nearest: (cuts.ends + [timeline.duration]).nearest(to: e, frames: frames))
         }
         let window = TimeRange(start: s, end: e)
         return CopyWindow(source: window, target: TimeRange(start: map.targetTime(forSource: s), end: map.targetTime(forSource: e)),
@@ -99,6 +101,17 @@ struct CopyWindow {
 }
 
 private extension [Rational] {
+    /// The value of this sorted array nearest to `x` other than `x` (the earlier one on a tie), as
+    /// `--start`/`--end` take it: a frame of `frames`, else seconds (the media's end).
+    func nearest(to x: Rational, frames: [Rational]) -> TimePoint? {
+        let before = last(where: { $0 < x }), after = first(where: { $0 > x })
+        let pick: Rational? = switch (before, after) {
+        case let (b?, a?): (x - b) <= (a - x) ? b : a
+        case let (b, a): b ?? a
+        }
+        return pick.map { v in frames.firstIndex(of: v).map { .frame(Int64($0)) } ?? .seconds(v) }
+    }
+
     /// The nearest values before and after `x` (a sorted array), as a phrase for a refusal: each
     /// in seconds and as a frame number of `frames` (what `--start`/`--end` take exactly).
     func near(_ x: Rational, _ what: String, frames: [Rational]) -> String {

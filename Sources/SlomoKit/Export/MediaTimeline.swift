@@ -67,7 +67,9 @@ struct MediaTimeline {
         self.path = path
         try MediaInput.checkInput(path)
         let d = try MediaInput.openInput(path)
-        guard let v = d.bestStream(.video) else { throw MediaError.noVideoStream(path: path, operation: nil) }
+        guard let v = d.bestStream(.video) else {
+            throw d.bestStream(.audio) != nil ? MediaError.soundOnly(path: path) : MediaError.noVideoStream(path: path, operation: nil)
+        }
         video = v
         audio = d.bestStream(.audio)
         info = d.streamInfo(video)

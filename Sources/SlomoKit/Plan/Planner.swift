@@ -28,6 +28,15 @@ public struct PlanReport: Codable, Sendable {
     public var schedule: [ScheduledFrame]?
     /// `--curve`: its key points and where the curve starts and ends on both timelines.
     public var curve: Curve?
+    /// `--start`/`--end`: the part kept, on the source timeline and where it lies on the whole
+    /// output timeline (the output itself starts at 0); nil without them.
+    public var trim: Trim?
+    public struct Trim: Codable, Sendable {
+        public var sourceStart: Rational
+        public var sourceEnd: Rational
+        public var targetStart: Rational
+        public var targetEnd: Rational
+    }
     /// `--frame-blend`: which output frames show a source frame at its own time and which fall
     /// between two (repeated by `none`, made by the others), over how many source pairs.
     public var frameUse: FrameUse?
@@ -74,8 +83,9 @@ public struct PlanReport: Codable, Sendable {
 /// Resolves a retime spec against a media file (`slomo plan`; export and retime use the same steps).
 public enum Planner {
     /// `frameBlend`: also count the output frames that fall between source frames (`frameUse`).
+    /// `trim`: the part `--start`/`--end` keep, as export keeps it (its frames only, from its start).
     public static func plan(path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool,
-                            frameBlend: ExportRequest.FrameBlend? = nil) throws -> PlanReport {
+                            frameBlend: ExportRequest.FrameBlend? = nil, trim: SourceTrim = SourceTrim()) throws -> PlanReport {
         let probe = try Prober.probe(path: path)
         guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
             throw MediaError.noVideoStream(path: path, operation: "plan")
@@ -87,7 +97,8 @@ public enum Planner {
         // a curve or ramp passes exactly through every frame's time: read them first
         // (export's own frame times: snapped to the rate's grid where the time base is coarse, damaged
         // timestamps refused the same way)
-        let curveTimes = spec.glides ? try MediaTimeline(path: path).frameTimes : nil
+        let timeline = spec.glides || !trim.isEmpty ? try MediaTimeline(path: path) : nil
+        let curveTimes = spec.glides ? timeline?.frameTimes : nil
         let frameRate = v.measuredFrameRate ?? v.nominalFrameRate
         do { map = try spec.resolve(duration: duration, frameRate: frameRate, curveNodes: curveTimes) } catch {
             throw FileRetimeError(path, error)
@@ -99,11 +110,12 @@ public enum Planner {
             })
         }
         try ExportError.checkFrameRate(outputFrameRate)
-        let schedule = CFRSchedule(map: map, frameRate: outputFrameRate)
+        let window = try timeline.flatMap { t throws(SettingError) in try trim.window(timeline: t, map: map) }
+        let schedule = CFRSchedule(map: map, frameRate: outputFrameRate, window: window?.target)
         var frames: [PlanReport.ScheduledFrame]?
         var frameUse: PlanReport.FrameUse?
         if listFrames || curve != nil || frameBlend != nil {
-            let times = try curveTimes ?? MediaTimeline(path: path).frameTimes
+            let times = try timeline?.frameTimes ?? MediaTimeline(path: path).frameTimes
             if let frameBlend { frameUse = .count(schedule, sourceTimes: times, frameBlend: frameBlend) }
             if listFrames || curve != nil { frames = (0..<schedule.frameCount).map { n in
                 PlanReport.ScheduledFrame(outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
@@ -111,12 +123,18 @@ public enum Planner {
                                           sourceFrame: schedule.sourceFrameIndex(ofFrame: n, sourceTimes: times))
             } }
         }
-        return PlanReport(
+        // with --start/--end: the pieces of the kept part, cut at its ends
+        let kept = window?.source ?? map.source
+        let pieces = map.mappings.filter { $0.source.end > kept.start && $0.source.start < kept.end }.map { m -> PlanReport.Mapping in
+            let s0 = Rational.max(m.source.start, kept.start), s1 = Rational.min(m.source.end, kept.end)
+            return .init(sourceStart: s0, sourceEnd: s1, targetStart: map.targetTime(forSource: s0), targetEnd: map.targetTime(forSource: s1), rate: m.rate)
+        }
+        var report = PlanReport(
             path: path, sourceDuration: duration, sourceFrameRate: v.measuredFrameRate, sourceFrames: Int(v.frameCount ?? 0),
-            targetDuration: map.target.duration, outputFrameRate: outputFrameRate, outputFrames: schedule.frameCount,
-            mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
-                                               targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) },
-            schedule: frames, curve: curve, frameUse: frameUse)
+            targetDuration: schedule.covered.duration, outputFrameRate: outputFrameRate, outputFrames: schedule.frameCount,
+            mappings: pieces, schedule: frames, curve: curve, frameUse: frameUse)
+        report.trim = window.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end, targetStart: $0.target.start, targetEnd: $0.target.end) }
+        return report
     }
 
     /// Presentation times of the video frames, relative to the first, sorted.

@@ -65,6 +65,8 @@ struct RetimeCommand: ParsableCommand {
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var video: VideoJobOptions
     @OptionGroup var trim: TrimOptions
+    @Flag(help: "Where a copy cannot cut at --start or --end (a B-frame's reference, a keyframe), cut at the nearest place it can and say where, instead of refusing.")
+    var nearestCut = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
@@ -75,7 +77,19 @@ struct RetimeCommand: ParsableCommand {
         try video.apply(to: &run)
         trim.apply(to: &run.job)
         let reporter = try ProgressReporter(mode: progress, label: "retime")
-        let report = try Retimer.retime(try run.retimeRequest()) { done, total in reporter.update(done, total) }
+        var request = try run.retimeRequest()
+        var report: RetimeReport?
+        // --nearest-cut: a cut the copy cannot make moves to the nearest one it can (start, then end)
+        for attempt in 0..<3 {
+            do { report = try Retimer.retime(request) { done, total in reporter.update(done, total) } } catch ExportError.copyCannotCut(_, let setting, let value, _, let nearest?)
+                where nearestCut && attempt < 2 {
+                if setting == .start { request.trim.start = nearest } else { request.trim.end = nearest }
+                Console.error("slomo: note: \(input): \(CLIFailure.flag(setting)) \(value) moved to \(nearest), the nearest place a copy can cut")
+                continue
+            }
+            break
+        }
+        guard let report else { return }
         reporter.finish()
         DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(Console.error)
         if let r = report.rotationDropped { Console.error(RotationWarning.line(input: input, output: output, degrees: r)) }
