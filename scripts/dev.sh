@@ -64,8 +64,30 @@ deps() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
+# The house rules SwiftPM does not check: the layers (imports), the size limits (350 lines a
+# file, 60 a function), the formatter (.swift-format, the toolchain's swift-format) and no compiler
+# warning in the project's own code (checked on the build's output: scripts/dev.sh test).
 layers() {
   scripts/check-layers.sh .
+  python3 scripts/check-size.py .
+}
+
+# Builds with `swift build ARGS`, failing on any warning in Sources/ or Tests/ (a fresh clone
+# compiles every file, so CI sees them all; an incremental build shows those it recompiled).
+build_without_warnings() {
+  local log rc=0
+  log=$(mktemp)
+  swift build "$@" >"$log" 2>&1 || rc=$?
+  grep -vE '^\[[0-9]+/[0-9]+\]' "$log" || true
+  local warnings
+  warnings=$(grep -E "^$(pwd)/(Sources|Tests)/[^:]+:[0-9]+:[0-9]+: warning:" "$log" | sort -u || true)
+  rm -f "$log"
+  [ "$rc" = 0 ] || { echo "build failed (swift build $*)" >&2; exit "$rc"; }
+  if [ -n "$warnings" ]; then
+    echo "$warnings" >&2
+    echo "build: $(echo "$warnings" | wc -l) compiler warnings in the project's own code (kept at zero)" >&2
+    exit 1
+  fi
 }
 
 demo() {
@@ -85,7 +107,7 @@ demo() {
 test() {
   deps test
   layers
-  swift build --build-tests
+  build_without_warnings --build-tests
   swift build --product slomo-flow        # libslomo-flow.so, which --frame-blend flow loads
   swift build --product generate-manual   # ManualAndCompletionTests compares Docs/man/slomo.1 with what it writes
   # the real-driver suites on their own, after the rest: their emulated VMs are timed checks (a

@@ -119,82 +119,10 @@ extension GenICamCamera {
         var e: UnsafeMutablePointer<GError>?
         if isAvailable("TriggerMode") { arv_camera_clear_triggers(camera, &e); _ = takeError(&e) }
         var controls: [AppliedControl] = [], notes: [String] = []
-        func record(_ feature: String, option: String, requested: String) {
-            controls.append(AppliedControl(name: feature, option: option, requested: requested, written: nil, readBack: nil, readBackText: text(feature)))
-        }
-        let exposureFeature = ["ExposureTime", "ExposureTimeAbs"].first(where: isAvailable)
-        let gainFeature = ["Gain", "GainRaw", "GainAbs"].first(where: isAvailable)
-        func need(_ feature: String?, _ option: String) throws(GenICamError) -> String {
-            guard let feature else { throw GenICamError(camera: id, operation: option, reason: "the camera has no such feature", kind: .unavailable) }
-            return feature
-        }
-        func setAuto(_ feature: String, _ value: ControlRequests.Value, option: String, manual: String?) throws(GenICamError) {
-            switch value {
-            case .auto:
-                try set(try need(isAvailable(feature) ? feature : nil, option), "Continuous"); record(feature, option: option, requested: "auto")
-            case .lock:
-                // the value automatic mode settled on, made manual
-                if isAvailable(feature) { try set(feature, "Off"); record(feature, option: option, requested: "lock") }
-                if let m = manual { record(m, option: option, requested: "lock") }
-            case .value(let v):
-                if isAvailable(feature) { try set(feature, "Off") }
-                try set(try need(manual, option), String(v)); record(manual!, option: option, requested: String(v))
-            }
-        }
-        if let ex = r.controls.exposure { try setAuto("ExposureAuto", ex, option: "--exposure", manual: nil) }
-        if case .seconds(let s)? = r.controls.shutter {
-            let f = try need(exposureFeature, "--shutter")
-            if isAvailable("ExposureAuto") { try set("ExposureAuto", "Off") }
-            let us = (s * Rational(1_000_000)).doubleValue
-            try checkExposure(us, option: "--shutter \(Seconds(s))")
-            try call("\(f) \(us) µs", kind: .badRequest) { arv_camera_set_exposure_time(camera, us, $0) }
-            record(f, option: "--shutter", requested: "\(Seconds(s)) s")
-        }
-        if let g = r.controls.gain { try setAuto("GainAuto", g, option: "--gain", manual: gainFeature) }
-        if let wb = r.controls.whiteBalance {
-            switch wb {
-            case .auto: try set(try need(isAvailable("BalanceWhiteAuto") ? "BalanceWhiteAuto" : nil, "--white-balance"), "Continuous")
-            case .lock: try set(try need(isAvailable("BalanceWhiteAuto") ? "BalanceWhiteAuto" : nil, "--white-balance"), "Off")
-            case .value: throw GenICamError(camera: id, operation: "--white-balance", reason: "GenICam cameras take auto or lock (kelvin has no standard feature)", kind: .badRequest)
-            }
-            record("BalanceWhiteAuto", option: "--white-balance", requested: wb.description)
-        }
-        if r.controls.focus != nil || r.controls.zoom != nil {
-            throw GenICamError(camera: id, operation: r.controls.focus != nil ? "--focus" : "--zoom", reason: "GenICam has no standard feature for it: use --control NAME=VALUE", kind: .unavailable)
-        }
+        try applyExposure(r.controls, into: &controls)
         // the rate, after what bounds it
-        var lo = 0.0, hi = 0.0
-        try call("frame rate bounds", kind: .unavailable) { arv_camera_get_frame_rate_bounds(camera, &lo, &hi, $0) }
-        let asked = r.fps?.doubleValue ?? hi
-        guard asked >= lo * 0.999_999, asked <= hi * 1.000_001 else {
-            throw GenICamError(camera: id, operation: "--fps \(Seconds(r.fps ?? .zero))", reason: "the camera takes \(lo)...\(hi) fps at \(format) in this region", kind: .badRequest)
-        }
-        try call("AcquisitionFrameRate \(asked)", kind: .badRequest) { arv_camera_set_frame_rate(camera, Swift.min(Swift.max(asked, lo), hi), $0) }
-        var fps = try? call("read AcquisitionFrameRate") { arv_camera_get_frame_rate(camera, $0) }
-        if isAvailable("ResultingFrameRate"), let rf = try? float("ResultingFrameRate") { fps = rf }
-        if let f = fps, abs(f - asked) > asked * 1e-4 { notes.append("asked \(asked) fps, the camera runs \(f) fps") }
-        if case .angle(let degrees)? = r.controls.shutter {
-            let f = try need(exposureFeature, "--shutter-angle")
-            guard let rate = fps, rate > 0 else { throw GenICamError(camera: id, operation: "--shutter-angle", reason: "the frame rate is unknown", kind: .unavailable) }
-            if isAvailable("ExposureAuto") { try set("ExposureAuto", "Off") }
-            let us = (degrees / Rational(360)).doubleValue / rate * 1e6
-            try checkExposure(us, option: "--shutter-angle \(Seconds(degrees))")
-            try call("\(f) \(us) µs", kind: .badRequest) { arv_camera_set_exposure_time(camera, us, $0) }
-            record(f, option: "--shutter-angle", requested: "\(Seconds(degrees))°")
-        }
-        for (name, value) in r.controls.named {
-            try set(name, value)
-            record(name, option: "--control", requested: value)
-        }
-        if let t = r.cameraTrigger {
-            let sources = isAvailable("TriggerSource") ? enumerationEntries("TriggerSource") : []
-            guard sources.contains(t.source) else {
-                throw GenICamError(camera: id, operation: "--camera-trigger \(t)", reason: sources.isEmpty ? "the camera has no trigger" : "the camera's trigger sources are \(sources.joined(separator: ", "))", kind: sources.isEmpty ? .unavailable : .badRequest)
-            }
-            try call("FrameStart trigger from \(t.source)", kind: .badRequest) { arv_camera_set_trigger(camera, t.source, $0) }
-            record("TriggerSource", option: "--camera-trigger", requested: t.source)
-            record("TriggerMode", option: "--camera-trigger", requested: "On")
-        }
+        let fps = try applyRate(r.fps, format: format, notes: &notes)
+        try applyAfterRate(r, fps: fps, into: &controls)
         var x: gint = 0, y: gint = 0, w: gint = 0, h: gint = 0
         try call("read region") { arv_camera_get_region(camera, &x, &y, &w, &h, $0) }
         let read = (try? string("PixelFormat")) ?? format
@@ -205,5 +133,99 @@ extension GenICamCamera {
         return GenICamApplied(pixelFormat: read, fourcc: GenICamPixelFormat.fourccs[read]!,
                               region: GenICamRegion(x: Int64(x), y: Int64(y), width: Int64(w), height: Int64(h)),
                               fps: fps, controls: controls, adjustments: notes)
+    }
+
+    /// A feature as set, with what the camera reads back now.
+    private func applied(_ feature: String, option: String, requested: String) -> AppliedControl {
+        AppliedControl(name: feature, option: option, requested: requested, written: nil, readBack: nil, readBackText: text(feature))
+    }
+
+    /// `feature`, or a refusal naming `option` when the camera has none.
+    private func need(_ feature: String?, _ option: String) throws(GenICamError) -> String {
+        guard let feature else { throw GenICamError(camera: id, operation: option, reason: "the camera has no such feature", kind: .unavailable) }
+        return feature
+    }
+
+    private var exposureFeature: String? { ["ExposureTime", "ExposureTimeAbs"].first(where: isAvailable) }
+
+    /// Exposure (auto, or a shutter in seconds), gain and white balance: before the rate, which they bound.
+    private func applyExposure(_ c: ControlRequests, into controls: inout [AppliedControl]) throws(GenICamError) {
+        func setAuto(_ feature: String, _ value: ControlRequests.Value, option: String, manual: String?) throws(GenICamError) {
+            switch value {
+            case .auto:
+                try set(try need(isAvailable(feature) ? feature : nil, option), "Continuous"); controls.append(applied(feature, option: option, requested: "auto"))
+            case .lock:
+                // the value automatic mode settled on, made manual
+                if isAvailable(feature) { try set(feature, "Off"); controls.append(applied(feature, option: option, requested: "lock")) }
+                if let m = manual { controls.append(applied(m, option: option, requested: "lock")) }
+            case .value(let v):
+                if isAvailable(feature) { try set(feature, "Off") }
+                try set(try need(manual, option), String(v)); controls.append(applied(manual!, option: option, requested: String(v)))
+            }
+        }
+        if let ex = c.exposure { try setAuto("ExposureAuto", ex, option: "--exposure", manual: nil) }
+        if case .seconds(let s)? = c.shutter {
+            let f = try need(exposureFeature, "--shutter")
+            if isAvailable("ExposureAuto") { try set("ExposureAuto", "Off") }
+            let us = (s * Rational(1_000_000)).doubleValue
+            try checkExposure(us, option: "--shutter \(Seconds(s))")
+            try call("\(f) \(us) µs", kind: .badRequest) { arv_camera_set_exposure_time(camera, us, $0) }
+            controls.append(applied(f, option: "--shutter", requested: "\(Seconds(s)) s"))
+        }
+        if let g = c.gain { try setAuto("GainAuto", g, option: "--gain", manual: ["Gain", "GainRaw", "GainAbs"].first(where: isAvailable)) }
+        if let wb = c.whiteBalance {
+            switch wb {
+            case .auto: try set(try need(isAvailable("BalanceWhiteAuto") ? "BalanceWhiteAuto" : nil, "--white-balance"), "Continuous")
+            case .lock: try set(try need(isAvailable("BalanceWhiteAuto") ? "BalanceWhiteAuto" : nil, "--white-balance"), "Off")
+            case .value: throw GenICamError(camera: id, operation: "--white-balance", reason: "GenICam cameras take auto or lock (kelvin has no standard feature)", kind: .badRequest)
+            }
+            controls.append(applied("BalanceWhiteAuto", option: "--white-balance", requested: wb.description))
+        }
+        if c.focus != nil || c.zoom != nil {
+            throw GenICamError(camera: id, operation: c.focus != nil ? "--focus" : "--zoom", reason: "GenICam has no standard feature for it: use --control NAME=VALUE", kind: .unavailable)
+        }
+    }
+
+    /// The frame rate asked (its maximum when nil), within the bounds the format, region and
+    /// exposure leave; what the camera then runs at (its ResultingFrameRate where it has one).
+    private func applyRate(_ wanted: Rational?, format: String, notes: inout [String]) throws(GenICamError) -> Double? {
+        var lo = 0.0, hi = 0.0
+        try call("frame rate bounds", kind: .unavailable) { arv_camera_get_frame_rate_bounds(camera, &lo, &hi, $0) }
+        let asked = wanted?.doubleValue ?? hi
+        guard asked >= lo * 0.999_999, asked <= hi * 1.000_001 else {
+            throw GenICamError(camera: id, operation: "--fps \(Seconds(wanted ?? .zero))", reason: "the camera takes \(lo)...\(hi) fps at \(format) in this region", kind: .badRequest)
+        }
+        try call("AcquisitionFrameRate \(asked)", kind: .badRequest) { arv_camera_set_frame_rate(camera, Swift.min(Swift.max(asked, lo), hi), $0) }
+        var fps = try? call("read AcquisitionFrameRate") { arv_camera_get_frame_rate(camera, $0) }
+        if isAvailable("ResultingFrameRate"), let rf = try? float("ResultingFrameRate") { fps = rf }
+        if let f = fps, abs(f - asked) > asked * 1e-4 { notes.append("asked \(asked) fps, the camera runs \(f) fps") }
+        return fps
+    }
+
+    /// Once the rate is known: `--shutter-angle`, the `--control`s, then the FrameStart trigger last
+    /// (Aravis's frame-rate call switches triggers off: aravis#628).
+    private func applyAfterRate(_ r: GenICamRequest, fps: Double?, into controls: inout [AppliedControl]) throws(GenICamError) {
+        if case .angle(let degrees)? = r.controls.shutter {
+            let f = try need(exposureFeature, "--shutter-angle")
+            guard let rate = fps, rate > 0 else { throw GenICamError(camera: id, operation: "--shutter-angle", reason: "the frame rate is unknown", kind: .unavailable) }
+            if isAvailable("ExposureAuto") { try set("ExposureAuto", "Off") }
+            let us = (degrees / Rational(360)).doubleValue / rate * 1e6
+            try checkExposure(us, option: "--shutter-angle \(Seconds(degrees))")
+            try call("\(f) \(us) µs", kind: .badRequest) { arv_camera_set_exposure_time(camera, us, $0) }
+            controls.append(applied(f, option: "--shutter-angle", requested: "\(Seconds(degrees))°"))
+        }
+        for (name, value) in r.controls.named {
+            try set(name, value)
+            controls.append(applied(name, option: "--control", requested: value))
+        }
+        if let t = r.cameraTrigger {
+            let sources = isAvailable("TriggerSource") ? enumerationEntries("TriggerSource") : []
+            guard sources.contains(t.source) else {
+                throw GenICamError(camera: id, operation: "--camera-trigger \(t)", reason: sources.isEmpty ? "the camera has no trigger" : "the camera's trigger sources are \(sources.joined(separator: ", "))", kind: sources.isEmpty ? .unavailable : .badRequest)
+            }
+            try call("FrameStart trigger from \(t.source)", kind: .badRequest) { arv_camera_set_trigger(camera, t.source, $0) }
+            controls.append(applied("TriggerSource", option: "--camera-trigger", requested: t.source))
+            controls.append(applied("TriggerMode", option: "--camera-trigger", requested: "On"))
+        }
     }
 }

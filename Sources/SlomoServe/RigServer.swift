@@ -47,11 +47,23 @@ public final class RigServer: Sendable {
     // MARK: routes
 
     func routes(_ r: Router<BasicWebSocketRequestContext>) {
+        pageRoutes(r)
+        rigRoutes(r)
+        shotRoutes(r)
+        jobRoutes(r)
+        liveRoutes(r)
+    }
+
+    /// The page's three files and the API's description.
+    func pageRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/") { _, _ in Reply.bytes(PageFiles.index, contentType: "text/html; charset=utf-8").withPagePolicy() }
         r.get("/app.js") { _, _ in Reply.bytes(PageFiles.script, contentType: "text/javascript; charset=utf-8") }
         r.get("/style.css") { _, _ in Reply.bytes(PageFiles.style, contentType: "text/css; charset=utf-8") }
         r.get("/api/v1/openapi.json") { _, _ in Reply.bytes(PageFiles.openAPI, contentType: "application/json") }
+    }
 
+    /// The state machine: status, settings, arm, trigger, disarm.
+    func rigRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/api/v1/status") { [rig] _, _ in Reply.json(rig.status(), type: "status") }
         r.get("/api/v1/settings") { [rig] _, _ in Reply.json(rig.currentSettings, type: "settings") }
         r.patch("/api/v1/settings") { [rig, access] request, _ in
@@ -84,6 +96,10 @@ public final class RigServer: Sendable {
         for path in ["/api/v1/arm", "/api/v1/trigger", "/api/v1/disarm"] {
             r.get(RouterPath(path)) { _, _ in Reply.refuse(.methodNotAllowed, "\(path) changes the rig: send POST (GET never changes anything)") }
         }
+    }
+
+    /// The saved shots: their list, reports, files, frames, deletion and exports.
+    func shotRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/api/v1/shots") { [rig] _, _ in
             struct Shots: Encodable { var shots: [RigShot] }
             return Reply.json(Shots(shots: rig.shots()), type: "shots")
@@ -121,6 +137,10 @@ public final class RigServer: Sendable {
                 return reply
             }
         }
+    }
+
+    /// The export jobs: their list, state, cancellation and files.
+    func jobRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/api/v1/jobs") { [rig] _, _ in
             struct Jobs: Encodable { var jobs: [RigJob] }
             return Reply.json(Jobs(jobs: rig.allJobs()), type: "jobs")
@@ -136,6 +156,10 @@ public final class RigServer: Sendable {
             do { path = try await Self.offload { try rig.jobPath(try Self.number(context, "id")) } } catch let r as RigRefusal { return Reply.refuse(r) }
             return try await Self.download(path: path, under: rig.config.outDir, request: request, context: context)
         }
+    }
+
+    /// What streams: the rig's events and the live pictures.
+    func liveRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/api/v1/events") { [rig] _, _ in LiveStreams.events(rig) }
         r.get("/preview.mjpg") { [rig] _, _ in LiveStreams.mjpeg(rig.live) }
         r.get("/snapshot.jpg") { [rig] _, _ in

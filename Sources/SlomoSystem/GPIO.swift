@@ -37,7 +37,7 @@ public struct GPIOChip: Sendable {
             var count: UInt32 = 0
             let rc = cposix_gpio_chip_info(fd, &name, &label, &count)
             guard rc == 0 else { _ = Glibc.close(fd); if spec.hasPrefix("/") { throw .system("GPIO_GET_CHIPINFO_IOCTL \(path)", Errno(-rc)) }; continue }
-            let chip = GPIOChip(path: path, name: String(cString: name), label: String(cString: label), lines: Int(count),
+            let chip = GPIOChip(path: path, name: cText(name), label: cText(label), lines: Int(count),
                                 descriptor: FileDescriptor(rawValue: fd))
             if spec.hasPrefix("/") || chip.name == spec || chip.label == spec { return chip }
             seen.append("\(chip.name) (\(chip.label))")
@@ -65,7 +65,7 @@ public struct GPIOChip: Sendable {
         var used: Int32 = 0
         let rc = cposix_gpio_line_info(descriptor.rawValue, offset, &n, &c, &used)
         guard rc == 0 else { throw .system("GPIO_V2_GET_LINEINFO_IOCTL \(name) line \(offset)", Errno(-rc)) }
-        return (String(cString: n), String(cString: c), used != 0)
+        return (cText(n), cText(c), used != 0)
     }
 
     /// The line as an input reporting edges, stamped by the kernel on CLOCK_MONOTONIC in its interrupt
@@ -123,4 +123,9 @@ public struct GPIOOutputLine: Sendable {
         guard rc == 0 else { throw Errno(-rc) }
     }
     public func close() { descriptor.close() }
+}
+
+/// A NUL-terminated C string held in a `[CChar]` buffer, as text (up to its first NUL).
+func cText(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

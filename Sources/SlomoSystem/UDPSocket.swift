@@ -20,7 +20,7 @@ public struct IPv4Endpoint: Sendable, Equatable, CustomStringConvertible {
         var a = in_addr(s_addr: address)
         var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
         _ = inet_ntop(AF_INET, &a, &text, socklen_t(text.count))
-        return String(cString: text)
+        return cText(text)
     }
 
     public var description: String { "\(host):\(port)" }

@@ -79,7 +79,7 @@ import Testing
     @Test func outputProblemsAndMissingDevice() throws {
         let d = TempDir()
         let exists = d.file("e.mp4")
-        FileManager.default.createFile(atPath: exists, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: exists, contents: Data("x".utf8))
         var r = try CLI.run(["capture", "--source", "synthetic", "--frames", "5", "-o", exists])
         #expect(r.status == 73 && r.stderr.contains("already exists"))
         r = try CLI.run(["capture", "--source", "synthetic", "--frames", "5", "-o", d.file("no/dir.mp4")])
@@ -307,7 +307,7 @@ import Testing
     /// shot is refused before the camera opens.
     @Test func continueShotsNumbersAfterTheLast() throws {
         let d = TempDir()
-        for n in [1, 2, 3] { FileManager.default.createFile(atPath: d.file(String(format: "c%03d.mkv", n)), contents: Data("old".utf8)) }
+        for n in [1, 2, 3] { _ = FileManager.default.createFile(atPath: d.file(String(format: "c%03d.mkv", n)), contents: Data("old".utf8)) }
         let refused = try capture(["--pre-trigger", "0.1", "--post-trigger", "0.1", "--trigger", "stdin", "-o", d.file("c%03d.mkv")], stdin: "")
         #expect(refused.status == 73 && refused.stderr.contains("c001.mkv: output already exists"), "\(refused.stderr)")
         let r = try CLI.tool(["bash", "-c", "(sleep 1.5; echo trigger; sleep 1.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --continue-shots -o '\(d.file("c%03d.mkv"))'"])

@@ -82,7 +82,7 @@ import Testing
     /// A folder with two media files and a text file, for file completion.
     static func filesFolder() throws -> TempDir {
         let d = TempDir()
-        for f in ["clip.mp4", "clap.mkv", "notes.txt"] { FileManager.default.createFile(atPath: d.file(f), contents: Data()) }
+        for f in ["clip.mp4", "clap.mkv", "notes.txt"] { _ = FileManager.default.createFile(atPath: d.file(f), contents: Data()) }
         return d
     }
 

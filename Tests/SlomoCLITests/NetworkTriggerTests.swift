@@ -22,7 +22,7 @@ import SlomoSystem
                        "--trigger", "udp://127.0.0.1:\(port)", "--trigger-key", d.file("rig.key"),
                        "--pre-trigger", "1", "--post-trigger", "0.2", "-o", d.file(name), "--json"] + extra
         let err = d.file(name + ".err")
-        FileManager.default.createFile(atPath: err, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: err)
         p.standardOutput = FileHandle.nullDevice
         try p.run()

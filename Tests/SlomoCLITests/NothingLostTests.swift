@@ -153,7 +153,7 @@ import Testing
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: input)) == before)
         let existing = Self.dir.file("exists.mkv")
-        FileManager.default.createFile(atPath: existing, contents: Data("keep".utf8))
+        _ = FileManager.default.createFile(atPath: existing, contents: Data("keep".utf8))
         let r = try CLI.run(["play", input, "-o", existing])
         #expect(r.status == 73 && r.stderr.contains("already exists"), "\(r.stderr)")
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep")

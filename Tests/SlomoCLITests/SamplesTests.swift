@@ -15,7 +15,7 @@ import Testing
             _ = try CLI.run(["generate", "--fps", "120", "--duration", "1/4", "--size", "160x90", "--no-audio", "-o", d.file("c\(i).mp4")])
             jobs.append("{\"input\": \"\(d.file("c\(i).mp4"))\", \"output\": \"\(d.file("out/c\(i).mp4"))\", \"noAudio\": true}")
         }
-        FileManager.default.createFile(atPath: d.file("jobs.json"), contents: Data("[\(jobs.joined(separator: ","))]".utf8))
+        _ = FileManager.default.createFile(atPath: d.file("jobs.json"), contents: Data("[\(jobs.joined(separator: ","))]".utf8))
         let r = try CLI.tool(["bash", "\(Self.samples)/gnu-parallel.sh", d.file("jobs.json"), "2", CLI.binary])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").filter { $0.contains("\"status\":\"ok\"") }
@@ -32,7 +32,7 @@ import Testing
             let g = try CLI.run(["generate", "--fps", "\(fps)", "--duration", "1/2", "--size", "160x90", "-o", d.file("clips/c\(i).mp4")])
             #expect(g.status == 0, "\(g.stderr)")
         }
-        FileManager.default.createFile(atPath: d.file("clips/broken.mp4"), contents: Data(String(repeating: "not video ", count: 50).utf8))
+        _ = FileManager.default.createFile(atPath: d.file("clips/broken.mp4"), contents: Data(String(repeating: "not video ", count: 50).utf8))
         let r = try CLI.tool(["bash", "\(Self.samples)/retime-library.sh", d.file("clips"), d.file("out"), CLI.binary])
         #expect(r.status == 1, "a failed job makes the batch exit 1: \(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)

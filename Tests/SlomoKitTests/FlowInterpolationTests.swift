@@ -194,7 +194,7 @@ struct FlowInterpolationTests {
 
     /// Frames under 16x16 are below the flow's patch size: mixed as `blend` does, and said.
     @Test func framesTooSmallForTheFlowAreMixedAndSaySo() throws {
-        let (map, plan, sink) = try Self.quarterSpeed()
+        let (_, plan, sink) = try Self.quarterSpeed()
         let c = try FlowChooser(plan: plan, sink: sink, workFormat: .yuv420p, width: 8, height: 8, quality: .medium, threads: 0)
         #expect(c.workers == nil && c.fallback?.contains("8x8") == true, "\(String(describing: c.fallback))")
         for k in 0..<60 {

@@ -20,7 +20,7 @@ import Testing
         #expect(throws: Errno.noSuchFile) { try Files.status(a) }
         #expect(throws: Errno.noSuchFile) { try Files.rename(a, to: b) }
         #expect(throws: Errno.noSuchFile) { try Files.remove(a) }
-        FileManager.default.createFile(atPath: a, contents: Data("x".utf8))
+        _ = FileManager.default.createFile(atPath: a, contents: Data("x".utf8))
         #expect(try Files.status(a).isRegular && !Files.status(a).isDirectory)
         #expect(try Files.status(dir).isDirectory)
         try FileManager.default.linkItem(atPath: a, toPath: b)

@@ -127,7 +127,7 @@ public final class BatchRunner: @unchecked Sendable {
     public static func isComplete(_ job: BatchJob, key: String) -> Bool {
         guard FileManager.default.fileExists(atPath: job.output),
               let probe = try? Prober.probe(path: job.output), probe.damage.isEmpty else { return false }
-        if let stored = probe.slomo?["slomo_job"] { return stored == key }
+        if let stored = probe.slomo?[SlomoTag.job.rawValue] { return stored == key }
         guard job.command == .stretch else { return false }
         let m = { (p: String) in (try? FileManager.default.attributesOfItem(atPath: p)[.modificationDate] as? Date) ?? nil }
         if let o = m(job.output), let i = m(job.input) { return o >= i }

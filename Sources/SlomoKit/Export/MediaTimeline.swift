@@ -33,7 +33,7 @@ struct MediaTimeline {
     /// The container's metadata, for `captureRate` once the frame rate is known.
     private var containerMetadata: [String: String] = [:]
 
-    static let retimeKey = "slomo_retime"
+    static let retimeKey = SlomoTag.retime.rawValue
 
     /// A map as the `slomo_retime` tag: JSON with its keys sorted, so the same export writes the
     /// same bytes every run (a checksum can compare or cache outputs).
@@ -82,7 +82,7 @@ struct MediaTimeline {
             throw MediaError.damaged(path: path, "open: the video stream has no picture size (\(info.width)x\(info.height)): its header is damaged")
         }
         let slomo = Dictionary(d.metadata.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { a, _ in a })
-        cfaPattern = slomo["slomo_cfa_pattern"].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
+        cfaPattern = slomo[SlomoTag.cfaPattern.rawValue].flatMap { PixelFormat.bayer($0, sixteenBit: false) != nil ? $0.uppercased() : nil }
         containerMetadata = d.metadata
         d.keepOnly(streams: [video])
         let scan = try MediaTimeline.scan(d, video: video, path: path)
@@ -114,7 +114,7 @@ struct MediaTimeline {
             previousMap = map
             // snapping is only for time bases too coarse to hold the original times (Matroska's 1 ms)
             if info.timeBase > Rational(1, 10_000) {
-                originalFrameRate = slomo["slomo_source_frame_rate"].flatMap { try? Rational(parsing: $0) }
+                originalFrameRate = slomo[SlomoTag.sourceFrameRate.rawValue].flatMap { try? Rational(parsing: $0) }
             }
         }
     }

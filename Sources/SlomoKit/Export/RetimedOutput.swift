@@ -82,14 +82,14 @@ enum RetimedOutput {
         if let window = r.window {
             // a part of the source: its map does not start at the source's start, and a later
             // retime must not read it as the original timing
-            muxer.setMetadata("slomo_trim", "\(window.start)-\(window.end)")
+            muxer.setMetadata(SlomoTag.trim.rawValue, "\(window.start)-\(window.end)")
         } else {
             muxer.setMetadata(MediaTimeline.retimeKey, try MediaTimeline.retimeTag(stored))
         }
-        muxer.setMetadata("slomo_source", URL(fileURLWithPath: r.input).lastPathComponent)
-        if let fr = timeline.frameRate { muxer.setMetadata("slomo_source_frame_rate", fr.description) }
+        muxer.setMetadata(SlomoTag.source.rawValue, URL(fileURLWithPath: r.input).lastPathComponent)
+        if let fr = timeline.frameRate { muxer.setMetadata(SlomoTag.sourceFrameRate.rawValue, fr.description) }
         muxer.setMetadata("encoder", "slomo \(r.command)")
-        if let jobKey = r.jobKey { muxer.setMetadata("slomo_job", jobKey) }
+        if let jobKey = r.jobKey { muxer.setMetadata(SlomoTag.job.rawValue, jobKey) }
         try muxer.writeHeader(options: muxer.isISOMedia ? ["movflags": "+use_metadata_tags"] : [:])
         for w in writers { w.headerWritten() }
         if writers.isEmpty, let firstFailure { throw firstFailure }
@@ -104,7 +104,7 @@ enum RetimedOutput {
     static func writeCaptureRate(_ c: CaptureRate, _ muxer: Muxer, map: RetimeMap, _ r: Request) -> String {
         let before = Seconds(c.captureFrameRate, decimals: 6)
         guard let fps = c.outputCaptureRate(map: map, window: r.window, outputFrameRate: r.outputFrameRate) else {
-            muxer.setMetadata("slomo_source_capture_fps", before.description)
+            muxer.setMetadata(SlomoTag.sourceCaptureFps.rawValue, before.description)
             return "\(c.source) \(before) left out: the output's speed against real time varies (slomo_source_capture_fps keeps the source's)"
         }
         let after = Seconds(fps, decimals: 6)
@@ -151,8 +151,8 @@ enum RetimedOutput {
     /// and, once the video is re-encoded and coloured, a capture's sensor mosaic.
     static func staleContainerKey(_ key: String, reencoded: Bool) -> Bool {
         // (slomo's own map and trim tags are written anew for this output, never copied)
-        ["major_brand", "minor_version", "compatible_brands", "encoder", "slomo_job", MediaTimeline.retimeKey, "slomo_trim"].contains(key)
-            || (reencoded && key == "slomo_cfa_pattern")
+        ["major_brand", "minor_version", "compatible_brands", "encoder", SlomoTag.job.rawValue, MediaTimeline.retimeKey, SlomoTag.trim.rawValue].contains(key)
+            || (reencoded && key == SlomoTag.cfaPattern.rawValue)
     }
 
     /// Stream tags that describe the old stream, not the new one: Matroska's statistics (duration,

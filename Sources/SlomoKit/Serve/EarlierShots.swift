@@ -57,32 +57,32 @@ enum EarlierShots {
         let d: Demuxer
         do { d = try Demuxer(path: path) } catch { throw NotAShot(description: "it cannot be read (\(error))") }
         let tags = d.metadata
-        func tag(_ k: String) -> String? { tags[k] ?? tags.first { $0.key.lowercased() == k }?.value }
-        guard let triggerFrame = tag("slomo_trigger_frame").flatMap({ Int($0) }), let video = d.bestStream(.video) else {
+        func tag(_ k: SlomoTag) -> String? { k.value(in: tags) }
+        guard let triggerFrame = tag(.triggerFrame).flatMap({ Int($0) }), let video = d.bestStream(.video) else {
             throw NotAShot(description: "the file has no slomo_trigger_frame tag")
         }
-        func time(_ k: String) -> Rational? { tag(k).flatMap { try? Rational(parsing: $0) } }
+        func time(_ k: SlomoTag) -> Rational? { tag(k).flatMap { try? Rational(parsing: $0) } }
         d.keepOnly(streams: [video])
         let packet = Packet()
         var frames: Int64 = 0
         // a killed server leaves the last fragment cut short: the frames before it count
         while (try? d.readPacket(into: packet)) == true { if packet.streamIndex == video { frames += 1 } }
-        let pre = tag("slomo_pre_frames").flatMap { Int($0) } ?? 0
-        let preAsked = tag("slomo_pre_frames_asked").flatMap { Int($0) } ?? pre
-        let postAsked = tag("slomo_post_frames_asked").flatMap { Int($0) } ?? 0
+        let pre = tag(.preFrames).flatMap { Int($0) } ?? 0
+        let preAsked = tag(.preFramesAsked).flatMap { Int($0) } ?? pre
+        let postAsked = tag(.postFramesAsked).flatMap { Int($0) } ?? 0
         let post = Swift.max(0, Int(frames) - triggerFrame - 1)
-        let triggerTime = time("slomo_trigger_time") ?? .zero, frameTime = time("slomo_trigger_frame_time") ?? .zero
-        let decision = time("slomo_trigger_decision_latency") ?? .zero
+        let triggerTime = time(.triggerTime) ?? .zero, frameTime = time(.triggerFrameTime) ?? .zero
+        let decision = time(.triggerDecisionLatency) ?? .zero
         let latency = frameTime - triggerTime
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
         var warning = "its report was not written (the server that saved it did not stop cleanly): read from the file's own tags, without the frames' sequence numbers"
         if pre < preAsked { warning += "; \(pre) of \(preAsked) frames before the trigger frame" }
         if post < postAsked { warning += "; \(post) of \(postAsked) frames after the trigger frame" }
-        return ShotReport(shot: tag("slomo_shot").flatMap { Int($0) } ?? 0, output: path, trigger: tag("slomo_trigger_source") ?? "api",
-                          triggerFrame: triggerFrame, leadInFrames: tag("slomo_lead_in_frames").flatMap { Int($0) },
+        return ShotReport(shot: tag(.shot).flatMap { Int($0) } ?? 0, output: path, trigger: tag(.triggerSource) ?? "api",
+                          triggerFrame: triggerFrame, leadInFrames: tag(.leadInFrames).flatMap { Int($0) },
                           preFrames: pre, postFrames: post, preFramesAsked: preAsked, postFramesAsked: postAsked, framesWritten: frames,
                           triggerSequence: 0, firstSequence: 0, lastSequence: 0, sequenceGaps: 0,
-                          triggerTime: triggerTime, triggerWallTime: tag("slomo_trigger_wall_time") ?? "",
+                          triggerTime: triggerTime, triggerWallTime: tag(.triggerWallTime) ?? "",
                           triggerFrameTime: frameTime, latency: latency, latencyMs: latency.doubleValue * 1000,
                           decisionLatency: decision, decisionLatencyMs: decision.doubleValue * 1000, triggerOut: nil, motionScore: nil,
                           complete: pre >= preAsked && post >= postAsked && frames > 0, bytesWritten: bytes, warning: warning)

@@ -54,3 +54,22 @@ extension Rig {
                          triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
     }
 }
+
+/// The rig's events, in the order they happened (`GET /api/v1/events`).
+extension Rig {
+    /// The rig's events from now on, in order (a client that falls 256 events behind loses the oldest).
+    public func events() -> (id: Int, events: AsyncStream<RigEvent>) { let (id, values) = watchers.add(); return (id, values) }
+
+    public func stopEvents(_ id: Int) { watchers.remove(id) }
+
+    func emit(_ kind: RigEvent.Kind, shot: Int? = nil, source: String? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
+        let s = kind == .drops || kind == .state ? status() : nil
+        lock.lock()
+        seq += 1
+        let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, source: source, job: job, progress: progress,
+                         message: message ?? (kind == .state ? self.message : nil),
+                         droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
+        watchers.yield(e)       // under the lock: every client gets the events in `seq` order
+        lock.unlock()
+    }
+}

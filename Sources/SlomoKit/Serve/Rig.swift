@@ -38,8 +38,8 @@ public final class Rig: @unchecked Sendable {
     var picturesUsed: [Int] = []
     /// The export jobs (their own lock and queue).
     private(set) var exports: ExportJobs!
-    private let watchers = Subscribers<RigEvent>(keep: 256)
-    private var seq: Int64 = 0
+    let watchers = Subscribers<RigEvent>(keep: 256)
+    var seq: Int64 = 0
     var rateSample: (time: Rational, frames: Int64)?
     var fps: Double?
     var lastDrops: (Int64, Int64) = (0, 0)
@@ -328,24 +328,6 @@ public final class Rig: @unchecked Sendable {
     private func shotProgress(_ shot: Int, _ written: Int64, _ total: Int64) {
         lock.lock()
         if let f = inFlight[shot] { inFlight[shot] = (f.count, written, total) }
-        lock.unlock()
-    }
-
-    // MARK: events
-
-    /// The rig's events from now on, in order (a client that falls 256 events behind loses the oldest).
-    public func events() -> (id: Int, events: AsyncStream<RigEvent>) { let (id, values) = watchers.add(); return (id, values) }
-
-    public func stopEvents(_ id: Int) { watchers.remove(id) }
-
-    func emit(_ kind: RigEvent.Kind, shot: Int? = nil, source: String? = nil, job: Int? = nil, progress: Double? = nil, message: String? = nil) {
-        let s = kind == .drops || kind == .state ? status() : nil
-        lock.lock()
-        seq += 1
-        let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, source: source, job: job, progress: progress,
-                         message: message ?? (kind == .state ? self.message : nil),
-                         droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
-        watchers.yield(e)       // under the lock: every client gets the events in `seq` order
         lock.unlock()
     }
 }

@@ -145,12 +145,12 @@ final class RecordingWriter {
         m.setMetadata("encoder", "slomo capture")
         // the first frame's wall-clock time: when the recording was made, for every tool that sorts by it
         m.setMetadata("creation_time", CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: t)))
-        m.setMetadata("slomo_device", sourceName)
-        m.setMetadata("slomo_capture_format", "\(format.fourcc) \(format.width)x\(format.height)")
-        if let fps { m.setMetadata("slomo_capture_fps", fps.description) }
-        m.setMetadata("slomo_capture_clock", "CLOCK_MONOTONIC")
-        m.setMetadata("slomo_capture_start", t.description)
-        if let cfa = format.bayerPattern, settings.rawCodec != .x264 { m.setMetadata("slomo_cfa_pattern", cfa) }
+        m.setMetadata(SlomoTag.device.rawValue, sourceName)
+        m.setMetadata(SlomoTag.captureFormat.rawValue, "\(format.fourcc) \(format.width)x\(format.height)")
+        if let fps { m.setMetadata(SlomoTag.captureFps.rawValue, fps.description) }
+        m.setMetadata(SlomoTag.captureClock.rawValue, "CLOCK_MONOTONIC")
+        m.setMetadata(SlomoTag.captureStart.rawValue, t.description)
+        if let cfa = format.bayerPattern, settings.rawCodec != .x264 { m.setMetadata(SlomoTag.cfaPattern.rawValue, cfa) }
         for (k, v) in settings.metadata.merging(metadata, uniquingKeysWith: { $1 }).sorted(by: { $0.key < $1.key }) { m.setMetadata(k, v) }
         if let map = settings.map {
             m.setMetadata(MediaTimeline.retimeKey, try MediaTimeline.retimeTag(map))
@@ -166,7 +166,7 @@ final class RecordingWriter {
                                          algorithm: RecordingSettings.soundAlgorithm(for: $0))
             } ?? captured
             audioTrack = try AudioTrackWriter(source: sound, muxer: m, codec: codec.name, bitRate: codec.bitRate, path: settings.output)
-            m.setMetadata("slomo_audio_device", audio.settings.device)
+            m.setMetadata(SlomoTag.audioDevice.rawValue, audio.settings.device)
         }
         // Fragmented MP4/MOV: the moov goes out with the first fragment (`delay_moov`), so its edit
         // list can start the video at the first frame's time even with B-frames (with `empty_moov`

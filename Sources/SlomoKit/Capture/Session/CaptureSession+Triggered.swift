@@ -143,19 +143,8 @@ extension CaptureSession {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: shot.number)
         let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
-        s.metadata["slomo_trigger_source"] = shot.source
-        s.metadata["slomo_trigger_frame"] = String(pre + Int(shot.leadIn))
-        if keyframed { s.metadata["slomo_lead_in_frames"] = String(shot.leadIn) }
-        s.metadata["slomo_pre_frames"] = String(pre)
-        s.metadata["slomo_pre_frames_asked"] = String(preCount)
-        s.metadata["slomo_post_frames_asked"] = String(postCount)
-        s.metadata["slomo_trigger_time"] = shot.eventTime.description
-        s.metadata["slomo_trigger_frame_time"] = shot.frameTime.description
-        s.metadata["slomo_trigger_decision_latency"] = (shot.decided - shot.eventTime).description
-        if let o = shot.output { s.metadata["slomo_trigger_out_raised"] = o.raisedTime.description }
         let wall = TriggerEvents.iso8601(shot.wallTime)
-        s.metadata["slomo_trigger_wall_time"] = wall
-        s.metadata["slomo_shot"] = String(shot.number)
+        s.metadata.merge(shotTags(shot, pre: pre, preCount: preCount, postCount: postCount, wall: wall)) { _, new in new }
         let w: RecordingWriter
         if let ready = writer, ready.settings.output == s.output { w = ready } else {
             w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
@@ -199,6 +188,20 @@ extension CaptureSession {
             decisionLatency: shot.decided - shot.eventTime, decisionLatencyMs: ((shot.decided - shot.eventTime).doubleValue * 1e6).rounded() / 1e3,
             triggerOut: shot.output, motionScore: shot.score,
             complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
+    }
+
+    /// A shot's place around its trigger, in the file from its first byte (a server that finds the
+    /// file after a crash lists the shot from them: `EarlierShots`).
+    func shotTags(_ shot: Shot, pre: Int, preCount: Int64, postCount: Int64, wall: String) -> [String: String] {
+        var t: [SlomoTag: String] = [
+            .triggerSource: shot.source, .triggerFrame: String(pre + Int(shot.leadIn)), .preFrames: String(pre),
+            .preFramesAsked: String(preCount), .postFramesAsked: String(postCount), .triggerTime: shot.eventTime.description,
+            .triggerFrameTime: shot.frameTime.description, .triggerDecisionLatency: (shot.decided - shot.eventTime).description,
+            .triggerWallTime: wall, .shot: String(shot.number),
+        ]
+        if keyframed { t[.leadInFrames] = String(shot.leadIn) }
+        if let o = shot.output { t[.triggerOutRaised] = o.raisedTime.description }
+        return Dictionary(uniqueKeysWithValues: t.map { ($0.key.rawValue, $0.value) })
     }
 
     /// Queues a shot whose trigger frame is `index` (`reader`: pinned, holding the frames before it).
@@ -307,55 +310,11 @@ extension CaptureSession {
     /// in the ring, so the source has read it).
     func stampClock(_ w: RecordingWriter) {
         guard let c = source.timestampClock else { return }
-        w.metadata["slomo_capture_clock"] = c.clock.rawValue
-        w.metadata["slomo_timestamp_source"] = c.instant.rawValue
+        w.metadata[SlomoTag.captureClock.rawValue] = c.clock.rawValue
+        w.metadata[SlomoTag.timestampSource.rawValue] = c.instant.rawValue
     }
 
     func shotRead() {
         shotCond.lock(); shotsRead += 1; shotCond.broadcast(); shotCond.unlock()
-    }
-
-    /// The image trigger on every frame, without pinning the ring (a frame overwritten before it
-    /// was read is counted as skipped).
-    func motionTrigger(_ t: TriggerSettings, threshold: Rational, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let f = source.format
-        let layout = LumaLayout.of(fourcc: f.fourcc)!
-        var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
-                                      layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
-                                      step: 2)
-        // unpinned: the trigger never holds the camera back; frames it falls behind on are skipped
-        let reader = RingReader(ring, from: 0, pinned: false)
-        defer { motionSkipped += reader.skipped }
-        // armed once the pre-trigger window is full (and never on a camera's first frames, which
-        // often differ while it settles)
-        var rearm: Int64 = Swift.max(preCount, 4)
-        while true {
-            if t.shots > 0 && shotsTriggered >= t.shots { return }
-            let f: RingReader.Frame
-            switch reader.next(timeout: 0.2) {
-            case .timedOut: if captureEnded() { return }; continue
-            case .ended: return
-            case .frame(let frame): f = frame
-            }
-            let k = f.index, m = f.meta
-            let c0 = CaptureSession.threadCPUTime()
-            let s = detector.score(f.bytes)
-            motionCPU += CaptureSession.threadCPUTime() - c0
-            guard f.isIntact else { motionSkipped += 1; continue }
-            motionEvaluated += 1
-            if k >= rearm { sayArmed(ring, preCount: preCount) }
-            if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
-                let decided = CaptureClock.now()
-                enqueue(reader: RingReader(ring, from: k - preCount, pinned: true), index: k, preCount: preCount, postCount: postCount,
-                        event: m.timestamp, wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
-                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100)
-                rearm = k + postCount + 1
-            }
-        }
-    }
-
-    static func threadCPUTime() -> Double {
-        let t = Clock.now(Clock.threadCPUTime)
-        return Double(t.seconds) + Double(t.nanoseconds) / 1e9
     }
 }

@@ -50,7 +50,7 @@ public final class CaptureSession: @unchecked Sendable {
         self.stopToken = stop
         var settings = settings
         let controls = source.cameraControls()
-        if !controls.isEmpty { settings.metadata["slomo_controls"] = AppliedControl.metadataText(controls) }
+        if !controls.isEmpty { settings.metadata[SlomoTag.controls.rawValue] = AppliedControl.metadataText(controls) }
         self.settings = settings
         self.limits = limits
         self.trigger = trigger
@@ -63,7 +63,7 @@ public final class CaptureSession: @unchecked Sendable {
         if let t = trigger, plan.slots < plan.preFrames + 8 {
             throw CaptureError.ringTooSmall(slots: plan.slots, preTrigger: t.pre, preFrames: plan.preFrames)
         }
-        if let available = CaptureSession.availableMemory(), plan.bytes > available - (256 << 20) {
+        if let available = SystemMemory.available(), plan.bytes > available - (256 << 20) {
             throw CaptureError.ringTooLarge(source: source.name, trigger: trigger.map { ($0.pre, $0.post) },
                                             mode: "\(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps",
                                             plan: plan, availableBytes: available)
@@ -88,15 +88,6 @@ public final class CaptureSession: @unchecked Sendable {
                 throw CaptureError.regionOutsideFrame(region: r, width: source.format.width, height: source.format.height)
             }
         }
-    }
-
-    /// MemAvailable from /proc/meminfo, in bytes.
-    static func availableMemory() -> Int64? {
-        guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix("MemAvailable:") {
-            if let kb = Int64(line.split(separator: " ")[1]) { return kb * 1024 }
-        }
-        return nil
     }
 
     /// Called once (from a capture thread) when a triggered capture is armed: the ring holds the
@@ -272,7 +263,6 @@ public final class CaptureSession: @unchecked Sendable {
         lock.unlock()
     }
 
-
     // MARK: continuous recording
 
     func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
@@ -349,42 +339,4 @@ public final class CaptureSession: @unchecked Sendable {
     var motionEvaluated: Int64 = 0
     var motionSkipped: Int64 = 0
     var motionCPU: Double = 0
-}
-
-/// What the capture thread has counted, readable from any thread while it runs.
-final class LiveCounts: Sendable {
-    private let captured = Atomic<Int64>(0), byDriver = Atomic<Int64>(0), bySlomo = Atomic<Int64>(0), damaged = Atomic<Int64>(0)
-    @inline(__always) func note(_ s: CaptureStats) {
-        captured.store(s.framesCaptured, ordering: .relaxed)
-        byDriver.store(s.droppedByDriver, ordering: .relaxed)
-        bySlomo.store(s.droppedBySlomo, ordering: .relaxed)
-        damaged.store(s.driverErrors, ordering: .relaxed)
-    }
-    var framesCaptured: Int64 { captured.load(ordering: .relaxed) }
-    var droppedByDriver: Int64 { byDriver.load(ordering: .relaxed) }
-    var droppedBySlomo: Int64 { bySlomo.load(ordering: .relaxed) }
-    var damagedFrames: Int64 { damaged.load(ordering: .relaxed) }
-}
-
-/// A reader of the ring that runs beside the capture (its own thread, never pinning the camera).
-protocol RingTap: AnyObject {
-    func start(ring: FrameRing)
-    func stop()
-}
-
-/// Holds a thread until what it needs is ready (`open`), or lets it go without starting (`close`
-/// first: the run failed before).
-final class StartGate: @unchecked Sendable {
-    // Safe: `state` is touched under `cond`.
-    private let cond = NSCondition()
-    private var state: Bool?
-    func open() { set(true) }
-    func close() { set(false) }
-    private func set(_ v: Bool) { cond.lock(); if state == nil { state = v }; cond.broadcast(); cond.unlock() }
-    /// True once opened; false once closed before.
-    func wait() -> Bool {
-        cond.lock(); defer { cond.unlock() }
-        while state == nil { cond.wait() }
-        return state!
-    }
 }

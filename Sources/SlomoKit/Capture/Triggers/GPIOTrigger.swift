@@ -42,13 +42,13 @@ final class GPIOTriggerSource: TriggerEventSource {
     /// program holds, is refused up front.
     init(_ spec: GPIOTriggerLine, debounce: Rational, holdoff: Rational) throws {
         self.spec = spec; self.holdoff = holdoff
-        do {
+        do throws(GPIOError) {
             chip = try GPIOChip.open(spec.chip)
             let offset = try chip.line(spec.line)
             let us = UInt32(clamping: (debounce * Rational(1_000_000)).rounded(.nearest))
             line = try chip.requestEdges(offset, rising: spec.edges != .falling, falling: spec.edges != .rising, debounceMicroseconds: us)
-        } catch let e as GPIOError {
-            throw CaptureError.gpio(spec.description, e)
+        } catch {
+            throw CaptureError.gpio(spec.description, error)
         }
     }
 
