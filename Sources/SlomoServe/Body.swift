@@ -93,16 +93,31 @@ enum Body {
         return p
     }
 
+    /// `POST /api/v1/shots/{id}/export`: `from` and `to` (frames from the trigger frame) and any
+    /// field a batch manifest's export job takes (`rate`, `fps`, `codec`, `frameBlend`, `crf`,
+    /// `size`…), decoded by the same table and refused in the same words ("did you mean libx264?").
+    /// The server names the input and output and cuts by `from`/`to`: those fields are its own.
     static func exportAsk(_ bytes: [UInt8]) throws(RigRefusal) -> RigExportAsk {
-        let o = try object(bytes)
-        try onlyKnown(o, ["from", "to", "rate", "pitch", "fps", "codec"])
+        var o = try object(bytes)
         var a = RigExportAsk()
         a.from = try integer(o, "from")
         a.to = try integer(o, "to")
-        a.rate = try rational(o, "rate")
-        a.pitch = try text(o, "pitch")
-        a.fps = try rational(o, "fps")
-        a.codec = try text(o, "codec")
+        o["from"] = nil
+        o["to"] = nil
+        for k in ["input", "output", "command", "start", "end"] where o[k] != nil {
+            throw .badField(k, "the server sets it (from and to choose the frames)")
+        }
+        for (k, v) in o where v is NSNull { o[k] = nil }
+        if o["rate"] == nil { o["rate"] = "1/4" }
+        o["input"] = "-"
+        o["command"] = "export"
+        do { a.job = try Manifest.job(o, place: "export") } catch let e as ManifestError {
+            let text = e.wording.dropping(prefix: "export: ").description
+            throw RigRefusal(.badRequest, text, field: o.keys.sorted().first { text.hasPrefix($0 + " ") || text.hasPrefix($0 + ":") })
+        } catch {
+            throw RigRefusal(.badRequest, "\(error)")
+        }
         return a
     }
+
 }

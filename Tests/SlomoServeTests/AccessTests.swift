@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import SlomoCore
 import SlomoKit
@@ -67,7 +68,27 @@ struct AccessTests {
         do { _ = try Body.settingsPatch(Array("{".utf8)); Issue.record("accepted") } catch { #expect(error.message.hasPrefix("the body is not JSON")) }
         do { _ = try Body.settingsPatch(Array("[]".utf8)); Issue.record("accepted") } catch { #expect(error.message == "the body must be a JSON object") }
         let e = try Body.exportAsk(Array(#"{"from": -8, "to": 8, "rate": "1/4", "pitch": "mute", "fps": 60}"#.utf8))
-        #expect(e.from == -8 && e.to == 8 && e.rate == Rational(1, 4) && e.pitch == "mute" && e.fps == Rational(60))
+        #expect(e.from == -8 && e.to == 8 && e.job.rate == "1/4" && e.job.pitch == "mute" && e.job.fps == "60")
+        // a batch manifest's export fields, by the same table; the rate defaults to 1/4
+        let f = try Body.exportAsk(Array(#"{"codec": "prores_ks", "frameBlend": "flow", "crf": null}"#.utf8))
+        #expect(f.job.codec == "prores_ks" && f.job.frameBlend == "flow" && f.job.rate == "1/4" && f.from == nil)
+        // what the server decides, and a field no manifest has, are refused by name
+        for (body, field, words) in [(#"{"output": "/etc/x.mp4"}"#, "output", "the server sets it"),
+                                     (#"{"frameblend": "flow"}"#, nil, "unknown field 'frameblend' (did you mean 'frameBlend'?)")] {
+            do { _ = try Body.exportAsk(Array(body.utf8)); Issue.record("accepted \(body)") } catch {
+                #expect(error.field == field && error.message.contains(words), "\(body): \(error)")
+            }
+        }
+    }
+
+    /// The API's description of an export names exactly the fields the option table gives export
+    /// jobs, beside the server's own `from` and `to`.
+    @Test func theExportSchemaIsTheOptionTable() throws {
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(PageFiles.openAPI)) as? [String: Any])
+        let schemas = try #require((doc["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let export = try #require((schemas["Export"] as? [String: Any])?["properties"] as? [String: Any])
+        let table = JobOption.allCases.filter { $0.commands.contains(.export) && $0 != .start && $0 != .end }.map(\.field)
+        #expect(Set(export.keys) == Set(table + ["from", "to"]), "\(export.keys.sorted())")
     }
 
     @Test func settingsRanges() {

@@ -128,3 +128,38 @@ def test_sigint_while_exporting(scratch, servers):
     assert partials(s.out_dir) == []
     # the shot itself is kept
     assert os.path.exists(os.path.join(s.out_dir, f"shot{shot:04d}.mp4"))
+
+
+def test_export_takes_what_a_batch_job_takes(scratch, servers):
+    """An export over HTTP takes a manifest job's fields (any encoder, optical flow) through the same
+    request and checks as `slomo export` and batch, refused in the same words."""
+    import json
+    import subprocess
+    from client import binary
+    s = start(scratch, servers)
+    c = s.client()
+    shot = shoot_one(c)
+    prores = finish(c, export(c, shot, {"from": -4, "to": 4, "rate": "1/2", "codec": "prores_ks"}))
+    assert prores["state"] == "done" and prores["file"].endswith(".mov"), prores
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
+                            "-of", "csv=p=0", os.path.join(s.out_dir, prores["file"])], capture_output=True, text=True)
+    assert probe.stdout.strip() == "prores", probe
+    flow = finish(c, export(c, shot, {"from": -2, "to": 2, "rate": "1/16", "frameBlend": "flow", "fps": 30}))
+    assert flow["state"] == "done", flow
+    # a typo: 400 naming the field, in the words export and a manifest use
+    r = c.post(f"/api/v1/shots/{shot}/export", {"codec": "libx264x"})
+    assert r.status == 400 and r.json()["field"] == "codec", r.body
+    reason = "no such video encoder in this FFmpeg (did you mean libx264?)"
+    assert r.json()["error"] == "codec 'libx264x': " + reason, r.body
+    shot_file = os.path.join(s.out_dir, f"shot{shot:04d}.mp4")
+    cli = subprocess.run([binary(), "export", shot_file, "-o", os.path.join(scratch, "x.mp4"), "--codec", "libx264x"],
+                         capture_output=True, text=True)
+    assert cli.returncode == 64 and cli.stderr.strip().endswith("--codec 'libx264x': " + reason), cli.stderr
+    manifest = os.path.join(scratch, "jobs.json")
+    with open(manifest, "w") as f:
+        json.dump([{"input": shot_file, "output": os.path.join(scratch, "y.mp4"), "codec": "libx264x"}], f)
+    batch = subprocess.run([binary(), "batch", manifest, "--dry-run"], capture_output=True, text=True)
+    assert reason in batch.stderr, batch.stderr
+    r = c.post(f"/api/v1/shots/{shot}/export", {"frameblend": "flow"})
+    assert r.status == 400 and "did you mean 'frameBlend'?" in r.json()["error"], r.body
+    assert s.stop() == INTERRUPTED

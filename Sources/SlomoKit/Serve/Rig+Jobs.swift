@@ -15,24 +15,23 @@ extension Rig {
         guard (s.firstFrame...s.lastFrame).contains(from) else { throw .badField("from", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(from)") }
         guard (s.firstFrame...s.lastFrame).contains(to) else { throw .badField("to", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(to)") }
         guard from <= to else { throw .badField("to", "must be at or after from (\(from))") }
-        let rate = ask.rate ?? Rational(1, 4)
-        guard rate.isPositive, rate <= Rational(16) else { throw .badField("rate", "must be > 0 and at most 16") }
-        let pitch = ask.pitch ?? "spectral"
-        guard TimePitchAlgorithm(rawValue: pitch) != nil else {
-            throw .badField("pitch", "expected \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+        var job = ask.job
+        job.input = s.report.output
+        var r: ExportRequest
+        do { r = try JobRun(job: job).exportRequest() } catch let e as SettingError {
+            throw RigRefusal(.badRequest, "\(e.wording)", field: e.setting.name)
+        } catch { throw RigRefusal(.badRequest, "\(error)") }
+        guard TimePitchAlgorithm(rawValue: r.pitch) != nil else {
+            throw .badField("pitch", "'\(r.pitch)': expected \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let fps = ask.fps ?? Rational(30)
-        guard fps.isPositive, fps <= Rational(1000) else { throw .badField("fps", "must be > 0 and at most 1000") }
-        let codec = ask.codec ?? "libx264"
-        let ext = Self.container(forEncoder: codec)
+        let ext = Self.container(forEncoder: r.codec ?? "libx264")
         do throws(SettingError) {
-            try VideoCodecChoice.check(codec: codec, preset: nil, crf: nil, container: ext == "mkv" ? "matroska" : ext)
-        } catch { throw .badField(error.setting.name, "\(error.reason)") }
-        var r = ExportRequest(input: s.report.output, output: "", spec: RetimeSpec(rate: rate))
-        r.frameRate = fps
-        r.pitch = pitch
-        r.codec = codec
+            try VideoCodecChoice.check(codec: r.codec, preset: r.preset, crf: r.crf, container: ext == "mkv" ? "matroska" : ext)
+            try r.delivery.checkPixelFormat(encoder: r.codec ?? "libx264")
+        } catch { throw RigRefusal(.badRequest, "\(error.wording)", field: error.setting.name) }
+        guard r.spec.segments.allSatisfy({ $0.rate <= Rational(16) }), r.spec.rate <= Rational(16) else { throw .badField("rate", "at most 16") }
         r.trim = SourceTrim(start: .frame(Int64(from + s.report.triggerFrame)), end: to < s.lastFrame ? .frame(Int64(to + 1 + s.report.triggerFrame)) : nil)
+        let fps = r.frameRate
         let frames: Int64
         do { frames = try Exporter.plannedFrames(r) } catch {
             throw RigRefusal(.conflict, "shot \(id) cannot be exported: \(exports.redacted("\(error)"))")
@@ -41,7 +40,7 @@ extension Rig {
             let length = Seconds(Rational(frames) / fps, decimals: 0)
             throw RigRefusal(.badRequest, "the export would be \(frames) frames (\(length) s at \(fps) fps), over this server's limit of \(config.maxExportFrames) (serve --max-export-frames): export fewer frames or at a faster rate", field: "rate")
         }
-        let template = RigJob(id: 0, shot: id, state: .queued, progress: 0, file: "", from: from, to: to, rate: rate, pitch: pitch, fps: fps)
+        let template = RigJob(id: 0, shot: id, state: .queued, progress: 0, file: "", from: from, to: to, rate: r.spec.rate, pitch: r.pitch, fps: fps)
         return exports.add(template, ext: ext) { path in var e = r; e.output = path; return e }
     }
 

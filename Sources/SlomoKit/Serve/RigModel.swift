@@ -126,15 +126,13 @@ public struct RigShot: Codable, Sendable {
     public var report: ShotReport
 }
 
-/// `POST /api/v1/shots/{id}/export`: frames `from`...`to` (from the trigger frame) at `rate`.
-public struct RigExportAsk: Codable, Sendable {
+/// `POST /api/v1/shots/{id}/export`: frames `from`...`to` (from the trigger frame), and the export
+/// as a batch manifest's job gives it (`rate`, `fps`, `codec`, `frameBlend`…; its input and output
+/// are the rig's).
+public struct RigExportAsk: Sendable {
     public var from: Int?
     public var to: Int?
-    /// Speed: 0.25 plays four times slower. A number or a fraction text ("1/4").
-    public var rate: Rational?
-    public var pitch: String?
-    public var fps: Rational?
-    public var codec: String?
+    public var job = BatchJob(input: "-", output: "")
     public init() {}
 }
 
