@@ -185,8 +185,7 @@ import SlomoFFmpeg
         var limits = CaptureLimits(duration: Rational(6))
         limits.lockMemory = false
         let session = try CaptureSession(source: try SyntheticSource(spec: spec), settings: RecordingSettings(output: dir.file(name)),
-                                         limits: limits, trigger: t)
-        session.onArmed = armed
+                                         limits: limits, trigger: t, hooks: CaptureHooks(onArmed: armed))
         return try session.run()
     }
 
@@ -257,23 +256,24 @@ import SlomoFFmpeg
         limits.lockMemory = false
         limits.realtime = true
         let caller = try #require(Self.nice(task: "self"))
-        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
-                                         settings: RecordingSettings(output: dir.file("n.mp4")), limits: limits,
-                                         trigger: TriggerSettings(kind: .signal, pre: Rational(1, 10), post: Rational(1, 10)))
-        #expect(session.ringPlan.slots >= (64 << 20) / (320 * 180 * 3 / 2), "\(session.ringPlan.slots) slots")
         final class Seen: @unchecked Sendable {
             let lock = NSLock(); var value: Int?
             func set(_ v: Int?) { lock.lock(); value = v; lock.unlock() }
             func get() -> Int? { lock.lock(); defer { lock.unlock() }; return value }
         }
         let seen = Seen()
-        session.onArmed = {
+        let onArmed: @Sendable () -> Void = {
             let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
             for t in tasks where (try? String(contentsOfFile: "/proc/self/task/\(t)/comm", encoding: .utf8))?.hasPrefix("slomo-trigger") == true {
                 seen.set(TriggerCaptureTests.nice(task: t))
             }
             kill(getpid(), SIGUSR1)
         }
+        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+                                         settings: RecordingSettings(output: dir.file("n.mp4")), limits: limits,
+                                         trigger: TriggerSettings(kind: .signal, pre: Rational(1, 10), post: Rational(1, 10)),
+                                         hooks: CaptureHooks(onArmed: onArmed))
+        #expect(session.ringPlan.slots >= (64 << 20) / (320 * 180 * 3 / 2), "\(session.ringPlan.slots) slots")
         let r = try session.run()
         #expect(seen.get() == caller, "the trigger thread's nice \(String(describing: seen.get())), the caller's \(caller)")
         #expect(r.writerThreads.hasPrefix("normal"), "\(r.writerThreads)")
@@ -330,15 +330,13 @@ import SlomoFFmpeg
         let t = TriggerSettings(kind: .signal, pre: Rational(1, 5), post: Rational(1, 10))
         var limits = CaptureLimits(duration: Rational(6))
         limits.lockMemory = false
+        let armed = Counter()
+        let hooks = CaptureHooks(onArmed: { if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } } })
         let sessions = try (1...2).map { i in
             try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
-                               settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t)
+                               settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t, hooks: hooks)
         }
         try MultiCapture.checkRates(sessions)
-        let armed = Counter()
-        for s in sessions {
-            s.onArmed = { if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } } }
-        }
         let r = try MultiCapture.run(sessions, trigger: t)
         let shots = r.cameras.compactMap { $0.shots?.first }
         #expect(shots.count == 2 && shots[0].triggerTime == shots[1].triggerTime)

@@ -124,15 +124,14 @@ public final class Rig: @unchecked Sendable {
         recording.output = template
         let triggers = TriggerQueue()
         let stop = StopToken()
+        var hooks = CaptureHooks(onEvent: { [weak self] e in self?.sessionEvent(e) })
+        hooks.onShot = { [weak self] r in self?.shotSaved(r) }
+        hooks.onShotProgress = { [weak self] shot, written, total in self?.shotProgress(shot, written, total) }
+        hooks.taps = [live]
         let session = try CaptureSession(source: source, settings: recording, limits: config.limits, trigger: t,
-                                         audio: config.audio, preview: nil, stop: stop)
-        session.sharedEvents = triggers
-        lock.lock(); session.output = output; lock.unlock()
+                                         audio: config.audio, preview: nil, hooks: hooks, stop: stop)
+        lock.lock(); let shared = SharedTrigger(events: triggers, output: output); lock.unlock()
         live.use(format: source.format)
-        session.taps = [live]
-        session.onEvent = { [weak self] e in self?.sessionEvent(e) }
-        session.onShot = { [weak self] r in self?.shotSaved(r) }
-        session.onShotProgress = { [weak self] shot, written, total in self?.shotProgress(shot, written, total) }
         let done = DispatchSemaphore(value: 0)
         lock.lock()
         self.session = session
@@ -149,7 +148,7 @@ public final class Rig: @unchecked Sendable {
         let thread = Thread { [weak self] in
             var report: CaptureReport?
             var failure: String?
-            do { report = try session.run() } catch { failure = "\(error)" }
+            do { report = try session.run(shared: shared) } catch { failure = "\(error)" }
             self?.sessionEnded(report, failure: failure)
             done.signal()
         }

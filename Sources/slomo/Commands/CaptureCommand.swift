@@ -102,21 +102,22 @@ struct CaptureCommand: ParsableCommand {
         } else {
             src = try DeviceCapture.open(request(camera.devices.first ?? "/dev/video0", controls: controls))
         }
-        let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
-                                         preview: previewSettings)
-        let plan = session.ringPlan
-        Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
-                      + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
+        var hooks = CaptureHooks()
         if let t = triggerSettings {
             let what = Self.awaited(t.kind)
             let json = self.json, camera = src.name
             // the human line always: scripts wait for `slomo: armed` (Docs/Capture.md)
-            session.onArmed = {
+            hooks.onArmed = {
                 Console.error("slomo: armed: waiting for \(what)")
                 if json { Console.error(Self.eventLine(CaptureEvent(.armed, camera: camera))) }
             }
-            session.onEvent = { e in Console.error(json ? Self.eventLine(e) : e.line) }
+            hooks.onEvent = { e in Console.error(json ? Self.eventLine(e) : e.line) }
         }
+        let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
+                                         preview: previewSettings, hooks: hooks)
+        let plan = session.ringPlan
+        Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
+                      + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
         let report = try session.run()
         if let plot = statsPlot {
             let svg = StatsPlot.svg(session.lastStats, nominal: report.nominalFrameRate, title: "\(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) → \(report.output)")
@@ -217,26 +218,26 @@ let shots = report.shots ?? []
             throw CommandLineError("\(Setting.trigger) motion with several cameras is not supported: use stdin or signal (one event for all)", .badRequest)
         }
         if statsPlot != nil { throw CommandLineError("\(Setting.statsPlot) with several cameras is not supported: see each OUTPUT.capture.json", .badRequest) }
+        let json = self.json
+        var hooks = CaptureHooks(onEvent: { e in Console.error(json ? Self.eventLine(e) : e.line) })
+        if let t = trigger {
+            let what = Self.awaited(t.kind)
+            let armed = ArmedCount(camera.devices.count), n = camera.devices.count
+            hooks.onArmed = { if armed.one() { Console.error("slomo: armed: \(n) cameras waiting for \(what)") } }
+        }
         var sessions: [CaptureSession] = []
         for (i, d) in camera.devices.enumerated() {
             var s = settings
             s.output = MultiCapture.path(output, camera: i + 1)
             let src = try DeviceCapture.open(request(d, controls: controls))
             sessions.append(try CaptureSession(source: src, settings: s, limits: limits, trigger: trigger,
-                                               audio: i == 0 ? audio : nil, preview: i == 0 ? previewSettings : nil))
+                                               audio: i == 0 ? audio : nil, preview: i == 0 ? previewSettings : nil, hooks: hooks))
         }
         try MultiCapture.checkRates(sessions)
         for s in sessions {
             let plan = s.ringPlan
             Console.error("slomo: ring: \(s.source.name): \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB")
         }
-        if let t = trigger {
-            let what = Self.awaited(t.kind)
-            let armed = ArmedCount(sessions.count), n = sessions.count
-            for s in sessions { s.onArmed = { if armed.one() { Console.error("slomo: armed: \(n) cameras waiting for \(what)") } } }
-        }
-        let json = self.json
-        for s in sessions { s.onEvent = { e in Console.error(json ? Self.eventLine(e) : e.line) } }
         let report = try MultiCapture.run(sessions, trigger: trigger)
         if json { try JSONOutput.print(report) } else {
             for r in report.cameras { summary(r) }

@@ -65,8 +65,8 @@ extension CaptureSession {
                 let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
                 shots.append(r)
                 written += r.framesWritten; bytes += r.bytesWritten
-                onShot?(r)
-                onEvent?(.shot(camera: source.name, r))
+                hooks.onShot?(r)
+                hooks.onEvent?(.shot(camera: source.name, r))
             } catch {
                 failure = error
                 shotRead()
@@ -82,7 +82,7 @@ extension CaptureSession {
             if !waiting && !captureEnded() {
                 var e = CaptureEvent(.rearmed, camera: source.name)
                 e.shot = next
-                onEvent?(e)
+                hooks.onEvent?(e)
             }
         }
         captureDone.wait()
@@ -133,7 +133,7 @@ extension CaptureSession {
             report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
         }
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
-        if let w = output?.warning { report.warnings.append(w) }
+        if let w = triggerSources?.output?.warning { report.warnings.append(w) }
         return report
     }
 
@@ -168,7 +168,7 @@ extension CaptureSession {
             prev = m.sequence
             last = m
             reader.release()
-            if w.framesWritten % 8 == 0 { onShotProgress?(shot.number, w.framesWritten, shot.end - shot.start + 1) }
+            if w.framesWritten % 8 == 0 { hooks.onShotProgress?(shot.number, w.framesWritten, shot.end - shot.start + 1) }
         }
         let k = reader.position
         reader.close()
@@ -209,7 +209,7 @@ extension CaptureSession {
                  wall: Rational, source firedBy: String? = nil, latency: Rational?, score: Double?) {
         let firedBy = firedBy ?? trigger?.kind.name ?? "?"
         // the output first: a strobe or a second device waits for nothing else
-        let raised = output?.fire(event: event)
+        let raised = triggerSources?.output?.fire(event: event)
         var start = Swift.max(reader.start, index - preCount)
         var leadIn: Int64 = 0
         var warnings: [String] = []
@@ -251,7 +251,7 @@ extension CaptureSession {
         shotCond.broadcast()
         shotCond.unlock()
         // said outside the lock: a slow stderr must not hold up the shot writer
-        onEvent?(.trigger(camera: source.name, shot: number, source: firedBy, time: event, wall: wall,
+        hooks.onEvent?(.trigger(camera: source.name, shot: number, source: firedBy, time: event, wall: wall,
                           latency: latency ?? decided - event))
     }
 
@@ -260,8 +260,7 @@ extension CaptureSession {
     /// stdin lines (`trigger`, `quit`), SIGUSR1 or a network message: each event selects the first
     /// frame whose kernel timestamp is at or after the event's CLOCK_MONOTONIC time.
     func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
-        let events: TriggerEventSource = sharedEvents ?? ownEvents ?? TriggerEvents(kind: t.kind)
-        defer { events.close() }
+        guard let events = triggerSources?.events else { return }
         while !captureEnded() {
             if t.shots > 0 && shotsTriggered >= t.shots { return }
             sayArmed(ring, preCount: preCount)

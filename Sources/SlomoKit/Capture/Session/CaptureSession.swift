@@ -30,13 +30,12 @@ public final class CaptureSession: @unchecked Sendable {
     var stats = CaptureStats()
     var threadNote = "normal"
     var encoderNice = "normal"
-    /// The session's own event source (SIGUSR1 from init; the network listener from `run`), unless shared.
-    var ownEvents: TriggerEventSource?
-    /// Several cameras, one event: this camera's share of the events (set before `run`).
-    var sharedEvents: TriggerEventSource?
-    /// `--trigger-out`: the session's own, or (several cameras) the one they share (set before `run`).
-    var output: TriggerOutput?
-    var ownsOutput = false
+    /// SIGUSR1's events, taken from `init` on (a signal sent before the camera streams is kept).
+    let signalEvents: TriggerEventSource?
+    /// Where this run's trigger events come from and the line it raises (`run` opens them).
+    var triggerSources: TriggerSources?
+    /// What the session tells the world and the readers beside it (given at `init`).
+    let hooks: CaptureHooks
     /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
     var cameraStoppedAt: Rational?
     var startError: Error?
@@ -45,8 +44,10 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
     public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
-                audio: AudioSettings? = nil, preview: PreviewSettings? = nil, stop: StopToken = ProcessSignals.interrupt) throws {
+                audio: AudioSettings? = nil, preview: PreviewSettings? = nil, hooks: CaptureHooks = CaptureHooks(),
+                stop: StopToken = ProcessSignals.interrupt) throws {
         self.source = source
+        self.hooks = hooks
         self.stopToken = stop
         var settings = settings
         let controls = source.cameraControls()
@@ -78,8 +79,8 @@ public final class CaptureSession: @unchecked Sendable {
         // and kept (the application's handler stamps it; ProcessSignals)
         if trigger?.kind == .signal {
             guard ProcessSignals.isOwned else { throw CaptureError.signalsNotOwned(source: source.name) }
-            ownEvents = TriggerEvents(kind: .signal)
-        }
+            signalEvents = TriggerEvents(kind: .signal)
+        } else { signalEvents = nil }
         if let t = trigger, case .motion = t.kind {
             guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
                 throw CaptureError.motionNeedsRawFrames(source: source.name, fourcc: source.format.fourcc)
@@ -90,26 +91,14 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
-    /// Called once (from a capture thread) when a triggered capture is armed: the ring holds the
-    /// whole pre-trigger window. Scripts wait for it before they trigger.
-    public var onArmed: (@Sendable () -> Void)?
-    /// Called as a triggered capture goes (from its threads): a trigger received, a shot saved,
-    /// armed again (`CaptureEvent`).
-    public var onEvent: (@Sendable (CaptureEvent) -> Void)?
-    /// Called as a shot is saved (from the saving thread): its number, frames written, frames it will have.
-    /// Called with each saved shot's report, before its `shot` event.
-    var onShot: (@Sendable (ShotReport) -> Void)?
-    var onShotProgress: (@Sendable (Int, Int64, Int64) -> Void)?
     /// The capture thread's counts so far, for readers on other threads (the server's status).
     let live = LiveCounts()
-    /// More readers of the ring (the server's live pictures), started with the camera, stopped after it.
-    var taps: [RingTap] = []
     var armedSaid = false
 
     func sayArmed(_ ring: FrameRing, preCount: Int64) {
         guard !armedSaid, ring.count >= Swift.max(preCount, 1) else { return }
         armedSaid = true
-        onArmed?()
+        hooks.onArmed?()
     }
 
     /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
@@ -118,7 +107,12 @@ public final class CaptureSession: @unchecked Sendable {
     /// The statistics of the last run (intervals for the plot).
     public internal(set) var lastStats = CaptureStats()
 
-    public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
+    /// Runs the capture until its end (duration, frames, shots, a signal, the camera gone).
+    /// `shared`: the event source and trigger output several sessions share (several cameras, a
+    /// server's queue); without it the session opens its own.
+    public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport { try run(shared: nil, progress: progress) }
+
+    func run(shared: SharedTrigger?, progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
         let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: limits.lockMemory)
         // the trigger thread first, at the caller's priority (it waits until the camera streams)
         let gate = StartGate()
@@ -139,21 +133,16 @@ public final class CaptureSession: @unchecked Sendable {
         firstWriter.audio = audioCapture
         try firstWriter.prepare()
         try source.prepare()
-        // the network trigger's port is taken before the camera streams (a port in use is refused now)
-        if case .gpio(let g) = trigger?.kind, sharedEvents == nil, ownEvents == nil {
-            ownEvents = try GPIOTriggerSource(g, debounce: trigger?.debounce ?? .zero, holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff)
-        }
-        if case .network(let e) = trigger?.kind, sharedEvents == nil, ownEvents == nil {
-            ownEvents = try NetworkTriggerListener(endpoint: e, key: trigger?.key ?? [], holdoff: trigger?.holdoff ?? TriggerSettings.defaultHoldoff, camera: source.name) { [weak self] in self?.onEvent?($0) }
-        }
         // the sound first: its clock has settled by the time the first frame comes
         try audioCapture?.start()
         defer { audioCapture?.stop() }
-        if let t = trigger, case .sound(let level) = t.kind, sharedEvents == nil {
-            ownEvents = try SoundTriggerSource.make(t, level: level, recorded: audioCapture)
+        // the trigger's line or port is taken before the camera streams (one in use is refused now)
+        if let t = trigger {
+            let events = try shared?.events ?? signalEvents ?? TriggerSources.open(t, camera: source.name, audio: audioCapture, onEvent: hooks.onEvent)
+            let out = try shared?.output ?? t.output.map { try TriggerOutput($0) }
+            triggerSources = TriggerSources(events: events, output: out, ownsEvents: shared?.events == nil, ownsOutput: shared?.output == nil)
         }
-        if let o = trigger?.output, output == nil { output = try TriggerOutput(o); ownsOutput = true }
-        defer { if ownsOutput { output?.close() } }
+        defer { triggerSources?.close() }
         let captureDone = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             captureLoop(ring)
@@ -162,8 +151,8 @@ public final class CaptureSession: @unchecked Sendable {
         thread.stackSize = 1 << 20
         thread.start()
         previewWriter?.start(ring: ring)
-        for t in taps { t.start(ring: ring) }
-        defer { for t in taps { t.stop() } }
+        for t in hooks.taps { t.start(ring: ring) }
+        defer { for t in hooks.taps { t.stop() } }
         // also when the camera never streams (no report is made then); a second stop only returns the report
         defer { _ = previewWriter?.stop() }
 

@@ -61,23 +61,12 @@ public enum MultiCapture {
         }
     }
 
-    /// The one event source every camera's shots come from (nil: each camera decides alone, motion).
+    /// The one event source every camera's shots come from (nil: each camera decides alone, motion):
+    /// the first camera says the network listener's warnings, and its sound input (the one
+    /// `--audio` records) hears for every camera unless the trigger has its own microphone.
     static func sharedEvents(_ t: TriggerSettings, _ sessions: [CaptureSession]) throws -> TriggerEventSource? {
-        let source: TriggerEventSource
-        switch t.kind {
-        case .motion: return nil
-        case .network(let e):
-            // one listener for every camera (one port), its warnings said once, by the first camera
-            let first = sessions.first
-            source = try NetworkTriggerListener(endpoint: e, key: t.key ?? [], holdoff: t.holdoff, camera: first?.source.name ?? "?") { first?.onEvent?($0) }
-        case .stdin, .signal: source = TriggerEvents(kind: t.kind)
-        case .api: source = TriggerQueue()       // fed by whoever holds the sessions (the server)
-        case .gpio(let g): source = try GPIOTriggerSource(g, debounce: t.debounce, holdoff: t.holdoff)
-        case .sound(let level):
-            // the trigger's microphone, or the first camera's sound input (the one --audio records), hears for every camera
-            source = try SoundTriggerSource.make(t, level: level, recorded: sessions.first?.audioCapture)
-        }
-        return source
+        let first = sessions.first
+        return try TriggerSources.open(t, camera: first?.source.name ?? "?", audio: first?.audioCapture, onEvent: first?.hooks.onEvent)
     }
 
     /// Runs every session on its own thread and waits for all; the first failure is thrown after
@@ -88,13 +77,12 @@ public enum MultiCapture {
         // one output line for every camera, raised once per event
         let output = try trigger?.output.map { try TriggerOutput($0) }
         defer { output?.close() }
-        for (i, s) in sessions.enumerated() { s.sharedEvents = fanOut?.shares[i]; s.output = output }
         let results = ResultBox(count: sessions.count)
         let group = DispatchGroup()
         for (i, s) in sessions.enumerated() {
             group.enter()
             let t = Thread {
-                results.set(i, Result { try s.run() })
+                results.set(i, Result { try s.run(shared: SharedTrigger(events: fanOut?.shares[i], output: output)) })
                 group.leave()
             }
             t.name = "slomo-camera-\(i + 1)"
