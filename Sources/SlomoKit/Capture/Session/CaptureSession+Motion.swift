@@ -14,12 +14,12 @@ extension CaptureSession {
                                       step: 2)
         // unpinned: the trigger never holds the camera back; frames it falls behind on are skipped
         let reader = RingReader(ring, from: 0, pinned: false)
-        defer { motionSkipped += reader.skipped }
+        defer { motion.skipped += reader.skipped }
         // armed once the pre-trigger window is full (and never on a camera's first frames, which
         // often differ while it settles)
         var rearm: Int64 = Swift.max(preCount, 4)
         while true {
-            if t.shots > 0 && shotsTriggered >= t.shots { return }
+            if t.shots > 0 && shots.triggeredCount >= t.shots { return }
             let f: RingReader.Frame
             switch reader.next(timeout: 0.2) {
             case .timedOut: if captureEnded() { return }; continue
@@ -29,9 +29,9 @@ extension CaptureSession {
             let k = f.index, m = f.meta
             let c0 = CaptureSession.threadCPUTime()
             let s = detector.score(f.bytes)
-            motionCPU += CaptureSession.threadCPUTime() - c0
-            guard f.isIntact else { motionSkipped += 1; continue }
-            motionEvaluated += 1
+            motion.cpu += CaptureSession.threadCPUTime() - c0
+            guard f.isIntact else { motion.skipped += 1; continue }
+            motion.evaluated += 1
             if k >= rearm { sayArmed(ring, preCount: preCount) }
             if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
                 let decided = CaptureClock.now()

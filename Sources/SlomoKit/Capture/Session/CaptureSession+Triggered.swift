@@ -41,7 +41,7 @@ extension CaptureSession {
                 case .motion(let threshold): motionTrigger(t, threshold: threshold, ring: ring, preCount: preCount, postCount: postCount)
                 }
             }
-            shotCond.lock(); triggersDone = true; shotCond.broadcast(); shotCond.unlock()
+            shots.triggersEnded()
         }
         triggerThread.name = "slomo-trigger"
         triggerThread.start()
@@ -51,34 +51,29 @@ extension CaptureSession {
                       captureDone: DispatchSemaphore) throws -> CaptureReport {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
 
-        var shots: [ShotReport] = []
+        var saved: [ShotReport] = []
         var written: Int64 = 0, bytes: Int64 = 0
         var nextWriter: RecordingWriter? = firstWriter
         var failure: Error?
-        while true {
-            shotCond.lock()
-            while pendingShots.isEmpty && !triggersDone { shotCond.wait() }
-            if pendingShots.isEmpty { shotCond.unlock(); break }
-            let shot = pendingShots.removeFirst()
-            shotCond.unlock()
+        while let shot = shots.next() {
             do {
                 let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
-                shots.append(r)
+                saved.append(r)
                 written += r.framesWritten; bytes += r.bytesWritten
                 hooks.onShot?(r)
                 hooks.onEvent?(.shot(camera: source.name, r))
             } catch {
                 failure = error
-                shotRead()
+                shots.shotRead()
                 shot.reader.close()
                 requestEnd(.writeError, "\(error)")
                 break
             }
-            if t.shots > 0 && shots.count >= t.shots { requestEnd(.shots); break }
+            if t.shots > 0 && saved.count >= t.shots { requestEnd(.shots); break }
             // armed again: the next shot's encoder is ready before its trigger
-            if nextWriter == nil { nextWriter = preparedWriter(shot: shotNumber(shots.count + 1)) }
+            if nextWriter == nil { nextWriter = preparedWriter(shot: shotNumber(saved.count + 1)) }
             // armed again only when no trigger is already waiting (its shot is next, not a new one)
-            shotCond.lock(); let waiting = !pendingShots.isEmpty; let next = shotNumber(shotsTriggered + 1); shotCond.unlock()
+            let waiting = shots.hasWaiting, next = shotNumber(shots.triggeredCount + 1)
             if !waiting && !captureEnded() {
                 var e = CaptureEvent(.rearmed, camera: source.name)
                 e.shot = next
@@ -86,16 +81,12 @@ extension CaptureSession {
             }
         }
         captureDone.wait()
-        shotCond.lock()
-        while !triggersDone { shotCond.wait() }
-        if let e = startError { shotCond.unlock(); throw e }
-        for s in pendingShots { s.reader.close() }
-        pendingShots.removeAll()
-        shotCond.unlock()
-        let report = triggeredReport(t, ring: ring, shots: shots, framesWritten: written, bytesWritten: bytes)
+        shots.drainAfterTriggers()
+        if let e = startError { throw e }
+        let report = triggeredReport(t, ring: ring, shots: saved, framesWritten: written, bytesWritten: bytes)
         // each shot's file gets its own report beside it: the capture's, narrowed to that shot
-        for shot in shots { writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
-        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(shots.count + 1)), frames: 0, failure, report: reportNote) }
+        for shot in saved { writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
+        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(saved.count + 1)), frames: 0, failure, report: reportNote) }
         return report
     }
 
@@ -128,9 +119,9 @@ extension CaptureSession {
         report.trigger = t.kind.name
         report.shots = shots
         if case .motion = t.kind {
-            report.motionFramesEvaluated = motionEvaluated
-            report.motionFramesSkipped = motionSkipped
-            report.motionCpuMicrosPerFrame = motionEvaluated > 0 ? (motionCPU / Double(motionEvaluated) * 1e7).rounded() / 10 : nil
+            report.motionFramesEvaluated = motion.evaluated
+            report.motionFramesSkipped = motion.skipped
+            report.motionCpuMicrosPerFrame = motion.evaluated > 0 ? (motion.cpu / Double(motion.evaluated) * 1e7).rounded() / 10 : nil
         }
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
         if let w = triggerSources?.output?.warning { report.warnings.append(w) }
@@ -172,7 +163,7 @@ extension CaptureSession {
         }
         let k = reader.position
         reader.close()
-        shotRead()
+        shots.shotRead()
         try w.finish()
         audioWritten(w)
         let tm = trig ?? first ?? FrameRing.Meta()
@@ -241,15 +232,14 @@ extension CaptureSession {
         }
         reader.seek(to: start)
         let decided = CaptureClock.now()
-        shotCond.lock()
-        shotsTriggered += 1
-        let number = shotNumber(shotsTriggered)
-        pendingShots.append(Shot(number: number, reader: reader, start: start, triggerIndex: index, end: index + postCount,
-                                 eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
-                                 warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
-                                 frameTime: reader.frame(index).meta.timestamp))
-        shotCond.broadcast()
-        shotCond.unlock()
+        var number = 0
+        shots.add { k in
+            number = shotNumber(k)
+            return Shot(number: number, reader: reader, start: start, triggerIndex: index, end: index + postCount,
+                        eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
+                        warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
+                        frameTime: reader.frame(index).meta.timestamp)
+        }
         // said outside the lock: a slow stderr must not hold up the shot writer
         hooks.onEvent?(.trigger(camera: source.name, shot: number, source: firedBy, time: event, wall: wall,
                           latency: latency ?? decided - event))
@@ -262,7 +252,7 @@ extension CaptureSession {
     func eventTriggers(_ t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64) {
         guard let events = triggerSources?.events else { return }
         while !captureEnded() {
-            if t.shots > 0 && shotsTriggered >= t.shots { return }
+            if t.shots > 0 && shots.triggeredCount >= t.shots { return }
             sayArmed(ring, preCount: preCount)
             switch events.next(timeoutMilliseconds: 20) {
             case .none: continue
@@ -300,9 +290,7 @@ extension CaptureSession {
     /// Blocks until every triggered shot's frames, post-trigger ones included, are in (the camera
     /// must keep running until then), or the capture ended for another reason.
     func waitForPendingShots() {
-        shotCond.lock()
-        while shotsRead < shotsTriggered && !captureEnded() { _ = shotCond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
-        shotCond.unlock()
+        shots.waitUntilRead(unless: captureEnded)
     }
 
     /// The buffers' clock as the driver flags it, into the file's metadata (called once a frame is
@@ -311,9 +299,5 @@ extension CaptureSession {
         guard let c = source.timestampClock else { return }
         w.metadata[SlomoTag.captureClock.rawValue] = c.clock.rawValue
         w.metadata[SlomoTag.timestampSource.rawValue] = c.instant.rawValue
-    }
-
-    func shotRead() {
-        shotCond.lock(); shotsRead += 1; shotCond.broadcast(); shotCond.unlock()
     }
 }

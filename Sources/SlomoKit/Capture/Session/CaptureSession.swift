@@ -10,10 +10,9 @@ import Synchronization
 /// stream (continuous), or the shots triggers select (pre/post-trigger).
 public final class CaptureSession: @unchecked Sendable {
     // Safe: `endReason`/`endMessage`/`endRequested`/`cameraStoppedAt`/`threadNote` are touched under
-    // `lock`; `stats` only by the capture thread until it is joined (`captureDone`); `shotsTriggered`,
-    // `armedSaid` and the `motion*` counters only by the trigger thread, and read by the caller after
-    // `triggersDone` (under `shotCond`); `pendingShots`/`triggersDone` under `shotCond`; the ring
-    // synchronises itself.
+    // `lock`; `stats` only by the capture thread until it is joined (`captureDone`); `armedSaid` and
+    // `motion` only by the trigger thread, and read by the caller after it ended (`shots`); the
+    // shot queue and the ring synchronise themselves.
     public let source: CaptureSource
     let settings: RecordingSettings
     let limits: CaptureLimits
@@ -318,14 +317,8 @@ public final class CaptureSession: @unchecked Sendable {
     /// Compressed streams with inter frames: a shot must begin at a keyframe.
     var keyframed: Bool { source.format.nalCodec != nil }
 
-    /// Shots triggered and not yet saved, and whether triggers are done.
-    let shotCond = NSCondition()
-    var pendingShots: [Shot] = []
-    var triggersDone = false
-    var shotsTriggered = 0
-    /// Shots whose frames have all been read from the ring (under `shotCond`).
-    var shotsRead = 0
-    var motionEvaluated: Int64 = 0
-    var motionSkipped: Int64 = 0
-    var motionCPU: Double = 0
+    /// Shots triggered and not yet saved.
+    let shots = ShotQueue()
+    /// The image trigger's costs (its thread's until it ends).
+    var motion = MotionCounters()
 }

@@ -1,0 +1,66 @@
+import Foundation
+import SlomoCore
+
+/// The shots the triggers have placed and the saver has not taken yet: filled by the trigger
+/// thread, drained in order by the saver, each counted once all its frames are read (the camera
+/// keeps running until then when a `quit` arrives).
+final class ShotQueue: @unchecked Sendable {
+    // Safe: every `var` is touched under `cond`.
+    private let cond = NSCondition()
+    private var pending: [CaptureSession.Shot] = []
+    private var ended = false
+    private var triggered = 0
+    private var read = 0
+
+    /// Queues the shot `make` builds from its place among the shots triggered (1, 2, …).
+    func add(_ make: (Int) -> CaptureSession.Shot) {
+        cond.lock()
+        triggered += 1
+        pending.append(make(triggered))
+        cond.broadcast()
+        cond.unlock()
+    }
+
+    /// The next shot to save, waiting for one; nil once the triggers have ended and none is left.
+    func next() -> CaptureSession.Shot? {
+        cond.lock(); defer { cond.unlock() }
+        while pending.isEmpty && !ended { cond.wait() }
+        return pending.isEmpty ? nil : pending.removeFirst()
+    }
+
+    /// The trigger thread has ended: no further shot comes.
+    func triggersEnded() { cond.lock(); ended = true; cond.broadcast(); cond.unlock() }
+
+    /// Waits until the trigger thread has ended; the shots it placed that were never saved (their
+    /// readers closed).
+    func drainAfterTriggers() {
+        cond.lock()
+        while !ended { cond.wait() }
+        for s in pending { s.reader.close() }
+        pending.removeAll()
+        cond.unlock()
+    }
+
+    /// Shots triggered so far.
+    var triggeredCount: Int { cond.lock(); defer { cond.unlock() }; return triggered }
+
+    /// Whether a triggered shot waits for the saver.
+    var hasWaiting: Bool { cond.lock(); defer { cond.unlock() }; return !pending.isEmpty }
+
+    /// A shot's frames have all been read from the ring.
+    func shotRead() { cond.lock(); read += 1; cond.broadcast(); cond.unlock() }
+
+    /// Blocks until every triggered shot's frames are read, or `stop()` says the capture ended.
+    func waitUntilRead(unless stop: () -> Bool) {
+        cond.lock()
+        while read < triggered && !stop() { _ = cond.wait(until: Date(timeIntervalSinceNow: 0.05)) }
+        cond.unlock()
+    }
+}
+
+/// What the image trigger cost: frames evaluated and skipped (overwritten before it read them), CPU seconds.
+struct MotionCounters {
+    var evaluated: Int64 = 0
+    var skipped: Int64 = 0
+    var cpu: Double = 0
+}
