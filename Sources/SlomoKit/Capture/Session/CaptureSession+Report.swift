@@ -6,7 +6,8 @@ extension CaptureSession {
 
     func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
                     catchUp: Rational, shortFrames: Int64) -> CaptureReport {
-        lock.lock(); var s = stats; let reason = endReason; let message = endMessage; let note = threadNote; lock.unlock()
+        var s = stats
+        let (reason, message) = end.outcome, note = end.threadNote
         s.shortFrames += shortFrames
         lastStats = s
         let nominal = source.format.frameDuration.flatMap { try? $0.reciprocal() }
@@ -63,16 +64,16 @@ extension CaptureSession {
     /// The recordings' `fdatasync`s for the report (nil with `--no-sync`); a refusal is a warning.
     func syncReport(_ report: inout CaptureReport) {
         guard settings.sync else { return }
-        report.fileSyncs = syncs
-        if let why = syncs.refused { report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
+        report.fileSyncs = written.syncs
+        if let why = written.syncs.refused { report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
     }
 
     /// Counts a finished recording's sound and file syncs for the report.
     func audioWritten(_ w: RecordingWriter) {
-        syncs.add(w.syncs)
-        audioFrames += w.audioFramesWritten
-        audioCorrection += w.capturedAudio?.correction ?? 0
-        audioCodec = w.audioCodec
+        written.syncs.add(w.syncs)
+        written.audioFrames += w.audioFramesWritten
+        written.audioCorrection += w.capturedAudio?.correction ?? 0
+        written.audioCodec = w.audioCodec
     }
 
     /// The sound's part of the report.
@@ -80,9 +81,9 @@ extension CaptureSession {
         guard let a = audioCapture else { return nil }
         let clock = a.clockNow
         return AudioReport(device: a.settings.device, sampleRate: a.rate, channels: a.channels,
-                           codec: audioCodec, measuredRate: clock.rate,
-                           ppm: (clock.ppm * 10).rounded() / 10, framesWritten: audioFrames,
-                           overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: audioCorrection,
+                           codec: written.audioCodec, measuredRate: clock.rate,
+                           ppm: (clock.ppm * 10).rounded() / 10, framesWritten: written.audioFrames,
+                           overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: written.audioCorrection,
                            timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
     }
 
@@ -94,7 +95,7 @@ extension CaptureSession {
     func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
         guard !outputs.isEmpty else { return }
         guard let data = try? JSONSchema.document(report) else {
-            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; reportLost = true; return
+            written.reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; written.reportLost = true; return
         }
         for output in outputs { writeSidecar(data, path: output + ".capture.json") }
     }
@@ -105,11 +106,20 @@ extension CaptureSession {
             let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
             let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
             if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
-                reportNote = "report not written beside it (\(why)): it is in \(fallback)"
+                written.reportNote = "report not written beside it (\(why)): it is in \(fallback)"
             } else {
-                reportNote = "report not written (\(why)), nor in \(dir)"
-                reportLost = true
+                written.reportNote = "report not written (\(why)), nor in \(dir)"
+                written.reportLost = true
             }
         }
     }
+}
+
+/// What a session's finished recordings wrote beside their video, for the report.
+struct WrittenTotals {
+    var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
+    var audioCodec = "pcm_s16le"
+    var syncs = FileSyncs()
+    var reportNote: String?
+    var reportLost = false
 }

@@ -82,7 +82,7 @@ extension CaptureSession {
         }
         captureDone.wait()
         shots.drainAfterTriggers()
-        if let e = startError { throw e }
+        if let e = end.startFailure { throw e }
         let report = triggeredReport(t, ring: ring, shots: saved, framesWritten: written, bytesWritten: bytes)
         // each shot's file gets its own report beside it: the capture's, narrowed to that shot
         for shot in saved { writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
@@ -245,7 +245,7 @@ extension CaptureSession {
                           latency: latency ?? decided - event))
     }
 
-    func captureEnded() -> Bool { lock.lock(); defer { lock.unlock() }; return endRequested }
+    func captureEnded() -> Bool { end.isRequested }
 
     /// stdin lines (`trigger`, `quit`), SIGUSR1 or a network message: each event selects the first
     /// frame whose kernel timestamp is at or after the event's CLOCK_MONOTONIC time.

@@ -9,8 +9,7 @@ import Synchronization
 /// loading, encoding, writing or a reader. The calling thread writes from the ring: the whole
 /// stream (continuous), or the shots triggers select (pre/post-trigger).
 public final class CaptureSession: @unchecked Sendable {
-    // Safe: `endReason`/`endMessage`/`endRequested`/`cameraStoppedAt`/`threadNote` are touched under
-    // `lock`; `stats` only by the capture thread until it is joined (`captureDone`); `armedSaid` and
+    // Safe: `end` synchronises itself; `stats` only by the capture thread until it is joined (`captureDone`); `armedSaid` and
     // `motion` only by the trigger thread, and read by the caller after it ended (`shots`); the
     // shot queue and the ring synchronise themselves.
     public let source: CaptureSource
@@ -22,12 +21,9 @@ public final class CaptureSession: @unchecked Sendable {
     /// The live preview (`--preview`), started with the camera, never holding a frame.
     let previewWriter: PreviewWriter?
     public let ringPlan: RingPlan
-    let lock = NSLock()
-    var endRequested = false
-    var endReason = StopReason.signal
-    var endMessage: String?
+    /// How and when the capture ends (asked from any thread; the first reason wins).
+    let end = SessionEnd()
     var stats = CaptureStats()
-    var threadNote = "normal"
     var encoderNice = "normal"
     /// SIGUSR1's events, taken from `init` on (a signal sent before the camera streams is kept).
     let signalEvents: TriggerEventSource?
@@ -35,9 +31,6 @@ public final class CaptureSession: @unchecked Sendable {
     var triggerSources: TriggerSources?
     /// What the session tells the world and the readers beside it (given at `init`).
     let hooks: CaptureHooks
-    /// When the capture thread stopped the camera (the writer's catch-up is measured from it).
-    var cameraStoppedAt: Rational?
-    var startError: Error?
     /// Raised to end the capture cleanly (SIGINT/SIGTERM through the application's handler).
     let stopToken: StopToken
 
@@ -162,7 +155,7 @@ public final class CaptureSession: @unchecked Sendable {
         } else {
             report = try runContinuous(ring: ring, writer: firstWriter, captureDone: captureDone, progress: progress)
         }
-        if let e = startError { throw e }
+        if let e = end.startFailure { throw e }
         return report
     }
 
@@ -175,9 +168,9 @@ public final class CaptureSession: @unchecked Sendable {
         defer { ring.close() }
         let note = limits.realtime && source.isPaced ? ThreadPriority.raise()
             : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
-        lock.lock(); threadNote = note; lock.unlock()
+        end.threadNote = note
         do { try source.start() } catch {
-            lock.lock(); startError = error; endRequested = true; endReason = .error; lock.unlock()
+            end.failedToStart(error)
             return
         }
         let multiPlane = source.format.planes.count > 1 ? try? RecordingWriter.layout(of: source.format) : nil
@@ -190,11 +183,10 @@ public final class CaptureSession: @unchecked Sendable {
         continuity = TimestampContinuity(frameDuration: source.format.frameDuration, counter: counter)
         while stop == nil {
             if stopToken.isRaised { stop = (.signal, nil); break }
-            lock.lock(); let ended = endRequested; lock.unlock()
-            if ended { break }
-            let end: CaptureEnd?
+            if self.end.isRequested { break }
+            let finished: CaptureEnd?
             do {
-                end = try source.next { f in
+                finished = try source.next { f in
                     let time = continuity.mend(f.timestamp, sequence: f.sequence)
                     if firstTime == nil { firstTime = time }
                     if let d = limits.duration, time - firstTime! >= d { stop = (.duration, nil); return }
@@ -207,14 +199,14 @@ public final class CaptureSession: @unchecked Sendable {
                 stop = (.driverError, "\(error)")
                 break
             }
-            switch end {
+            switch finished {
             case nil, .idle?: break
             case .finished?: stop = (.frames, nil)
             case .disconnected(let why)?: stop = (.disconnected, why)
             }
         }
         source.stop()
-        lock.lock(); cameraStoppedAt = CaptureClock.now(); lock.unlock()
+        end.cameraStopped()
         if let (reason, message) = stop { requestEnd(reason, message) }
     }
 
@@ -245,10 +237,7 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     func requestEnd(_ reason: StopReason, _ message: String? = nil) {
-        lock.lock()
-        if !endRequested { endReason = reason; endMessage = message }
-        endRequested = true
-        lock.unlock()
+        end.request(reason, message)
     }
 
     // MARK: continuous recording
@@ -279,8 +268,8 @@ public final class CaptureSession: @unchecked Sendable {
         }
         reader.close()
         captureDone.wait()
-        if let e = startError { throw e }      // the camera never streamed: no recording, no report
-        let catchUp = CaptureClock.now() - (cameraStoppedAt ?? CaptureClock.now())
+        if let e = end.startFailure { throw e }      // the camera never streamed: no recording, no report
+        let catchUp = CaptureClock.now() - (end.cameraStoppedAt ?? CaptureClock.now())
         var finishError: Error?
         do { try writer.finish() } catch { finishError = error }
         audioWritten(writer)
@@ -302,15 +291,13 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: the report's counters (CaptureSession+Report.swift)
 
-    /// The sound written by the finished recordings, and their file syncs.
-    var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
-    var audioCodec = "pcm_s16le"
-    var syncs = FileSyncs()
+    /// What the finished recordings wrote beside their video: sound, file syncs, where the report went.
+    var written = WrittenTotals()
     /// Where the report went when it could not go beside the recording (a full disk), or that it
     /// could not be written at all; nil when it is beside the recording.
-    public internal(set) var reportNote: String?
+    public var reportNote: String? { written.reportNote }
     /// True when the report could be written nowhere.
-    public internal(set) var reportLost = false
+    public var reportLost: Bool { written.reportLost }
 
     // MARK: pre/post-trigger state (CaptureSession+Triggered.swift)
 

@@ -39,3 +39,47 @@ final class StartGate: @unchecked Sendable {
         return state!
     }
 }
+
+/// How and when a capture ends, asked from any thread (the capture thread, the writer, a trigger,
+/// the shot saver): the first reason asked wins. Also what the capture thread tells the report.
+final class SessionEnd: @unchecked Sendable {
+    // Safe: every `var` is touched under `lock`.
+    private let lock = NSLock()
+    private var requested = false
+    private var reason = StopReason.signal
+    private var message: String?
+    private var stoppedAt: Rational?
+    private var startError: Error?
+    private var note = "normal"
+
+    /// Asks the capture to end for `reason` (kept only if it is the first).
+    func request(_ reason: StopReason, _ message: String? = nil) {
+        lock.lock()
+        if !requested { self.reason = reason; self.message = message }
+        requested = true
+        lock.unlock()
+    }
+
+    var isRequested: Bool { lock.lock(); defer { lock.unlock() }; return requested }
+
+    /// The camera did not start: the run throws `error` (no recording, no report).
+    func failedToStart(_ error: Error) {
+        lock.lock(); startError = error; requested = true; reason = .error; lock.unlock()
+    }
+
+    var startFailure: Error? { lock.lock(); defer { lock.unlock() }; return startError }
+
+    /// The capture thread stopped the camera now (the writer's catch-up is measured from it).
+    func cameraStopped() { lock.lock(); stoppedAt = CaptureClock.now(); lock.unlock() }
+
+    var cameraStoppedAt: Rational? { lock.lock(); defer { lock.unlock() }; return stoppedAt }
+
+    /// The capture thread's priority, as the report says it.
+    var threadNote: String {
+        get { lock.lock(); defer { lock.unlock() }; return note }
+        set { lock.lock(); note = newValue; lock.unlock() }
+    }
+
+    /// Why it ended, with the message that came with it.
+    var outcome: (reason: StopReason, message: String?) { lock.lock(); defer { lock.unlock() }; return (reason, message) }
+}
