@@ -244,29 +244,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
                        progress: ((Int64) -> Void)?) throws -> CaptureReport {
-        let reader = RingReader(ring, from: 0, pinned: true)
-        var writeError: Error?
-        var backlog: Int64 = 0
-        var short: Int64 = 0
-        loop: while true {
-            let f: RingReader.Frame
-            switch reader.next(timeout: 0.2) {
-            case .timedOut: continue
-            case .ended: break loop
-            case .frame(let frame): f = frame
-            }
-            if f.index == reader.start { stampClock(writer) }
-            do {
-                if try !writer.write(f.bytes, timestamp: f.meta.timestamp) { short += 1 }
-            } catch {
-                writeError = error
-                requestEnd(.writeError, "\(error)")
-                break
-            }
-            backlog = Swift.max(backlog, reader.release())
-            progress?(writer.framesWritten)
-        }
-        reader.close()
+        let recorded = ContinuousRecorder(writer: writer).record(ring, stampClock: stampClock, end: end, progress: progress)
         captureDone.wait()
         if let e = end.startFailure { throw e }      // the camera never streamed: no recording, no report
         let catchUp = CaptureClock.now() - (end.cameraStoppedAt ?? CaptureClock.now())
@@ -274,10 +252,10 @@ public final class CaptureSession: @unchecked Sendable {
         do { try writer.finish() } catch { finishError = error }
         audioWritten(writer)
         var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
-                                backlog: backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: short)
-        if writeError != nil { report.message = report.message ?? writeError.map { "\($0)" } }
+                                backlog: recorded.backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: recorded.short)
+        if let e = recorded.writeError { report.message = report.message ?? "\(e)" }
         writeSidecar(report, for: [settings.output])
-        if let e = writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: reportNote) }
+        if let e = recorded.writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: reportNote) }
         return report
     }
 

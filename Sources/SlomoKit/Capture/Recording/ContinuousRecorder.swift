@@ -1,0 +1,44 @@
+import Foundation
+import SlomoCore
+
+/// The continuous recorder: a stage that writes every frame of the ring, in order, into one file.
+/// It pins what it has not written yet, so the camera never waits for it: a slow disk or encoder
+/// shows as backlog, and frames are lost only when the whole ring is held (counted by the capture
+/// thread as dropped by slomo).
+struct ContinuousRecorder {
+    let writer: RecordingWriter
+
+    /// What the recording of the ring gave: the most frames it ever held back, frames shorter than
+    /// their format, and the write that failed (the capture was asked to end then).
+    struct Outcome {
+        var backlog: Int64 = 0
+        var short: Int64 = 0
+        var writeError: Error?
+    }
+
+    /// Writes the ring's frames until it ends (the camera stopped) or a write fails; `stampClock`
+    /// names the buffers' clock in the file once the first frame is in.
+    func record(_ ring: FrameRing, stampClock: (RecordingWriter) -> Void, end: SessionEnd, progress: ((Int64) -> Void)?) -> Outcome {
+        let reader = RingReader(ring, from: 0, pinned: true)
+        defer { reader.close() }
+        var out = Outcome()
+        while true {
+            let f: RingReader.Frame
+            switch reader.next(timeout: 0.2) {
+            case .timedOut: continue
+            case .ended: return out
+            case .frame(let frame): f = frame
+            }
+            if f.index == reader.start { stampClock(writer) }
+            do {
+                if try !writer.write(f.bytes, timestamp: f.meta.timestamp) { out.short += 1 }
+            } catch {
+                out.writeError = error
+                end.request(.writeError, "\(error)")
+                return out
+            }
+            out.backlog = Swift.max(out.backlog, reader.release())
+            progress?(writer.framesWritten)
+        }
+    }
+}
