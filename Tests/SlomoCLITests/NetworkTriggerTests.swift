@@ -70,7 +70,8 @@ import SlomoSystem
         // the instant is the one sent: 0.2 s before sending, on the wall clock
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let sent = try #require((doc["sent"] as? [[String: Any]])?.first)
-        #expect(abs(Self.seconds(sent["at"]) - Self.seconds(sent["sentAt"]) + 0.2) < 0.001)
+        // (within 50 ms: a loaded machine may take some between reading the clock and sending)
+        #expect(abs(Self.seconds(sent["at"]) - Self.seconds(sent["sentAt"]) + 0.2) < 0.05)
         // and each shot's event is that instant (its wall time to the millisecond), not when the message came
         let iso = ISO8601DateFormatter()
         iso.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

@@ -7,6 +7,7 @@ import SlomoCore
 /// thread as dropped by slomo).
 struct ContinuousRecorder {
     let writer: RecordingWriter
+    let source: CaptureSource
 
     /// What the recording of the ring gave: the most frames it ever held back, frames shorter than
     /// their format, and the write that failed (the capture was asked to end then).
@@ -16,9 +17,8 @@ struct ContinuousRecorder {
         var writeError: Error?
     }
 
-    /// Writes the ring's frames until it ends (the camera stopped) or a write fails; `stampClock`
-    /// names the buffers' clock in the file once the first frame is in.
-    func record(_ ring: FrameRing, stampClock: (RecordingWriter) -> Void, end: SessionEnd, progress: ((Int64) -> Void)?) -> Outcome {
+    /// Writes the ring's frames until it ends (the camera stopped) or a write fails.
+    func record(_ ring: FrameRing, end: SessionEnd, progress: ((Int64) -> Void)?) -> Outcome {
         let reader = RingReader(ring, from: 0, pinned: true)
         defer { reader.close() }
         var out = Outcome()
@@ -29,7 +29,7 @@ struct ContinuousRecorder {
             case .ended: return out
             case .frame(let frame): f = frame
             }
-            if f.index == reader.start { stampClock(writer) }
+            if f.index == reader.start { writer.stampClock(source.timestampClock) }
             do {
                 if try !writer.write(f.bytes, timestamp: f.meta.timestamp) { out.short += 1 }
             } catch {
@@ -40,5 +40,15 @@ struct ContinuousRecorder {
             out.backlog = Swift.max(out.backlog, reader.release())
             progress?(writer.framesWritten)
         }
+    }
+}
+
+extension RecordingWriter {
+    /// The buffers' clock as the driver flags it, into the file's metadata (called once a frame is
+    /// in the ring, so the source has read it).
+    func stampClock(_ c: TimestampClock?) {
+        guard let c else { return }
+        metadata[SlomoTag.captureClock.rawValue] = c.clock.rawValue
+        metadata[SlomoTag.timestampSource.rawValue] = c.instant.rawValue
     }
 }

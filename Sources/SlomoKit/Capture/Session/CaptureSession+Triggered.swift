@@ -51,54 +51,18 @@ extension CaptureSession {
                       captureDone: DispatchSemaphore) throws -> CaptureReport {
         let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
 
-        var saved: [ShotReport] = []
-        var written: Int64 = 0, bytes: Int64 = 0
-        var nextWriter: RecordingWriter? = firstWriter
-        var failure: Error?
-        while let shot = shots.next() {
-            do {
-                let r = try save(shot, trigger: t, ring: ring, preCount: preCount, postCount: postCount, writer: &nextWriter)
-                saved.append(r)
-                written += r.framesWritten; bytes += r.bytesWritten
-                hooks.onShot?(r)
-                hooks.onEvent?(.shot(camera: source.name, r))
-            } catch {
-                failure = error
-                shots.shotRead()
-                shot.reader.close()
-                requestEnd(.writeError, "\(error)")
-                break
-            }
-            if t.shots > 0 && saved.count >= t.shots { requestEnd(.shots); break }
-            // armed again: the next shot's encoder is ready before its trigger
-            if nextWriter == nil { nextWriter = preparedWriter(shot: shotNumber(saved.count + 1)) }
-            // armed again only when no trigger is already waiting (its shot is next, not a new one)
-            let waiting = shots.hasWaiting, next = shotNumber(shots.triggeredCount + 1)
-            if !waiting && !captureEnded() {
-                var e = CaptureEvent(.rearmed, camera: source.name)
-                e.shot = next
-                hooks.onEvent?(e)
-            }
-        }
+        let saver = ShotSaver(settings: settings, source: source, audio: audioCapture, hooks: hooks, shots: shots, end: end,
+                              preCount: preCount, postCount: postCount, number: shotNumber, finished: audioWritten)
+        saver.run(t, ring: ring, firstWriter: firstWriter)
+        let saved = saver.saved
         captureDone.wait()
         shots.drainAfterTriggers()
         if let e = end.startFailure { throw e }
-        let report = triggeredReport(t, ring: ring, shots: saved, framesWritten: written, bytesWritten: bytes)
+        let report = triggeredReport(t, ring: ring, shots: saved, framesWritten: saver.framesWritten, bytesWritten: saver.bytesWritten)
         // each shot's file gets its own report beside it: the capture's, narrowed to that shot
         for shot in saved { writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
-        if let failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(saved.count + 1)), frames: 0, failure, report: reportNote) }
+        if let failure = saver.failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(saved.count + 1)), frames: 0, failure, report: reportNote) }
         return report
-    }
-
-    /// Shot `n`'s writer, encoder open, before its trigger; nil when it cannot be made now (saving
-    /// the shot makes it again and reports why).
-    func preparedWriter(shot n: Int) -> RecordingWriter? {
-        var s = settings
-        s.output = TriggerSettings.path(settings.output, shot: n)
-        guard let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) else { return nil }
-        w.audio = audioCapture
-        do { try w.prepare() } catch { return nil }
-        return w
     }
 
     /// The report beside shot `shot`'s file: the capture's (camera, ring, drops, trigger), with
@@ -126,73 +90,6 @@ extension CaptureSession {
         if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
         if let w = triggerSources?.output?.warning { report.warnings.append(w) }
         return report
-    }
-
-    /// Saves one shot: its frames from the ring, in order, as they arrive.
-    func save(_ shot: Shot, trigger t: TriggerSettings, ring: FrameRing, preCount: Int64, postCount: Int64,
-              writer: inout RecordingWriter?) throws -> ShotReport {
-        var s = settings
-        s.output = TriggerSettings.path(settings.output, shot: shot.number)
-        let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
-        let wall = TriggerEvents.iso8601(shot.wallTime)
-        s.metadata.merge(shotTags(shot, pre: pre, preCount: preCount, postCount: postCount, wall: wall)) { _, new in new }
-        let w: RecordingWriter
-        if let ready = writer, ready.settings.output == s.output { w = ready } else {
-            w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
-            w.audio = audioCapture
-            try w.prepare()
-        }
-        w.metadata = s.metadata
-        writer = nil
-        let reader = shot.reader
-        var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
-        var gaps: Int64 = 0
-        var prev: UInt64?
-        let counter = source.frameCounter
-        while reader.position <= shot.end, case .frame(let f) = reader.next() {
-            let m = f.meta
-            if first == nil { stampClock(w) }
-            _ = try w.write(f.bytes, timestamp: m.timestamp)
-            if first == nil { first = m }
-            if f.index == shot.triggerIndex { trig = m }
-            if let p = prev { gaps += Int64(counter.lost(from: p, to: m.sequence)) }
-            prev = m.sequence
-            last = m
-            reader.release()
-            if w.framesWritten % 8 == 0 { hooks.onShotProgress?(shot.number, w.framesWritten, shot.end - shot.start + 1) }
-        }
-        let k = reader.position
-        reader.close()
-        shots.shotRead()
-        try w.finish()
-        audioWritten(w)
-        let tm = trig ?? first ?? FrameRing.Meta()
-        let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
-        let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
-        return ShotReport(
-            shot: shot.number, output: s.output, trigger: shot.source, triggerFrame: pre + Int(shot.leadIn),
-            leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
-            preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
-            triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
-            triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
-            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3,
-            decisionLatency: shot.decided - shot.eventTime, decisionLatencyMs: ((shot.decided - shot.eventTime).doubleValue * 1e6).rounded() / 1e3,
-            triggerOut: shot.output, motionScore: shot.score,
-            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
-    }
-
-    /// A shot's place around its trigger, in the file from its first byte (a server that finds the
-    /// file after a crash lists the shot from them: `EarlierShots`).
-    func shotTags(_ shot: Shot, pre: Int, preCount: Int64, postCount: Int64, wall: String) -> [String: String] {
-        var t: [SlomoTag: String] = [
-            .triggerSource: shot.source, .triggerFrame: String(pre + Int(shot.leadIn)), .preFrames: String(pre),
-            .preFramesAsked: String(preCount), .postFramesAsked: String(postCount), .triggerTime: shot.eventTime.description,
-            .triggerFrameTime: shot.frameTime.description, .triggerDecisionLatency: (shot.decided - shot.eventTime).description,
-            .triggerWallTime: wall, .shot: String(shot.number),
-        ]
-        if keyframed { t[.leadInFrames] = String(shot.leadIn) }
-        if let o = shot.output { t[.triggerOutRaised] = o.raisedTime.description }
-        return Dictionary(uniqueKeysWithValues: t.map { ($0.key.rawValue, $0.value) })
     }
 
     /// Queues a shot whose trigger frame is `index` (`reader`: pinned, holding the frames before it).
@@ -293,11 +190,5 @@ extension CaptureSession {
         shots.waitUntilRead(unless: captureEnded)
     }
 
-    /// The buffers' clock as the driver flags it, into the file's metadata (called once a frame is
-    /// in the ring, so the source has read it).
-    func stampClock(_ w: RecordingWriter) {
-        guard let c = source.timestampClock else { return }
-        w.metadata[SlomoTag.captureClock.rawValue] = c.clock.rawValue
-        w.metadata[SlomoTag.timestampSource.rawValue] = c.instant.rawValue
-    }
+
 }

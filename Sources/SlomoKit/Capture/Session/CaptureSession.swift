@@ -244,7 +244,7 @@ public final class CaptureSession: @unchecked Sendable {
 
     func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
                        progress: ((Int64) -> Void)?) throws -> CaptureReport {
-        let recorded = ContinuousRecorder(writer: writer).record(ring, stampClock: stampClock, end: end, progress: progress)
+        let recorded = ContinuousRecorder(writer: writer, source: source).record(ring, end: end, progress: progress)
         captureDone.wait()
         if let e = end.startFailure { throw e }      // the camera never streamed: no recording, no report
         let catchUp = CaptureClock.now() - (end.cameraStoppedAt ?? CaptureClock.now())

@@ -1,0 +1,142 @@
+import Foundation
+import SlomoCore
+
+/// The shot saver: a stage that takes each shot the triggers placed, in order, and writes its frames
+/// from the ring as they arrive (the post-trigger ones while they come), then the next. The next
+/// shot's encoder is open before its trigger. It runs below the camera and the trigger thread: its
+/// shot is pinned in the ring, so a slow disk makes saving slower, never the camera lose frames
+/// while the ring has room.
+final class ShotSaver {
+    let settings: RecordingSettings
+    let source: CaptureSource
+    let audio: AudioCapture?
+    let hooks: CaptureHooks
+    let shots: ShotQueue
+    let end: SessionEnd
+    let preCount: Int64, postCount: Int64
+    /// Shot `k` of the capture (1, 2, …) as its number in file names and reports.
+    let number: (Int) -> Int
+    /// A shot's recording finished (its sound and file syncs counted for the report).
+    let finished: (RecordingWriter) -> Void
+    /// The shots saved, in order, and what they wrote; the write that failed (the capture was asked to end).
+    private(set) var saved: [ShotReport] = []
+    private(set) var framesWritten: Int64 = 0, bytesWritten: Int64 = 0
+    private(set) var failure: Error?
+
+    init(settings: RecordingSettings, source: CaptureSource, audio: AudioCapture?, hooks: CaptureHooks, shots: ShotQueue,
+         end: SessionEnd, preCount: Int64, postCount: Int64, number: @escaping (Int) -> Int,
+         finished: @escaping (RecordingWriter) -> Void) {
+        self.settings = settings; self.source = source; self.audio = audio; self.hooks = hooks; self.shots = shots
+        self.end = end; self.preCount = preCount; self.postCount = postCount; self.number = number; self.finished = finished
+    }
+
+    /// Compressed streams with inter frames: a shot must begin at a keyframe.
+    var keyframed: Bool { source.format.nalCodec != nil }
+
+    /// Saves shots until the triggers end, `t.shots` are saved, or a write fails.
+    func run(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter) {
+        var nextWriter: RecordingWriter? = firstWriter
+        while let shot = shots.next() {
+            do {
+                let r = try save(shot, writer: &nextWriter)
+                saved.append(r)
+                framesWritten += r.framesWritten; bytesWritten += r.bytesWritten
+                hooks.onShot?(r)
+                hooks.onEvent?(.shot(camera: source.name, r))
+            } catch {
+                failure = error
+                shots.shotRead()
+                shot.reader.close()
+                end.request(.writeError, "\(error)")
+                return
+            }
+            if t.shots > 0 && saved.count >= t.shots { end.request(.shots); return }
+            // armed again: the next shot's encoder is ready before its trigger
+            if nextWriter == nil { nextWriter = preparedWriter(shot: number(saved.count + 1)) }
+            // armed again only when no trigger is already waiting (its shot is next, not a new one)
+            let waiting = shots.hasWaiting, next = number(shots.triggeredCount + 1)
+            if !waiting && !end.isRequested {
+                var e = CaptureEvent(.rearmed, camera: source.name)
+                e.shot = next
+                hooks.onEvent?(e)
+            }
+        }
+    }
+
+    /// Shot `n`'s writer, encoder open, before its trigger; nil when it cannot be made now (saving
+    /// the shot makes it again and reports why).
+    func preparedWriter(shot n: Int) -> RecordingWriter? {
+        var s = settings
+        s.output = TriggerSettings.path(settings.output, shot: n)
+        guard let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) else { return nil }
+        w.audio = audio
+        do { try w.prepare() } catch { return nil }
+        return w
+    }
+
+    /// Saves one shot: its frames from the ring, in order, as they arrive.
+    func save(_ shot: CaptureSession.Shot, writer: inout RecordingWriter?) throws -> ShotReport {
+        var s = settings
+        s.output = TriggerSettings.path(settings.output, shot: shot.number)
+        let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
+        let wall = TriggerEvents.iso8601(shot.wallTime)
+        s.metadata.merge(shotTags(shot, pre: pre, preCount: preCount, postCount: postCount, wall: wall)) { _, new in new }
+        let w: RecordingWriter
+        if let ready = writer, ready.settings.output == s.output { w = ready } else {
+            w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
+            w.audio = audio
+            try w.prepare()
+        }
+        w.metadata = s.metadata
+        writer = nil
+        let reader = shot.reader
+        var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
+        var gaps: Int64 = 0
+        var prev: UInt64?
+        let counter = source.frameCounter
+        while reader.position <= shot.end, case .frame(let f) = reader.next() {
+            let m = f.meta
+            if first == nil { w.stampClock(source.timestampClock) }
+            _ = try w.write(f.bytes, timestamp: m.timestamp)
+            if first == nil { first = m }
+            if f.index == shot.triggerIndex { trig = m }
+            if let p = prev { gaps += Int64(counter.lost(from: p, to: m.sequence)) }
+            prev = m.sequence
+            last = m
+            reader.release()
+            if w.framesWritten % 8 == 0 { hooks.onShotProgress?(shot.number, w.framesWritten, shot.end - shot.start + 1) }
+        }
+        let k = reader.position
+        reader.close()
+        shots.shotRead()
+        try w.finish()
+        finished(w)
+        let tm = trig ?? first ?? FrameRing.Meta()
+        let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
+        let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
+        return ShotReport(
+            shot: shot.number, output: s.output, trigger: shot.source, triggerFrame: pre + Int(shot.leadIn),
+            leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
+            preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
+            triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,
+            triggerTime: shot.eventTime, triggerWallTime: wall, triggerFrameTime: tm.timestamp,
+            latency: latency, latencyMs: (latency.doubleValue * 1e6).rounded() / 1e3,
+            decisionLatency: shot.decided - shot.eventTime, decisionLatencyMs: ((shot.decided - shot.eventTime).doubleValue * 1e6).rounded() / 1e3,
+            triggerOut: shot.output, motionScore: shot.score,
+            complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
+    }
+
+    /// A shot's place around its trigger, in the file from its first byte (a server that finds the
+    /// file after a crash lists the shot from them: `EarlierShots`).
+    func shotTags(_ shot: CaptureSession.Shot, pre: Int, preCount: Int64, postCount: Int64, wall: String) -> [String: String] {
+        var t: [SlomoTag: String] = [
+            .triggerSource: shot.source, .triggerFrame: String(pre + Int(shot.leadIn)), .preFrames: String(pre),
+            .preFramesAsked: String(preCount), .postFramesAsked: String(postCount), .triggerTime: shot.eventTime.description,
+            .triggerFrameTime: shot.frameTime.description, .triggerDecisionLatency: (shot.decided - shot.eventTime).description,
+            .triggerWallTime: wall, .shot: String(shot.number),
+        ]
+        if keyframed { t[.leadInFrames] = String(shot.leadIn) }
+        if let o = shot.output { t[.triggerOutRaised] = o.raisedTime.description }
+        return Dictionary(uniqueKeysWithValues: t.map { ($0.key.rawValue, $0.value) })
+    }
+}
