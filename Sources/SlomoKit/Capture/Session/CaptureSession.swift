@@ -9,9 +9,8 @@ import Synchronization
 /// loading, encoding, writing or a reader. The calling thread writes from the ring: the whole
 /// stream (continuous), or the shots triggers select (pre/post-trigger).
 public final class CaptureSession: @unchecked Sendable {
-    // Safe: `end` synchronises itself; `stats` only by the capture thread until it is joined (`captureDone`); `armedSaid` and
-    // `motion` only by the trigger thread, and read by the caller after it ended (`shots`); the
-    // shot queue and the ring synchronise themselves.
+    // Safe: `end` synchronises itself; `stats` only by the capture thread until it is joined (`captureDone`); the shot
+    // queue and the ring synchronise themselves.
     public let source: CaptureSource
     let settings: RecordingSettings
     let limits: CaptureLimits
@@ -27,8 +26,6 @@ public final class CaptureSession: @unchecked Sendable {
     var encoderNice = "normal"
     /// SIGUSR1's events, taken from `init` on (a signal sent before the camera streams is kept).
     let signalEvents: TriggerEventSource?
-    /// Where this run's trigger events come from and the line it raises (`run` opens them).
-    var triggerSources: TriggerSources?
     /// What the session tells the world and the readers beside it (given at `init`).
     let hooks: CaptureHooks
     /// Raised to end the capture cleanly (SIGINT/SIGTERM through the application's handler).
@@ -85,14 +82,6 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// The capture thread's counts so far, for readers on other threads (the server's status).
     let live = LiveCounts()
-    var armedSaid = false
-
-    func sayArmed(_ ring: FrameRing, preCount: Int64) {
-        guard !armedSaid, ring.count >= Swift.max(preCount, 1) else { return }
-        armedSaid = true
-        hooks.onArmed?()
-    }
-
     /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
     func shotNumber(_ k: Int) -> Int { (trigger?.firstShot ?? 1) + k - 1 }
 
@@ -109,7 +98,8 @@ public final class CaptureSession: @unchecked Sendable {
         // the trigger thread first, at the caller's priority (it waits until the camera streams)
         let gate = StartGate()
         defer { gate.close() }          // an early failure ends it
-        if let t = trigger { startTriggerThread(t, ring: ring, gate: gate) }
+        let placer = trigger.map { ShotPlacer(trigger: $0, source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, number: shotNumber) }
+        placer?.start(ring: ring, gate: gate)
         // The writer (this thread) and the encoder threads it starts inherit a lower priority than
         // the camera's: on a loaded machine the driver's own thread and the capture thread get the
         // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
@@ -129,12 +119,13 @@ public final class CaptureSession: @unchecked Sendable {
         try audioCapture?.start()
         defer { audioCapture?.stop() }
         // the trigger's line or port is taken before the camera streams (one in use is refused now)
-        if let t = trigger {
+        let sources = try trigger.map { t in
             let events = try shared?.events ?? signalEvents ?? TriggerSources.open(t, camera: source.name, audio: audioCapture, onEvent: hooks.onEvent)
             let out = try shared?.output ?? t.output.map { try TriggerOutput($0) }
-            triggerSources = TriggerSources(events: events, output: out, ownsEvents: shared?.events == nil, ownsOutput: shared?.output == nil)
+            return TriggerSources(events: events, output: out, ownsEvents: shared?.events == nil, ownsOutput: shared?.output == nil)
         }
-        defer { triggerSources?.close() }
+        defer { sources?.close() }
+        placer?.sources = sources
         let captureDone = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
             captureLoop(ring)
@@ -149,9 +140,9 @@ public final class CaptureSession: @unchecked Sendable {
         defer { _ = previewWriter?.stop() }
 
         var report: CaptureReport
-        if let trigger {
+        if let trigger, let placer {
             gate.open()
-            report = try runTriggered(trigger, ring: ring, firstWriter: firstWriter, captureDone: captureDone)
+            report = try runTriggered(trigger, ring: ring, firstWriter: firstWriter, captureDone: captureDone, placer: placer)
         } else {
             report = try runContinuous(ring: ring, writer: firstWriter, captureDone: captureDone, progress: progress)
         }
@@ -284,6 +275,4 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Shots triggered and not yet saved.
     let shots = ShotQueue()
-    /// The image trigger's costs (its thread's until it ends).
-    var motion = MotionCounters()
 }
