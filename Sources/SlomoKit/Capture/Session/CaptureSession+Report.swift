@@ -6,10 +6,10 @@ extension CaptureSession {
 
     func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
                     catchUp: Rational, shortFrames: Int64) -> CaptureReport {
-        var s = stats
+        var s = producer.stats
         let (reason, message) = end.outcome, note = end.threadNote
         s.shortFrames += shortFrames
-        lastStats = s
+        producer.reported = s
         let nominal = source.format.frameDuration.flatMap { try? $0.reciprocal() }
         var warnings: [String] = []
         if let nominal, let achieved = s.achievedFrameRate, achieved * Rational(100) < nominal * Rational(99) {
@@ -18,7 +18,7 @@ extension CaptureSession {
                 : "no frame was lost: the camera itself delivered fewer (exposure longer than the frame period, or its clock)"
             warnings.append("achieved \(Seconds(achieved)) fps is more than 1 % below the mode's \(Seconds(nominal)) fps: \(cause)")
         }
-        warnings += continuity.warnings
+        warnings += producer.continuity.warnings
         if s.driverErrors > 0 { warnings.append(s.damageWords) }
         if s.shortFrames > 0 { warnings.append("\(s.shortFrames) frames shorter than their format (bytesused) were not stored") }
         if let clock = source.timestampClock, clock.clock != .monotonic {

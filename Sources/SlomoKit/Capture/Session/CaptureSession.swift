@@ -9,8 +9,8 @@ import Synchronization
 /// loading, encoding, writing or a reader. The calling thread writes from the ring: the whole
 /// stream (continuous), or the shots triggers select (pre/post-trigger).
 public final class CaptureSession: @unchecked Sendable {
-    // Safe: `end` synchronises itself; `stats` only by the capture thread until it is joined (`captureDone`); the shot
-    // queue and the ring synchronise themselves.
+    // Safe: `end`, the shot queue and the ring synchronise themselves; the producer's counts are
+    // its thread's until it is joined (`captureDone`).
     public let source: CaptureSource
     let settings: RecordingSettings
     let limits: CaptureLimits
@@ -22,7 +22,6 @@ public final class CaptureSession: @unchecked Sendable {
     public let ringPlan: RingPlan
     /// How and when the capture ends (asked from any thread; the first reason wins).
     let end = SessionEnd()
-    var stats = CaptureStats()
     var encoderNice = "normal"
     /// SIGUSR1's events, taken from `init` on (a signal sent before the camera streams is kept).
     let signalEvents: TriggerEventSource?
@@ -38,6 +37,7 @@ public final class CaptureSession: @unchecked Sendable {
         self.source = source
         self.hooks = hooks
         self.stopToken = stop
+        producer = CaptureThread(source: source, limits: limits, end: end, stop: stop)
         var settings = settings
         let controls = source.cameraControls()
         if !controls.isEmpty { settings.metadata[SlomoTag.controls.rawValue] = AppliedControl.metadataText(controls) }
@@ -80,13 +80,15 @@ public final class CaptureSession: @unchecked Sendable {
         }
     }
 
+    /// The producer: the capture thread, its counts and its clock mending.
+    let producer: CaptureThread
     /// The capture thread's counts so far, for readers on other threads (the server's status).
-    let live = LiveCounts()
+    var live: LiveCounts { producer.live }
     /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
     func shotNumber(_ k: Int) -> Int { (trigger?.firstShot ?? 1) + k - 1 }
 
     /// The statistics of the last run (intervals for the plot).
-    public internal(set) var lastStats = CaptureStats()
+    public var lastStats: CaptureStats { producer.reported }
 
     /// Runs the capture until its end (duration, frames, shots, a signal, the camera gone).
     /// `shared`: the event source and trigger output several sessions share (several cameras, a
@@ -127,8 +129,8 @@ public final class CaptureSession: @unchecked Sendable {
         defer { sources?.close() }
         placer?.sources = sources
         let captureDone = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
-            captureLoop(ring)
+        let thread = Thread { [producer] in
+            producer.run(ring)
             captureDone.signal()
         }
         thread.stackSize = 1 << 20
@@ -148,83 +150,6 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if let e = end.startFailure { throw e }
         return report
-    }
-
-    // MARK: the capture thread
-
-    /// The capture thread's mending of clock jumps (read for the report once the camera stopped).
-    var continuity = TimestampContinuity(frameDuration: nil)
-
-    func captureLoop(_ ring: FrameRing) {
-        defer { ring.close() }
-        let note = limits.realtime && source.isPaced ? ThreadPriority.raise()
-            : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
-        end.threadNote = note
-        do { try source.start() } catch {
-            end.failedToStart(error)
-            return
-        }
-        let multiPlane = source.format.planes.count > 1 ? try? RecordingWriter.layout(of: source.format) : nil
-        // the interval list grows on this thread: room for a minute (or the asked length) up front
-        let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
-        stats.intervalsMicros.reserveCapacity(Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
-        var firstTime: Rational?
-        var stop: (StopReason, String?)?
-        let counter = source.frameCounter
-        continuity = TimestampContinuity(frameDuration: source.format.frameDuration, counter: counter)
-        while stop == nil {
-            if stopToken.isRaised { stop = (.signal, nil); break }
-            if self.end.isRequested { break }
-            let finished: CaptureEnd?
-            do {
-                finished = try source.next { f in
-                    let time = continuity.mend(f.timestamp, sequence: f.sequence)
-                    if firstTime == nil { firstTime = time }
-                    if let d = limits.duration, time - firstTime! >= d { stop = (.duration, nil); return }
-                    stats.record(sequence: f.sequence, timestamp: time, counter: counter)
-                    if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
-                    store(f, at: time, in: ring, planes: multiPlane)
-                    live.note(stats)
-                }
-            } catch {
-                stop = (.driverError, "\(error)")
-                break
-            }
-            switch finished {
-            case nil, .idle?: break
-            case .finished?: stop = (.frames, nil)
-            case .disconnected(let why)?: stop = (.disconnected, why)
-            }
-        }
-        source.stop()
-        end.cameraStopped()
-        if let (reason, message) = stop { requestEnd(reason, message) }
-    }
-
-    /// One frame into the ring (on the capture thread): copied whole into a free slot and
-    /// published, or counted as a driver error, a short frame, or a drop when the ring is full.
-    /// `planes`: a multi-planar format's layout, each plane where the picture's layout puts it.
-    @inline(__always)
-    func store(_ f: BorrowedFrame, at time: Rational, in ring: FrameRing, planes multiPlane: PlaneLayout?) {
-        if let d = f.damage { stats.damaged(d); return }
-        if f.byteCount == 0 { stats.shortFrames += 1; return }
-        if let l = multiPlane {
-            guard f.planes.count >= l.offsets.count,
-                  zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 }) else { stats.shortFrames += 1; return }
-        }
-        guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
-        var offset = 0
-        if let l = multiPlane {
-            for k in 0..<l.offsets.count {
-                (slot.pointer + l.offsets[k]).copyMemory(from: f.planes[k].baseAddress!, byteCount: l.planeSizes[k])
-            }
-            offset = l.size
-        } else {
-            let p = f.planes[0]
-            offset = Swift.min(p.count, ring.slotBytes)
-            if offset > 0 { slot.pointer.copyMemory(from: p.baseAddress!, byteCount: offset) }
-        }
-        ring.publish(FrameRing.Meta(timestamp: time, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
     }
 
     func requestEnd(_ reason: StopReason, _ message: String? = nil) {
