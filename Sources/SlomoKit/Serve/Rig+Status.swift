@@ -21,7 +21,7 @@ extension Rig {
     public func status() -> RigStatus {
         lock.lock(); defer { lock.unlock() }
         let plan = session?.ringPlan
-        let counts = session?.live
+        let counts = session?.producer.live
         let ring = live.currentRing
         let now = CaptureClock.now()
         let captured = counts?.framesCaptured ?? sessionReport?.framesCaptured ?? 0

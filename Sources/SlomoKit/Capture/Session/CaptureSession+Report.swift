@@ -35,7 +35,7 @@ extension CaptureSession {
             driverAdjustments: source.adjustments,
             ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
                              mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
-            captureThread: note, writerThreads: encoderNice, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
+            captureThread: note, writerThreads: written.writerThreads, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
         report.firstFrameTime = s.firstTimestamp
         report.firstFrameWallTime = s.firstTimestamp.map { CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: $0)) }
         if let t = source.transportReport() {
@@ -122,4 +122,6 @@ struct WrittenTotals {
     var syncs = FileSyncs()
     var reportNote: String?
     var reportLost = false
+    /// The priority the writer and encoder threads run at, as the report says it.
+    var writerThreads = "normal"
 }

@@ -13,7 +13,6 @@ public final class CaptureSession: @unchecked Sendable {
     // its thread's until it is joined (`captureDone`).
     public let source: CaptureSource
     let settings: RecordingSettings
-    let limits: CaptureLimits
     let trigger: TriggerSettings?
     /// The sound card (`--audio`), opened with the session, started before the camera.
     let audioCapture: AudioCapture?
@@ -22,13 +21,10 @@ public final class CaptureSession: @unchecked Sendable {
     public let ringPlan: RingPlan
     /// How and when the capture ends (asked from any thread; the first reason wins).
     let end = SessionEnd()
-    var encoderNice = "normal"
     /// SIGUSR1's events, taken from `init` on (a signal sent before the camera streams is kept).
     let signalEvents: TriggerEventSource?
     /// What the session tells the world and the readers beside it (given at `init`).
     let hooks: CaptureHooks
-    /// Raised to end the capture cleanly (SIGINT/SIGTERM through the application's handler).
-    let stopToken: StopToken
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
     public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
@@ -36,13 +32,11 @@ public final class CaptureSession: @unchecked Sendable {
                 stop: StopToken = ProcessSignals.interrupt) throws {
         self.source = source
         self.hooks = hooks
-        self.stopToken = stop
         producer = CaptureThread(source: source, limits: limits, end: end, stop: stop)
         var settings = settings
         let controls = source.cameraControls()
         if !controls.isEmpty { settings.metadata[SlomoTag.controls.rawValue] = AppliedControl.metadataText(controls) }
         self.settings = settings
-        self.limits = limits
         self.trigger = trigger
         _ = try audio?.encoder(for: settings.output)     // a codec the container cannot hold: refused before anything opens
         previewWriter = try preview.map { try PreviewWriter($0, format: source.format) }
@@ -82,13 +76,13 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// The producer: the capture thread, its counts and its clock mending.
     let producer: CaptureThread
-    /// The capture thread's counts so far, for readers on other threads (the server's status).
-    var live: LiveCounts { producer.live }
     /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
     func shotNumber(_ k: Int) -> Int { (trigger?.firstShot ?? 1) + k - 1 }
 
     /// The statistics of the last run (intervals for the plot).
-    public var lastStats: CaptureStats { producer.reported }
+    public var lastStats: CaptureStats {
+        producer.reported
+    }
 
     /// Runs the capture until its end (duration, frames, shots, a signal, the camera gone).
     /// `shared`: the event source and trigger output several sessions share (several cameras, a
@@ -96,7 +90,7 @@ public final class CaptureSession: @unchecked Sendable {
     public func run(progress: ((Int64) -> Void)? = nil) throws -> CaptureReport { try run(shared: nil, progress: progress) }
 
     func run(shared: SharedTrigger?, progress: ((Int64) -> Void)? = nil) throws -> CaptureReport {
-        let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: limits.lockMemory)
+        let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: producer.limits.lockMemory)
         // the trigger thread first, at the caller's priority (it waits until the camera streams)
         let gate = StartGate()
         defer { gate.close() }          // an early failure ends it
@@ -107,8 +101,8 @@ public final class CaptureSession: @unchecked Sendable {
         // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
         // Not a shot saver: its shot is pinned in the ring, and a saver starved by other programs
         // held it there for seconds (the camera's new frames dropped, the next triggers waiting).
-        if limits.realtime && trigger == nil { encoderNice = ThreadPriority.lower() }
-        else if trigger != nil { encoderNice = "normal (shot saver: its frames are pinned in the ring)" }
+        if producer.limits.realtime && trigger == nil { written.writerThreads = ThreadPriority.lower() }
+        else if trigger != nil { written.writerThreads = "normal (shot saver: its frames are pinned in the ring)" }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstOutput = trigger.map { t in TriggerSettings.path(settings.output, shot: t.firstShot) } ?? settings.output
         var firstSettings = settings
@@ -171,7 +165,7 @@ public final class CaptureSession: @unchecked Sendable {
                                 backlog: recorded.backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: recorded.short)
         if let e = recorded.writeError { report.message = report.message ?? "\(e)" }
         writeSidecar(report, for: [settings.output])
-        if let e = recorded.writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: reportNote) }
+        if let e = recorded.writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: written.reportNote) }
         return report
     }
 
@@ -187,16 +181,9 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// What the finished recordings wrote beside their video: sound, file syncs, where the report went.
     var written = WrittenTotals()
-    /// Where the report went when it could not go beside the recording (a full disk), or that it
-    /// could not be written at all; nil when it is beside the recording.
-    public var reportNote: String? { written.reportNote }
-    /// True when the report could be written nowhere.
-    public var reportLost: Bool { written.reportLost }
 
     // MARK: pre/post-trigger state (CaptureSession+Triggered.swift)
 
-    /// Compressed streams with inter frames: a shot must begin at a keyframe.
-    var keyframed: Bool { source.format.nalCodec != nil }
 
     /// Shots triggered and not yet saved.
     let shots = ShotQueue()
