@@ -111,3 +111,14 @@ public enum CaptureError: SlomoFailure, Sendable {
         }
     }
 }
+
+extension CaptureSession {
+    /// A recording stopped by a failed write: named once, with the system's words for a full disk.
+    static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> CaptureError {
+        let cause: Wording = "\(e)"
+        let code = (e as? any SlomoFailure)?.systemErrno
+        return .stopped(output: output, frames: frames,
+                        cause: code == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
+                        errno: code, report: report)
+    }
+}

@@ -86,33 +86,6 @@ extension CaptureSession {
                            overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: written.audioCorrection,
                            timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
     }
-
-    /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
-    /// recording means the capture did not end cleanly (the recording is still playable). Where it
-    /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
-    /// says where; it never hides the recording's own outcome. Encoded once for all `outputs` (a
-    /// triggered capture's shots each get the whole report).
-    func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
-        guard !outputs.isEmpty else { return }
-        guard let data = try? JSONSchema.document(report) else {
-            written.reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; written.reportLost = true; return
-        }
-        for output in outputs { writeSidecar(data, path: output + ".capture.json") }
-    }
-
-    private func writeSidecar(_ data: Data, path: String) {
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            let why = OutputFile.reason(error)
-            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
-            if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
-                written.reportNote = "report not written beside it (\(why)): it is in \(fallback)"
-            } else {
-                written.reportNote = "report not written (\(why)), nor in \(dir)"
-                written.reportLost = true
-            }
-        }
-    }
 }
 
 /// What a session's finished recordings wrote beside their video, for the report.
@@ -124,4 +97,31 @@ struct WrittenTotals {
     var reportLost = false
     /// The priority the writer and encoder threads run at, as the report says it.
     var writerThreads = "normal"
+
+    /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
+    /// recording means the capture did not end cleanly (the recording is still playable). Where it
+    /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
+    /// says where; it never hides the recording's own outcome. Encoded once for all `outputs` (a
+    /// triggered capture's shots each get the whole report).
+    mutating func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
+        guard !outputs.isEmpty else { return }
+        guard let data = try? JSONSchema.document(report) else {
+            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; reportLost = true; return
+        }
+        for output in outputs { writeSidecar(data, path: output + ".capture.json") }
+    }
+
+    private mutating func writeSidecar(_ data: Data, path: String) {
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            let why = OutputFile.reason(error)
+            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
+            if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
+                reportNote = "report not written beside it (\(why)): it is in \(fallback)"
+            } else {
+                reportNote = "report not written (\(why)), nor in \(dir)"
+                reportLost = true
+            }
+        }
+    }
 }

@@ -41,7 +41,7 @@ extension CaptureSession {
         if let e = end.startFailure { throw e }
         let report = triggeredReport(t, ring: ring, shots: saved, framesWritten: saver.framesWritten, bytesWritten: saver.bytesWritten, placer: placer)
         // each shot's file gets its own report beside it: the capture's, narrowed to that shot
-        for shot in saved { writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
+        for shot in saved { written.writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
         if let failure = saver.failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(saved.count + 1)), frames: 0, failure, report: written.reportNote) }
         return report
     }

@@ -164,17 +164,9 @@ public final class CaptureSession: @unchecked Sendable {
         var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
                                 backlog: recorded.backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: recorded.short)
         if let e = recorded.writeError { report.message = report.message ?? "\(e)" }
-        writeSidecar(report, for: [settings.output])
+        written.writeSidecar(report, for: [settings.output])
         if let e = recorded.writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: written.reportNote) }
         return report
-    }
-
-    static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> CaptureError {
-        let cause: Wording = "\(e)"
-        let code = (e as? any SlomoFailure)?.systemErrno
-        return .stopped(output: output, frames: frames,
-                        cause: code == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
-                        errno: code, report: report)
     }
 
     // MARK: the report's counters (CaptureSession+Report.swift)
