@@ -57,20 +57,8 @@ struct Guard: RouterMiddleware {
                 }
             }
         }
-        let upgrade = request.headers[.upgrade]?.lowercased().contains("websocket") ?? false
         let changes = ![.get, .head].contains(request.method)
-        if changes || upgrade {
-            // a browser says where the request comes from; another origin is never obeyed (no CORS)
-            if let origin = request.headers[.origin] {
-                // the page's own origin, served directly or through a TLS proxy
-                let authority = request.head.authority ?? ""
-                guard origin == "http://\(authority)" || origin == "https://\(authority)" else {
-                    return Reply.refuse(.forbidden, "requests from the origin '\(origin)' are refused: only this server's own page may change the rig")
-                }
-            } else if byBearer == nil && access.token != nil {
-                return Reply.refuse(.forbidden, "a change sent with the session cookie must carry its Origin")
-            }
-        }
+        if let refusal = originRefusal(request, changes: changes, byBearer: byBearer) { return refusal }
         if changes, request.method != .delete, let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/json") {
             return Reply.refuse(.unsupportedMediaType, "the body must be JSON (Content-Type: application/json), not \(type)")
         }
@@ -83,6 +71,23 @@ struct Guard: RouterMiddleware {
         } catch {
             return Reply.refuse(.internalServerError, "\(request.method) \(path) failed: \(error)")
         }
+    }
+
+    /// A change (or a WebSocket) from another origin, or sent with the cookie and no Origin: a browser
+    /// says where the request comes from, and another origin is never obeyed (no CORS).
+    private func originRefusal(_ request: Request, changes: Bool, byBearer: Bool?) -> Response? {
+        let upgrade = request.headers[.upgrade]?.lowercased().contains("websocket") ?? false
+        guard changes || upgrade else { return nil }
+        if let origin = request.headers[.origin] {
+            // the page's own origin, served directly or through a TLS proxy
+            let authority = request.head.authority ?? ""
+            guard origin == "http://\(authority)" || origin == "https://\(authority)" else {
+                return Reply.refuse(.forbidden, "requests from the origin '\(origin)' are refused: only this server's own page may change the rig")
+            }
+        } else if byBearer == nil && access.token != nil {
+            return Reply.refuse(.forbidden, "a change sent with the session cookie must carry its Origin")
+        }
+        return nil
     }
 
     /// nil: no bearer header; true/false: whether its token is the right one.

@@ -32,15 +32,12 @@ public enum ListingParser {
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.drop { $0 == " " || $0 == "\t" }
             if line.hasPrefix("#") { continue }
-            if let (fourcc, desc) = newLayoutFormat(line) {
+            let newLayout = newLayoutFormat(line)
+            if let (fourcc, desc) = newLayout ?? (line.hasPrefix("Pixel Format") ? oldLayoutFormat(line) : nil) {
                 closeFormat()
                 formats.append(PixelFormatEntry(index: formats.count, fourcc: fourcc, description: desc.name,
                                                 compressed: desc.compressed || FourCCKind.isCompressed(fourcc), emulated: desc.emulated, sizes: []))
-                sawListing = true
-            } else if line.hasPrefix("Pixel Format"), let (fourcc, desc) = oldLayoutFormat(line) {
-                closeFormat()
-                formats.append(PixelFormatEntry(index: formats.count, fourcc: fourcc, description: desc.name,
-                                                compressed: desc.compressed || FourCCKind.isCompressed(fourcc), emulated: desc.emulated, sizes: []))
+                if newLayout != nil { sawListing = true }
             } else if line.hasPrefix("Name"), let colon = line.firstIndex(of: ":"), !formats.isEmpty,
                       formats[formats.count - 1].description.isEmpty {
                 formats[formats.count - 1].description = String(line[line.index(after: colon)...].drop { $0 == " " })

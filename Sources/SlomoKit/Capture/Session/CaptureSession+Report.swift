@@ -38,6 +38,18 @@ extension CaptureSession {
             captureThread: note, writerThreads: written.writerThreads, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
         report.firstFrameTime = s.firstTimestamp
         report.firstFrameWallTime = s.firstTimestamp.map { CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: $0)) }
+        addSourceParts(&report)
+        // the camera has stopped: so does the preview (its stream is finished)
+        report.preview = previewWriter?.stop()
+        if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }
+        report.audio = audioReport()
+        syncReport(&report)
+        return report
+    }
+
+    /// What the source says of itself: the transport's statistics (GenICam) and the controls as
+    /// they read back, with their warnings.
+    func addSourceParts(_ report: inout CaptureReport) {
         if let t = source.transportReport() {
             report.transport = t
             if let cap = t.socketBufferCap, let asked = t.socketBufferBytes, cap < asked {
@@ -53,12 +65,6 @@ extension CaptureSession {
             report.controls = controls
             for c in controls { if let w = c.driftWarning { report.warnings.append(w) } }
         }
-        // the camera has stopped: so does the preview (its stream is finished)
-        report.preview = previewWriter?.stop()
-        if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }
-        report.audio = audioReport()
-        syncReport(&report)
-        return report
     }
 
     /// The recordings' `fdatasync`s for the report (nil with `--no-sync`); a refusal is a warning.
