@@ -11,6 +11,7 @@
 #                          built with AddressSanitizer (default 300 runs, seed 1: the CI pass)
 #   scripts/dev.sh tsan    the threaded test suites under ThreadSanitizer (Docs/Reliability.md)
 #   scripts/dev.sh man     regenerate the man page Docs/man/slomo.1 from the commands' --help
+#   scripts/dev.sh format  format the Swift files in place (the toolchain's swift-format, .swift-format)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
@@ -70,6 +71,15 @@ deps() {
 layers() {
   scripts/check-layers.sh .
   python3 scripts/check-size.py .
+  # the formatter's own check: any line `scripts/dev.sh format` would change fails the test command
+  swift format lint --strict -r Sources Tests Samples --configuration .swift-format \
+    || { echo "format check: run scripts/dev.sh format (the toolchain's swift-format, .swift-format)" >&2; exit 1; }
+  echo "format check: ok"
+}
+
+# Formats the project's Swift files in place (.swift-format: 4 spaces, 160 columns).
+format() {
+  swift format format -i -r Sources Tests Samples --configuration .swift-format
 }
 
 # Builds with `swift build ARGS`, failing on any warning in Sources/ or Tests/ (a fresh clone
@@ -173,11 +183,12 @@ case "${1:-}" in
   demo) demo ;;
   test) test ;;
   layers) layers ;;
+  format) format ;;
   man) deps; man ;;
   slurm) deps test; slurm ;;
   k8s) deps test; k8s ;;
   fuzz) shift; scripts/fuzz.sh "$@" ;;
   mutate) shift; deps test; mutate "$@" ;;
   tsan) deps test; tsan ;;
-  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|man" >&2; exit 64 ;;
+  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|man|format" >&2; exit 64 ;;
 esac

@@ -30,10 +30,8 @@ extension CaptureSession {
 
     func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
                       captureDone: DispatchSemaphore, placer: ShotPlacer) throws -> CaptureReport {
-        let preCount = Int64(ringPlan.preFrames), postCount = Int64(ringPlan.postFrames)
 
-        let saver = ShotSaver(settings: settings, source: source, audio: audioCapture, hooks: hooks, shots: shots, end: end,
-                              preCount: preCount, postCount: postCount, number: shotNumber, finished: audioWritten)
+        let saver = ShotSaver(settings: settings, context: placer.context, audio: audioCapture, finished: audioWritten)
         saver.run(t, ring: ring, firstWriter: firstWriter)
         let saved = saver.saved
         captureDone.wait()

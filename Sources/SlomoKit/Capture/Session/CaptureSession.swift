@@ -79,6 +79,12 @@ public final class CaptureSession: @unchecked Sendable {
     /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
     func shotNumber(_ k: Int) -> Int { (trigger?.firstShot ?? 1) + k - 1 }
 
+    /// What the stages of a triggered capture are started with.
+    var stageContext: StageContext {
+        let first = trigger?.firstShot ?? 1
+        return StageContext(source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, number: { first + $0 - 1 })
+    }
+
     /// The statistics of the last run (intervals for the plot).
     public var lastStats: CaptureStats {
         producer.reported
@@ -94,7 +100,7 @@ public final class CaptureSession: @unchecked Sendable {
         // the trigger thread first, at the caller's priority (it waits until the camera streams)
         let gate = StartGate()
         defer { gate.close() }          // an early failure ends it
-        let placer = trigger.map { ShotPlacer(trigger: $0, source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, number: shotNumber) }
+        let placer = trigger.map { ShotPlacer(trigger: $0, context: stageContext) }
         placer?.start(ring: ring, gate: gate)
         // The writer (this thread) and the encoder threads it starts inherit a lower priority than
         // the camera's: on a loaded machine the driver's own thread and the capture thread get the

@@ -7,35 +7,22 @@ import SlomoSystem
 /// ring itself, and places each shot by its event's own instant: the first frame whose timestamp
 /// is at or after it, with the pre-trigger frames before it pinned, the trigger output raised
 /// first. It runs at the caller's priority, beside the camera, and never holds the camera back.
-final class ShotPlacer: @unchecked Sendable {
+final class ShotPlacer: CaptureStage, @unchecked Sendable {
     // Safe: `armedSaid` and `motion` are touched by the trigger thread only, and `motion` read by the
     // session after that thread has ended (`ShotQueue.drainAfterTriggers`); `sources` is set before
     // the thread passes its gate and not changed after.
     let trigger: TriggerSettings
-    let source: CaptureSource
-    let plan: RingPlan
+    let context: StageContext
     /// The event source and trigger output: set by the session before it opens the gate the
     /// trigger thread waits at (which orders the write before every read).
     var sources: TriggerSources?
-    let shots: ShotQueue
-    let end: SessionEnd
-    let hooks: CaptureHooks
-    /// Shot `k` of the capture (1, 2, …) as its number in file names and reports.
-    let number: (Int) -> Int
     private var armedSaid = false
     /// The image trigger's costs.
     private(set) var motion = MotionCounters()
 
-    init(trigger: TriggerSettings, source: CaptureSource, plan: RingPlan, shots: ShotQueue,
-         end: SessionEnd, hooks: CaptureHooks, number: @escaping (Int) -> Int) {
-        self.trigger = trigger; self.source = source; self.plan = plan; self.shots = shots
-        self.end = end; self.hooks = hooks; self.number = number
+    init(trigger: TriggerSettings, context: StageContext) {
+        self.trigger = trigger; self.context = context
     }
-
-    var preCount: Int64 { Int64(plan.preFrames) }
-    var postCount: Int64 { Int64(plan.postFrames) }
-    /// Compressed streams with inter frames: a shot must begin at a keyframe.
-    var keyframed: Bool { source.format.nalCodec != nil }
 
     /// Once, when the ring holds the whole pre-trigger window: scripts wait for it before they trigger.
     func sayArmed(_ ring: FrameRing) {

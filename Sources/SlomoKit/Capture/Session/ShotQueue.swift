@@ -64,3 +64,42 @@ struct MotionCounters {
     var skipped: Int64 = 0
     var cpu: Double = 0
 }
+
+/// What every stage of a triggered capture is started with: the camera it reads, the ring's plan,
+/// the shots between placer and saver, how the capture ends, what it tells the world, and how a
+/// shot is numbered. One value, made by the session.
+struct StageContext: @unchecked Sendable {
+    // Unchecked: the source is read-only here (its format and name); the queue, the end and the
+    // hooks synchronise themselves.
+    let source: CaptureSource
+    let plan: RingPlan
+    let shots: ShotQueue
+    let end: SessionEnd
+    let hooks: CaptureHooks
+    /// Shot `k` of the capture (1, 2, …) as its number in file names and reports.
+    let number: @Sendable (Int) -> Int
+
+    var preCount: Int64 { Int64(plan.preFrames) }
+    var postCount: Int64 { Int64(plan.postFrames) }
+    /// Compressed streams with inter frames: a shot must begin at a keyframe.
+    var keyframed: Bool { source.format.nalCodec != nil }
+}
+
+/// A stage of a triggered capture (`ShotPlacer`, `ShotSaver`): it reads the ring beside the camera
+/// with what its context gives, and says what it did as its own outcome, which the session puts
+/// in the report. A new capture feature is a new stage (or a producer), not more session state.
+protocol CaptureStage {
+    var context: StageContext { get }
+}
+
+extension CaptureStage {
+    var source: CaptureSource { context.source }
+    var plan: RingPlan { context.plan }
+    var shots: ShotQueue { context.shots }
+    var end: SessionEnd { context.end }
+    var hooks: CaptureHooks { context.hooks }
+    var preCount: Int64 { context.preCount }
+    var postCount: Int64 { context.postCount }
+    var keyframed: Bool { context.keyframed }
+    func number(_ k: Int) -> Int { context.number(k) }
+}

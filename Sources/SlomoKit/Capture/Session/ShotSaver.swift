@@ -6,16 +6,10 @@ import SlomoCore
 /// shot's encoder is open before its trigger. It runs below the camera and the trigger thread: its
 /// shot is pinned in the ring, so a slow disk makes saving slower, never the camera lose frames
 /// while the ring has room.
-final class ShotSaver {
+final class ShotSaver: CaptureStage {
     let settings: RecordingSettings
-    let source: CaptureSource
+    let context: StageContext
     let audio: AudioCapture?
-    let hooks: CaptureHooks
-    let shots: ShotQueue
-    let end: SessionEnd
-    let preCount: Int64, postCount: Int64
-    /// Shot `k` of the capture (1, 2, …) as its number in file names and reports.
-    let number: (Int) -> Int
     /// A shot's recording finished (its sound and file syncs counted for the report).
     let finished: (RecordingWriter) -> Void
     /// The shots saved, in order, and what they wrote; the write that failed (the capture was asked to end).
@@ -23,15 +17,9 @@ final class ShotSaver {
     private(set) var framesWritten: Int64 = 0, bytesWritten: Int64 = 0
     private(set) var failure: Error?
 
-    init(settings: RecordingSettings, source: CaptureSource, audio: AudioCapture?, hooks: CaptureHooks, shots: ShotQueue,
-         end: SessionEnd, preCount: Int64, postCount: Int64, number: @escaping (Int) -> Int,
-         finished: @escaping (RecordingWriter) -> Void) {
-        self.settings = settings; self.source = source; self.audio = audio; self.hooks = hooks; self.shots = shots
-        self.end = end; self.preCount = preCount; self.postCount = postCount; self.number = number; self.finished = finished
+    init(settings: RecordingSettings, context: StageContext, audio: AudioCapture?, finished: @escaping (RecordingWriter) -> Void) {
+        self.settings = settings; self.context = context; self.audio = audio; self.finished = finished
     }
-
-    /// Compressed streams with inter frames: a shot must begin at a keyframe.
-    var keyframed: Bool { source.format.nalCodec != nil }
 
     /// Saves shots until the triggers end, `t.shots` are saved, or a write fails.
     func run(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter) {
