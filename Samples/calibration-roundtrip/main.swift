@@ -8,7 +8,7 @@ import SlomoSystem
 
 let path = CommandLine.arguments.dropFirst().first ?? FileManager.default.temporaryDirectory.appendingPathComponent("slomo-sample.mp4").path
 do {
-    ProcessSignals.own()        // the application owns SIGINT/SIGTERM/SIGUSR1: Ctrl-C removes a partial output
+    ProcessSignals.own()  // the application owns SIGINT/SIGTERM/SIGUSR1: Ctrl-C removes a partial output
     SlomoSetup.configure()
     var request = GenerateRequest(output: path, frameRate: Rational(240), duration: Rational(1, 2), width: 320, height: 180)
     request.overwrite = true

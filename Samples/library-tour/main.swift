@@ -19,10 +19,11 @@ let source = args.first ?? (FileManager.default.fileExists(atPath: "/dev/video0"
 let dir = args.count > 1 ? args[1] : FileManager.default.temporaryDirectory.appendingPathComponent("slomo-library-tour").path
 
 do {
-    ProcessSignals.own()        // the application owns SIGINT/SIGTERM/SIGUSR1: Ctrl-C removes a partial output
+    ProcessSignals.own()  // the application owns SIGINT/SIGTERM/SIGUSR1: Ctrl-C removes a partial output
     SlomoSetup.configure()
     // 1–2: the catalog and the selection (ties go to compressed formats, then the larger size)
-    let report = source.hasPrefix("/dev/")
+    let report =
+        source.hasPrefix("/dev/")
         ? try DeviceService.formats(device: source, request: ModeRequest(), apply: false)
         : try DeviceService.formats(listing: source, request: ModeRequest())
     let modes = report.catalog.formats.reduce(0) { $0 + $1.sizes.count }
@@ -36,8 +37,9 @@ do {
     // 3: one second at that rate (size capped at 640x360 to keep the sample quick)
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
     let clip = dir + "/clip.mp4", slow = dir + "/clip-half-speed-30fps.mp4"
-    var g = GenerateRequest(output: clip, frameRate: rate, duration: Rational(1),
-                            width: min(best.width, 640), height: min(best.height, 360))
+    var g = GenerateRequest(
+        output: clip, frameRate: rate, duration: Rational(1),
+        width: min(best.width, 640), height: min(best.height, 360))
     g.overwrite = true
     let written = try Generator.generate(g)
 
@@ -47,7 +49,9 @@ do {
     e.pitch = "spectral"
     e.overwrite = true
     let exported = try Exporter.export(e)
-    print("\(clip): \(written.frames) frames → \(slow): \(exported.outputFrames) frames at 30 fps (\(exported.outputDuration) s), decoded \(exported.decodedPackets) of \(exported.sourceFrames)")
+    print(
+        "\(clip): \(written.frames) frames → \(slow): \(exported.outputFrames) frames at 30 fps (\(exported.outputDuration) s), decoded \(exported.decodedPackets) of \(exported.sourceFrames)"
+    )
 
     // 5: the frames the output shows against the schedule
     let plan = try Planner.plan(path: clip, spec: RetimeSpec(rate: Rational(1, 2)), outputFrameRate: Rational(30), listFrames: true)

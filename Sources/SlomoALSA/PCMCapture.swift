@@ -1,6 +1,6 @@
 internal import CALSA
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 
@@ -73,7 +73,8 @@ public final class PCMCapture {
 
     /// Opens the PCM and sets its hardware and software parameters; closes it again on a failure.
     private static func configure(_ device: String, rate wantedRate: Int?, channels wantedChannels: Int?) throws(ALSAError)
-        -> (pcm: OpaquePointer, rate: Int, channels: Int, period: Int, buffer: Int) {
+        -> (pcm: OpaquePointer, rate: Int, channels: Int, period: Int, buffer: Int)
+    {
         calsa_quiet_errors()
         var p: OpaquePointer?
         let rc = snd_pcm_open(&p, device, SND_PCM_STREAM_CAPTURE, 0)
@@ -86,8 +87,9 @@ public final class PCMCapture {
         }
         try check(snd_pcm_hw_params_any(p, hw), "snd_pcm_hw_params_any")
         try check(snd_pcm_hw_params_set_access(p, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "interleaved access")
-        try check(snd_pcm_hw_params_set_format(p, hw, SND_PCM_FORMAT_S16_LE), "16-bit signed samples (S16_LE)",
-                  PCMCapture.offeredFormats(p))
+        try check(
+            snd_pcm_hw_params_set_format(p, hw, SND_PCM_FORMAT_S16_LE), "16-bit signed samples (S16_LE)",
+            PCMCapture.offeredFormats(p))
         var cmin: UInt32 = 0, cmax: UInt32 = 0
         snd_pcm_hw_params_get_channels_min(hw, &cmin)
         snd_pcm_hw_params_get_channels_max(hw, &cmax)
@@ -183,7 +185,7 @@ public final class PCMCapture {
         guard snd_pcm_hw_params_any(p, hw) >= 0 else { return "" }
         var names: [String] = []
         for f in [SND_PCM_FORMAT_S16_LE, SND_PCM_FORMAT_S24_LE, SND_PCM_FORMAT_S32_LE, SND_PCM_FORMAT_FLOAT_LE, SND_PCM_FORMAT_U8, SND_PCM_FORMAT_S24_3LE]
-            where snd_pcm_hw_params_test_format(p, hw, f) == 0 {
+        where snd_pcm_hw_params_test_format(p, hw, f) == 0 {
             names.append(String(cString: snd_pcm_format_name(f)))
         }
         return "the card offers " + (names.isEmpty ? "none of S16_LE, S24_LE, S32_LE, FLOAT_LE, U8" : names.joined(separator: ", "))
@@ -225,8 +227,10 @@ public enum SoundCards {
                 snd_pcm_info_set_subdevice(pcmInfo, 0)
                 snd_pcm_info_set_stream(pcmInfo, SND_PCM_STREAM_CAPTURE)
                 guard snd_ctl_pcm_info(ctl, pcmInfo) == 0 else { continue }
-                out.append(SoundCaptureDevice(name: "hw:\(card),\(dev)", card: Int(card), device: Int(dev), cardId: id,
-                                              cardName: cardName, deviceName: String(cString: snd_pcm_info_get_name(pcmInfo))))
+                out.append(
+                    SoundCaptureDevice(
+                        name: "hw:\(card),\(dev)", card: Int(card), device: Int(dev), cardId: id,
+                        cardName: cardName, deviceName: String(cString: snd_pcm_info_get_name(pcmInfo))))
             }
         }
         return out

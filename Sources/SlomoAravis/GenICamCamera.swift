@@ -22,13 +22,20 @@ public final class GenICamCamera {
         let cam = GenICamSystem.with(interfaces) { arv_camera_new(id, &err) }
         if let e = takeError(&err) {
             let kind = failureKind(domain: e.domain, code: e.code)
-            throw GenICamError(camera: id, operation: "open", reason: e.text + (kind == .missing ? " (searched: \(interfaces.joined(separator: ", ")); see 'slomo devices')" : ""), kind: kind == .ioFailed ? .missing : kind)
+            throw GenICamError(
+                camera: id, operation: "open",
+                reason: e.text + (kind == .missing ? " (searched: \(interfaces.joined(separator: ", ")); see 'slomo devices')" : ""),
+                kind: kind == .ioFailed ? .missing : kind)
         }
-        guard let cam else { throw GenICamError(camera: id, operation: "open", reason: "no such camera (searched: \(interfaces.joined(separator: ", ")))", kind: .missing) }
+        guard let cam else {
+            throw GenICamError(camera: id, operation: "open", reason: "no such camera (searched: \(interfaces.joined(separator: ", ")))", kind: .missing)
+        }
         camera = cam
         if let gv = slomo_arv_gv_device(cam), arv_gv_device_is_controller(gv) == 0 {
             g_object_unref(cam)
-            throw GenICamError(camera: id, operation: "open", reason: "another program controls this camera (GigE Vision gives one controller at a time): close it first", kind: .unavailable)
+            throw GenICamError(
+                camera: id, operation: "open", reason: "another program controls this camera (GigE Vision gives one controller at a time): close it first",
+                kind: .unavailable)
         }
         func s(_ f: (UnsafeMutablePointer<ArvCamera>, UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> UnsafePointer<CChar>?) -> String {
             var e: UnsafeMutablePointer<GError>?
@@ -37,8 +44,9 @@ public final class GenICamCamera {
             return r
         }
         let proto = arv_camera_is_gv_device(cam) != 0 ? "GigEVision" : arv_camera_is_uv_device(cam) != 0 ? "USB3Vision" : "Fake"
-        info = GenICamDeviceInfo(id: id, vendor: s(arv_camera_get_vendor_name), model: s(arv_camera_get_model_name),
-                                 serial: s(arv_camera_get_device_serial_number), protocol: proto, address: id)
+        info = GenICamDeviceInfo(
+            id: id, vendor: s(arv_camera_get_vendor_name), model: s(arv_camera_get_model_name),
+            serial: s(arv_camera_get_device_serial_number), protocol: proto, address: id)
     }
 
     deinit { g_object_unref(camera) }
@@ -48,8 +56,10 @@ public final class GenICamCamera {
 
     /// Runs one Aravis call that reports through a GError; its error becomes a `GenICamError`.
     @discardableResult
-    func call<T>(_ operation: @autoclosure () -> String, kind: FailureKind? = nil,
-                 _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T) throws(GenICamError) -> T {
+    func call<T>(
+        _ operation: @autoclosure () -> String, kind: FailureKind? = nil,
+        _ body: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> T
+    ) throws(GenICamError) -> T {
         var err: UnsafeMutablePointer<GError>?
         let r = body(&err)
         if let e = takeError(&err) {
@@ -121,7 +131,8 @@ public final class GenICamCamera {
     public func set(_ feature: String, _ value: String) throws(GenICamError) -> String {
         let k = kind(feature)
         guard k != 0, k != 1, isAvailable(feature) else {
-            throw GenICamError(camera: id, operation: "set \(feature)", reason: "the camera has no such feature (see 'slomo controls genicam:\(id)')", kind: .unavailable)
+            throw GenICamError(
+                camera: id, operation: "set \(feature)", reason: "the camera has no such feature (see 'slomo controls genicam:\(id)')", kind: .unavailable)
         }
         func refuse(_ why: String) -> GenICamError { GenICamError(camera: id, operation: "set \(feature)=\(value)", reason: why, kind: .badRequest) }
         switch k {
@@ -141,7 +152,11 @@ public final class GenICamCamera {
             try call("set \(feature)=\(value)", kind: .badRequest) { arv_camera_set_string(camera, feature, value, $0) }
         case 5:
             let on: Bool
-            switch value.lowercased() { case "1", "true", "on": on = true; case "0", "false", "off": on = false; default: throw refuse("expected true or false") }
+            switch value.lowercased() {
+            case "1", "true", "on": on = true;
+            case "0", "false", "off": on = false;
+            default: throw refuse("expected true or false")
+            }
             try call("set \(feature)=\(value)", kind: .badRequest) { arv_camera_set_boolean(camera, feature, on ? 1 : 0, $0) }
         case 6:
             try call("execute \(feature)", kind: .badRequest) { arv_camera_execute_command(camera, feature, $0) }
@@ -174,8 +189,10 @@ public final class GenICamCamera {
             if let f = describe(name, node: n, kind: k) { out.append(f) }
         }
         visit("Root", depth: 0)
-        for extra in ["AcquisitionFrameRate", "AcquisitionFrameRateEnable", "ResultingFrameRate", "ExposureTime", "ExposureAuto",
-                      "Gain", "GainRaw", "GainAuto", "BalanceWhiteAuto", "DeviceLinkThroughputLimit", "GevSCPSPacketSize"] {
+        for extra in [
+            "AcquisitionFrameRate", "AcquisitionFrameRateEnable", "ResultingFrameRate", "ExposureTime", "ExposureAuto",
+            "Gain", "GainRaw", "GainAuto", "BalanceWhiteAuto", "DeviceLinkThroughputLimit", "GevSCPSPacketSize",
+        ] {
             visit(extra, depth: 1)
         }
         return out
@@ -211,7 +228,7 @@ public final class GenICamCamera {
                 out.min = arv_gc_float_get_min(x, &e); _ = takeError(&e)
                 out.max = arv_gc_float_get_max(x, &e); _ = takeError(&e)
                 let inc = arv_gc_float_get_inc(x, &e); _ = takeError(&e)
-                if inc > 1e-12 && inc.isFinite && inc < 1e300 { out.increment = inc }     // Aravis gives DBL_MIN for none
+                if inc > 1e-12 && inc.isFinite && inc < 1e300 { out.increment = inc }  // Aravis gives DBL_MIN for none
                 out.unit = arv_gc_float_get_unit(x).map { String(cString: $0) }
             }
         case 4:

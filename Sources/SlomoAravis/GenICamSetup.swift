@@ -43,15 +43,16 @@ extension GenICamCamera {
         var x: gint = 0, y: gint = 0, w: gint = 0, h: gint = 0
         try call("region") { arv_camera_get_region(camera, &x, &y, &w, &h, $0) }
         let names = enumerationEntries("PixelFormat")
-        var f = GenICamFormats(camera: "genicam:\(id)", vendor: info.vendor, model: info.model, serial: info.serial, protocol: info.protocol,
-                               pixelFormats: names.map { .init(name: $0, storedAs: GenICamPixelFormat.fourccs[$0]) },
-                               pixelFormat: (try? string("PixelFormat")) ?? "",
-                               sensorWidth: Int64(sw), sensorHeight: Int64(sh),
-                               width: try integerRange("Width"), height: try integerRange("Height"),
-                               offsetX: (try? integerRange("OffsetX")) ?? GenICamRange(min: 0, max: 0),
-                               offsetY: (try? integerRange("OffsetY")) ?? GenICamRange(min: 0, max: 0),
-                               region: GenICamRegion(x: Int64(x), y: Int64(y), width: Int64(w), height: Int64(h)),
-                               triggerSources: [])
+        var f = GenICamFormats(
+            camera: "genicam:\(id)", vendor: info.vendor, model: info.model, serial: info.serial, protocol: info.protocol,
+            pixelFormats: names.map { .init(name: $0, storedAs: GenICamPixelFormat.fourccs[$0]) },
+            pixelFormat: (try? string("PixelFormat")) ?? "",
+            sensorWidth: Int64(sw), sensorHeight: Int64(sh),
+            width: try integerRange("Width"), height: try integerRange("Height"),
+            offsetX: (try? integerRange("OffsetX")) ?? GenICamRange(min: 0, max: 0),
+            offsetY: (try? integerRange("OffsetY")) ?? GenICamRange(min: 0, max: 0),
+            region: GenICamRegion(x: Int64(x), y: Int64(y), width: Int64(w), height: Int64(h)),
+            triggerSources: [])
         if isAvailable("BinningHorizontal") { f.binningHorizontal = try? integerRange("BinningHorizontal") }
         if isAvailable("BinningVertical") { f.binningVertical = try? integerRange("BinningVertical") }
         var lo = 0.0, hi = 0.0
@@ -80,10 +81,15 @@ extension GenICamCamera {
         let format: String
         if let asked = r.pixelFormat {
             guard offered.contains(asked) else {
-                throw GenICamError(camera: id, operation: "PixelFormat \(asked)", reason: "not offered (the camera offers \(offered.joined(separator: ", ")))", kind: .badRequest)
+                throw GenICamError(
+                    camera: id, operation: "PixelFormat \(asked)", reason: "not offered (the camera offers \(offered.joined(separator: ", ")))",
+                    kind: .badRequest)
             }
             guard GenICamPixelFormat.isStored(asked) else {
-                throw GenICamError(camera: id, operation: "PixelFormat \(asked)", reason: "slomo does not store this format yet (it stores \(offered.filter(GenICamPixelFormat.isStored).joined(separator: ", ")))", kind: .badRequest)
+                throw GenICamError(
+                    camera: id, operation: "PixelFormat \(asked)",
+                    reason: "slomo does not store this format yet (it stores \(offered.filter(GenICamPixelFormat.isStored).joined(separator: ", ")))",
+                    kind: .badRequest)
             }
             format = asked
         } else if GenICamPixelFormat.isStored(current) {
@@ -91,7 +97,9 @@ extension GenICamCamera {
         } else if let first = offered.first(where: GenICamPixelFormat.isStored) {
             format = first
         } else {
-            throw GenICamError(camera: id, operation: "PixelFormat", reason: "none of the camera's formats is one slomo stores (\(offered.joined(separator: ", ")))", kind: .badRequest)
+            throw GenICamError(
+                camera: id, operation: "PixelFormat", reason: "none of the camera's formats is one slomo stores (\(offered.joined(separator: ", ")))",
+                kind: .badRequest)
         }
         if format != current { try call("PixelFormat \(format)", kind: .badRequest) { arv_camera_set_pixel_format_from_string(camera, format, $0) } }
         // the offsets to 0 first: Width's maximum is what is left of the sensor after OffsetX
@@ -101,11 +109,14 @@ extension GenICamCamera {
         let offX = (try? integerRange("OffsetX")) ?? GenICamRange(min: 0, max: 0), offY = (try? integerRange("OffsetY")) ?? GenICamRange(min: 0, max: 0)
         let region: GenICamRegion
         do {
-            region = try GenICamRegion.plan(size: r.size, offset: r.offset, sensor: (width.max, height.max), width: width, height: height, offsetX: offX, offsetY: offY)
+            region = try GenICamRegion.plan(
+                size: r.size, offset: r.offset, sensor: (width.max, height.max), width: width, height: height, offsetX: offX, offsetY: offY)
         } catch {
             throw GenICamError(camera: id, operation: "region", reason: error.description, kind: .badRequest)
         }
-        try call("region \(region)", kind: .badRequest) { arv_camera_set_region(camera, gint(region.x), gint(region.y), gint(region.width), gint(region.height), $0) }
+        try call("region \(region)", kind: .badRequest) {
+            arv_camera_set_region(camera, gint(region.x), gint(region.y), gint(region.width), gint(region.height), $0)
+        }
         return (format, region)
     }
 
@@ -128,11 +139,16 @@ extension GenICamCamera {
         let read = (try? string("PixelFormat")) ?? format
         guard GenICamPixelFormat.isStored(read) else {
             // a --control changed it to one slomo cannot lay out
-            throw GenICamError(camera: id, operation: "PixelFormat \(read)", reason: "slomo does not store this format (set by --control?); it stores \(enumerationEntries("PixelFormat").filter(GenICamPixelFormat.isStored).joined(separator: ", "))", kind: .badRequest)
+            throw GenICamError(
+                camera: id, operation: "PixelFormat \(read)",
+                reason:
+                    "slomo does not store this format (set by --control?); it stores \(enumerationEntries("PixelFormat").filter(GenICamPixelFormat.isStored).joined(separator: ", "))",
+                kind: .badRequest)
         }
-        return GenICamApplied(pixelFormat: read, fourcc: GenICamPixelFormat.fourccs[read]!,
-                              region: GenICamRegion(x: Int64(x), y: Int64(y), width: Int64(w), height: Int64(h)),
-                              fps: fps, controls: controls, adjustments: notes)
+        return GenICamApplied(
+            pixelFormat: read, fourcc: GenICamPixelFormat.fourccs[read]!,
+            region: GenICamRegion(x: Int64(x), y: Int64(y), width: Int64(w), height: Int64(h)),
+            fps: fps, controls: controls, adjustments: notes)
     }
 
     /// A feature as set, with what the camera reads back now.
@@ -153,7 +169,8 @@ extension GenICamCamera {
         func setAuto(_ feature: String, _ value: ControlRequests.Value, option: String, manual: String?) throws(GenICamError) {
             switch value {
             case .auto:
-                try set(try need(isAvailable(feature) ? feature : nil, option), "Continuous"); controls.append(applied(feature, option: option, requested: "auto"))
+                try set(try need(isAvailable(feature) ? feature : nil, option), "Continuous");
+                controls.append(applied(feature, option: option, requested: "auto"))
             case .lock:
                 // the value automatic mode settled on, made manual
                 if isAvailable(feature) { try set(feature, "Off"); controls.append(applied(feature, option: option, requested: "lock")) }
@@ -177,12 +194,16 @@ extension GenICamCamera {
             switch wb {
             case .auto: try set(try need(isAvailable("BalanceWhiteAuto") ? "BalanceWhiteAuto" : nil, "--white-balance"), "Continuous")
             case .lock: try set(try need(isAvailable("BalanceWhiteAuto") ? "BalanceWhiteAuto" : nil, "--white-balance"), "Off")
-            case .value: throw GenICamError(camera: id, operation: "--white-balance", reason: "GenICam cameras take auto or lock (kelvin has no standard feature)", kind: .badRequest)
+            case .value:
+                throw GenICamError(
+                    camera: id, operation: "--white-balance", reason: "GenICam cameras take auto or lock (kelvin has no standard feature)", kind: .badRequest)
             }
             controls.append(applied("BalanceWhiteAuto", option: "--white-balance", requested: wb.description))
         }
         if c.focus != nil || c.zoom != nil {
-            throw GenICamError(camera: id, operation: c.focus != nil ? "--focus" : "--zoom", reason: "GenICam has no standard feature for it: use --control NAME=VALUE", kind: .unavailable)
+            throw GenICamError(
+                camera: id, operation: c.focus != nil ? "--focus" : "--zoom", reason: "GenICam has no standard feature for it: use --control NAME=VALUE",
+                kind: .unavailable)
         }
     }
 
@@ -193,7 +214,9 @@ extension GenICamCamera {
         try call("frame rate bounds", kind: .unavailable) { arv_camera_get_frame_rate_bounds(camera, &lo, &hi, $0) }
         let asked = wanted?.doubleValue ?? hi
         guard asked >= lo * 0.999_999, asked <= hi * 1.000_001 else {
-            throw GenICamError(camera: id, operation: "--fps \(Seconds(wanted ?? .zero))", reason: "the camera takes \(lo)...\(hi) fps at \(format) in this region", kind: .badRequest)
+            throw GenICamError(
+                camera: id, operation: "--fps \(Seconds(wanted ?? .zero))", reason: "the camera takes \(lo)...\(hi) fps at \(format) in this region",
+                kind: .badRequest)
         }
         try call("AcquisitionFrameRate \(asked)", kind: .badRequest) { arv_camera_set_frame_rate(camera, Swift.min(Swift.max(asked, lo), hi), $0) }
         var fps = try? call("read AcquisitionFrameRate") { arv_camera_get_frame_rate(camera, $0) }
@@ -207,7 +230,9 @@ extension GenICamCamera {
     private func applyAfterRate(_ r: GenICamRequest, fps: Double?, into controls: inout [AppliedControl]) throws(GenICamError) {
         if case .angle(let degrees)? = r.controls.shutter {
             let f = try need(exposureFeature, "--shutter-angle")
-            guard let rate = fps, rate > 0 else { throw GenICamError(camera: id, operation: "--shutter-angle", reason: "the frame rate is unknown", kind: .unavailable) }
+            guard let rate = fps, rate > 0 else {
+                throw GenICamError(camera: id, operation: "--shutter-angle", reason: "the frame rate is unknown", kind: .unavailable)
+            }
             if isAvailable("ExposureAuto") { try set("ExposureAuto", "Off") }
             let us = (degrees / Rational(360)).doubleValue / rate * 1e6
             try checkExposure(us, option: "--shutter-angle \(Seconds(degrees))")
@@ -221,7 +246,10 @@ extension GenICamCamera {
         if let t = r.cameraTrigger {
             let sources = isAvailable("TriggerSource") ? enumerationEntries("TriggerSource") : []
             guard sources.contains(t.source) else {
-                throw GenICamError(camera: id, operation: "--camera-trigger \(t)", reason: sources.isEmpty ? "the camera has no trigger" : "the camera's trigger sources are \(sources.joined(separator: ", "))", kind: sources.isEmpty ? .unavailable : .badRequest)
+                throw GenICamError(
+                    camera: id, operation: "--camera-trigger \(t)",
+                    reason: sources.isEmpty ? "the camera has no trigger" : "the camera's trigger sources are \(sources.joined(separator: ", "))",
+                    kind: sources.isEmpty ? .unavailable : .badRequest)
             }
             try call("FrameStart trigger from \(t.source)", kind: .badRequest) { arv_camera_set_trigger(camera, t.source, $0) }
             controls.append(applied("TriggerSource", option: "--camera-trigger", requested: t.source))

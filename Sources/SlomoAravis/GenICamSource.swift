@@ -54,8 +54,9 @@ public final class GenICamSource: CaptureSource {
         let bpp = GenICamPixelFormat.bytesPerPixel(applied.pixelFormat) ?? 1
         let w = Int(applied.region.width), h = Int(applied.region.height)
         let duration = applied.fps.flatMap { Rational.approximating(1 / $0, maxDenominator: 10_000_000) }
-        format = CaptureFormat(fourcc: applied.fourcc, width: w, height: h, bytesPerLine: w * bpp, frameDuration: duration,
-                               planes: [CapturePlane(bytesPerLine: w * bpp, size: w * h * bpp)])
+        format = CaptureFormat(
+            fourcc: applied.fourcc, width: w, height: h, bytesPerLine: w * bpp, frameDuration: duration,
+            planes: [CapturePlane(bytesPerLine: w * bpp, size: w * h * bpp)])
         // GigE Vision 1.x block ids are 16 bits (and Aravis's fake numbers its frames so); GEV 2
         // cameras in extended-id mode and USB3 Vision send 64
         frameCounter = camera.info.protocol == "USB3Vision" || camera.text("GevGVSPExtendedIDMode") == "On" ? .wide : .gigEVision16
@@ -63,7 +64,8 @@ public final class GenICamSource: CaptureSource {
         let fps = applied.fps ?? request.fps?.doubleValue ?? 30
         fit = AudioClock(nominalRate: 1_000_000, window: Int(min(4096, max(16, (fps * 8).rounded()))))
         stepMicros = Int64((1e6 / max(fps, 1e-3)).rounded())
-        let exposure = (camera.isAvailable("ExposureTime") ? try? camera.float("ExposureTime") : nil)
+        let exposure =
+            (camera.isAvailable("ExposureTime") ? try? camera.float("ExposureTime") : nil)
             ?? (camera.isAvailable("ExposureTimeAbs") ? try? camera.float("ExposureTimeAbs") : nil) ?? 0
         stallSeconds = max(5, 3 / max(fps, 1e-3) + exposure / 1e6)
         controlLost.initialize(to: 0)
@@ -151,7 +153,9 @@ public final class GenICamSource: CaptureSource {
                     // in slices, so that stop() never waits a whole period at a slow rate
                     var left = wait
                     while left > 0 && !state.stop.load(ordering: .acquiring) { usleep(useconds_t(min(left, 0.05) * 1e6)); left = next - Self.now() }
-                } else { next = Self.now() }
+                } else {
+                    next = Self.now()
+                }
             }
         }
         t.name = "slomo-genicam-trigger"
@@ -183,7 +187,9 @@ public final class GenICamSource: CaptureSource {
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
         guard let s = stream else { return .disconnected("the stream is not open") }
         guard let buffer = arv_stream_timeout_pop_buffer(s, 100_000) else {
-            if slomo_atomic_load(controlLost) != 0 { return .disconnected("the camera's control channel was lost (heartbeat failed: camera gone or link down)") }
+            if slomo_atomic_load(controlLost) != 0 {
+                return .disconnected("the camera's control channel was lost (heartbeat failed: camera gone or link down)")
+            }
             if !waitsForTriggers && Self.now() - lastFrameAt > stallSeconds { return .disconnected("no frame for \(Int(stallSeconds.rounded())) s") }
             return .idle
         }
@@ -211,7 +217,7 @@ public final class GenICamSource: CaptureSource {
             residuals[residualCount % residuals.count] = residual
             residualCount += 1
         } else if status == ARV_BUFFER_STATUS_SUCCESS {
-            placed = host          // a good frame without a camera time: its arrival
+            placed = host  // a good frame without a camera time: its arrival
         } else {
             // a damaged frame's timestamp may be missing (its leader lost): one period after the
             // last frame (it is counted, never stored)
@@ -279,9 +285,11 @@ public final class GenICamSource: CaptureSource {
     /// The stream's transport and statistics, the frame ids and the device clock (once stopped).
     public func transportReport() -> TransportReport? {
         var r = report
-        let names = [Int(ARV_BUFFER_STATUS_MISSING_PACKETS.rawValue): "missingPackets", Int(ARV_BUFFER_STATUS_SIZE_MISMATCH.rawValue): "sizeMismatch",
-                     Int(ARV_BUFFER_STATUS_TIMEOUT.rawValue): "timeout", Int(ARV_BUFFER_STATUS_WRONG_PACKET_ID.rawValue): "wrongPacketId",
-                     Int(ARV_BUFFER_STATUS_ABORTED.rawValue): "aborted", Int(ARV_BUFFER_STATUS_SUCCESS.rawValue): "short"]
+        let names = [
+            Int(ARV_BUFFER_STATUS_MISSING_PACKETS.rawValue): "missingPackets", Int(ARV_BUFFER_STATUS_SIZE_MISMATCH.rawValue): "sizeMismatch",
+            Int(ARV_BUFFER_STATUS_TIMEOUT.rawValue): "timeout", Int(ARV_BUFFER_STATUS_WRONG_PACKET_ID.rawValue): "wrongPacketId",
+            Int(ARV_BUFFER_STATUS_ABORTED.rawValue): "aborted", Int(ARV_BUFFER_STATUS_SUCCESS.rawValue): "short",
+        ]
         for (k, n) in statusCounts.enumerated() where n > 0 { r.damagedByStatus[names[k] ?? "status\(k)", default: 0] += n }
         // the slope is fitted once the pairs span AudioClock.slopeSpanSeconds (before: the nominal one)
         if fit.pairs >= 2, lastDeviceMicros >= Int64(AudioClock.slopeSpanSeconds) * 1_000_000 { r.deviceClockPpm = (fit.ppm * 10).rounded() / 10 }

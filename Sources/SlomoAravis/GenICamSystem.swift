@@ -32,8 +32,11 @@ public enum GenICamSystem {
     public static func interfaces(for id: String? = nil) -> [String] {
         var list = ["GigEVision", "USB3Vision"]
         if let v = ProcessInfo.processInfo.environment[environmentKey] {
-            list = v == "none" ? [] : v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
-                .filter { knownInterfaces.contains($0) }
+            list =
+                v == "none"
+                ? []
+                : v.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }
+                    .filter { knownInterfaces.contains($0) }
         }
         // Aravis's in-process fake: only its own interface (opening an unknown id on GigE Vision broadcasts)
         if let id, id.hasPrefix("Fake_") { return ["Fake"] }
@@ -58,9 +61,10 @@ public enum GenICamSystem {
             let n = arv_get_n_devices()
             return (0..<n).map { i in
                 func s(_ p: UnsafePointer<CChar>?) -> String { p.map { String(cString: $0) } ?? "" }
-                return GenICamDeviceInfo(id: s(arv_get_device_id(i)), vendor: s(arv_get_device_vendor(i)), model: s(arv_get_device_model(i)),
-                                         serial: s(arv_get_device_serial_nbr(i)), protocol: s(arv_get_device_protocol(i)),
-                                         address: s(arv_get_device_address(i)))
+                return GenICamDeviceInfo(
+                    id: s(arv_get_device_id(i)), vendor: s(arv_get_device_vendor(i)), model: s(arv_get_device_model(i)),
+                    serial: s(arv_get_device_serial_nbr(i)), protocol: s(arv_get_device_protocol(i)),
+                    address: s(arv_get_device_address(i)))
             }
         }
     }

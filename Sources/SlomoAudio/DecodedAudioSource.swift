@@ -25,10 +25,10 @@ public final class DecodedAudioSource: AudioFileSource {
     private let packet = Packet()
     private let frame = Frame()
     private var fifo: PlanarFIFO
-    private var base: Int64 = 0           // source frame of fifo's first frame
-    private var mark: Int64 = 0           // frames before it are never needed again
-    private var placedEnd: Int64?         // source frame after the last placed frame
-    private var pending: (samples: [[Float]], pos: Int64)?   // a frame after a long gap, placed when a read reaches it
+    private var base: Int64 = 0  // source frame of fifo's first frame
+    private var mark: Int64 = 0  // frames before it are never needed again
+    private var placedEnd: Int64?  // source frame after the last placed frame
+    private var pending: (samples: [[Float]], pos: Int64)?  // a frame after a long gap, placed when a read reaches it
     private var eof = false
     private var flushing = false
     private var pendingPacket = false
@@ -44,12 +44,14 @@ public final class DecodedAudioSource: AudioFileSource {
         let s = try AudioFiles.audioStream(of: d, requested: streamIndex)
         let info = d.streamInfo(s)
         guard (8000...192_000).contains(info.sampleRate) else {
-            throw AudioFailure(.unsupportedFormat, subject: path, operation: "audio stream \(s)",
-                               cause: "sample rate \(info.sampleRate) Hz is outside 8–192 kHz")
+            throw AudioFailure(
+                .unsupportedFormat, subject: path, operation: "audio stream \(s)",
+                cause: "sample rate \(info.sampleRate) Hz is outside 8–192 kHz")
         }
         guard (1...8).contains(info.channels) else {
-            throw AudioFailure(.unsupportedFormat, subject: path, operation: "audio stream \(s)",
-                               cause: "\(info.channels) channels (slomo handles 1 to 8)")
+            throw AudioFailure(
+                .unsupportedFormat, subject: path, operation: "audio stream \(s)",
+                cause: "\(info.channels) channels (slomo handles 1 to 8)")
         }
         self.streamIndex = s
         sampleRate = info.sampleRate
@@ -59,11 +61,13 @@ public final class DecodedAudioSource: AudioFileSource {
         self.origin = origin
         do {
             decoder = try d.makeDecoder(stream: s)
-            converter = try SampleConverter(channels: info.channels, inRate: info.sampleRate, inFormat: decoder.sampleFormat,
-                                            outRate: info.sampleRate, outFormat: .floatPlanar)
+            converter = try SampleConverter(
+                channels: info.channels, inRate: info.sampleRate, inFormat: decoder.sampleFormat,
+                outRate: info.sampleRate, outFormat: .floatPlanar)
         } catch {
-            throw AudioFailure(.unsupportedFormat, subject: path, operation: "audio stream \(s) (\(info.codecName), \(info.sampleFormat ?? "?"))",
-                               cause: "\(error)")
+            throw AudioFailure(
+                .unsupportedFormat, subject: path, operation: "audio stream \(s) (\(info.codecName), \(info.sampleFormat ?? "?"))",
+                cause: "\(error)")
         }
         d.keepOnly(streams: [s])
         // start near the origin instead of decoding (and dropping) everything before it: `play`
@@ -73,8 +77,9 @@ public final class DecodedAudioSource: AudioFileSource {
         var decodedAny = false
         while !eof && !decodedAny { decodedAny = try decodeFrame() }
         guard decodedAny else {
-            throw AudioFailure(.emptyAudio, subject: path, operation: "decode audio stream \(s)",
-                               cause: corruptPackets > 0 ? "no frame decoded (\(corruptPackets) damaged packets)" : "the audio stream is empty")
+            throw AudioFailure(
+                .emptyAudio, subject: path, operation: "decode audio stream \(s)",
+                cause: corruptPackets > 0 ? "no frame decoded (\(corruptPackets) damaged packets)" : "the audio stream is empty")
         }
     }
 
@@ -156,13 +161,13 @@ public final class DecodedAudioSource: AudioFileSource {
 
     /// Puts decoded frames at their timestamp on the source grid.
     private func place(_ samples: [[Float]], pts: Int64?) {
-        if let p = pending { pending = nil; put(p.samples, at: p.pos) }    // (reads place it first; kept in order regardless)
+        if let p = pending { pending = nil; put(p.samples, at: p.pos) }  // (reads place it first; kept in order regardless)
         var s = samples
         let n = Int64(s[0].count)
         let stamped = pts.map { ((Rational(ticks: $0, timeBase: timeBase) - origin) * Rational(Int64(sampleRate))).rounded(.nearest) }
         var pos = stamped ?? placedEnd ?? 0
-        if let end = placedEnd, abs(pos - end) <= Int64(sampleRate / 500) { pos = end }     // jitter: contiguous
-        if let end = placedEnd, pos < end {                                                   // overlap: trim
+        if let end = placedEnd, abs(pos - end) <= Int64(sampleRate / 500) { pos = end }  // jitter: contiguous
+        if let end = placedEnd, pos < end {  // overlap: trim
             let d = Int(Swift.min(end - pos, n))
             for c in 0..<channels { s[c].removeFirst(d) }
             pos = end
@@ -179,8 +184,10 @@ public final class DecodedAudioSource: AudioFileSource {
         var s = samples, pos = position
         if fifo.count == 0 { base = Swift.max(mark, Swift.min(pos, placedEnd ?? mark)) }
         let have = base + Int64(fifo.count)
-        if pos > have { fifo.appendZeros(Int(pos - have)) }                                   // gap: silence
-        else if pos < have {                                                                  // before the origin/mark
+        if pos > have {
+            fifo.appendZeros(Int(pos - have))
+        }  // gap: silence
+        else if pos < have {  // before the origin/mark
             let d = Int(Swift.min(have - pos, Int64(s[0].count)))
             for c in 0..<channels { s[c].removeFirst(d) }
             pos = have

@@ -42,8 +42,9 @@ public final class RubberBandStretcher: StretchEngine {
         let ratio = Rational.one / rate
         state = rubberband_new(UInt32(sampleRate), UInt32(channels), Int32(bitPattern: options), ratio.doubleValue, 1.0)
         guard let state else {
-            throw AudioFailure(.engineFailed, subject: "audio", operation: "rubberband_new(R3, \(sampleRate) Hz, \(channels) ch)",
-                               cause: "Rubber Band could not be created")
+            throw AudioFailure(
+                .engineFailed, subject: "audio", operation: "rubberband_new(R3, \(sampleRate) Hz, \(channels) ch)",
+                cause: "Rubber Band could not be created")
         }
         rubberband_set_max_process_size(state, UInt32(maxBlock))
         startPad = Int(rubberband_get_preferred_start_pad(state))

@@ -52,11 +52,12 @@ public final class SoundTouchStretcher: StretchEngine {
             throw AudioFailure(.engineFailed, subject: "audio", operation: "soundtouch_createInstance", cause: "SoundTouch could not be created")
         }
         guard soundtouch_setSampleRate(handle, UInt32(sampleRate)) != 0, soundtouch_setChannels(handle, UInt32(channels)) != 0 else {
-            throw AudioFailure(.engineFailed, subject: "audio", operation: "soundtouch_setChannels(\(channels))",
-                               cause: "SoundTouch refused \(sampleRate) Hz, \(channels) channels")
+            throw AudioFailure(
+                .engineFailed, subject: "audio", operation: "soundtouch_setChannels(\(channels))",
+                cause: "SoundTouch refused \(sampleRate) Hz, \(channels) channels")
         }
         soundtouch_setTempo(handle, Float(rate.doubleValue))
-        latency = Int(soundtouch_getSetting(handle, 8))   // SETTING_INITIAL_LATENCY (SoundTouch.h)
+        latency = Int(soundtouch_getSetting(handle, 8))  // SETTING_INITIAL_LATENCY (SoundTouch.h)
         let offset = Self.offsetMilliseconds(tempo: rate.doubleValue) / 1000 * Double(sampleRate)
         startPad = offset < 0 ? Int((-offset * rate.doubleValue).rounded()) : 0
         startDelay = offset > 0 ? Int(offset.rounded()) : 0
@@ -73,13 +74,13 @@ public final class SoundTouchStretcher: StretchEngine {
 
     /// The corresponding C function is `soundtouch_putSamples` (interleaved frames).
     public func feed(_ planes: [UnsafePointer<Float>], count: Int) {
-        if channels == 1 {   // mono: the plane is the interleaved buffer
+        if channels == 1 {  // mono: the plane is the interleaved buffer
             _ = soundtouch_putSamples(handle, planes[0], UInt32(count))
             return
         }
         if interleaved.count < count * channels { interleaved = [Float](repeating: 0, count: count * channels) }
         interleaved.withUnsafeMutableBufferPointer { buf in
-            if channels == 2 {   // constant strides, so that the loop vectorises
+            if channels == 2 {  // constant strides, so that the loop vectorises
                 let l = planes[0], r = planes[1]
                 for i in 0..<count { buf[2 * i] = l[i]; buf[2 * i + 1] = r[i] }
             } else {

@@ -10,7 +10,7 @@ public enum TimePitchEngines {
         case .timeDomain: return try SoundTouchStretcher(rate: rate, sampleRate: sampleRate, channels: channels)
         case .varispeed: return try VarispeedStretcher(rate: rate, sampleRate: sampleRate, channels: channels)
         case .zeroLatency: return ShortGrainWSOLA(rate: rate, sampleRate: sampleRate, channels: channels)
-        case .mute: return PassThroughEngine(channels: channels)   // never fed: the renderer writes silence
+        case .mute: return PassThroughEngine(channels: channels)  // never fed: the renderer writes silence
         }
     }
 

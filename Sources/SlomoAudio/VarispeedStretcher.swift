@@ -21,8 +21,9 @@ public final class VarispeedStretcher: StretchEngine {
         while Swift.min(p, q) < 8000 && Swift.max(p, q) < Int64(Int32.max / 2) { p *= 2; q *= 2 }
         while Swift.max(p, q) > Int64(Int32.max) { p = (p + 1) / 2; q = (q + 1) / 2 }
         do {
-            converter = try SampleConverter(channels: channels, inRate: Int(p), inFormat: .floatPlanar,
-                                            outRate: Int(q), outFormat: .floatPlanar, soxr: true)
+            converter = try SampleConverter(
+                channels: channels, inRate: Int(p), inFormat: .floatPlanar,
+                outRate: Int(q), outFormat: .floatPlanar, soxr: true)
         } catch {
             throw AudioFailure(.engineFailed, subject: "audio", operation: "varispeed resampler \(p):\(q)", cause: "\(error)")
         }

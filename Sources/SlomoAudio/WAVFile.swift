@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 import SlomoFFmpeg
@@ -29,7 +29,9 @@ public enum AudioFiles {
     public static func audioStream(of demuxer: Demuxer, requested: Int?) throws(AudioFailure) -> Int {
         let path = demuxer.path
         let audio = demuxer.streams.filter { $0.kind == .audio }.map(\.index)
-        let there = audio.isEmpty ? "the file has no audio stream"
+        let there =
+            audio.isEmpty
+            ? "the file has no audio stream"
             : "its audio \(audio.count == 1 ? "stream is" : "streams are") \(audio.map(String.init).joined(separator: ", "))"
         guard let requested else {
             guard let best = demuxer.bestStream(.audio) ?? audio.first else {
@@ -38,13 +40,15 @@ public enum AudioFiles {
             return best
         }
         guard requested >= 0, requested < demuxer.streamCount else {
-            throw AudioFailure(.noSuchStream, subject: path, operation: "audio stream \(requested)",
-                               cause: "no such stream (the file has \(demuxer.streamCount); \(there))")
+            throw AudioFailure(
+                .noSuchStream, subject: path, operation: "audio stream \(requested)",
+                cause: "no such stream (the file has \(demuxer.streamCount); \(there))")
         }
         guard audio.contains(requested) else {
             let kind = demuxer.streamInfo(requested).kind
-            throw AudioFailure(.noSuchStream, subject: path, operation: "audio stream \(requested)",
-                               cause: "stream \(requested) is \(kind.rawValue), not audio (\(there))")
+            throw AudioFailure(
+                .noSuchStream, subject: path, operation: "audio stream \(requested)",
+                cause: "stream \(requested) is \(kind.rawValue), not audio (\(there))")
         }
         return requested
     }
@@ -79,7 +83,8 @@ public final class WAVFileSource: AudioFileSource {
         guard fd >= 0 else { return nil }
         var st = stat()
         guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
-              let layout = WAV.layout(fileSize: Int64(st.st_size), read: { Self.pread(fd, $0, $1) }) else {
+            let layout = WAV.layout(fileSize: Int64(st.st_size), read: { Self.pread(fd, $0, $1) })
+        else {
             close(fd)
             return nil
         }
@@ -108,14 +113,16 @@ public final class WAVFileSource: AudioFileSource {
                 let r = Glibc.pread(fd, raw.baseAddress! + done, bytes - done, off_t(layout.dataOffset + a * Int64(layout.blockAlign)) + off_t(done))
                 if r < 0 && errno == EINTR { continue }
                 guard r > 0 else {
-                    throw AudioFailure(.decodeFailed, subject: path, operation: "read samples",
-                                       cause: Wording(verbatim: r < 0 ? String(cString: strerror(errno)) : "the file got shorter while being read"))
+                    throw AudioFailure(
+                        .decodeFailed, subject: path, operation: "read samples",
+                        cause: Wording(verbatim: r < 0 ? String(cString: strerror(errno)) : "the file got shorter while being read"))
                 }
                 done += r
             }
             let skip = Int(a - position - first)
-            WAV.decode(UnsafeRawBufferPointer(raw), format: layout.format, channels: channels, frames: n,
-                       into: planes.map { $0 + skip })
+            WAV.decode(
+                UnsafeRawBufferPointer(raw), format: layout.format, channels: channels, frames: n,
+                into: planes.map { $0 + skip })
         }
     }
 
@@ -151,7 +158,7 @@ public final class WAVFileWriter {
         }
         self.path = path; name = path; self.channels = channels; self.sampleRate = sampleRate
         pending.reserveCapacity(1 << 17)
-        pending.append(contentsOf: repeatElement(0, count: 44))   // header's place
+        pending.append(contentsOf: repeatElement(0, count: 44))  // header's place
     }
 
     deinit { close(fd) }

@@ -84,7 +84,8 @@ extension Setting {
     public static let offset = Setting("offset"), cameraTrigger = Setting("cameraTrigger")
 
     public static let all: [Setting] = [
-        .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames, .gain, .minSize,
+        .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames,
+        .gain, .minSize,
         .outDir, .overwrite, .pitch, .postTrigger, .preTrigger, .prefer, .preview, .ramps, .rate, .realTime,
         .referenceInterval, .ringMemory, .segments, .shard, .shutter, .shutterAngle, .size, .source,
         .trigger, .triggerRegion, .whiteBalance, .zoom,

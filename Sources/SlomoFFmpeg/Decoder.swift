@@ -18,8 +18,9 @@ public final class Decoder {
         self.path = path
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
             let name = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
-            throw FFmpegError(path: path, operation: "avcodec_find_decoder(\(name))",
-                              message: "no decoder for codec '\(name)' in this FFmpeg build", category: .unsupported)
+            throw FFmpegError(
+                path: path, operation: "avcodec_find_decoder(\(name))",
+                message: "no decoder for codec '\(name)' in this FFmpeg build", category: .unsupported)
         }
         codecName = String(cString: codec.pointee.name)
         ctx = avcodec_alloc_context3(codec)

@@ -43,8 +43,9 @@ public struct FFmpegError: SlomoFailure, Equatable {
     public var systemErrno: Int32? { Self.errnoPassedOn(code) }
 
     public var description: String {
-        code == 0 ? "\(path): \(operation): \(text)"
-                  : "\(path): \(operation) failed: \(text) (AVERROR \(code))"
+        code == 0
+            ? "\(path): \(operation): \(text)"
+            : "\(path): \(operation) failed: \(text) (AVERROR \(code))"
     }
 
     /// FFmpeg said the data is invalid (AVERROR_INVALIDDATA): a damaged packet or frame, as opposed
@@ -84,8 +85,10 @@ public struct FFmpegError: SlomoFailure, Equatable {
 /// The chokepoint for FFmpeg calls that return a negative AVERROR on failure.
 /// Returns the non-negative result.
 @discardableResult
-func ffcall(_ path: String, _ operation: @autoclosure () -> String, category: FFmpegError.Category? = nil,
-            _ body: () -> Int32) throws(FFmpegError) -> Int32 {
+func ffcall(
+    _ path: String, _ operation: @autoclosure () -> String, category: FFmpegError.Category? = nil,
+    _ body: () -> Int32
+) throws(FFmpegError) -> Int32 {
     let rc = body()
     if rc < 0 { throw FFmpegError(path: path, operation: operation(), code: rc, category: category) }
     return rc

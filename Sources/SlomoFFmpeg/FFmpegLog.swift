@@ -15,7 +15,7 @@ public enum FFmpegLog {
         case "debug": level = AV_LOG_DEBUG
         default: level = AV_LOG_QUIET
         }
-        slomo_ffmpeg_set_log_level(level)   // without loading FFmpeg if this command never needs it
-        if level < AV_LOG_INFO { setenv("SVT_LOG", "1", 0) }       // errors only; a user's SVT_LOG wins
+        slomo_ffmpeg_set_log_level(level)  // without loading FFmpeg if this command never needs it
+        if level < AV_LOG_INFO { setenv("SVT_LOG", "1", 0) }  // errors only; a user's SVT_LOG wins
     }
 }

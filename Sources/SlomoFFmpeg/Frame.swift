@@ -48,8 +48,10 @@ public final class Frame {
     /// A frame that points into `bytes` (not copied, not owned), laid out as `layout` says: valid
     /// while `bytes` lives. For encoding or converting a camera buffer without a copy. Nil when
     /// `count` bytes are too few for the picture. No FFmpeg call: the layout was computed once.
-    public convenience init?(borrowing bytes: UnsafeRawPointer, count: Int, width: Int, height: Int, pixelFormat: PixelFormat,
-                             layout: PlaneLayout) {
+    public convenience init?(
+        borrowing bytes: UnsafeRawPointer, count: Int, width: Int, height: Int, pixelFormat: PixelFormat,
+        layout: PlaneLayout
+    ) {
         guard count >= layout.size else { return nil }
         self.init()
         raw.pointee.width = Int32(width)
@@ -102,8 +104,9 @@ public final class Frame {
     /// Plane `i`'s bytes and its line stride, valid only inside `body`.
     public func withPlane<R>(_ i: Int, _ body: (UnsafeMutablePointer<UInt8>, Int) throws -> R) rethrows -> R {
         let data: UnsafeMutablePointer<UInt8>? = withUnsafeBytes(of: raw.pointee.data) {
-            $0.load(fromByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
-                    as: UnsafeMutablePointer<UInt8>?.self)
+            $0.load(
+                fromByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride,
+                as: UnsafeMutablePointer<UInt8>?.self)
         }
         let stride: Int32 = withUnsafeBytes(of: raw.pointee.linesize) {
             $0.load(fromByteOffset: i * MemoryLayout<Int32>.stride, as: Int32.self)
@@ -145,9 +148,10 @@ public final class Frame {
     @discardableResult
     public func relabel(as f: PixelFormat) -> Bool {
         guard let a = av_pix_fmt_desc_get(AVPixelFormat(raw.pointee.format)), let b = av_pix_fmt_desc_get(f.raw),
-              a.pointee.nb_components == 1 || a.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0,
-              b.pointee.nb_components == 1 || b.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0,
-              av_get_bits_per_pixel(a) == av_get_bits_per_pixel(b) else { return false }
+            a.pointee.nb_components == 1 || a.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0,
+            b.pointee.nb_components == 1 || b.pointee.flags & UInt64(AV_PIX_FMT_FLAG_BAYER) != 0,
+            av_get_bits_per_pixel(a) == av_get_bits_per_pixel(b)
+        else { return false }
         raw.pointee.format = f.raw.rawValue
         return true
     }
@@ -200,8 +204,9 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         guard let d = av_pix_fmt_desc_get(raw) else { return nil }
         let flags = d.pointee.flags
         guard flags & UInt64(AV_PIX_FMT_FLAG_RGB) == 0, flags & UInt64(AV_PIX_FMT_FLAG_PLANAR) != 0,
-              flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0, d.pointee.nb_components == 3,
-              d.pointee.comp.0.plane == 0, d.pointee.comp.1.plane == 1, d.pointee.comp.2.plane == 2 else { return nil }
+            flags & UInt64(AV_PIX_FMT_FLAG_BE) == 0, d.pointee.nb_components == 3,
+            d.pointee.comp.0.plane == 0, d.pointee.comp.1.plane == 1, d.pointee.comp.2.plane == 2
+        else { return nil }
         return (Int(d.pointee.log2_chroma_w), Int(d.pointee.log2_chroma_h), Int(d.pointee.comp.0.step), Int(d.pointee.comp.0.depth))
     }
 
@@ -271,7 +276,10 @@ enum ChannelLayout {
         av_channel_layout_uninit(&layout)
         // only a layout with named positions: an unspecified one ("6 channels") gets the default
         if let name, av_channel_layout_from_string(&layout, name) == 0, layout.nb_channels == Int32(channels),
-           layout.order == AV_CHANNEL_ORDER_NATIVE { return }
+            layout.order == AV_CHANNEL_ORDER_NATIVE
+        {
+            return
+        }
         av_channel_layout_uninit(&layout)
         av_channel_layout_default(&layout, Int32(channels))
     }
@@ -311,9 +319,13 @@ public struct PlaneLayout: Sendable, Equatable {
         let natural = [Int(packed.0), Int(packed.1), Int(packed.2), Int(packed.3)]
         var lines = [Int32](repeating: 0, count: 4)
         for i in 0..<4 where natural[i] > 0 {
-            if i < bytesPerLine.count, bytesPerLine[i] > 0 { lines[i] = Int32(bytesPerLine[i]) }
-            else if let first = bytesPerLine.first, first > 0 { lines[i] = Int32(natural[i] * first / natural[0]) }
-            else { lines[i] = Int32(natural[i]) }
+            if i < bytesPerLine.count, bytesPerLine[i] > 0 {
+                lines[i] = Int32(bytesPerLine[i])
+            } else if let first = bytesPerLine.first, first > 0 {
+                lines[i] = Int32(natural[i] * first / natural[0])
+            } else {
+                lines[i] = Int32(natural[i])
+            }
         }
         var sizes = [Int](repeating: 0, count: 4)
         let wide = lines.map { Int($0) }
@@ -327,7 +339,9 @@ public struct PlaneLayout: Sendable, Equatable {
         lineSizes = Array(lines.prefix(count))
         planeSizes = Array(sizes.prefix(count))
         var off = 0
-        offsets = planeSizes.map { s in defer { off += s }; return off }
+        offsets = planeSizes.map { s in
+            defer { off += s }; return off
+        }
         size = off
     }
 }

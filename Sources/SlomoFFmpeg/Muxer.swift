@@ -88,8 +88,9 @@ public final class Muxer {
         let par = s.pointee.codecpar!
         var tag: UInt32 = 0
         if let tags = context.pointee.oformat.pointee.codec_tag,
-           av_codec_get_id(tags, par.pointee.codec_tag) != par.pointee.codec_id,
-           av_codec_get_tag2(tags, par.pointee.codec_id, &tag) != 0 {
+            av_codec_get_id(tags, par.pointee.codec_tag) != par.pointee.codec_id,
+            av_codec_get_tag2(tags, par.pointee.codec_id, &tag) != 0
+        {
             par.pointee.codec_tag = 0
         }
         if context.pointee.oformat.pointee.codec_tag == nil { par.pointee.codec_tag = 0 }
@@ -132,7 +133,8 @@ public final class Muxer {
     /// Apple's players require, where no tag is set yet: FFmpeg's default, `hev1`, they refuse.
     private func setAppleTag(_ par: UnsafeMutablePointer<AVCodecParameters>) {
         guard par.pointee.codec_id == AV_CODEC_ID_HEVC, par.pointee.codec_tag == 0,
-              isISOMedia, par.pointee.extradata_size > 0 else { return }
+            isISOMedia, par.pointee.extradata_size > 0
+        else { return }
         par.pointee.codec_tag = Muxer.fourCC("hvc1")
     }
 
@@ -217,9 +219,10 @@ public final class Muxer {
             guard kind == .invalidData || kind == .unsupported else {
                 throw FFmpegError(path: name, operation: "avformat_write_header", code: rc, category: kind)
             }
-            throw FFmpegError(path: name, operation: "avformat_write_header",
-                              message: "\(streamsDescription) cannot be stored in \(formatName) (\(FFmpegError.describe(rc)))",
-                              category: .unsupportedOutput)
+            throw FFmpegError(
+                path: name, operation: "avformat_write_header",
+                message: "\(streamsDescription) cannot be stored in \(formatName) (\(FFmpegError.describe(rc)))",
+                category: .unsupportedOutput)
         }
         headerWritten = true
     }

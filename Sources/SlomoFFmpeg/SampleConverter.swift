@@ -13,8 +13,10 @@ public final class SampleConverter {
 
     /// `compensating`: resample even at equal rates, so `compensate` can stretch or squeeze the
     /// stream by a few samples (a sound card's clock followed against another clock).
-    public init(channels: Int, inRate: Int, inFormat: SampleFormat, outRate: Int, outFormat: SampleFormat, soxr: Bool = false,
-                compensating: Bool = false) throws(FFmpegError) {
+    public init(
+        channels: Int, inRate: Int, inFormat: SampleFormat, outRate: Int, outFormat: SampleFormat, soxr: Bool = false,
+        compensating: Bool = false
+    ) throws(FFmpegError) {
         self.channels = channels
         self.inRate = inRate; self.outRate = outRate
         self.inFormat = inFormat.raw; self.outFormat = outFormat.raw
@@ -48,23 +50,29 @@ public final class SampleConverter {
     public func planarFloat(from frame: Frame) throws(FFmpegError) -> [[Float]] {
         let n = Int32(frame.sampleCount)
         let inputs = UnsafeMutableRawPointer(frame.raw.pointee.extended_data!).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-        return try converting(capacity: Int(swr_get_out_samples(swr, n)) + 16, { outs, capacity in
-            swr_convert(swr, outs, capacity, inputs, n)
-        }, deliver: { planes, got in planes.map { Array(UnsafeBufferPointer(start: $0, count: got)) } })
+        return try converting(
+            capacity: Int(swr_get_out_samples(swr, n)) + 16,
+            { outs, capacity in
+                swr_convert(swr, outs, capacity, inputs, n)
+            }, deliver: { planes, got in planes.map { Array(UnsafeBufferPointer(start: $0, count: got)) } })
     }
 
     /// Converts planar Float samples (`planes[c][0..<count]`, not copied) and hands `body` the
     /// output planes and their length, valid only inside `body` (so the caller copies once, to
     /// where it keeps them).
-    public func convert<R>(fromPlanes planes: [UnsafePointer<Float>], count: Int,
-                           _ body: ([UnsafePointer<Float>], Int) -> R) throws(FFmpegError) -> R {
+    public func convert<R>(
+        fromPlanes planes: [UnsafePointer<Float>], count: Int,
+        _ body: ([UnsafePointer<Float>], Int) -> R
+    ) throws(FFmpegError) -> R {
         precondition(planes.count == channels)
         let ins = UnsafeMutablePointer<UnsafePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
         defer { ins.deallocate() }
         for c in 0..<channels { ins[c] = UnsafeRawPointer(planes[c]).assumingMemoryBound(to: UInt8.self) }
-        return try converting(capacity: Int(swr_get_out_samples(swr, Int32(count))) + 64, { outs, capacity in
-            swr_convert(swr, outs, capacity, ins, Int32(count))
-        }, deliver: body)
+        return try converting(
+            capacity: Int(swr_get_out_samples(swr, Int32(count))) + 64,
+            { outs, capacity in
+                swr_convert(swr, outs, capacity, ins, Int32(count))
+            }, deliver: body)
     }
 
     /// Writes `count` planar Float samples per channel (the first `count` of each of `input`'s
@@ -80,8 +88,10 @@ public final class SampleConverter {
 
     /// Runs `convert` with one output plane of `capacity` floats per channel (swresample writes
     /// into them) and hands `deliver` the planes and how many frames were written.
-    private func converting<R>(capacity: Int, _ convert: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) -> Int32,
-                               deliver: ([UnsafePointer<Float>], Int) -> R) throws(FFmpegError) -> R {
+    private func converting<R>(
+        capacity: Int, _ convert: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, Int32) -> Int32,
+        deliver: ([UnsafePointer<Float>], Int) -> R
+    ) throws(FFmpegError) -> R {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: Swift.max(1, capacity * channels))
         let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
         defer { block.deallocate(); planes.deallocate() }

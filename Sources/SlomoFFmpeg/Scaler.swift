@@ -15,11 +15,13 @@ public final class Scaler {
         let k = (s.width, s.height, s.format, Int32(width), Int32(height), pixelFormat.raw.rawValue)
         if ctx == nil || k != key {
             sws_freeContext(ctx)
-            ctx = sws_getContext(s.width, s.height, AVPixelFormat(s.format), Int32(width), Int32(height), pixelFormat.raw,
-                                 Int32(SWS_BILINEAR), nil, nil, nil)
+            ctx = sws_getContext(
+                s.width, s.height, AVPixelFormat(s.format), Int32(width), Int32(height), pixelFormat.raw,
+                Int32(SWS_BILINEAR), nil, nil, nil)
             key = k
             guard ctx != nil else {
-                throw FFmpegError(path: "scaler", operation: "sws_getContext", message: "cannot convert \(source.pixelFormat) to \(pixelFormat)", category: .unsupported)
+                throw FFmpegError(
+                    path: "scaler", operation: "sws_getContext", message: "cannot convert \(source.pixelFormat) to \(pixelFormat)", category: .unsupported)
             }
         }
         let out = try Frame(width: width, height: height, pixelFormat: pixelFormat)
@@ -29,12 +31,13 @@ public final class Scaler {
             withUnsafePointer(to: &src.pointee.linesize) { sl in
                 withUnsafeMutablePointer(to: &dst.pointee.data) { dd in
                     withUnsafeMutablePointer(to: &dst.pointee.linesize) { dl in
-                        sws_scale(ctx,
-                                  UnsafeRawPointer(sd).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
-                                  UnsafeRawPointer(sl).assumingMemoryBound(to: Int32.self),
-                                  0, s.height,
-                                  UnsafeMutableRawPointer(dd).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
-                                  UnsafeMutableRawPointer(dl).assumingMemoryBound(to: Int32.self))
+                        sws_scale(
+                            ctx,
+                            UnsafeRawPointer(sd).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
+                            UnsafeRawPointer(sl).assumingMemoryBound(to: Int32.self),
+                            0, s.height,
+                            UnsafeMutableRawPointer(dd).assumingMemoryBound(to: UnsafeMutablePointer<UInt8>?.self),
+                            UnsafeMutableRawPointer(dl).assumingMemoryBound(to: Int32.self))
                     }
                 }
             }

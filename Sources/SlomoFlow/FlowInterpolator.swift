@@ -18,7 +18,13 @@ public final class FlowInterpolator {
     /// `--flow-quality`: DIS's presets (ultrafast, fast, medium).
     public enum Quality: String, Sendable, CaseIterable {
         case fast, medium, fine
-        var level: Int32 { switch self { case .fast: 0; case .medium: 1; case .fine: 2 } }
+        var level: Int32 {
+            switch self {
+            case .fast: 0;
+            case .medium: 1;
+            case .fine: 2
+            }
+        }
     }
 
     /// What the flows between a pair say about it.
@@ -40,9 +46,10 @@ public final class FlowInterpolator {
     public init(layout: Layout, quality: Quality, threads: Int) throws(FlowError) {
         library = try FlowLibrary.shared()
         self.layout = layout
-        var l = slomo_flow_layout(width: Int32(layout.width), height: Int32(layout.height),
-                                  chroma_shift_x: Int32(layout.chromaShiftX), chroma_shift_y: Int32(layout.chromaShiftY),
-                                  bytes_per_sample: Int32(layout.bytesPerSample), bit_depth: Int32(layout.bitDepth))
+        var l = slomo_flow_layout(
+            width: Int32(layout.width), height: Int32(layout.height),
+            chroma_shift_x: Int32(layout.chromaShiftX), chroma_shift_y: Int32(layout.chromaShiftY),
+            bytes_per_sample: Int32(layout.bytesPerSample), bit_depth: Int32(layout.bitDepth))
         var error = [CChar](repeating: 0, count: 512)
         guard let h = library.create(&l, quality.level, Int32(threads), &error, Int32(error.count)) else {
             let why = Self.text(error)
@@ -66,7 +73,11 @@ public final class FlowInterpolator {
     /// The frame at `t` (0 < t < 1) between the pair.
     public func render(_ t: Double, into out: MutablePlanes) throws(FlowError) {
         var o = slomo_flow_output()
-        withUnsafeMutableBytes(of: &o.data) { d in for i in 0..<3 { d.storeBytes(of: out[i].0, toByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self) } }
+        withUnsafeMutableBytes(of: &o.data) { d in
+            for i in 0..<3 {
+                d.storeBytes(of: out[i].0, toByteOffset: i * MemoryLayout<UnsafeMutablePointer<UInt8>?>.stride, as: UnsafeMutablePointer<UInt8>?.self)
+            }
+        }
         withUnsafeMutableBytes(of: &o.linesize) { d in for i in 0..<3 { d.storeBytes(of: Int32(out[i].1), toByteOffset: i * 4, as: Int32.self) } }
         var error = [CChar](repeating: 0, count: 512)
         guard library.render(handle, t, &o, &error, Int32(error.count)) == 0 else { throw .failed(Self.text(error)) }
@@ -79,7 +90,9 @@ public final class FlowInterpolator {
 
     static func frame(_ p: Planes) -> slomo_flow_frame {
         var f = slomo_flow_frame()
-        withUnsafeMutableBytes(of: &f.data) { d in for i in 0..<3 { d.storeBytes(of: Optional(p[i].0), toByteOffset: i * MemoryLayout<UnsafePointer<UInt8>?>.stride, as: UnsafePointer<UInt8>?.self) } }
+        withUnsafeMutableBytes(of: &f.data) { d in
+            for i in 0..<3 { d.storeBytes(of: Optional(p[i].0), toByteOffset: i * MemoryLayout<UnsafePointer<UInt8>?>.stride, as: UnsafePointer<UInt8>?.self) }
+        }
         withUnsafeMutableBytes(of: &f.linesize) { d in for i in 0..<3 { d.storeBytes(of: Int32(p[i].1), toByteOffset: i * 4, as: Int32.self) } }
         return f
     }

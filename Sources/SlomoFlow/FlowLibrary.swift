@@ -21,7 +21,8 @@ public enum FlowError: SlomoFailure, Equatable, Sendable {
 
     public var wording: Wording {
         switch self {
-        case .unavailable(let why): "\(Setting.frameBlend) flow: cannot load the optical-flow library: \(why) (install OpenCV's video module: scripts/dev.sh deps, or apt-get install libopencv-video406)"
+        case .unavailable(let why):
+            "\(Setting.frameBlend) flow: cannot load the optical-flow library: \(why) (install OpenCV's video module: scripts/dev.sh deps, or apt-get install libopencv-video406)"
         case .failed(let why): "\(Setting.frameBlend) flow: the optical flow failed: \(why)"
         case .tooSmall(let why): "\(why)"
         }
@@ -78,10 +79,11 @@ public struct FlowLibrary: @unchecked Sendable {
             }
             func symbol<T>(_ s: String, _: T.Type) -> T? { dlsym(handle, s).map { unsafeBitCast($0, to: T.self) } }
             guard let c = symbol("slomo_flow_create", slomo_flow_create_fn.self),
-                  let d = symbol("slomo_flow_destroy", slomo_flow_destroy_fn.self),
-                  let p = symbol("slomo_flow_set_pair", slomo_flow_set_pair_fn.self),
-                  let r = symbol("slomo_flow_render", slomo_flow_render_fn.self),
-                  let v = symbol("slomo_flow_version", slomo_flow_version_fn.self) else {
+                let d = symbol("slomo_flow_destroy", slomo_flow_destroy_fn.self),
+                let p = symbol("slomo_flow_set_pair", slomo_flow_set_pair_fn.self),
+                let r = symbol("slomo_flow_render", slomo_flow_render_fn.self),
+                let v = symbol("slomo_flow_version", slomo_flow_version_fn.self)
+            else {
                 return .failure(.unavailable("\(path) lacks slomo_flow_* (an older build?)"))
             }
             return .success(FlowLibrary(create: c, destroy: d, setPair: p, render: r, openCVVersion: String(cString: v()!), path: path))

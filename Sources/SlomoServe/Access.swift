@@ -85,7 +85,8 @@ public struct ServeAccess: Sendable {
             if port == nil { return false }
         }
         if let port, port != boundPort { return false }
-        let names: Set<String> = Set((["localhost", "127.0.0.1", "[::1]", host, host.contains(":") ? "[\(host)]" : host] + allowedHosts).map { $0.lowercased() })
+        let names: Set<String> = Set(
+            (["localhost", "127.0.0.1", "[::1]", host, host.contains(":") ? "[\(host)]" : host] + allowedHosts).map { $0.lowercased() })
         return names.contains(name.lowercased())
     }
 }
@@ -110,7 +111,8 @@ public enum ServeError: SlomoFailure {
     public var wording: Wording {
         switch self {
         case .badTokenFile(let f, let why): "\(f): the token file cannot be used: \(why)"
-        case .tokenNeededOffLoopback(let h): "\(h) is not a loopback address: without a token anyone who reaches it could operate the rig (keep the token, or listen on 127.0.0.1 and use an SSH tunnel)"
+        case .tokenNeededOffLoopback(let h):
+            "\(h) is not a loopback address: without a token anyone who reaches it could operate the rig (keep the token, or listen on 127.0.0.1 and use an SSH tunnel)"
         case .outDir(let d, let why): "\(d): the output directory cannot be written: \(why)"
         case .portInUse(let h, let p, let why): "\(h):\(p): cannot listen: \(why)"
         case .badListen(let t): "'\(t)': expected HOST:PORT (127.0.0.1:8080)"

@@ -14,7 +14,7 @@ enum Body {
             let buffer = try await request.body.collect(upTo: limit)
             return Array(buffer.readableBytesView)
         } catch is NIOTooManyBytesError {
-            throw HTTPError(.contentTooLarge)       // a chunked body with no Content-Length, over the limit
+            throw HTTPError(.contentTooLarge)  // a chunked body with no Content-Length, over the limit
         }
     }
 
@@ -80,7 +80,9 @@ enum Body {
         }
     }
 
-    static func settingsPatch(_ bytes: [UInt8], allowed: Set<String> = ["preTrigger", "postTrigger", "shots", "previewFps", "previewWidth"]) throws(RigRefusal) -> SettingsPatch {
+    static func settingsPatch(_ bytes: [UInt8], allowed: Set<String> = ["preTrigger", "postTrigger", "shots", "previewFps", "previewWidth"]) throws(RigRefusal)
+        -> SettingsPatch
+    {
         let o = try object(bytes)
         try onlyKnown(o, allowed)
         var p = SettingsPatch()

@@ -28,7 +28,8 @@ struct Guard: RouterMiddleware {
     private func check(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let port = boundPort()
         guard access.hostAllowed(request.head.authority, boundPort: port) else {
-            return Reply.refuse(.forbidden, "the Host header '\(request.head.authority ?? "")' is not a name this server answers to (add it with --allowed-host)")
+            return Reply.refuse(
+                .forbidden, "the Host header '\(request.head.authority ?? "")' is not a name this server answers to (add it with --allowed-host)")
         }
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > access.maxBody {
             return Reply.refuse(.contentTooLarge, "the request body is \(length) bytes; at most \(access.maxBody) are read")
@@ -36,7 +37,9 @@ struct Guard: RouterMiddleware {
         let path = request.uri.path
         // the login: the token from slomo's printed URL becomes a session cookie, and the URL loses it
         if path == "/", let given = request.uri.queryParameters.get("token") {
-            guard let token = access.token, ServeAccess.same(given, token) else { return Reply.refuse(.unauthorized, "wrong token: open the URL slomo printed") }
+            guard let token = access.token, ServeAccess.same(given, token) else {
+                return Reply.refuse(.unauthorized, "wrong token: open the URL slomo printed")
+            }
             var r = Response(status: .seeOther)
             r.headers[.location] = "/"
             r.headers[.setCookie] = "\(Guard.cookie)=\(sessions.open()); Path=/; HttpOnly; SameSite=Strict"

@@ -19,7 +19,9 @@ enum LiveStreams {
             defer { live.stopWatching(id) }
             for await p in pictures {
                 var b = ByteBuffer()
-                b.writeString("--\(boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(p.jpeg.count)\r\nX-Frame-Index: \(p.frameIndex)\r\nX-Frame-Time: \(p.frameTime)\r\n\r\n")
+                b.writeString(
+                    "--\(boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(p.jpeg.count)\r\nX-Frame-Index: \(p.frameIndex)\r\nX-Frame-Time: \(p.frameTime)\r\n\r\n"
+                )
                 b.writeBytes(p.jpeg)
                 b.writeString("\r\n")
                 try await writer.write(b)
@@ -44,7 +46,8 @@ enum LiveStreams {
         }
         defer { reader.cancel() }
         for await p in pictures {
-            let header = #"{"frameIndex":\#(p.frameIndex),"sequence":\#(p.sequence),"frameTime":\#(seconds(p.frameTime)),"made":\#(seconds(p.made)),"width":\#(p.width),"height":\#(p.height)}"#
+            let header =
+                #"{"frameIndex":\#(p.frameIndex),"sequence":\#(p.sequence),"frameTime":\#(seconds(p.frameTime)),"made":\#(seconds(p.made)),"width":\#(p.width),"height":\#(p.height)}"#
             var b = ByteBuffer()
             b.writeInteger(UInt32(header.utf8.count), endianness: .big)
             b.writeString(header)

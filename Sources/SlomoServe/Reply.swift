@@ -27,18 +27,20 @@ enum Reply {
     }
 
     static func refuse(_ r: RigRefusal) -> Response {
-        let status: HTTPResponse.Status = switch r.kind {
-        case .badRequest: .badRequest
-        case .notFound: .notFound
-        case .conflict: .conflict
-        case .unavailable: .serviceUnavailable
-        }
+        let status: HTTPResponse.Status =
+            switch r.kind {
+            case .badRequest: .badRequest
+            case .notFound: .notFound
+            case .conflict: .conflict
+            case .unavailable: .serviceUnavailable
+            }
         return refuse(status, r.message, field: r.field)
     }
 
     /// `/` without a session: where to find the URL with the token.
     static func signIn() -> Response {
-        let html = "<!doctype html><meta charset=utf-8><title>slomo</title><p>Open the URL <code>slomo serve</code> printed (it ends in <code>?token=…</code>).</p>\n"
+        let html =
+            "<!doctype html><meta charset=utf-8><title>slomo</title><p>Open the URL <code>slomo serve</code> printed (it ends in <code>?token=…</code>).</p>\n"
         return bytes(Array(html.utf8), contentType: "text/html; charset=utf-8", status: .unauthorized)
     }
 }

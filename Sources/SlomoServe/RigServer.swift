@@ -27,12 +27,13 @@ public final class RigServer: Sendable {
         routes(router)
         var logger = Logger(label: "slomo-serve")
         logger.logLevel = .critical
-        let app = Application(router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
-                              configuration: .init(address: .hostname(access.host, port: access.port), serverName: nil),
-                              onServerRunning: { [port] channel in
-                                  port.value = channel.localAddress?.port ?? 0
-                                  listening(port.value)
-                              }, logger: logger)
+        let app = Application(
+            router: router, server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname(access.host, port: access.port), serverName: nil),
+            onServerRunning: { [port] channel in
+                port.value = channel.localAddress?.port ?? 0
+                listening(port.value)
+            }, logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await app.runService(gracefulShutdownSignals: []) }
             group.addTask {
@@ -91,7 +92,9 @@ public final class RigServer: Sendable {
             return Reply.json(Accepted(time: at, state: rig.status().state), type: "trigger", status: .accepted)
         }
         r.post("/api/v1/disarm") { [rig] _, _ in
-            try await Self.answer { try rig.disarm(); return Reply.json(rig.status(), type: "status") }
+            try await Self.answer {
+                try rig.disarm(); return Reply.json(rig.status(), type: "status")
+            }
         }
         for path in ["/api/v1/arm", "/api/v1/trigger", "/api/v1/disarm"] {
             r.get(RouterPath(path)) { _, _ in Reply.refuse(.methodNotAllowed, "\(path) changes the rig: send POST (GET never changes anything)") }
@@ -203,8 +206,12 @@ public final class RigServer: Sendable {
             return Reply.refuse(.notFound, "\((path as NSString).lastPathComponent) is not in the output directory any more")
         }
         let name = (real as NSString).lastPathComponent
-        let type = name.hasSuffix(".mp4") ? "video/mp4" : name.hasSuffix(".mkv") ? "video/x-matroska"
-            : name.hasSuffix(".mov") ? "video/quicktime" : "application/octet-stream"
+        let type =
+            name.hasSuffix(".mp4")
+            ? "video/mp4"
+            : name.hasSuffix(".mkv")
+                ? "video/x-matroska"
+                : name.hasSuffix(".mov") ? "video/quicktime" : "application/octet-stream"
         var response: Response
         switch ByteRange.parse(request.headers[.range], size: size) {
         case .unsatisfiable?:

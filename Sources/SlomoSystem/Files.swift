@@ -14,8 +14,9 @@ public enum Files {
     public static func status(_ path: String) throws(Errno) -> Status {
         var st = stat()
         _ = try retryingInterrupts { stat(path, &st) }
-        return Status(device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
-                      isRegular: st.st_mode & S_IFMT == S_IFREG, isDirectory: st.st_mode & S_IFMT == S_IFDIR)
+        return Status(
+            device: UInt64(st.st_dev), inode: UInt64(st.st_ino),
+            isRegular: st.st_mode & S_IFMT == S_IFREG, isDirectory: st.st_mode & S_IFMT == S_IFDIR)
     }
 
     /// True when both names reach one existing file (same device and inode: links and `./` too).

@@ -37,8 +37,9 @@ public struct GPIOChip: Sendable {
             var count: UInt32 = 0
             let rc = cposix_gpio_chip_info(fd, &name, &label, &count)
             guard rc == 0 else { _ = Glibc.close(fd); if spec.hasPrefix("/") { throw .system("GPIO_GET_CHIPINFO_IOCTL \(path)", Errno(-rc)) }; continue }
-            let chip = GPIOChip(path: path, name: cText(name), label: cText(label), lines: Int(count),
-                                descriptor: FileDescriptor(rawValue: fd))
+            let chip = GPIOChip(
+                path: path, name: cText(name), label: cText(label), lines: Int(count),
+                descriptor: FileDescriptor(rawValue: fd))
             if spec.hasPrefix("/") || chip.name == spec || chip.label == spec { return chip }
             seen.append("\(chip.name) (\(chip.label))")
             chip.close()
@@ -70,8 +71,10 @@ public struct GPIOChip: Sendable {
 
     /// The line as an input reporting edges, stamped by the kernel on CLOCK_MONOTONIC in its interrupt
     /// handler; `debounce`: the kernel's debounce period (0: none).
-    public func requestEdges(_ offset: UInt32, rising: Bool, falling: Bool, debounceMicroseconds: UInt32,
-                             consumer: String = "slomo") throws(GPIOError) -> GPIOEdgeLine {
+    public func requestEdges(
+        _ offset: UInt32, rising: Bool, falling: Bool, debounceMicroseconds: UInt32,
+        consumer: String = "slomo"
+    ) throws(GPIOError) -> GPIOEdgeLine {
         let fd = cposix_gpio_request_edges(descriptor.rawValue, offset, rising ? 1 : 0, falling ? 1 : 0, debounceMicroseconds, consumer)
         guard fd >= 0 else { throw refusal(offset, Errno(-fd)) }
         return GPIOEdgeLine(descriptor: FileDescriptor(rawValue: fd))

@@ -18,8 +18,10 @@ final class Partials: Sendable {
     /// The line points into one of two fixed buffers, written in turn: the line replaced stays
     /// whole for a handler that may be reading it on another thread, and nothing is allocated per output.
     nonisolated(unsafe) static var message: UnsafeMutablePointer<CChar>?
-    nonisolated(unsafe) static let lines = (UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity),
-                                            UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity))
+    nonisolated(unsafe) static let lines = (
+        UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity),
+        UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity)
+    )
     private struct State { var entries: [(path: String, name: String)] = []; var nextLine = 0 }
     private let state = Mutex(State())
 
@@ -31,7 +33,9 @@ final class Partials: Sendable {
 
     func register(_ path: String, _ name: String) {
         Partials.prepare()
-        state.withLock { s in s.entries.append((path, name)); publish(&s) }
+        state.withLock { s in
+            s.entries.append((path, name)); publish(&s)
+        }
     }
 
     func unregister(_ path: String) {
@@ -61,7 +65,8 @@ final class Partials: Sendable {
         }
         let names = s.entries.map(\.name)
         guard !names.isEmpty else { Partials.message = nil; return }
-        var line = Array("\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n".utf8CString)
+        var line = Array(
+            "\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n".utf8CString)
         if line.count > Partials.lineCapacity {
             line = Array(line.prefix(Partials.lineCapacity - 5)) + Array("…\n".utf8CString)
         }

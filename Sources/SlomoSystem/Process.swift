@@ -13,9 +13,10 @@ public enum CurrentProcess {
     public static func lockInMemory(_ address: UnsafeRawPointer, _ count: Int) throws(Errno) {
         if mlock(address, count) == 0 { return }
         let first = Errno.current
-        var unlimited = rlimit(rlim_cur: rlim_t.max, rlim_max: rlim_t.max)       // RLIM_INFINITY
+        var unlimited = rlimit(rlim_cur: rlim_t.max, rlim_max: rlim_t.max)  // RLIM_INFINITY
         guard setrlimit(__rlimit_resource_t(UInt32(CPOSIX_RLIMIT_MEMLOCK)), &unlimited) == 0,
-              mlock(address, count) == 0 else { throw first }
+            mlock(address, count) == 0
+        else { throw first }
     }
 
     public static func unlock(_ address: UnsafeRawPointer, _ count: Int) { _ = munlock(address, count) }

@@ -52,8 +52,11 @@ public struct UDPSocket: Sendable {
             var addr = endpoint.sockaddr
             if endpoint.isMulticast { addr.sin_addr = in_addr(s_addr: INADDR_ANY) }
             _ = try retryingInterrupts {
-                withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+                withUnsafePointer(to: &addr) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
             }
             if endpoint.isMulticast {
                 var group = ip_mreq(imr_multiaddr: in_addr(s_addr: endpoint.address), imr_interface: in_addr(s_addr: INADDR_ANY))
@@ -68,7 +71,8 @@ public struct UDPSocket: Sendable {
 
     /// A socket for sending (`socket` only; each datagram names its destination).
     public static func sender() throws(Errno) -> UDPSocket {
-        UDPSocket(descriptor: FileDescriptor(rawValue: try retryingInterrupts { socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }))
+        UDPSocket(
+            descriptor: FileDescriptor(rawValue: try retryingInterrupts { socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }))
     }
 
     /// The port the socket is bound to (after binding to port 0, the one the kernel chose).
@@ -87,8 +91,11 @@ public struct UDPSocket: Sendable {
         var len = socklen_t(MemoryLayout<sockaddr_in>.size)
         let n = try retryingInterrupts {
             buffer.withUnsafeMutableBytes { b in
-                withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    recvfrom(descriptor.rawValue, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len) } }
+                withUnsafeMutablePointer(to: &from) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        recvfrom(descriptor.rawValue, b.baseAddress, b.count, Int32(MSG_DONTWAIT), $0, &len)
+                    }
+                }
             }
         }
         let sender = IPv4Endpoint(address: from.sin_addr.s_addr, port: UInt16(bigEndian: from.sin_port))
@@ -100,8 +107,11 @@ public struct UDPSocket: Sendable {
         var addr = endpoint.sockaddr
         _ = try retryingInterrupts {
             bytes.withUnsafeBytes { b in
-                withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor.rawValue, b.baseAddress, b.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+                withUnsafePointer(to: &addr) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        sendto(descriptor.rawValue, b.baseAddress, b.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
+                }
             }
         }
     }

@@ -1,6 +1,6 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 
@@ -9,7 +9,7 @@ import SlomoCore
 /// control per call: a control another one makes inactive still reads), writes with S_EXT_CTRLS,
 /// each read back. Zoom by cropping uses the selection API (G/S_SELECTION, CROP_BOUNDS/CROP).
 extension VideoDevice {
-    static let nextControl: UInt32 = 0x8000_0000 | 0x4000_0000     // V4L2_CTRL_FLAG_NEXT_CTRL | NEXT_COMPOUND
+    static let nextControl: UInt32 = 0x8000_0000 | 0x4000_0000  // V4L2_CTRL_FLAG_NEXT_CTRL | NEXT_COMPOUND
 
     /// Every control the driver offers (class headings left out), in the driver's order.
     public func controls() throws(V4L2Error) -> [CameraControl] {
@@ -19,9 +19,12 @@ extension VideoDevice {
             var q = v4l2_query_ext_ctrl()
             q.id = id
             let rc = sys.ioctl(fd, .queryExtCtrl, &q)
-            if rc == EINVAL { break }                                    // past the last control
+            if rc == EINVAL { break }  // past the last control
             if rc == ENOTTY && out.isEmpty { return try legacyControls() }
-            if rc != 0 { throw V4L2Error(device: path, request: V4L2Request.queryExtCtrl.rawValue, errno: rc, detail: "after id 0x\(String(id & 0x0FFF_FFFF, radix: 16))") }
+            if rc != 0 {
+                throw V4L2Error(
+                    device: path, request: V4L2Request.queryExtCtrl.rawValue, errno: rc, detail: "after id 0x\(String(id & 0x0FFF_FFFF, radix: 16))")
+            }
             id = q.id | VideoDevice.nextControl
             guard q.type != V4L2_CTRL_TYPE_CTRL_CLASS.rawValue else { continue }
             out.append(describe(q))
@@ -33,9 +36,10 @@ extension VideoDevice {
     func describe(_ q: v4l2_query_ext_ctrl) -> CameraControl {
         let label = VideoDevice.text(q.name)
         let kind = VideoDevice.kind(q.type, dims: q.nr_of_dims)
-        var c = CameraControl(id: q.id, name: CameraControl.key(label), label: label, kind: kind, minimum: q.minimum,
-                              maximum: q.maximum, step: Int64(clamping: q.step), defaultValue: q.default_value,
-                              flags: CameraControl.Flags(rawValue: q.flags))
+        var c = CameraControl(
+            id: q.id, name: CameraControl.key(label), label: label, kind: kind, minimum: q.minimum,
+            maximum: q.maximum, step: Int64(clamping: q.step), defaultValue: q.default_value,
+            flags: CameraControl.Flags(rawValue: q.flags))
         if kind == .menu || kind == .integerMenu { c.menu = menu(c) }
         if kind == .string { c.text = readText(q.id, size: Int(q.elem_size)) }
         if ![.button, .compound, .string].contains(kind) && !c.flags.contains(.writeOnly) { c.value = readValue(q.id, type: q.type) }
@@ -78,7 +82,7 @@ extension VideoDevice {
         c.id = id
         let rc = withUnsafeMutablePointer(to: &c) { p in
             var e = v4l2_ext_controls()
-            e.which = 0                                                // V4L2_CTRL_WHICH_CUR_VAL
+            e.which = 0  // V4L2_CTRL_WHICH_CUR_VAL
             e.count = 1
             e.controls = p
             return sys.ioctl(fd, .gExtCtrls, &e)
@@ -151,9 +155,10 @@ extension VideoDevice {
             id = q.id | 0x8000_0000
             guard q.type != V4L2_CTRL_TYPE_CTRL_CLASS.rawValue else { continue }
             let label = VideoDevice.text(q.name)
-            var c = CameraControl(id: q.id, name: CameraControl.key(label), label: label, kind: VideoDevice.kind(q.type, dims: 0),
-                                  minimum: Int64(q.minimum), maximum: Int64(q.maximum), step: Int64(q.step),
-                                  defaultValue: Int64(q.default_value), flags: CameraControl.Flags(rawValue: q.flags))
+            var c = CameraControl(
+                id: q.id, name: CameraControl.key(label), label: label, kind: VideoDevice.kind(q.type, dims: 0),
+                minimum: Int64(q.minimum), maximum: Int64(q.maximum), step: Int64(q.step),
+                defaultValue: Int64(q.default_value), flags: CameraControl.Flags(rawValue: q.flags))
             if c.kind == .menu || c.kind == .integerMenu { c.menu = menu(c) }
             if ![.button, .compound, .string].contains(c.kind) { c.value = getControl(q.id).map(Int64.init) }
             out.append(c)
@@ -174,8 +179,9 @@ extension VideoDevice {
                 out.append(try write(c, v, o, note: o.note))
             case .lock(let manual, let auto, let off, let o):
                 guard let settled = readValue(manual.id, type: VideoDevice.type(of: manual)) else {
-                    throw V4L2Error(device: path, request: V4L2Request.gExtCtrls.rawValue, errno: 0,
-                                    detail: "\(manual.name) (\(o.option)): the value to lock cannot be read", code: .unsupported)
+                    throw V4L2Error(
+                        device: path, request: V4L2Request.gExtCtrls.rawValue, errno: 0,
+                        detail: "\(manual.name) (\(o.option)): the value to lock cannot be read", code: .unsupported)
                 }
                 out.append(try write(auto, off, .init(o.option, "manual"), note: "automatic mode off, holding \(manual.name) at \(settled)"))
                 out.append(try write(manual, settled, o, note: "locked at \(settled), the value the automatic mode had settled on"))
@@ -196,8 +202,9 @@ extension VideoDevice {
         if let back, back != v, !c.flags.contains(.volatile) {
             n = [note, "the driver keeps \(c.describe(back)) (asked \(v))"].compactMap { $0 }.joined(separator: "; ")
         }
-        var a = AppliedControl(name: c.name, option: o.option, requested: o.requested, written: v, readBack: back,
-                               readBackText: back.map(c.describe), note: n)
+        var a = AppliedControl(
+            name: c.name, option: o.option, requested: o.requested, written: v, readBack: back,
+            readBackText: back.map(c.describe), note: n)
         a.id = c.id
         return a
     }
@@ -213,8 +220,9 @@ extension VideoDevice {
         }
         let (bounds, rc) = selection(UInt32(V4L2_SEL_TGT_CROP_BOUNDS))
         guard let bounds else {
-            throw V4L2Error(device: path, request: V4L2Request.gSelection.rawValue, errno: rc,
-                            detail: "crop bounds (\(o.option): no zoom_absolute control, and the device cannot crop)")
+            throw V4L2Error(
+                device: path, request: V4L2Request.gSelection.rawValue, errno: rc,
+                detail: "crop bounds (\(o.option): no zoom_absolute control, and the device cannot crop)")
         }
         let want = bounds.centred(zoom: factor)
         var s = v4l2_selection()

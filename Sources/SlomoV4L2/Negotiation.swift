@@ -1,6 +1,6 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 
@@ -35,20 +35,25 @@ extension VideoDevice {
         var applied: (controls: [AppliedControl], crop: AppliedCrop?)?
         if !requests.isEmpty {
             let steps: [ControlStep]
-            do { steps = try ControlPlanner.plan(requests, controls: try self.controls(), frameDuration: rate.duration ?? mode.frameDuration) } catch let e as ControlError {
+            do { steps = try ControlPlanner.plan(requests, controls: try self.controls(), frameDuration: rate.duration ?? mode.frameDuration) } catch let e
+                as ControlError
+            {
                 throw e.on(path)
             }
             applied = try carryOut(steps)
             if let crop = applied?.crop {
                 let before = got
                 got = try currentFormat()
-                adjustments.append("--zoom \(crop.factor): sensor area cropped to \(crop.readBack) of \(crop.bounds)"
-                                   + (got.width == before.width && got.height == before.height ? ", scaled by the driver to \(got.width)x\(got.height)" : "; frames are \(got.width)x\(got.height)"))
+                adjustments.append(
+                    "--zoom \(crop.factor): sensor area cropped to \(crop.readBack) of \(crop.bounds)"
+                        + (got.width == before.width && got.height == before.height
+                            ? ", scaled by the driver to \(got.width)x\(got.height)" : "; frames are \(got.width)x\(got.height)"))
             }
         }
-        var a = AppliedMode(requested: mode, pixelFormat: got.fourcc, width: got.width, height: got.height,
-                            bytesPerLine: got.bytesPerLine, frameDuration: rate.duration, dvTimingsFrameDuration: rate.dv,
-                            timePerFrameSupported: rate.timePerFrame, controls: controls, adjustments: adjustments)
+        var a = AppliedMode(
+            requested: mode, pixelFormat: got.fourcc, width: got.width, height: got.height,
+            bytesPerLine: got.bytesPerLine, frameDuration: rate.duration, dvTimingsFrameDuration: rate.dv,
+            timePerFrameSupported: rate.timePerFrame, controls: controls, adjustments: adjustments)
         a.cameraControls = applied?.controls
         a.crop = applied?.crop
         return a
@@ -78,7 +83,8 @@ extension VideoDevice {
     /// S_PARM with read-back. Returns the driver's frame duration (G_PARM; the DV timings' when
     /// G_PARM has none), the DV timings' duration, and whether TIMEPERFRAME is supported.
     func setFrameDuration(_ wanted: Rational, notes: inout [String]) throws(V4L2Error)
-        -> (duration: Rational?, dv: Rational?, timePerFrame: Bool) {
+        -> (duration: Rational?, dv: Rational?, timePerFrame: Bool)
+    {
         var p = v4l2_streamparm()
         p.type = bufferType
         var reported: Rational?
@@ -88,8 +94,9 @@ extension VideoDevice {
             timePerFrame = p.parm.capture.capability & UInt32(V4L2_CAP_TIMEPERFRAME) != 0
             if timePerFrame {
                 guard let n = UInt32(exactly: wanted.numerator), let d = UInt32(exactly: wanted.denominator) else {
-                    throw V4L2Error(device: path, request: V4L2Request.sParm.rawValue, errno: 0,
-                                    detail: "timeperframe \(wanted) does not fit v4l2_fract", code: .invalid)
+                    throw V4L2Error(
+                        device: path, request: V4L2Request.sParm.rawValue, errno: 0,
+                        detail: "timeperframe \(wanted) does not fit v4l2_fract", code: .invalid)
                 }
                 var s = v4l2_streamparm()
                 s.type = bufferType
@@ -104,8 +111,9 @@ extension VideoDevice {
             }
             reported = VideoDevice.fract(p.parm.capture.timeperframe).flatMap { $0.isPositive ? $0 : nil }
         } else if grc == ENOTTY || grc == EINVAL {
-            notes.append("driver does not report its frame interval (VIDIOC_G_PARM: \(V4L2Error.errnoName(grc))); "
-                         + "the rate cannot be set, capturing at the driver's rate")
+            notes.append(
+                "driver does not report its frame interval (VIDIOC_G_PARM: \(V4L2Error.errnoName(grc))); "
+                    + "the rate cannot be set, capturing at the driver's rate")
         } else {
             throw V4L2Error(device: path, request: V4L2Request.gParm.rawValue, errno: grc)
         }
@@ -158,7 +166,7 @@ extension VideoDevice {
         controls["exposure_auto"] = auto
         let manualTime = auto == Int32(V4L2_EXPOSURE_MANUAL.rawValue) || auto == Int32(V4L2_EXPOSURE_SHUTTER_PRIORITY.rawValue)
         guard manualTime, let minimum = queryControl(CV4L2_CID_EXPOSURE_ABSOLUTE), let exposure = getControl(CV4L2_CID_EXPOSURE_ABSOLUTE) else { return }
-        let limit = Int32(clamping: (frameDuration * Rational(10_000)).floor)     // 100 µs units
+        let limit = Int32(clamping: (frameDuration * Rational(10_000)).floor)  // 100 µs units
         var after = exposure
         if exposure > limit {
             let target = max(limit, minimum)
@@ -167,8 +175,9 @@ extension VideoDevice {
             if after <= limit {
                 notes.append("exposure_absolute \(exposure) clamped to \(after) (100 µs units) to fit the frame duration \(frameDuration) s")
             } else {
-                notes.append("exposure_absolute is \(after) (100 µs units), longer than the frame duration \(frameDuration) s: "
-                             + "the driver will lower the rate")
+                notes.append(
+                    "exposure_absolute is \(after) (100 µs units), longer than the frame duration \(frameDuration) s: "
+                        + "the driver will lower the rate")
             }
         }
         controls["exposure_absolute"] = after

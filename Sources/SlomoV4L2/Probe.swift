@@ -1,6 +1,6 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 
@@ -17,8 +17,10 @@ extension VideoDevice {
     /// One step of a VIDIOC_ENUM_* list: true when `query` (index already set) was filled, false at
     /// the end (EINVAL; ENOTTY too when `endOnENOTTY`: the driver does not enumerate this). Other
     /// errnos are errors naming `detail`, or carrying `enottyHint` when given and the errno is ENOTTY.
-    func next<T>(_ request: V4L2Request, _ query: inout T, detail: String, endOnENOTTY: Bool = true,
-                 enottyHint: String? = nil) throws(V4L2Error) -> Bool {
+    func next<T>(
+        _ request: V4L2Request, _ query: inout T, detail: String, endOnENOTTY: Bool = true,
+        enottyHint: String? = nil
+    ) throws(V4L2Error) -> Bool {
         let rc = withUnsafeMutableBytes(of: &query) { sys.ioctl(fd, request, $0.baseAddress!) }
         if rc == 0 { return true }
         if rc == EINVAL || (rc == ENOTTY && endOnENOTTY) { return false }
@@ -37,13 +39,18 @@ extension VideoDevice {
             var d = v4l2_fmtdesc()
             d.index = UInt32(i)
             d.type = bufferType
-            guard try next(.enumFmt, &d, detail: "index \(i)", endOnENOTTY: false,
-                           enottyHint: i == 0 ? "the driver lists no formats" : nil) else { break }
+            guard
+                try next(
+                    .enumFmt, &d, detail: "index \(i)", endOnENOTTY: false,
+                    enottyHint: i == 0 ? "the driver lists no formats" : nil)
+            else { break }
             let fcc = VideoDevice.fourcc(d.pixelformat)
             let sizes = try self.sizes(d.pixelformat, fourcc: fcc, probeSize: probeSize)
-            formats.append(PixelFormatEntry(index: i, fourcc: fcc, description: VideoDevice.text(d.description),
-                                            compressed: d.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
-                                            emulated: d.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0, sizes: sizes))
+            formats.append(
+                PixelFormatEntry(
+                    index: i, fourcc: fcc, description: VideoDevice.text(d.description),
+                    compressed: d.flags & UInt32(V4L2_FMT_FLAG_COMPRESSED) != 0,
+                    emulated: d.flags & UInt32(V4L2_FMT_FLAG_EMULATED) != 0, sizes: sizes))
         }
         return DeviceCatalog(formats: formats)
     }
@@ -64,12 +71,16 @@ extension VideoDevice {
                 continue
             }
             let sw = s.stepwise
-            let size: FrameSize = s.type == V4L2_FRMSIZE_TYPE_CONTINUOUS.rawValue
-                ? .continuous(minWidth: Int(sw.min_width), minHeight: Int(sw.min_height),
-                              maxWidth: Int(sw.max_width), maxHeight: Int(sw.max_height))
-                : .stepwise(minWidth: Int(sw.min_width), minHeight: Int(sw.min_height), maxWidth: Int(sw.max_width),
-                            maxHeight: Int(sw.max_height), stepWidth: Int(sw.step_width), stepHeight: Int(sw.step_height))
-            let at = probeSize.flatMap { size.contains(width: $0.0, height: $0.1) ? Dimensions(width: $0.0, height: $0.1) : nil }
+            let size: FrameSize =
+                s.type == V4L2_FRMSIZE_TYPE_CONTINUOUS.rawValue
+                ? .continuous(
+                    minWidth: Int(sw.min_width), minHeight: Int(sw.min_height),
+                    maxWidth: Int(sw.max_width), maxHeight: Int(sw.max_height))
+                : .stepwise(
+                    minWidth: Int(sw.min_width), minHeight: Int(sw.min_height), maxWidth: Int(sw.max_width),
+                    maxHeight: Int(sw.max_height), stepWidth: Int(sw.step_width), stepHeight: Int(sw.step_height))
+            let at =
+                probeSize.flatMap { size.contains(width: $0.0, height: $0.1) ? Dimensions(width: $0.0, height: $0.1) : nil }
                 ?? Dimensions(width: Int(sw.max_width), height: Int(sw.max_height))
             out.append(SizeEntry(size: size, intervals: try intervals(pixfmt, fourcc: fourcc, at.width, at.height), intervalsSize: at))
             break

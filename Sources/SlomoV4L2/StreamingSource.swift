@@ -1,6 +1,6 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 
@@ -37,9 +37,10 @@ public final class V4L2StreamingSource: CaptureSource {
         bufferCount = buffers
         applied = try device.apply(mode, controls: controls)
         let planes = try device.currentPlanes()
-        format = CaptureFormat(fourcc: applied.pixelFormat, width: applied.width, height: applied.height,
-                               bytesPerLine: planes.first?.bytesPerLine ?? applied.bytesPerLine,
-                               frameDuration: mode.rateMeasured ? mode.frameDuration : applied.frameDuration, planes: planes)
+        format = CaptureFormat(
+            fourcc: applied.pixelFormat, width: applied.width, height: applied.height,
+            bytesPerLine: planes.first?.bytesPerLine ?? applied.bytesPerLine,
+            frameDuration: mode.rateMeasured ? mode.frameDuration : applied.frameDuration, planes: planes)
         planeCount = max(1, planes.count)
         views.reserveCapacity(Int(VIDEO_MAX_PLANES))
     }
@@ -57,8 +58,10 @@ public final class V4L2StreamingSource: CaptureSource {
         req.type = device.bufferType
         req.memory = V4L2_MEMORY_MMAP.rawValue
         try device.call(.reqbufs, &req, detail: "\(bufferCount) mmap buffers")
-        guard req.count >= 2 else { throw V4L2Error(device: device.path, request: "VIDIOC_REQBUFS", errno: 0, detail: "driver gave \(req.count) buffers", code: .other) }
-        prepared = true        // from here on `stop()` unmaps whatever was mapped, even after a failure
+        guard req.count >= 2 else {
+            throw V4L2Error(device: device.path, request: "VIDIOC_REQBUFS", errno: 0, detail: "driver gave \(req.count) buffers", code: .other)
+        }
+        prepared = true  // from here on `stop()` unmaps whatever was mapped, even after a failure
         let pp = planeArray
         for i in 0..<Int(req.count) {
             var b = emptyBuffer()

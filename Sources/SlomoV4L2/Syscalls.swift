@@ -1,7 +1,7 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
-import SlomoSystem
+    import Glibc
+    import SlomoSystem
 #endif
 import SlomoCore
 

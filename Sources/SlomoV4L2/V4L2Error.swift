@@ -1,6 +1,6 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 import SlomoSystem

@@ -1,6 +1,6 @@
 internal import CV4L2
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 import SlomoCore
 
@@ -33,8 +33,9 @@ public final class VideoDevice {
         case .missing: throw V4L2Error(device: path, request: "open", errno: ENOENT)
         case .inaccessible(let e): throw V4L2Error(device: path, request: "stat", errno: e)
         case .notCharacterDevice:
-            throw V4L2Error(device: path, request: "", errno: 0, detail: "not a V4L2 device (not a character device)",
-                            code: .notCharacterDevice)
+            throw V4L2Error(
+                device: path, request: "", errno: 0, detail: "not a V4L2 device (not a character device)",
+                code: .notCharacterDevice)
         case .characterDevice: break
         }
         let (f, e) = syscalls.open(path)
@@ -44,15 +45,17 @@ public final class VideoDevice {
         let rc = syscalls.ioctl(f, .querycap, &cap)
         guard rc == 0 else {
             syscalls.close(f)
-            throw V4L2Error(device: path, request: V4L2Request.querycap.rawValue, errno: rc,
-                            code: rc == ENOTTY ? .notV4L2Device : nil, hint: rc == ENOTTY ? "not a V4L2 device" : nil)
+            throw V4L2Error(
+                device: path, request: V4L2Request.querycap.rawValue, errno: rc,
+                code: rc == ENOTTY ? .notV4L2Device : nil, hint: rc == ENOTTY ? "not a V4L2 device" : nil)
         }
         var described = VideoDevice.describe(cap, path: path)
         if requireCapture && !described.isCapture {
             syscalls.close(f)
-            throw V4L2Error(device: path, request: "", errno: 0,
-                            detail: "not a video capture device (\(described.capabilityNames.joined(separator: ", ")))",
-                            code: .notCapture)
+            throw V4L2Error(
+                device: path, request: "", errno: 0,
+                detail: "not a video capture device (\(described.capabilityNames.joined(separator: ", ")))",
+                code: .notCapture)
         }
         if described.isCapture {
             var p = v4l2_streamparm()

@@ -8,7 +8,8 @@ struct Slomo: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "slomo",
         abstract: "High-frame-rate capture and slow motion for Linux (V4L2, FFmpeg).",
-        discussion: "Exit statuses: 0 ok, 1 some batch jobs failed, 64 bad usage, 65 bad input data, 66 input missing, 69 device unavailable, 70 internal error, 73 cannot create output, 74 I/O error, 77 permission denied, 130 interrupted.",
+        discussion:
+            "Exit statuses: 0 ok, 1 some batch jobs failed, 64 bad usage, 65 bad input data, 66 input missing, 69 device unavailable, 70 internal error, 73 cannot create output, 74 I/O error, 77 permission denied, 130 interrupted.",
         version: "0.1.0",
         subcommands: [
             CaptureCommand.self, GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
@@ -19,7 +20,7 @@ struct Slomo: ParsableCommand {
     /// ArgumentParser's entry point, wrapped so that every SlomoFailure becomes one line
     /// on stderr and its documented exit status (never a trap, never a stack trace).
     static func main() {
-        ProcessSignals.own()        // the one handler for SIGINT, SIGTERM, SIGUSR1 (nothing in the library installs one)
+        ProcessSignals.own()  // the one handler for SIGINT, SIGTERM, SIGUSR1 (nothing in the library installs one)
         SlomoSetup.configure()
         if let refusal = unknownCommand(Array(CommandLine.arguments.dropFirst())) {
             Console.error("slomo: \(refusal)")

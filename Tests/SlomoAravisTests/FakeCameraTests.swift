@@ -75,9 +75,11 @@ import SlomoCore
         try src.start()
         var ids: [UInt64] = [], times: [Rational] = [], sizes = Set<Int>()
         var calls = 0
-        while ids.count < 300 && calls < 10_000 {        // bounded: a dead stream fails the test
+        while ids.count < 300 && calls < 10_000 {  // bounded: a dead stream fails the test
             calls += 1
-            let end = try src.next { f in ids.append(f.sequence); times.append(f.timestamp); sizes.insert(f.byteCount); #expect(f.damage == nil) }
+            let end = try src.next { f in
+                ids.append(f.sequence); times.append(f.timestamp); sizes.insert(f.byteCount); #expect(f.damage == nil)
+            }
             #expect(end == nil || end == .idle)
         }
         src.stop()
@@ -90,7 +92,7 @@ import SlomoCore
         #expect(t.completed >= 300 && t.failures == 0)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         let span = (times.last! - times.first!).doubleValue
-        #expect(span > 0.5 && span < 0.7, "\(span)")          // 299 periods of 2 ms
+        #expect(span > 0.5 && span < 0.7, "\(span)")  // 299 periods of 2 ms
     }
 
     /// 2.5 s at 100 fps: once the frames span 2 s the fit's slope is fitted and its rate error

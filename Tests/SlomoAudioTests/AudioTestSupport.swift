@@ -5,8 +5,10 @@ import SlomoTestSupport
 import Testing
 
 /// Renders in-memory planar audio through `map` with the real engines.
-func render(_ input: [[Float]], map: RetimeMap, algorithm: TimePitchAlgorithm, sampleRate: Int,
-            block: Int = 3000) throws -> (output: [[Float]], plan: AudioRenderPlan, latency: Int) {
+func render(
+    _ input: [[Float]], map: RetimeMap, algorithm: TimePitchAlgorithm, sampleRate: Int,
+    block: Int = 3000
+) throws -> (output: [[Float]], plan: AudioRenderPlan, latency: Int) {
     let plan = try AudioRenderPlan(map: map, sampleRate: sampleRate, algorithm: algorithm)
     let r = TimePitchEngines.renderer(plan: plan, source: ArrayAudioSource(input))
     var out = Array(repeating: [Float](), count: input.count)

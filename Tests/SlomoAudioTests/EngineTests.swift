@@ -38,7 +38,7 @@ import Testing
                 let c = Signal.cents(Signal.frequency(out[0], in: window, sampleRate: Self.sr), f * rate.doubleValue)
                 #expect(abs(c) < 1, "varispeed at \(rate): \(c) cents off \(f) × rate")
             } else {
-                #expect(Signal.rms(out[0][window]) < 0.01)    // above Nyquist: filtered out, not aliased
+                #expect(Signal.rms(out[0][window]) < 0.01)  // above Nyquist: filtered out, not aliased
             }
         default:
             let c = Signal.cents(Signal.frequency(out[0], in: window, sampleRate: Self.sr), f)
@@ -52,9 +52,11 @@ import Testing
     /// Output frame k must belong to input k × rate: clicks land where the map puts them.
     /// (Rubber Band R3 places a slowed click's energy 7–11 ms early — `rubberband -3` does the same on
     /// this input; an uncompensated start delay would be ≥ 43 ms.)
-    @Test(arguments: [(TimePitchAlgorithm.spectral, "1/4", 0.013), (.spectral, "2", 0.004), (.varispeed, "1/4", 0.0005),
-                      (.varispeed, "3", 0.0005), (.timeDomain, "1/2", 0.02), (.timeDomain, "2/3", 0.02), (.timeDomain, "2", 0.02),
-                      (.zeroLatency, "1/2", 0.004), (.zeroLatency, "2", 0.004)])
+    @Test(arguments: [
+        (TimePitchAlgorithm.spectral, "1/4", 0.013), (.spectral, "2", 0.004), (.varispeed, "1/4", 0.0005),
+        (.varispeed, "3", 0.0005), (.timeDomain, "1/2", 0.02), (.timeDomain, "2/3", 0.02), (.timeDomain, "2", 0.02),
+        (.zeroLatency, "1/2", 0.004), (.zeroLatency, "2", 0.004),
+    ])
     func latencyIsCompensated(algorithm: TimePitchAlgorithm, rateText: String, tolerance: Double) throws {
         let rate = try Rational(parsing: rateText)
         let n = Self.sr * 3
@@ -88,7 +90,7 @@ import Testing
             let t = Double(k) * rate.doubleValue / Double(Self.sr)
             worst = Swift.max(worst, abs(out[0][k] - Float(0.5 * sin(2 * Double.pi * 300 * t))))
         }
-        #expect(worst < 0.005)   // one sample of misalignment would be ≈ 0.006 at 100 Hz output
+        #expect(worst < 0.005)  // one sample of misalignment would be ≈ 0.006 at 100 Hz output
     }
 
     @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain, .zeroLatency, .varispeed])
@@ -105,18 +107,22 @@ import Testing
     @Test func zeroLatencyLatencyIsAtMost10ms() throws {
         for sr in [8000, 44_100, 48_000, 96_000, 192_000] {
             for r in TimePitchAlgorithm.snappingTable {
-                let frames = try TimePitchAlgorithm.zeroLatency.playedRate(for: r) == .one ? 0
+                let frames =
+                    try TimePitchAlgorithm.zeroLatency.playedRate(for: r) == .one
+                    ? 0
                     : ShortGrainWSOLA(rate: r, sampleRate: sr, channels: 1).latency
                 #expect(Double(frames) / Double(sr) <= 0.010, "\(sr) Hz at \(r): \(frames) frames")
             }
         }
         // and the renderer reports what it used
-        let (_, _, latency) = try render([Signal.tone(440, seconds: 1, sampleRate: 48_000)],
-                                         map: wholeMap(seconds: Rational(1), rate: Rational(2)), algorithm: .zeroLatency, sampleRate: 48_000)
+        let (_, _, latency) = try render(
+            [Signal.tone(440, seconds: 1, sampleRate: 48_000)],
+            map: wholeMap(seconds: Rational(1), rate: Rational(2)), algorithm: .zeroLatency, sampleRate: 48_000)
         #expect(latency > 0 && latency <= 480)
-        let (_, _, spectralLatency) = try render([Signal.tone(440, seconds: 1, sampleRate: 48_000)],
-                                                 map: wholeMap(seconds: Rational(1), rate: Rational(2)), algorithm: .spectral, sampleRate: 48_000)
-        #expect(spectralLatency > 480)   // Rubber Band's start delay, compensated
+        let (_, _, spectralLatency) = try render(
+            [Signal.tone(440, seconds: 1, sampleRate: 48_000)],
+            map: wholeMap(seconds: Rational(1), rate: Rational(2)), algorithm: .spectral, sampleRate: 48_000)
+        #expect(spectralLatency > 480)  // Rubber Band's start delay, compensated
     }
 
     /// Mono to 8 channels: each channel keeps its own content and place.
@@ -138,13 +144,17 @@ import Testing
     /// Segments: exact totals, rate changes at the boundary frame, no clicks there.
     @Test(arguments: [TimePitchAlgorithm.spectral, .timeDomain, .varispeed, .zeroLatency, .mute])
     func multiSegmentMapsAreExactAndClickFree(algorithm: TimePitchAlgorithm) throws {
-        let spec = RetimeSpec(rate: .one, segments: [try SegmentSpec(parsing: "0.3-0.7@1/2"), try SegmentSpec(parsing: "0.7-1.1@2"),
-                                                      try SegmentSpec(parsing: "1.1-1.2@2/3")])
+        let spec = RetimeSpec(
+            rate: .one,
+            segments: [
+                try SegmentSpec(parsing: "0.3-0.7@1/2"), try SegmentSpec(parsing: "0.7-1.1@2"),
+                try SegmentSpec(parsing: "1.1-1.2@2/3"),
+            ])
         let map = try spec.resolve(duration: Rational(2), frameRate: nil)
         let x = Signal.tone(500, seconds: 2, sampleRate: 44_100)
         let (out, plan, _) = try render([x], map: map, algorithm: algorithm, sampleRate: 44_100, block: 1000)
         #expect(Int64(out[0].count) == (map.target.duration * Rational(44_100)).rounded(.nearest))
-        #expect(out[0].count == 99_225)   // 0.3 + 0.8 + 0.2 + 0.15 + 0.8 s at 44.1 kHz
+        #expect(out[0].count == 99_225)  // 0.3 + 0.8 + 0.2 + 0.15 + 0.8 s at 44.1 kHz
         guard algorithm != .mute else {
             // mute: the whole output is silence of the exact length
             #expect(out[0].allSatisfy { $0 == 0 })

@@ -14,8 +14,10 @@ import Testing
     /// Offsets (seconds, output − map) of clicks every 1/4 s through `curve`, rendered with `algorithm`.
     /// `nodesPerSecond`: the map passes exactly through the curve at these many points a second,
     /// as export and retime make it at every video frame (a glide piece per frame).
-    static func offsets(curve: String, seconds: Int, algorithm: TimePitchAlgorithm,
-                        nodesPerSecond: Int? = nil) throws -> [(source: Double, offset: Double?)] {
+    static func offsets(
+        curve: String, seconds: Int, algorithm: TimePitchAlgorithm,
+        nodesPerSecond: Int? = nil
+    ) throws -> [(source: Double, offset: Double?)] {
         let n = sr * seconds
         let clicks = stride(from: sr / 4, to: n - sr / 4, by: sr / 4).map { $0 }
         let x = Signal.clicks(at: clicks, count: n, sampleRate: sr)
@@ -25,7 +27,7 @@ import Testing
         #expect(map.glides?.isEmpty == false, "the curve must make a glide, or this tests nothing")
         let (out, _, _) = try render([x], map: map, algorithm: algorithm, sampleRate: sr)
         return clicks.map { c in
-            let sourceTime = Rational(Int64(c) * 2 + Int64(sr / 1000), Int64(2 * sr))   // the click's centre
+            let sourceTime = Rational(Int64(c) * 2 + Int64(sr / 1000), Int64(2 * sr))  // the click's centre
             let expected = map.targetTime(forSource: sourceTime)
             let e = Double(expected.numerator) / Double(expected.denominator) * Double(sr)
             // clicks are ≥ 1/4 s apart: a ±120 ms search finds the right one, however late
@@ -62,13 +64,18 @@ import Testing
     /// (the curve changes nothing of the engine's own placement), and clicks at rate 1 before the
     /// curve slows down land on the map. With rate changes timed by the feed, the flat 1/4 part
     /// was 100 ms later than a constant 1/4, the 1/8 part 290 ms.
-    @Test(arguments: [(TimePitchAlgorithm.spectral, "0@1,1@1,1.5@1/4,2.5@1/4,3@1", [(1.5, 2.5, Rational(1, 4))], 0.004),
-                      (.spectral, "0@1,1@1,1.5@1/8,2.5@1/8,3@1", [(1.5, 2.5, Rational(1, 8))], 0.004),
-                      (.spectral, "0@1/2,1@1/2,2@2,3@2", [(0.25, 1.0, Rational(1, 2)), (2.0, 3.5, Rational(2))], 0.004),
-                      (.timeDomain, "0@1,1@1,1.5@1/2,2.5@1/2,3@1", [(1.5, 2.5, Rational(1, 2))], 0.02)],
-          [0, 30, 240])
-    func clicksFollowTheCurve(_ c: (algorithm: TimePitchAlgorithm, curve: String, flats: [(Double, Double, Rational)], tolerance: Double),
-                              nodes: Int) throws {
+    @Test(
+        arguments: [
+            (TimePitchAlgorithm.spectral, "0@1,1@1,1.5@1/4,2.5@1/4,3@1", [(1.5, 2.5, Rational(1, 4))], 0.004),
+            (.spectral, "0@1,1@1,1.5@1/8,2.5@1/8,3@1", [(1.5, 2.5, Rational(1, 8))], 0.004),
+            (.spectral, "0@1/2,1@1/2,2@2,3@2", [(0.25, 1.0, Rational(1, 2)), (2.0, 3.5, Rational(2))], 0.004),
+            (.timeDomain, "0@1,1@1,1.5@1/2,2.5@1/2,3@1", [(1.5, 2.5, Rational(1, 2))], 0.02),
+        ],
+        [0, 30, 240])
+    func clicksFollowTheCurve(
+        _ c: (algorithm: TimePitchAlgorithm, curve: String, flats: [(Double, Double, Rational)], tolerance: Double),
+        nodes: Int
+    ) throws {
         let found = try Self.offsets(curve: c.curve, seconds: 4, algorithm: c.algorithm, nodesPerSecond: nodes == 0 ? nil : nodes)
         let shown = found.map { "\($0.source)s:\($0.offset.map { String(format: "%+.1f", $0 * 1000) } ?? "-")" }.joined(separator: " ")
         // spectral finds every click; WSOLA may smear one
@@ -81,8 +88,9 @@ import Testing
             let flat = found.filter { $0.source >= from && $0.source <= to }.compactMap(\.offset)
             #expect(!flat.isEmpty)
             let mean = flat.reduce(0, +) / Double(Swift.max(1, flat.count))
-            #expect(abs(mean - expected) < c.tolerance,
-                    "\(c.algorithm) \(c.curve) at \(rate): \(mean * 1000) ms vs \(expected * 1000) ms at a constant rate: \(shown)")
+            #expect(
+                abs(mean - expected) < c.tolerance,
+                "\(c.algorithm) \(c.curve) at \(rate): \(mean * 1000) ms vs \(expected * 1000) ms at a constant rate: \(shown)")
         }
         // before the curve leaves rate 1, nothing moves
         if c.curve.hasPrefix("0@1,") {

@@ -5,8 +5,8 @@ import Testing
 @Suite struct RatesAndPlanTests {
     @Test(arguments: [
         ("1/2", "1/2"), ("0.55", "1/2"), ("0.6", "2/3"), ("2/3", "2/3"), ("0.75", "4/5"),
-        ("0.9", "1"),          // tie 4/5 vs 1: the gentler one
-        ("11/15", "4/5"),      // tie 2/3 vs 4/5: nearer to 1
+        ("0.9", "1"),  // tie 4/5 vs 1: the gentler one
+        ("11/15", "4/5"),  // tie 2/3 vs 4/5: nearer to 1
         ("1.1", "1"), ("1.125", "1"), ("1.2", "5/4"), ("1.4", "3/2"), ("1.75", "3/2"), ("1.8", "2"), ("2", "2"),
     ])
     func zeroLatencySnapsToItsTable(rate: String, expected: String) throws {
@@ -34,8 +34,10 @@ import Testing
         #expect(sp?.description.contains("outside spectral's range 1/32…32; no algorithm covers it") == true)
         #expect(failure(.varispeed, Rational(1, 33))?.code == .rateOutOfRange)
         // boundaries are inside
-        for (a, r) in [(TimePitchAlgorithm.spectral, Rational(1, 32)), (.spectral, Rational(32)), (.varispeed, Rational(1, 32)),
-                       (.timeDomain, Rational(1, 2)), (.timeDomain, Rational(2)), (.mute, Rational(32))] {
+        for (a, r) in [
+            (TimePitchAlgorithm.spectral, Rational(1, 32)), (.spectral, Rational(32)), (.varispeed, Rational(1, 32)),
+            (.timeDomain, Rational(1, 2)), (.timeDomain, Rational(2)), (.mute, Rational(32)),
+        ] {
             #expect(failure(a, r) == nil)
         }
         // zero and negative rates
@@ -53,8 +55,11 @@ import Testing
 
     @Test func pitchNamesParseAndUnknownNamesListTheValidOnes() throws {
         for a in TimePitchAlgorithm.allCases { #expect(try TimePitchAlgorithm(parsing: a.rawValue) == a) }
-        #expect(throws: AudioFailure(.invalidAlgorithm, subject: "\(Setting.pitch) 'rubber'" as Wording, operation: "choose algorithm",
-                                     cause: "expected one of zero-latency, time-domain, spectral, varispeed, mute")) {
+        #expect(
+            throws: AudioFailure(
+                .invalidAlgorithm, subject: "\(Setting.pitch) 'rubber'" as Wording, operation: "choose algorithm",
+                cause: "expected one of zero-latency, time-domain, spectral, varispeed, mute")
+        ) {
             try TimePitchAlgorithm(parsing: "rubber")
         }
     }

@@ -15,14 +15,18 @@ import Testing
 
     /// Every sample format FFmpeg's wav muxer writes (plain and extensible headers), mono and stereo,
     /// with origins on and between samples: the same floats, the same silence outside, the same layout name.
-    @Test(arguments: [("pcm_u8", 1), ("pcm_s16le", 2), ("pcm_s16le", 1), ("pcm_s24le", 2), ("pcm_s32le", 1),
-                      ("pcm_f32le", 2), ("pcm_f64le", 1)])
+    @Test(arguments: [
+        ("pcm_u8", 1), ("pcm_s16le", 2), ("pcm_s16le", 1), ("pcm_s24le", 2), ("pcm_s32le", 1),
+        ("pcm_f32le", 2), ("pcm_f64le", 1),
+    ])
     func readsTheSameSamplesAsFFmpeg(codec: String, channels: Int) throws {
         let dir = ScratchDirectory()
         let path = dir.file("x.wav")
         // loud enough to clip (1.3 peak), with a different signal per channel
-        try ffmpegCLI(["-f", "lavfi", "-i", "aevalsrc=1.3*sin(2*PI*997*t)|0.7*sin(2*PI*331*t)*cos(2*PI*3*t):s=22050:d=0.4",
-                    "-ac", "\(channels)", "-c:a", codec, path])
+        try ffmpegCLI([
+            "-f", "lavfi", "-i", "aevalsrc=1.3*sin(2*PI*997*t)|0.7*sin(2*PI*331*t)*cos(2*PI*3*t):s=22050:d=0.4",
+            "-ac", "\(channels)", "-c:a", codec, path,
+        ])
         for origin in [Rational.zero, Rational(1, 3), Rational(7, 44_100)] {
             let native = try #require(WAVFileSource(path: path, origin: origin), "\(codec) not read natively")
             let decoded = try DecodedAudioSource(path: path, origin: origin)
@@ -54,8 +58,10 @@ import Testing
     /// the extremes; compared with what `ffmpeg -c:a pcm_s16le` makes of the same floats.
     @Test func writesTheSixteenBitSamplesFFmpegWrites() throws {
         let dir = ScratchDirectory()
-        var x: [Float] = [0, 0.5 / 32768, 1.5 / 32768, 2.5 / 32768, -0.5 / 32768, -1.5 / 32768, 1, -1, 1.5, -1.5,
-                          32767.5 / 32768, -32768.5 / 32768, 0.999_99, -0.999_99, 1e-9, 100, -100]
+        var x: [Float] = [
+            0, 0.5 / 32768, 1.5 / 32768, 2.5 / 32768, -0.5 / 32768, -1.5 / 32768, 1, -1, 1.5, -1.5,
+            32767.5 / 32768, -32768.5 / 32768, 0.999_99, -0.999_99, 1e-9, 100, -100,
+        ]
         var g = SystemRandomNumberGenerator()
         for _ in 0..<5000 { x.append(Float.random(in: -1.1...1.1, using: &g)) }
         let left = x, right = x.reversed().map { -$0 }
@@ -69,7 +75,7 @@ import Testing
         try ffmpegCLI(["-i", dir.file("f32.wav"), "-c:a", "pcm_s16le", "-f", "s16le", dir.file("ref.raw")])
 
         let w = try WAVFileWriter(path: dir.file("out.wav"), channels: 2, sampleRate: 48_000)
-        try w.append([Array(left[..<7]), Array(right[..<7])])      // in two pieces
+        try w.append([Array(left[..<7]), Array(right[..<7])])  // in two pieces
         try w.append([Array(left[7...]), Array(right[7...])])
         try w.finish()
         let out = try Data(contentsOf: URL(fileURLWithPath: dir.file("out.wav")))
@@ -95,18 +101,18 @@ import Testing
         func parse(_ b: [UInt8], size: Int? = nil) -> WAV.Layout? {
             WAV.layout(fileSize: Int64(size ?? b.count)) { o, n in Array(b[Int(o)..<Swift.min(b.count, Int(o) + n)]) }
         }
-        let junk = Array("JUNK".utf8) + le(3, 4) + [1, 2, 3, 0]   // odd size, one pad byte
+        let junk = Array("JUNK".utf8) + le(3, 4) + [1, 2, 3, 0]  // odd size, one pad byte
         let l = parse(file(junk + fmt))
         #expect(l?.format == .s16 && l?.channels == 2 && l?.sampleRate == 8000 && l?.frames == 10)
         #expect(l?.dataOffset == 12 + 12 + 24 + 8 && l?.channelLayout == "2 channels")
-        #expect(parse(file(fmt, data: 42)) == nil)                    // not whole frames
-        #expect(parse(file(fmt), size: 12 + 24 + 8 + 20) == nil)      // data runs past the end of the file
-        #expect(parse(file([])) == nil)                               // data before fmt
+        #expect(parse(file(fmt, data: 42)) == nil)  // not whole frames
+        #expect(parse(file(fmt), size: 12 + 24 + 8 + 20) == nil)  // data runs past the end of the file
+        #expect(parse(file([])) == nil)  // data before fmt
         var rf64 = file(fmt); rf64.replaceSubrange(0..<4, with: Array("RF64".utf8))
         #expect(parse(rf64) == nil)
-        var mono = fmt; mono.replaceSubrange(10..<12, with: le(1, 2))   // 2 channels declared with a 1-channel block
+        var mono = fmt; mono.replaceSubrange(10..<12, with: le(1, 2))  // 2 channels declared with a 1-channel block
         #expect(parse(file(mono)) == nil)
-        #expect(WAV.header16(channels: 2, sampleRate: 48_000, frames: 1 << 30) == nil)   // 4 GiB of data
+        #expect(WAV.header16(channels: 2, sampleRate: 48_000, frames: 1 << 30) == nil)  // 4 GiB of data
         #expect(WAV.header16(channels: 1, sampleRate: 48_000, frames: 10)?.count == 44)
     }
 }

@@ -146,18 +146,20 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as! [String: Any]
         let target = json["targetDuration"] as! [String: Int]
-        #expect(target == ["numerator": 7, "denominator": 4])   // 0.75 s at 1 + 0.25 s at 1/4
-        #expect(json["outputFrames"] as? Int == 53)              // ceil(1.75 * 30)
+        #expect(target == ["numerator": 7, "denominator": 4])  // 0.75 s at 1 + 0.25 s at 1/4
+        #expect(json["outputFrames"] as? Int == 53)  // ceil(1.75 * 30)
     }
 }
 
 /// A mistyped command is named as such, with the nearest one, before any of its options are
 /// read; `help` with no such command is an error, not the general help and exit 0.
 @Suite struct UnknownCommandTests {
-    @Test(arguments: [(["exprot", "a.mp4", "-o", "b.mp4"], "unknown command 'exprot' (did you mean 'export'?)"),
-                      (["captur", "--max-fps"], "unknown command 'captur' (did you mean 'capture'?)"),
-                      (["help", "nosuch"], "unknown command 'nosuch'; commands: capture"),
-                      (["xyz"], "unknown command 'xyz'; commands: capture")])
+    @Test(arguments: [
+        (["exprot", "a.mp4", "-o", "b.mp4"], "unknown command 'exprot' (did you mean 'export'?)"),
+        (["captur", "--max-fps"], "unknown command 'captur' (did you mean 'capture'?)"),
+        (["help", "nosuch"], "unknown command 'nosuch'; commands: capture"),
+        (["xyz"], "unknown command 'xyz'; commands: capture"),
+    ])
     func mistypedCommands(args: [String], says: String) throws {
         expectOneLine(try CLI.run(args), status: 64, contains: [says])
     }

@@ -16,7 +16,9 @@ import Testing
     }
 
     @Test func everyMistakeAtItsLine() throws {
-        let m = try write("m.yaml", """
+        let m = try write(
+            "m.yaml",
+            """
             jobs:
               - input: \(Self.clip)
                 output: \(Self.dir.file("o1.mp4"))
@@ -31,9 +33,12 @@ import Testing
         let r = try CLI.run(["batch", m])
         #expect(r.status == 65, "\(r.stderr)")
         let lines = r.stderr.split(separator: "\n").map(String.init)
-        #expect(lines == ["slomo: \(m):4: jobs[0].segmnet: unknown field 'segmnet' (did you mean 'segment'?)",
-                          "slomo: \(m):7: jobs[1].crf: crf: expected a whole number",
-                          "slomo: \(m):8: jobs[2]: pitch 'rubber': expected spectral, time-domain, zero-latency, varispeed or mute"], "\(lines)")
+        #expect(
+            lines == [
+                "slomo: \(m):4: jobs[0].segmnet: unknown field 'segmnet' (did you mean 'segment'?)",
+                "slomo: \(m):7: jobs[1].crf: crf: expected a whole number",
+                "slomo: \(m):8: jobs[2]: pitch 'rubber': expected spectral, time-domain, zero-latency, varispeed or mute",
+            ], "\(lines)")
         let refusal = try JSONSerialization.jsonObject(with: r.output) as? [String: Any]
         #expect((refusal?["errors"] as? [String])?.count == 3 && refusal?["exitStatus"] as? Int == 65)
         #expect(!FileManager.default.fileExists(atPath: Self.dir.file("o1.mp4")))
@@ -41,7 +46,9 @@ import Testing
 
     /// A typo in `defaults` is the defaults' (once), not every job's.
     @Test func defaultsAreBlamedOnDefaults() throws {
-        let m = try write("d.json", """
+        let m = try write(
+            "d.json",
+            """
             {
               "defaults": {
                 "rate": "1/2",
@@ -53,9 +60,12 @@ import Testing
             """)
         let r = try CLI.run(["batch", m])
         #expect(r.status == 65)
-        #expect(CLI.errorLines(r) == ["slomo: \(m):2: defaults: pitch 'spectrl': expected spectral, time-domain, zero-latency, varispeed or mute"],
-                "\(r.stderr)")
-        let typo = try write("t.json", """
+        #expect(
+            CLI.errorLines(r) == ["slomo: \(m):2: defaults: pitch 'spectrl': expected spectral, time-domain, zero-latency, varispeed or mute"],
+            "\(r.stderr)")
+        let typo = try write(
+            "t.json",
+            """
             {"defaults": {"sgement": "0.1-0.2@1/2"}, "jobs": [{"input": "\(Self.clip)", "output": "\(Self.dir.file("t1.mp4"))"}]}
             """)
         let t = try CLI.run(["batch", typo])
@@ -71,7 +81,9 @@ import Testing
     /// --dry-run opens every input and resolves its speeds: a missing input and a segment past
     /// the end are refused (exit 1), a good job planned with its durations.
     @Test func dryRunProbes() throws {
-        let m = try write("dry.json", """
+        let m = try write(
+            "dry.json",
+            """
             [{"input": "\(Self.clip)", "output": "\(Self.dir.file("a.mp4"))", "segment": "0.2-0.4@1/4"},
              {"input": "\(Self.dir.file("gone.mp4"))", "output": "\(Self.dir.file("b.mp4"))"},
              {"input": "\(Self.clip)", "output": "\(Self.dir.file("c.mp4"))", "segment": "5-6@1/4"}]
@@ -90,8 +102,10 @@ import Testing
     /// captured, 30 fps stored): --rate 1/2 of real time is 4× the file's speed.
     @Test func realTimeForPhoneClips() throws {
         let phone = Self.dir.file("phone.mp4")
-        let make = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c", "copy", "-metadata", "com.android.capture.fps=240",
-                                 "-movflags", "+use_metadata_tags", phone])
+        let make = try CLI.tool([
+            "ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c", "copy", "-metadata", "com.android.capture.fps=240",
+            "-movflags", "+use_metadata_tags", phone,
+        ])
         #expect(make.status == 0, "\(make.stderr)")
         let r = try CLI.run(["batch", phone, "--out-dir", Self.dir.file("rt"), "--command", "retime", "--rate", "1/2", "--real-time", "--dry-run"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -111,10 +125,10 @@ import Testing
     @Test func defaultsForAnotherCommandAreTheJobsBusiness() throws {
         let m = Self.dir.file("mixed.json")
         try """
-            {"defaults": {"command": "retime", "fps": "60"},
-             "jobs": [{"input": "\(Self.clip)", "output": "\(Self.dir.file("e.mp4"))", "command": "export"},
-                      {"input": "\(Self.clip)", "output": "\(Self.dir.file("r.mkv"))"}]}
-            """.write(toFile: m, atomically: true, encoding: .utf8)
+        {"defaults": {"command": "retime", "fps": "60"},
+         "jobs": [{"input": "\(Self.clip)", "output": "\(Self.dir.file("e.mp4"))", "command": "export"},
+                  {"input": "\(Self.clip)", "output": "\(Self.dir.file("r.mkv"))"}]}
+        """.write(toFile: m, atomically: true, encoding: .utf8)
         let r = try CLI.run(["batch", m, "--dry-run"])
         #expect(r.status == 0, "\(r.stderr)")
     }

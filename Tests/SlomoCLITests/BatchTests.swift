@@ -53,10 +53,11 @@ import Testing
         _ = FileManager.default.createFile(atPath: d.file("out/c.mp4"), contents: cData.prefix(cData.count / 3))
         try FileManager.default.removeItem(atPath: d.file("out/a.mp4"))
         let second = try records(try CLI.run(args))
-        let status = Dictionary(uniqueKeysWithValues: second.compactMap { r -> (String, String)? in
-            guard let i = r["input"] as? String, let s = r["status"] as? String else { return nil }
-            return (URL(fileURLWithPath: i).lastPathComponent, s)
-        })
+        let status = Dictionary(
+            uniqueKeysWithValues: second.compactMap { r -> (String, String)? in
+                guard let i = r["input"] as? String, let s = r["status"] as? String else { return nil }
+                return (URL(fileURLWithPath: i).lastPathComponent, s)
+            })
         #expect(status == ["a.mp4": "ok", "b.mp4": "skipped", "c.mp4": "ok", "d.mp4": "skipped", "broken.mp4": "failed"])
         // different options are a different job: the same outputs are redone
         let third = try records(try CLI.run(args.map { $0 == "1/2" ? "1/4" : $0 }))
@@ -72,8 +73,10 @@ import Testing
     /// progress (not only by finished jobs), ending at every job and every output frame.
     @Test func progressAggregatesTheRunningJobsFrames() throws {
         let d = try Self.library()
-        let r = try CLI.run(["batch", d.file("clips/*.mp4"), "--out-dir", d.file("out"), "--rate", "1/2", "--no-audio",
-                             "--jobs", "2", "--progress", "json"])
+        let r = try CLI.run([
+            "batch", d.file("clips/*.mp4"), "--out-dir", d.file("out"), "--rate", "1/2", "--no-audio",
+            "--jobs", "2", "--progress", "json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let events = r.stderr.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             .filter { $0["event"] as? String == "progress" }
@@ -120,20 +123,42 @@ import Testing
         let a = d.file("clips/a.mp4"), out = d.file("out/x.mp4")
         let cases: [(String, Int32, [String])] = [
             // syntax errors: line and column, and what was expected there
-            (manifest("syntax.json", "{\"jobs\": [\n {\"input\": \"\(a)\",\n \"output\": }\n]}"), 65,
-             ["syntax.json:3:12: not valid JSON", "the value of 'output'"]),
-            (manifest("comma.json", "[\n {\"input\": \"\(a)\"\n  \"rate\": \"1/2\"}\n]"), 65, ["comma.json:3:3:", "expected ',' or '}' after the value of 'input'"]),
-            (manifest("fraction.json", "[\n {\"input\": \"\(a)\", \"output\": \"\(out)\",\n  \"rate\": 1/2}\n]"), 65, ["fraction.json:3:11:", "1/2 is not a JSON number"]),
-            (manifest("twice.json", "[{\"input\": \"\(a)\",\n \"rate\": \"1/2\", \"rate\": \"1/4\"}]"), 65, ["twice.json:2:17:", "field 'rate' appears twice"]),
+            (
+                manifest("syntax.json", "{\"jobs\": [\n {\"input\": \"\(a)\",\n \"output\": }\n]}"), 65,
+                ["syntax.json:3:12: not valid JSON", "the value of 'output'"]
+            ),
+            (
+                manifest("comma.json", "[\n {\"input\": \"\(a)\"\n  \"rate\": \"1/2\"}\n]"), 65,
+                ["comma.json:3:3:", "expected ',' or '}' after the value of 'input'"]
+            ),
+            (
+                manifest("fraction.json", "[\n {\"input\": \"\(a)\", \"output\": \"\(out)\",\n  \"rate\": 1/2}\n]"), 65,
+                ["fraction.json:3:11:", "1/2 is not a JSON number"]
+            ),
+            (
+                manifest("twice.json", "[{\"input\": \"\(a)\",\n \"rate\": \"1/2\", \"rate\": \"1/4\"}]"), 65,
+                ["twice.json:2:17:", "field 'rate' appears twice"]
+            ),
             (manifest("open.json", "[{\"input\": \"\(a)\"}\n"), 65, ["open.json:2:1:", "a ']' is missing"]),
             // a bad field: the job's line, its index and the field (the manifest is wrong: 65, always)
-            (manifest("lines.json", "{\"jobs\": [\n {\"input\": \"\(a)\", \"output\": \"\(out)\"},\n {\"input\": \"\(a)\", \"output\": \"\(d.file("out/y.mp4"))\", \"pitch\": \"warble\"}\n]}"), 65,
-             ["lines.json:3: jobs[1]: pitch 'warble'"]),
-            (manifest("crf.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"crf\": \"high\"}]"), 65, ["crf.json:1: jobs[0].crf: crf: expected a whole number"]),
+            (
+                manifest(
+                    "lines.json",
+                    "{\"jobs\": [\n {\"input\": \"\(a)\", \"output\": \"\(out)\"},\n {\"input\": \"\(a)\", \"output\": \"\(d.file("out/y.mp4"))\", \"pitch\": \"warble\"}\n]}"
+                ), 65,
+                ["lines.json:3: jobs[1]: pitch 'warble'"]
+            ),
+            (
+                manifest("crf.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"crf\": \"high\"}]"), 65,
+                ["crf.json:1: jobs[0].crf: crf: expected a whole number"]
+            ),
             (manifest("field.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"rte\": \"1/2\"}]"), 65, ["jobs[0]", "unknown field 'rte'"]),
             (manifest("command.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"command\": \"melt\"}]"), 65, ["jobs[0]", "melt"]),
             (manifest("segment.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\", \"segments\": [\"5-2@1\"]}]"), 65, ["jobs[0]", "5-2@1"]),
-            (manifest("dup.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\"}, {\"input\": \"\(d.file("clips/b.mp4"))\", \"output\": \"\(out)\"}]"), 64, ["both write"]),
+            (
+                manifest("dup.json", "[{\"input\": \"\(a)\", \"output\": \"\(out)\"}, {\"input\": \"\(d.file("clips/b.mp4"))\", \"output\": \"\(out)\"}]"), 64,
+                ["both write"]
+            ),
             (manifest("bad.csv", "input,output,colour\n\(a),\(out),red\n"), 65, ["bad.csv:1", "unknown column 'colour'"]),
             (manifest("cells.csv", "input,output,rate\n\(a),\(out)\n"), 65, ["cells.csv:2", "cells"]),
             (manifest("nodir.json", "[{\"input\": \"\(a)\", \"output\": \"\(d.file("missing/x.mp4"))\"}]"), 73, ["does not exist"]),
@@ -145,7 +170,8 @@ import Testing
             for p in parts { #expect(r.stderr.contains(p), "'\(p)' not in \(r.stderr)") }
             // and the same refusal as the one JSON line on stdout
             let line = try records(r)
-            #expect(line.count == 1 && line[0]["status"] as? String == "refused" && line[0]["exitStatus"] as? Int == Int(status)
+            #expect(
+                line.count == 1 && line[0]["status"] as? String == "refused" && line[0]["exitStatus"] as? Int == Int(status)
                     && "slomo: \(line[0]["error"] as? String ?? "")\n" == r.stderr, "\(r.stdout)")
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: d.file("out")).isEmpty)
@@ -186,8 +212,11 @@ import Testing
         try FileManager.default.createDirectory(atPath: ok, withIntermediateDirectories: true)
         chmod(ok, 0o777)
         let two = d.file("two.json")
-        _ = FileManager.default.createFile(atPath: two, contents: Data(("[{\"input\": \"\(d.file("clips/a.mp4"))\", \"output\": \"\(ro)/a.mp4\", \"noAudio\": true},"
-            + " {\"input\": \"\(d.file("clips/b.mp4"))\", \"output\": \"\(ok)/b.mp4\", \"noAudio\": true}]").utf8))
+        _ = FileManager.default.createFile(
+            atPath: two,
+            contents: Data(
+                ("[{\"input\": \"\(d.file("clips/a.mp4"))\", \"output\": \"\(ro)/a.mp4\", \"noAudio\": true},"
+                    + " {\"input\": \"\(d.file("clips/b.mp4"))\", \"output\": \"\(ok)/b.mp4\", \"noAudio\": true}]").utf8))
         chmod(two, 0o644)
         let first = try asUser(["batch", two, "--shard", "0/2", "--shard-base", "0", "--progress", "none"])
         #expect(first.status == 73 && first.stdout.contains("\"status\":\"refused\""), "\(first.stderr)")
@@ -199,7 +228,8 @@ import Testing
     @Test func csvManifestRuns() throws {
         let d = try Self.library()
         let p = d.file("jobs.csv")
-        let text = "input,output,command,rate,segments,noAudio\n\(d.file("clips/c.mp4")),\(d.file("out/c-seg.mkv")),export,,0.1-0.2@1/4;0.3-0.4@1/2,true\n\(d.file("clips/a.mp4")),\(d.file("out/a-r.mp4")),retime,1/2,,true\n"
+        let text =
+            "input,output,command,rate,segments,noAudio\n\(d.file("clips/c.mp4")),\(d.file("out/c-seg.mkv")),export,,0.1-0.2@1/4;0.3-0.4@1/2,true\n\(d.file("clips/a.mp4")),\(d.file("out/a-r.mp4")),retime,1/2,,true\n"
         _ = FileManager.default.createFile(atPath: p, contents: Data(text.utf8))
         let r = try CLI.run(["batch", p])
         #expect(r.status == 0, "\(r.stderr)")

@@ -57,8 +57,10 @@ struct CLI {
         try run(executable: "/usr/bin/env", args, cwd: cwd)
     }
 
-    static func run(executable: String, _ args: [String], cwd: String? = nil, environment: [String: String] = [:],
-                    stdin: Data? = nil) throws -> Result {
+    static func run(
+        executable: String, _ args: [String], cwd: String? = nil, environment: [String: String] = [:],
+        stdin: Data? = nil
+    ) throws -> Result {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: executable)
         p.arguments = args
@@ -86,8 +88,14 @@ struct CLI {
         // read both pipes fully before waiting (large JSON would otherwise block the child)
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()
-        group.enter(); DispatchQueue.global().async { outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        group.enter(); DispatchQueue.global().async { errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
+        group.enter();
+        DispatchQueue.global().async {
+            outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
+        group.enter();
+        DispatchQueue.global().async {
+            errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+        }
         group.wait()
         p.waitUntilExit()
         return Result(status: p.terminationStatus, output: outData, stderr: String(decoding: errData, as: UTF8.self))
@@ -119,7 +127,8 @@ extension CLI {
     static func probedFrames(_ path: String) throws -> [[String: Any]] {
         let p = try run(["probe", path, "--frames", "--json"])
         guard let json = (try? JSONSerialization.jsonObject(with: p.output)) as? [String: Any],
-              let frames = json["frames"] as? [[String: Any]] else { throw ProbeFailed(message: "probe \(path): no frames list: \(p.stderr)") }
+            let frames = json["frames"] as? [[String: Any]]
+        else { throw ProbeFailed(message: "probe \(path): no frames list: \(p.stderr)") }
         return frames
     }
 

@@ -25,13 +25,13 @@ import Testing
         let d = TempDir()
         let out = d.file("k.mp4")
         let p = try start(["capture", "--source", "synthetic:fps=120,size=320x180", "-o", out])
-        waitFor(out, bytes: 150_000)                       // a couple of fragments on disk
+        waitFor(out, bytes: 150_000)  // a couple of fragments on disk
         kill(p.processIdentifier, SIGKILL)
         p.waitUntilExit()
         let ix = try CLI.calibrationIndices(out)
         #expect(ix.count >= 60, "only \(ix.count) frames")
         #expect(ix == (0..<ix.count).map { Optional($0) })  // every frame up to the cut, in order
-        #expect(!FileManager.default.fileExists(atPath: out + ".capture.json"))   // not a clean end
+        #expect(!FileManager.default.fileExists(atPath: out + ".capture.json"))  // not a clean end
     }
 
     @Test func sigintFinishesCleanly() throws {
@@ -112,13 +112,15 @@ import Testing
     @Test func stdinTriggerSavesTheShotAroundTheLine() throws {
         let d = TempDir()
         let out = d.file("shot%02d.mkv")
-        let (p, input, output, said) = try armedCapture(["--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.3",
-                                                         "--post-trigger", "0.2", "--trigger", "stdin", "--shots", "2", "--codec", "ffv1",
-                                                         "-o", out, "--json"])
+        let (p, input, output, said) = try armedCapture([
+            "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.3",
+            "--post-trigger", "0.2", "--trigger", "stdin", "--shots", "2", "--codec", "ffv1",
+            "-o", out, "--json",
+        ])
         #expect(said.contains("slomo: armed: waiting for a line 'trigger' on stdin"), "\(said)")
         input.fileHandleForWriting.write(Data("trigger\n".utf8))
         usleep(100_000)
-        input.fileHandleForWriting.write(Data("trigger\n".utf8))   // while shot 1 is still recording: honoured
+        input.fileHandleForWriting.write(Data("trigger\n".utf8))  // while shot 1 is still recording: honoured
         let data = output.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         #expect(p.terminationStatus == 0)
@@ -142,8 +144,10 @@ import Testing
     @Test func statsPlotDrawsEveryIntervalOnRoundAxes() throws {
         let d = TempDir()
         let svg = d.file("intervals.svg")
-        let r = try CLI.run(["capture", "--source", "synthetic:fps=100,size=160x90,format=yuyv,pace=0,drop-every=10", "--frames", "50",
-                             "--codec", "raw", "-o", d.file("c.mkv"), "--stats-plot", svg, "--json"])
+        let r = try CLI.run([
+            "capture", "--source", "synthetic:fps=100,size=160x90,format=yuyv,pace=0,drop-every=10", "--frames", "50",
+            "--codec", "raw", "-o", d.file("c.mkv"), "--stats-plot", svg, "--json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let text = try String(contentsOfFile: svg, encoding: .utf8)
         func values(_ cls: String) -> [Double] {
@@ -157,19 +161,22 @@ import Testing
         #expect(text.contains("- - nominal 10.000 ms"))
         // y: 0 and evenly stepped round values (a step of 1, 2 or 5 × 10^k); x: seconds from 0 past the last frame
         let all = values("ytick"), x = values("xtick")
-        let y = Array(all.prefix(1) + all.dropFirst().prefix { $0 != 0 })           // the timeline's (the histogram's follow)
+        let y = Array(all.prefix(1) + all.dropFirst().prefix { $0 != 0 })  // the timeline's (the histogram's follow)
         let steps = Set(zip(y.dropFirst(), y).map { (($0 - $1) * 1000).rounded() })
-        #expect(y.first == 0 && steps.count == 1 && y.count >= 3 && y.last! >= 20, "\(all)")   // the dropped frame's 20 ms fits
+        #expect(y.first == 0 && steps.count == 1 && y.count >= 3 && y.last! >= 20, "\(all)")  // the dropped frame's 20 ms fits
         let step = (steps.first ?? 0) / 1000
         let mantissa = step / pow(10, log10(step).rounded(.down))
         #expect([1, 2, 5].contains(mantissa.rounded()), "\(step)")
         #expect(x.first == 0 && (x.count >= 2 ? x[1] : 0) > 0, "\(x)")
         #expect(text.contains("time since the first frame (s)") && text.contains("class=\"bin\""))
 
-        let bad = try CLI.run(["capture", "--source", "synthetic:fps=100,size=160x90", "--frames", "5", "-o", d.file("n.mkv"),
-                               "--stats-plot", d.file("missing/p.svg")])
-        #expect(bad.status == 73 && bad.stderr.contains("p.svg: cannot write output: directory") && !FileManager.default.fileExists(atPath: d.file("n.mkv")),
-                "\(bad.status) \(bad.stderr)")
+        let bad = try CLI.run([
+            "capture", "--source", "synthetic:fps=100,size=160x90", "--frames", "5", "-o", d.file("n.mkv"),
+            "--stats-plot", d.file("missing/p.svg"),
+        ])
+        #expect(
+            bad.status == 73 && bad.stderr.contains("p.svg: cannot write output: directory") && !FileManager.default.fileExists(atPath: d.file("n.mkv")),
+            "\(bad.status) \(bad.stderr)")
     }
 
     /// `--preview`: a 10 fps MJPEG picture beside a 240 fps capture costs the capture no frame (the
@@ -177,22 +184,31 @@ import Testing
     /// cannot be written is one warning and the recording goes on; `--preview -` leaves stdout to it.
     @Test func previewBesideA240FpsCaptureCostsNoFrame() throws {
         let d = TempDir()
-        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv,preload=240", "--duration", "2",
-                             "--codec", "raw", "-o", d.file("c.mkv"), "--preview", d.file("p.nut"), "--json"])
+        let r = try CLI.run([
+            "capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv,preload=240", "--duration", "2",
+            "--codec", "raw", "-o", d.file("c.mkv"), "--preview", d.file("p.nut"), "--json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let j = try JSONSerialization.jsonObject(with: r.output) as? [String: Any] ?? [:]
-        #expect(j["droppedByDriver"] as? Int == 0 && j["droppedBySlomo"] as? Int == 0 && (j["framesWritten"] as? Int ?? 0) >= 470, "\(j["framesWritten"] ?? "")")
+        #expect(
+            j["droppedByDriver"] as? Int == 0 && j["droppedBySlomo"] as? Int == 0 && (j["framesWritten"] as? Int ?? 0) >= 470, "\(j["framesWritten"] ?? "")")
         let p = j["preview"] as? [String: Any] ?? [:]
         let sent = p["framesSent"] as? Int ?? 0
         #expect(sent >= 15 && sent <= 21 && p["width"] as? Int == 640 && p["height"] as? Int == 360 && p["error"] == nil, "\(p)")
-        let probe = try CLI.tool(["ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
-                                  "-of", "csv=p=0", d.file("p.nut")])
+        let probe = try CLI.tool([
+            "ffprobe", "-v", "error", "-count_frames", "-show_entries", "stream=codec_name,width,height,nb_read_frames",
+            "-of", "csv=p=0", d.file("p.nut"),
+        ])
         #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "mjpeg,640,360,\(sent)")
 
-        let bad = try CLI.run(["capture", "--source", "synthetic:fps=60,size=320x180,format=yuyv", "--frames", "30", "-o", d.file("b.mkv"),
-                               "--preview", d.file("no/such/dir/p.nut")])
-        #expect(bad.status == 0 && bad.stderr.contains("slomo: warning: synthetic: the preview stopped: ") && FileManager.default.fileExists(atPath: d.file("b.mkv")),
-                "\(bad.stderr)")
+        let bad = try CLI.run([
+            "capture", "--source", "synthetic:fps=60,size=320x180,format=yuyv", "--frames", "30", "-o", d.file("b.mkv"),
+            "--preview", d.file("no/such/dir/p.nut"),
+        ])
+        #expect(
+            bad.status == 0 && bad.stderr.contains("slomo: warning: synthetic: the preview stopped: ")
+                && FileManager.default.fileExists(atPath: d.file("b.mkv")),
+            "\(bad.stderr)")
         let both = try CLI.run(["capture", "--source", "synthetic", "--frames", "3", "-o", d.file("x.mkv"), "--preview", "-", "--json"])
         #expect(both.status == 64 && both.stderr.contains("--preview - takes stdout"))
     }
@@ -202,8 +218,10 @@ import Testing
     @Test func ffv1IsLosslessAndRawKeepsTheBytes() throws {
         let d = TempDir()
         for codec in ["ffv1", "raw"] {
-            let r = try CLI.run(["capture", "--source", "synthetic:fps=60,size=320x180,format=yuyv,pace=0", "--frames", "4",
-                                 "--codec", codec, "-o", d.file("\(codec).mkv")])
+            let r = try CLI.run([
+                "capture", "--source", "synthetic:fps=60,size=320x180,format=yuyv,pace=0", "--frames", "4",
+                "--codec", codec, "-o", d.file("\(codec).mkv"),
+            ])
             #expect(r.status == 0, "\(r.stderr)")
         }
         var bytes: [Data] = []
@@ -220,9 +238,11 @@ import Testing
     /// that shot's post-trigger frames are in.
     @Test func endOfInputAfterATriggerKeepsTheWholeShot() throws {
         let d = TempDir()
-        let (p, input, output, _) = try armedCapture(["--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.2",
-                                                      "--post-trigger", "0.5", "--trigger", "stdin", "--shots", "0", "-o", d.file("s%d.mkv"),
-                                                      "--codec", "raw", "--json"])
+        let (p, input, output, _) = try armedCapture([
+            "--source", "synthetic:fps=100,size=320x180,format=yuyv", "--pre-trigger", "0.2",
+            "--post-trigger", "0.5", "--trigger", "stdin", "--shots", "0", "-o", d.file("s%d.mkv"),
+            "--codec", "raw", "--json",
+        ])
         input.fileHandleForWriting.write(Data("trigger\n".utf8))
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
@@ -250,7 +270,10 @@ import Testing
         let out = d.file("s%02d.mkv")
         // a second line after the first shot: its trigger needs the ring refilled, so wait for it
         let script = "sleep 1.5; echo trigger; sleep 2.5; echo trigger; sleep 2"
-        let r = try CLI.tool(["bash", "-c", "(\(script)) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin --shots 2 -o '\(out)'"])
+        let r = try CLI.tool([
+            "bash", "-c",
+            "(\(script)) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin --shots 2 -o '\(out)'",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let lines = CLI.errorLines(r)
         let trigger1 = lines.firstIndex { $0.hasPrefix("slomo: trigger 1 (stdin) at ") && $0.contains("ms after the event") }
@@ -263,16 +286,22 @@ import Testing
         #expect(r.stdout.hasPrefix("2 shots saved (42 frames: \(d.file("s01.mkv")), \(d.file("s02.mkv")))"), "\(r.stdout)")
         // each side file is its own shot's
         for n in 1...2 {
-            let side = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d.file(String(format: "s%02d.mkv.capture.json", n))))) as! [String: Any]
+            let side =
+                try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d.file(String(format: "s%02d.mkv.capture.json", n)))))
+                as! [String: Any]
             let shots = side["shots"] as? [[String: Any]] ?? []
-            #expect(side["output"] as? String == d.file(String(format: "s%02d.mkv", n)) && shots.count == 1 && shots.first?["shot"] as? Int == n
+            #expect(
+                side["output"] as? String == d.file(String(format: "s%02d.mkv", n)) && shots.count == 1 && shots.first?["shot"] as? Int == n
                     && side["framesWritten"] as? Int == 21, "\(side)")
         }
     }
 
     @Test func jsonEventsAreLines() throws {
         let d = TempDir()
-        let r = try CLI.tool(["bash", "-c", "(sleep 1.5; echo trigger; sleep 2) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("j.mkv"))' --json"])
+        let r = try CLI.tool([
+            "bash", "-c",
+            "(sleep 1.5; echo trigger; sleep 2) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("j.mkv"))' --json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let events = r.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -285,7 +314,10 @@ import Testing
     /// `--trigger` alone keeps a second before and after (a one-frame shot helped nobody).
     @Test func triggerAloneKeepsASecondEachSide() throws {
         let d = TempDir()
-        let r = try CLI.tool(["bash", "-c", "(sleep 2; echo trigger; sleep 2.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --trigger stdin -o '\(d.file("one.mkv"))' --json"])
+        let r = try CLI.tool([
+            "bash", "-c",
+            "(sleep 2; echo trigger; sleep 2.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --trigger stdin -o '\(d.file("one.mkv"))' --json",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: r.output) as! [String: Any]
         let shot = (report["shots"] as? [[String: Any]])?.first
@@ -310,7 +342,10 @@ import Testing
         for n in [1, 2, 3] { _ = FileManager.default.createFile(atPath: d.file(String(format: "c%03d.mkv", n)), contents: Data("old".utf8)) }
         let refused = try capture(["--pre-trigger", "0.1", "--post-trigger", "0.1", "--trigger", "stdin", "-o", d.file("c%03d.mkv")], stdin: "")
         #expect(refused.status == 73 && refused.stderr.contains("c001.mkv: output already exists"), "\(refused.stderr)")
-        let r = try CLI.tool(["bash", "-c", "(sleep 1.5; echo trigger; sleep 1.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --continue-shots -o '\(d.file("c%03d.mkv"))'"])
+        let r = try CLI.tool([
+            "bash", "-c",
+            "(sleep 1.5; echo trigger; sleep 1.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --continue-shots -o '\(d.file("c%03d.mkv"))'",
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: d.file("c004.mkv")) && r.stderr.contains("slomo: shot 4 saved"), "\(r.stderr)")
         #expect(try String(contentsOfFile: d.file("c001.mkv"), encoding: .utf8) == "old")

@@ -8,7 +8,7 @@ import Testing
 
     static func clip(_ dir: TempDir) throws -> String {
         let clip = dir.file("c.mp4")
-        let g = try CLI.run(["generate", "--fps", "240", "--duration", "3", "--size", "160x96", "-o", clip])   // with its click track: the audio checks apply
+        let g = try CLI.run(["generate", "--fps", "240", "--duration", "3", "--size", "160x96", "-o", clip])  // with its click track: the audio checks apply
         #expect(g.status == 0, "\(g.stderr)")
         return clip
     }
@@ -33,8 +33,8 @@ import Testing
         #expect(Array(schedule.map { $0["sourceFrame"] as? Int ?? -1 }.prefix(31)) == Array(stride(from: 0, through: 240, by: 8)))
         let drawing = try String(contentsOfFile: svg, encoding: .utf8)
         #expect(drawing.hasPrefix("<svg") && drawing.contains("source time (s)") && drawing.contains("output time (s)"))
-        #expect(drawing.components(separatedBy: "<circle").count - 1 == 10)      // five keys on each panel
-        #expect(drawing.contains(">2.5<") && drawing.contains(">3.0<") && drawing.contains(">8<"))   // round ticks: every 0.5 s of source, 2 s of output
+        #expect(drawing.components(separatedBy: "<circle").count - 1 == 10)  // five keys on each panel
+        #expect(drawing.contains(">2.5<") && drawing.contains(">3.0<") && drawing.contains(">8<"))  // round ticks: every 0.5 s of source, 2 s of output
     }
 
     @Test(arguments: [
@@ -43,8 +43,10 @@ import Testing
         (["--curve", "0@1,1@0"], "--curve '0@1,1@0': key point '1@0': rate must be > 0, got 0"),
         (["--curve", "0@1,4@1/2"], "--curve '0@1,4@1/2': key point 2 at 4 s is past the end of the media (3 s)"),
         (["--curve", "0@1,2@1/2", "--segment", "1.5-2.5@1/4"], "--curve '0@1,2@1/2': segment '1.5-2.5@1/4' overlaps the curve (0-2 s)"),
-        (["--curve", Self.text, "--pitch", "time-domain"],
-         "time-domain audio: --curve '\(Self.text)': key point 3 (1.5 s): rate 1/4: outside time-domain's range 1/2…2; spectral, varispeed or mute cover it"),
+        (
+            ["--curve", Self.text, "--pitch", "time-domain"],
+            "time-domain audio: --curve '\(Self.text)': key point 3 (1.5 s): rate 1/4: outside time-domain's range 1/2…2; spectral, varispeed or mute cover it"
+        ),
     ])
     func badCurvesAreRefused(args: [String], message: String) throws {
         let dir = TempDir()

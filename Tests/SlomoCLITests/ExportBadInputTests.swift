@@ -80,8 +80,9 @@ import Testing
         }
         // a codec the container cannot hold: refused before anything opens, naming where it fits
         let o = Self.dir.file("prores.mp4")
-        expectOneLine(try CLI.run(["export", Self.clips.mp4, "-o", o, "--rate", "1/2", "--codec", "ffv1"]), status: 64,
-                      contains: ["slomo: --codec 'ffv1': mp4 cannot hold ffv1 video (use .mkv)"])
+        expectOneLine(
+            try CLI.run(["export", Self.clips.mp4, "-o", o, "--rate", "1/2", "--codec", "ffv1"]), status: 64,
+            contains: ["slomo: --codec 'ffv1': mp4 cannot hold ffv1 video (use .mkv)"])
         #expect(!FileManager.default.fileExists(atPath: o))
     }
 

@@ -18,8 +18,10 @@ import Testing
 
     /// ffprobe's view of the first audio stream: codec, sample format, bits per raw sample.
     func audioStream(_ path: String) throws -> [String] {
-        let r = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
-                              "stream=codec_name,sample_fmt,bits_per_raw_sample", "-of", "csv=p=0", path])
+        let r = try CLI.tool([
+            "ffprobe", "-v", "error", "-select_streams", "a:0", "-show_entries",
+            "stream=codec_name,sample_fmt,bits_per_raw_sample", "-of", "csv=p=0", path,
+        ])
         return r.stdout.trimmingCharacters(in: .whitespacesAndNewlines).split(separator: ",").map(String.init)
     }
 
@@ -58,8 +60,10 @@ import Testing
         let r = try CLI.run(["retime", input, "-o", out, "--rate", "1/2", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(try audioStream(out).first == "aac")
-        for (codec, ext, why) in [("opus", "mov", "mov cannot hold opus"), ("flac", "mp4", "mp4 cannot hold flac"),
-                                  ("pcm", "mp4", "mp4 cannot hold pcm_s16le")] {
+        for (codec, ext, why) in [
+            ("opus", "mov", "mov cannot hold opus"), ("flac", "mp4", "mp4 cannot hold flac"),
+            ("pcm", "mp4", "mp4 cannot hold pcm_s16le"),
+        ] {
             let refused = Self.dir.file("refused-\(codec).\(ext)")
             let e = try CLI.run(["export", Self.clip, "-o", refused, "--rate", "1/2", "--audio-codec", codec])
             #expect(e.status == 64)
@@ -85,13 +89,17 @@ import Testing
         let rotated = Self.dir.file("rot.mp4")
         #expect(try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated]).status == 0)
         func rotation(_ path: String) throws -> String {
-            try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "side_data=rotation",
-                          "-of", "csv=p=0", path]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try CLI.tool([
+                "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "side_data=rotation",
+                "-of", "csv=p=0", path,
+            ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         func size(_ path: String) throws -> String {
             // (a stream with side data gets an empty side-data column: "320,180,")
-            try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
-                          "-of", "csv=p=0", path]).stdout.split(whereSeparator: { $0 == "," || $0.isNewline }).joined(separator: ",")
+            try CLI.tool([
+                "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height",
+                "-of", "csv=p=0", path,
+            ]).stdout.split(whereSeparator: { $0 == "," || $0.isNewline }).joined(separator: ",")
         }
         /// The first frame as 8-bit gray, as the ffmpeg CLI shows it (autorotated).
         func firstFrame(_ path: String) throws -> [UInt8] {
@@ -156,8 +164,10 @@ import Testing
         let out = Self.dir.file("\(output.codec).\(output.ext)")
         let r = try CLI.run(["export", Self.clip, "-o", out, "--rate", "1/2", "--codec", output.codec, "--no-audio", "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        let codec = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
-                                  "-of", "csv=p=0", out]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let codec = try CLI.tool([
+            "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=codec_name",
+            "-of", "csv=p=0", out,
+        ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(codec == (output.codec == "libvpx-vp9" ? "vp9" : "av1"))
         #expect(try CLI.calibrationIndices(out) == (0..<60).map { Optional($0 * 2) })
     }
@@ -205,16 +215,19 @@ import Testing
         let events = all.filter { $0["event"] as? String == "progress" }
         let notes = all.filter { $0["event"] as? String != "progress" }
         #expect(!events.isEmpty)
-        #expect(notes.allSatisfy { ["note", "warning"].contains($0["event"] as? String) && ($0["message"] as? String)?.hasPrefix("slomo: ") == true }, "\(notes)")
+        #expect(
+            notes.allSatisfy { ["note", "warning"].contains($0["event"] as? String) && ($0["message"] as? String)?.hasPrefix("slomo: ") == true }, "\(notes)")
         #expect(notes.contains { ($0["message"] as? String)?.contains("repeat a source frame") == true }, "\(notes)")
         let done = events.compactMap { $0["done"] as? Int }
         #expect(done == done.sorted() && done.count == events.count)
         let summary = try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any])
         let frames = try #require(summary["outputFrames"] as? Int)
-        #expect(frames == 240)   // 1 s at 1/8 = 8 s at 30 fps
+        #expect(frames == 240)  // 1 s at 1/8 = 8 s at 30 fps
         #expect(done.last == frames && events.last?["total"] as? Int == frames)
-        let counted = try CLI.tool(["ffprobe", "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
-                                    "stream=nb_read_packets", "-of", "csv=p=0", out]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let counted = try CLI.tool([
+            "ffprobe", "-v", "error", "-count_packets", "-select_streams", "v:0", "-show_entries",
+            "stream=nb_read_packets", "-of", "csv=p=0", out,
+        ]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(counted == "240")
         #expect(summary["audioCodec"] as? String == "aac" && summary["audioFrames"] as? Int == 8 * 48_000)
         // on a pipe, `auto` draws no bar and prints nothing on stderr

@@ -20,7 +20,7 @@ import Testing
         let interp = try #require(report["interpolation"] as? [String: Any], "\(report.keys.sorted())")
         #expect(interp["method"] as? String == "flow" && interp["quality"] as? String == "medium")
         #expect(interp["framesMade"] as? Int == use["between"] as? Int && interp["pairs"] as? Int == use["pairs"] as? Int, "\(interp) against \(use)")
-        #expect(use["between"] as? Int == 87 && use["pairs"] as? Int == 29, "\(use)")   // 30 frames: 29 pairs, 3 between each
+        #expect(use["between"] as? Int == 87 && use["pairs"] as? Int == 29, "\(use)")  // 30 frames: 29 pairs, 3 between each
         let indices = try CLI.calibrationIndices(out)
         #expect(indices.count == report["outputFrames"] as? Int)
         for (n, index) in indices.enumerated() where n % 4 == 0 && n / 4 < 30 {
@@ -40,8 +40,10 @@ import Testing
         let clip = CLI.generated(d, "c.mp4", ["--fps", "60", "--duration", "0.5", "--size", "320x240"])
         let sums = try [1, 3].map { t -> String in
             let out = d.file("t\(t).nut")
-            let e = try CLI.run(["export", clip, "-o", out, "--codec", "rawvideo", "--rate", "1/4", "--fps", "60", "--frame-blend", "flow",
-                                 "--no-audio", "--threads", String(t)])
+            let e = try CLI.run([
+                "export", clip, "-o", out, "--codec", "rawvideo", "--rate", "1/4", "--fps", "60", "--frame-blend", "flow",
+                "--no-audio", "--threads", String(t),
+            ])
             #expect(e.status == 0, "\(e.stderr)")
             let md5 = try CLI.tool(["ffmpeg", "-v", "error", "-i", out, "-f", "framemd5", "-"])
             return md5.stdout.split(separator: "\n").filter { !$0.hasPrefix("#") }.joined(separator: "\n")

@@ -55,8 +55,11 @@ import Testing
         let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "2", "-o", out])
         #expect(r.status == 0, "\(r.stderr)")
         let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("slomo: warning:") }
-        #expect(warnings == ["slomo: warning: synthetic: \(out): the file system refuses fdatasync (Invalid argument): the recording was not forced to disk (a power cut may lose more than the last second)"],
-                "\(r.stderr)")
+        #expect(
+            warnings == [
+                "slomo: warning: synthetic: \(out): the file system refuses fdatasync (Invalid argument): the recording was not forced to disk (a power cut may lose more than the last second)"
+            ],
+            "\(r.stderr)")
         #expect(m.refusals.contains { $0.hasPrefix("fdatasync /cap.mp4") }, "the file system was never asked: \(m.refusals)")
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + ".capture.json"))) as? [String: Any])
         let syncs = report["fileSyncs"] as? [String: Any]
@@ -72,13 +75,16 @@ import Testing
         defer { m.unmount() }
         let tmp = TempDir()
         let out = m.mountpoint + "/cap.mp4"
-        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "3", "-o", out],
-                            environment: ["TMPDIR": tmp.path])
+        let r = try CLI.run(
+            ["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "3", "-o", out],
+            environment: ["TMPDIR": tmp.path])
         #expect(r.status == 74, "\(r.stderr)")
         let lines = CLI.errorLines(r)
         #expect(lines.count == 1, "\(r.stderr)")
         let line = lines.first ?? ""
-        #expect(line.hasPrefix("slomo: \(out): recording stopped after ") && line.contains(" frames: fdatasync failed: Input/output error (EIO); the file plays up to its last complete fragment")
+        #expect(
+            line.hasPrefix("slomo: \(out): recording stopped after ")
+                && line.contains(" frames: fdatasync failed: Input/output error (EIO); the file plays up to its last complete fragment")
                 && line.components(separatedBy: out).count == 2, "\(line)")
         #expect(try CLI.videoFrameCount(out) ?? 0 >= 200)
     }

@@ -22,17 +22,20 @@ import Testing
         defer { Self.unmount(disk) }
         let tmp = TempDir()
         let out = disk.file("cap.mkv")
-        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv", "--codec", "raw", "--duration", "5", "-o", out],
-                            environment: ["TMPDIR": tmp.path])
+        let r = try CLI.run(
+            ["capture", "--source", "synthetic:fps=240,size=640x360,format=yuyv", "--codec", "raw", "--duration", "5", "-o", out],
+            environment: ["TMPDIR": tmp.path])
         #expect(r.status == 74, "\(r.stderr)")
         let lines = CLI.errorLines(r)
         #expect(lines.count == 1, "\(r.stderr)")
         let line = lines.first ?? ""
-        #expect(line.hasPrefix("slomo: \(out): recording stopped after ") && line.contains("no space left on the device (ENOSPC)")
+        #expect(
+            line.hasPrefix("slomo: \(out): recording stopped after ") && line.contains("no space left on the device (ENOSPC)")
                 && line.contains("the file plays up to its last complete fragment")
                 && line.hasSuffix("report not written beside it (No space left on device (ENOSPC)): it is in \(tmp.file("cap.mkv.capture.json"))"), "\(line)")
         // the report went to TMPDIR, and says why the recording stopped
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp.file("cap.mkv.capture.json")))) as? [String: Any])
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: tmp.file("cap.mkv.capture.json")))) as? [String: Any])
         #expect(report["stopReason"] as? String == "writeError")
         // what is on the disk decodes: every frame up to the last complete cluster
         #expect(try CLI.videoFrameCount(out) ?? 0 >= 5)
@@ -58,12 +61,18 @@ import Testing
         if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
         defer { Self.unmount(disk) }
         let retime = try CLI.run(["retime", clip, "-o", disk.file("r.mp4"), "--rate", "1/2"])
-        #expect(retime.status == 74 && retime.stderr.hasPrefix("slomo: \(disk.file("r.mp4")): ") && retime.stderr.contains("No space left on device"), "\(retime.stderr)")
+        #expect(
+            retime.status == 74 && retime.stderr.hasPrefix("slomo: \(disk.file("r.mp4")): ") && retime.stderr.contains("No space left on device"),
+            "\(retime.stderr)")
         let stretch = try CLI.run(["stretch", clip, "-o", disk.file("s.wav"), "--rate", "1/4"])
-        #expect(stretch.status == 74 && stretch.stderr == "slomo: \(disk.file("s.wav")): write failed: No space left on device (ENOSPC); nothing was left under that name\n", "\(stretch.stderr)")
-        #expect(disk.entries.isEmpty, "\(disk.entries)")          // no final name, no partial file
+        #expect(
+            stretch.status == 74
+                && stretch.stderr == "slomo: \(disk.file("s.wav")): write failed: No space left on device (ENOSPC); nothing was left under that name\n",
+            "\(stretch.stderr)")
+        #expect(disk.entries.isEmpty, "\(disk.entries)")  // no final name, no partial file
         let export = try CLI.run(["export", clip, "-o", disk.file("e.mp4"), "--rate", "1/2", "--preset", "ultrafast", "--crf", "0"])
-        #expect(export.status == 74 && export.stderr.hasPrefix("slomo: \(disk.file("e.mp4")): ") && export.stderr.contains("No space left on device")
+        #expect(
+            export.status == 74 && export.stderr.hasPrefix("slomo: \(disk.file("e.mp4")): ") && export.stderr.contains("No space left on device")
                 && export.stderr.split(separator: "\n").count == 1, "\(export.stderr)")
         #expect(disk.entries.isEmpty, "\(disk.entries)")
         // batch: the job fails with the same line and status, the batch says so (exit 1), nothing is left

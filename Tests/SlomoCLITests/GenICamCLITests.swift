@@ -17,7 +17,8 @@ import Testing
         }
         // as root the test command has installed them (scripts/dev.sh deps test): missing is a failure
         guard let unshare = CLI.which("unshare"), let ip = CLI.which("ip"), let fake = Self.fake,
-              let tool = CLI.which("arv-tool-0.8") else {
+            let tool = CLI.which("arv-tool-0.8")
+        else {
             Issue.record("GenICam over GigE Vision needs unshare, ip, aravis-tools and aravis-tools-cli (scripts/dev.sh deps test)")
             return nil
         }
@@ -26,12 +27,13 @@ import Testing
         for a in cameras where a != "127.0.0.1" { script += "\(ip) addr add \(a)/8 dev lo\n" }
         for (i, a) in cameras.enumerated() {
             script += """
-            \(fake) -i \(a) -s GV0\(i + 1) \(lossPerThousand > 0 ? "-r \(lossPerThousand)" : "") >/dev/null 2>&1 & FAKE\(i + 1)=$!
-            for i in $(seq 100); do \(tool) -a \(a) control DeviceID >/dev/null 2>&1 && break; sleep 0.1; done
+                \(fake) -i \(a) -s GV0\(i + 1) \(lossPerThousand > 0 ? "-r \(lossPerThousand)" : "") >/dev/null 2>&1 & FAKE\(i + 1)=$!
+                for i in $(seq 100); do \(tool) -a \(a) control DeviceID >/dev/null 2>&1 && break; sleep 0.1; done
 
-            """
+                """
         }
-        script += "export SLOMO_GENICAM_INTERFACES=GigEVision\nS='\(CLI.binary)'\n" + body + "\nrc=$?\nkill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null\nexit $rc\n"
+        script +=
+            "export SLOMO_GENICAM_INTERFACES=GigEVision\nS='\(CLI.binary)'\n" + body + "\nrc=$?\nkill -9 $(jobs -p) 2>/dev/null; wait 2>/dev/null\nexit $rc\n"
         // bounded: a hung camera or capture fails the test instead of holding the run
         return try CLI.run(executable: "/usr/bin/timeout", ["-k", "5", "120", unshare, "-n", "bash", "-c", script])
     }
@@ -51,14 +53,19 @@ import Testing
     /// stream's statistics, the packet size and the socket buffer; the devices list names it.
     @Test func aCaptureOverGigEVisionKeepsEveryFrameThroughTheIdWrap() throws {
         let d = TempDir(), out = d.file("g.mkv")
-        guard let r = try inNamespace("""
-            "$S" devices --json > '\(d.file("devices.json"))' || exit 1
-            "$S" capture genicam:127.0.0.1 --format Mono8 --size 320x240 --fps 200 --duration 2 --codec ffv1 -o '\(out)' --json > /dev/null
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                """
+                "$S" devices --json > '\(d.file("devices.json"))' || exit 1
+                "$S" capture genicam:127.0.0.1 --format Mono8 --size 320x240 --fps 200 --duration 2 --codec ffv1 -o '\(out)' --json > /dev/null
+                """)
+        else { return }
         #expect(r.status == 0, "\(r.stderr)")
         let devices = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: d.file("devices.json")))) as? [String: Any]
         let g = (devices?["genicam"] as? [[String: Any]])?.first
-        #expect(g?["id"] as? String == "Aravis-Fake-GV01" && g?["protocol"] as? String == "GigEVision" && g?["address"] as? String == "127.0.0.1", "\(String(describing: devices))")
+        #expect(
+            g?["id"] as? String == "Aravis-Fake-GV01" && g?["protocol"] as? String == "GigEVision" && g?["address"] as? String == "127.0.0.1",
+            "\(String(describing: devices))")
         let rep = try report(out)
         let t = try #require(rep["transport"] as? [String: Any])
         // the fake paces itself by sleeping, and skips (unnumbered) periods on a busy machine: what
@@ -85,9 +92,13 @@ import Testing
     /// are counted (driverErrors, transport.damagedByStatus) and never stored.
     @Test func framesMissingPacketsAreCountedAndNeverStored() throws {
         let d = TempDir(), out = d.file("l.mkv")
-        guard let r = try inNamespace(lossPerThousand: 10, """
-            "$S" capture genicam:127.0.0.1 --size 320x240 --fps 100 --duration 2 --codec ffv1 -o '\(out)'
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                lossPerThousand: 10,
+                """
+                "$S" capture genicam:127.0.0.1 --size 320x240 --fps 100 --duration 2 --codec ffv1 -o '\(out)'
+                """)
+        else { return }
         #expect(r.status == 0, "\(r.stderr)")
         let rep = try report(out)
         let t = try #require(rep["transport"] as? [String: Any])
@@ -107,10 +118,13 @@ import Testing
     /// file plays to its last frame.
     @Test func aCameraThatGoesAwayEndsTheCaptureWithAPlayableFile() throws {
         let d = TempDir(), out = d.file("k.mkv")
-        guard let r = try inNamespace("""
-            ( sleep 2; kill -9 $FAKE1 ) &
-            "$S" capture genicam:127.0.0.1 --size 320x240 --fps 100 --duration 30 --codec ffv1 -o '\(out)'
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                """
+                ( sleep 2; kill -9 $FAKE1 ) &
+                "$S" capture genicam:127.0.0.1 --size 320x240 --fps 100 --duration 30 --codec ffv1 -o '\(out)'
+                """)
+        else { return }
         #expect(r.status == 74, "\(r.status) \(r.stderr)")
         let line = r.stderr.split(separator: "\n").first { $0.contains("disconnected during capture") }
         #expect(line?.contains("genicam:127.0.0.1") == true && line?.contains("frames kept in") == true, "\(r.stderr)")
@@ -123,14 +137,19 @@ import Testing
     /// Two cameras on one capture (127.0.0.1 and 127.0.0.2): both recorded, their skew reported.
     @Test func twoCamerasRecordTogetherWithTheirSkew() throws {
         let d = TempDir(), out = d.file("cam{camera}.mkv")
-        guard let r = try inNamespace(cameras: ["127.0.0.1", "127.0.0.2"], """
-            "$S" capture genicam:127.0.0.1 genicam:127.0.0.2 --size 160x120 --fps 100 --duration 1.5 --codec ffv1 -o '\(out)' --json
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                cameras: ["127.0.0.1", "127.0.0.2"],
+                """
+                "$S" capture genicam:127.0.0.1 genicam:127.0.0.2 --size 160x120 --fps 100 --duration 1.5 --codec ffv1 -o '\(out)' --json
+                """)
+        else { return }
         #expect(r.status == 0, "\(r.stderr)")
         let multi = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
         let cams = multi["cameras"] as? [[String: Any]] ?? []
-        #expect(cams.count == 2 && cams.allSatisfy { ($0["framesWritten"] as? Int ?? 0) >= 75 && $0["droppedByDriver"] as? Int == 0 },
-                "\(cams.map { ($0["framesWritten"] ?? "?", $0["droppedByDriver"] ?? "?", $0["durationSeconds"] ?? "?") })")
+        #expect(
+            cams.count == 2 && cams.allSatisfy { ($0["framesWritten"] as? Int ?? 0) >= 75 && $0["droppedByDriver"] as? Int == 0 },
+            "\(cams.map { ($0["framesWritten"] ?? "?", $0["droppedByDriver"] ?? "?", $0["durationSeconds"] ?? "?") })")
         let skew = (multi["skew"] as? [[String: Any]])?.first
         #expect(skew?["frames"] as? Int ?? 0 > 100, "\(String(describing: multi["skew"]))")
     }
@@ -138,9 +157,12 @@ import Testing
     /// A pre/post-trigger shot from a GenICam camera: the same ring and shot path as V4L2.
     @Test func aTriggeredShotFromAGenICamCamera() throws {
         let d = TempDir(), out = d.file("s.mkv")
-        guard let r = try inNamespace("""
-            ( sleep 2.5; echo trigger ) | "$S" capture genicam:127.0.0.1 --size 160x120 --fps 100 --trigger stdin --pre-trigger 0.5 --post-trigger 0.3 --codec ffv1 -o '\(out)'
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                """
+                ( sleep 2.5; echo trigger ) | "$S" capture genicam:127.0.0.1 --size 160x120 --fps 100 --trigger stdin --pre-trigger 0.5 --post-trigger 0.3 --codec ffv1 -o '\(out)'
+                """)
+        else { return }
         #expect(r.status == 0, "\(r.stderr)")
         let shot = try #require((try report(out)["shots"] as? [[String: Any]])?.first)
         #expect(shot["complete"] as? Bool == true)
@@ -152,9 +174,12 @@ import Testing
     /// second); the frames come at the pulses' rate, the report counts the pulses.
     @Test func everyFrameOnASoftwareTrigger() throws {
         let d = TempDir(), out = d.file("t.mkv")
-        guard let r = try inNamespace("""
-            "$S" capture genicam:127.0.0.1 --size 160x120 --fps 10 --camera-trigger software --duration 2 --codec ffv1 -o '\(out)'
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                """
+                "$S" capture genicam:127.0.0.1 --size 160x120 --fps 10 --camera-trigger software --duration 2 --codec ffv1 -o '\(out)'
+                """)
+        else { return }
         #expect(r.status == 0, "\(r.stderr)")
         let rep = try report(out)
         let t = try #require(rep["transport"] as? [String: Any])
@@ -163,25 +188,29 @@ import Testing
         #expect(sent >= 20 && abs(frames - 21) <= 2, "\(sent) triggers, \(frames) frames")
         let fps = rep["achievedFps"] as? Double ?? 0
         #expect(abs(fps - 10) < 0.5, "\(fps)")
-        #expect((rep["controls"] as? [[String: Any]])?.contains { $0["name"] as? String == "TriggerSource" && $0["readBackText"] as? String == "Software" } == true)
+        #expect(
+            (rep["controls"] as? [[String: Any]])?.contains { $0["name"] as? String == "TriggerSource" && $0["readBackText"] as? String == "Software" } == true)
     }
 
     /// What the camera refuses, one line each with the documented status; nothing written.
     @Test func refusals() throws {
         let d = TempDir(), out = d.file("x.mkv"), holder = d.file("holder.log")
-        guard let r = try inNamespace("""
-            "$S" capture genicam:127.0.0.9 --duration 1 -o '\(out)'; echo "status $?"
-            "$S" capture genicam:127.0.0.1 --format Mono12 --duration 1 -o '\(out)'; echo "status $?"
-            "$S" capture genicam:127.0.0.1 --size 4000x10 --duration 1 -o '\(out)'; echo "status $?"
-            "$S" capture genicam:127.0.0.1 --control NoSuchFeature=1 --duration 1 -o '\(out)'; echo "status $?"
-            "$S" capture genicam:127.0.0.1 --camera-trigger line7 --duration 1 -o '\(out)'; echo "status $?"
-            # until arv-camera-test holds the camera (it prints the payload once the device is open and
-            # controlled, line-buffered; a fixed 1.5 s was once too short on a busy machine)
-            stdbuf -oL arv-camera-test-0.8 -n 127.0.0.1 --duration 8 >'\(holder)' 2>&1 & HOLDER=$!
-            for i in $(seq 100); do grep -q payload '\(holder)' && break; sleep 0.1; done
-            "$S" capture genicam:127.0.0.1 --duration 1 -o '\(out)'; echo "status $?"
-            wait $HOLDER
-            """) else { return }
+        guard
+            let r = try inNamespace(
+                """
+                "$S" capture genicam:127.0.0.9 --duration 1 -o '\(out)'; echo "status $?"
+                "$S" capture genicam:127.0.0.1 --format Mono12 --duration 1 -o '\(out)'; echo "status $?"
+                "$S" capture genicam:127.0.0.1 --size 4000x10 --duration 1 -o '\(out)'; echo "status $?"
+                "$S" capture genicam:127.0.0.1 --control NoSuchFeature=1 --duration 1 -o '\(out)'; echo "status $?"
+                "$S" capture genicam:127.0.0.1 --camera-trigger line7 --duration 1 -o '\(out)'; echo "status $?"
+                # until arv-camera-test holds the camera (it prints the payload once the device is open and
+                # controlled, line-buffered; a fixed 1.5 s was once too short on a busy machine)
+                stdbuf -oL arv-camera-test-0.8 -n 127.0.0.1 --duration 8 >'\(holder)' 2>&1 & HOLDER=$!
+                for i in $(seq 100); do grep -q payload '\(holder)' && break; sleep 0.1; done
+                "$S" capture genicam:127.0.0.1 --duration 1 -o '\(out)'; echo "status $?"
+                wait $HOLDER
+                """)
+        else { return }
         let statuses = r.stdout.split(separator: "\n").filter { $0.hasPrefix("status ") }.map { String($0.dropFirst(7)) }
         #expect(statuses == ["66", "64", "64", "69", "64", "69"], "\(statuses) \(r.stderr)")
         let lines = r.stderr.split(separator: "\n").filter { $0.hasPrefix("slomo: genicam:") }

@@ -38,8 +38,10 @@ import Testing
     }()
 
     /// Each object met (its path and keys) and each value by path, as the table names them.
-    static func flatten(_ value: Any, _ path: String, maps: Set<String>,
-                        objects: inout [(String, Set<String>)], values: inout [String: [Any]]) {
+    static func flatten(
+        _ value: Any, _ path: String, maps: Set<String>,
+        objects: inout [(String, Set<String>)], values: inout [String: [Any]]
+    ) {
         guard let object = value as? [String: Any], !maps.contains(path) else { return }
         objects.append((path, Set(object.keys)))
         for (key, v) in object {
@@ -76,13 +78,21 @@ import Testing
         case null, bool(Bool), int(Int), double(Double), string(String), array([JSONValue]), object([String: JSONValue])
         init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
-            if c.decodeNil() { self = .null }
-            else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-            else if let i = try? c.decode(Int.self) { self = .int(i) }
-            else if let d = try? c.decode(Double.self) { self = .double(d) }
-            else if let s = try? c.decode(String.self) { self = .string(s) }
-            else if let a = try? c.decode([JSONValue].self) { self = .array(a) }
-            else { self = .object(try c.decode([String: JSONValue].self)) }
+            if c.decodeNil() {
+                self = .null
+            } else if let b = try? c.decode(Bool.self) {
+                self = .bool(b)
+            } else if let i = try? c.decode(Int.self) {
+                self = .int(i)
+            } else if let d = try? c.decode(Double.self) {
+                self = .double(d)
+            } else if let s = try? c.decode(String.self) {
+                self = .string(s)
+            } else if let a = try? c.decode([JSONValue].self) {
+                self = .array(a)
+            } else {
+                self = .object(try c.decode([String: JSONValue].self))
+            }
         }
         var any: Any {
             switch self {
@@ -159,8 +169,10 @@ import Testing
         case "`slomo probe FILE --json --frames`":
             return document(try CLI.run(["probe", f.file("short.mp4"), "--json", "--frames"]))
         case "`slomo plan FILE … --json`":
-            return try [["--rate", "1/2"], ["--segment", "0.25-0.5@1/4", "--frames"], ["--curve", "0@1,0.25@1,0.5@1/4,0.75@1"],
-                        ["--ramp", "0.2-0.8@1/4:0.1"], ["--rate", "1/4", "--frame-blend", "flow"]].flatMap { document(try CLI.run(["plan", clip, "--json"] + $0)) }
+            return try [
+                ["--rate", "1/2"], ["--segment", "0.25-0.5@1/4", "--frames"], ["--curve", "0@1,0.25@1,0.5@1/4,0.75@1"],
+                ["--ramp", "0.2-0.8@1/4:0.1"], ["--rate", "1/4", "--frame-blend", "flow"],
+            ].flatMap { document(try CLI.run(["plan", clip, "--json"] + $0)) }
         case "`slomo export … --json`":
             return try [["--rate", "1/4"], ["--rate", "1/16", "--end", "0.1", "--frame-blend", "flow"]].flatMap {
                 document(try CLI.run(["export", clip, "-o", d.file("e.mp4"), "--json", "--overwrite"] + $0))
@@ -179,8 +191,10 @@ import Testing
         case "`slomo capture … --json`", "`slomo capture … -o OUTPUT` sidecar `OUTPUT.capture.json`":
             let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "0.5", "-o", d.file("c.mp4"), "--json"])
             // and a GenICam camera (Aravis's in-process fake: no network), for `transport`
-            let g = try CLI.run(["capture", "genicam:Fake_1", "--format", "Mono8", "--size", "160x120", "--fps", "200", "--duration", "0.5",
-                                 "--codec", "ffv1", "-o", d.file("g.mkv"), "--json"])
+            let g = try CLI.run([
+                "capture", "genicam:Fake_1", "--format", "Mono8", "--size", "160x120", "--fps", "200", "--duration", "0.5",
+                "--codec", "ffv1", "-o", d.file("g.mkv"), "--json",
+            ])
             #expect(g.status == 0, "the GenICam capture failed: \(g.stderr)")
             #expect(g.stdout.contains("\"transport\""), "no transport in the GenICam report")
             if heading.contains("sidecar") {
@@ -189,7 +203,10 @@ import Testing
             return document(r) + document(g)
         case "`slomo capture --trigger … --json` events":
             let feed = "(sleep 1.5; echo trigger; sleep 2)"
-            let r = try CLI.tool(["bash", "-c", "\(feed) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("ev.mkv"))' --json"])
+            let r = try CLI.tool([
+                "bash", "-c",
+                "\(feed) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("ev.mkv"))' --json",
+            ])
             return lines(r.stderr)
         case "`slomo trigger … --json`":
             try Data("0123456789abcdef-key\n".utf8).write(to: URL(fileURLWithPath: d.file("rig.key")))
@@ -213,7 +230,8 @@ import Testing
             let commands = Data("rate 1/2\npitch time-domain\nseek 0.5\npause\nresume\nbogus\nquit\n".utf8)
             return lines(try CLI.run(["play", clip, "-o", d.file("p.nut"), "--pitch", "time-domain"], stdin: commands).stderr)
         case "`slomo job` lines":
-            let request = #"{"job": {"input": "\#(clip)", "output": "\#(d.file("j.mp4"))", "command": "export", "rate": "1/2", "segments": [], "ramps": [], "noAudio": false}, "threads": 1, "key": "k"}"#
+            let request =
+                #"{"job": {"input": "\#(clip)", "output": "\#(d.file("j.mp4"))", "command": "export", "rate": "1/2", "segments": [], "ramps": [], "noAudio": false}, "threads": 1, "key": "k"}"#
             let ok = try CLI.run(["job"], stdin: Data(request.utf8))
             let bad = try CLI.run(["job"], stdin: Data(request.replacingOccurrences(of: clip, with: d.file("missing.mp4")).utf8))
             return lines(ok.stdout) + lines(bad.stdout)

@@ -20,7 +20,7 @@ import Testing
         let request = #"{"job": {"input": "\#(clip)", "output": "\#(d.file("o.mp4"))", "rate": "1/4"}, "threads": 1, "key": "k"}"#
         stdin.fileHandleForWriting.write(Data(request.utf8))
         try stdin.fileHandleForWriting.close()
-        var lines: [(String, Bool)] = []       // (line, the child was still running when it arrived)
+        var lines: [(String, Bool)] = []  // (line, the child was still running when it arrived)
         var buffer = Data()
         while true {
             let chunk = stdout.fileHandleForReading.availableData
@@ -38,7 +38,7 @@ import Testing
         #expect(progress.count >= 2, "\(lines.map(\.0))")
         #expect(progress.first?.1 == true, "the first progress line came only after the child ended")
         #expect(lines.last?.0.contains(#""event":"result""#) == true && lines.last?.0.contains(#""status":"ok""#) == true)
-        #expect(try CLI.videoFrameCount(d.file("o.mp4")) == 240)    // 2 s at 1/4 → 8 s at 30 fps
+        #expect(try CLI.videoFrameCount(d.file("o.mp4")) == 240)  // 2 s at 1/4 → 8 s at 30 fps
     }
 
     @Test func aRequestThatIsNotJSONIsOneLineAndExit65() throws {

@@ -35,8 +35,10 @@ import Testing
         let dir = TempDir()
         let tree = dir.file("tree")
         let good = "import Foundation\nimport SlomoCore\n"
-        for (path, text) in [("Sources/SlomoKit/A.swift", good), ("Sources/slomo/A.swift", "import SlomoKit\n"),
-                             ("Sources/SlomoCore/A.swift", "public struct A {}\n"), ("Tests/SlomoAudioTests/A.swift", good)] {
+        for (path, text) in [
+            ("Sources/SlomoKit/A.swift", good), ("Sources/slomo/A.swift", "import SlomoKit\n"),
+            ("Sources/SlomoCore/A.swift", "public struct A {}\n"), ("Tests/SlomoAudioTests/A.swift", good),
+        ] {
             try write(text, to: tree + "/" + path)
         }
         let clean = try CLI.tool(["bash", Self.script, tree])
@@ -49,8 +51,9 @@ import Testing
     }
 
     private func write(_ text: String, to path: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent,
+            withIntermediateDirectories: true)
         try text.write(toFile: path, atomically: true, encoding: .utf8)
     }
 }

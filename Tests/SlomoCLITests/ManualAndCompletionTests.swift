@@ -14,7 +14,9 @@ import Testing
     @Test func theCommittedManPageIsCurrent() throws {
         let tool = URL(fileURLWithPath: CLI.binary).deletingLastPathComponent().appendingPathComponent("generate-manual").path
         guard FileManager.default.isExecutableFile(atPath: tool) else {
-            print("ManualAndCompletionTests: SKIPPED the man page check: \(tool) is not built (scripts/dev.sh test builds it: swift build --product generate-manual)")
+            print(
+                "ManualAndCompletionTests: SKIPPED the man page check: \(tool) is not built (scripts/dev.sh test builds it: swift build --product generate-manual)"
+            )
             return
         }
         let dir = TempDir()
@@ -24,8 +26,9 @@ import Testing
         #expect(finish.status == 0, "\(finish.stderr)")
         let fresh = try String(contentsOfFile: dir.file("slomo.1"), encoding: .utf8)
         let committed = try String(contentsOfFile: Self.repository + "/Docs/man/slomo.1", encoding: .utf8)
-        #expect(Self.withoutDate(fresh) == Self.withoutDate(committed),
-                "Docs/man/slomo.1 is out of date with the commands' --help: run scripts/dev.sh man")
+        #expect(
+            Self.withoutDate(fresh) == Self.withoutDate(committed),
+            "Docs/man/slomo.1 is out of date with the commands' --help: run scripts/dev.sh man")
         #expect(committed.contains(".Nm slomo") && committed.contains("export") && committed.contains("Fl -pitch"))
     }
 
@@ -100,7 +103,8 @@ import Testing
         guard let fish = CLI.which("fish") else { Issue.record("fish is not installed (scripts/dev.sh deps test installs it): SKIPPED"); return }
         let d = try Self.filesFolder()
         try CLI.run(["--generate-completion-script", "fish"]).output.write(to: URL(fileURLWithPath: d.file("slomo.fish")))
-        let r = try CLI.run(executable: fish, ["-c", "source slomo.fish; complete -C 'slomo export cl'; complete -C 'slomo stretch clip.mp4 -o no'"], cwd: d.path)
+        let r = try CLI.run(
+            executable: fish, ["-c", "source slomo.fish; complete -C 'slomo export cl'; complete -C 'slomo stretch clip.mp4 -o no'"], cwd: d.path)
         let words = r.stdout.split(separator: "\n").map { String($0.split(separator: "\t").first ?? "") }
         #expect(words.sorted() == ["clap.mkv", "clip.mp4", "notes.txt"], "\(r.stdout) \(r.stderr)")
     }

@@ -48,7 +48,10 @@ import Testing
         let out = TempDir()
         let r = try CLI.run(["export", input, "-o", out.file("e.mp4"), "--rate", "1/2"])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stderr == "slomo: warning: \(input): damaged input, exported what decodes: 1 video packets failed to decode; 1 output frames show an earlier frame instead\n")
+        #expect(
+            r.stderr
+                == "slomo: warning: \(input): damaged input, exported what decodes: 1 video packets failed to decode; 1 output frames show an earlier frame instead\n"
+        )
         #expect(out.entries == ["e.mp4"])
     }
 

@@ -18,9 +18,12 @@ import SlomoSystem
     func armedCapture(_ d: TempDir, _ name: String, port: UInt16, extra: [String] = []) throws -> (Process, String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: CLI.binary)
-        p.arguments = ["capture", "--source", "synthetic:fps=100,size=160x96,format=yuyv", "--codec", "ffv1",
-                       "--trigger", "udp://127.0.0.1:\(port)", "--trigger-key", d.file("rig.key"),
-                       "--pre-trigger", "1", "--post-trigger", "0.2", "-o", d.file(name), "--json"] + extra
+        p.arguments =
+            [
+                "capture", "--source", "synthetic:fps=100,size=160x96,format=yuyv", "--codec", "ffv1",
+                "--trigger", "udp://127.0.0.1:\(port)", "--trigger-key", d.file("rig.key"),
+                "--pre-trigger", "1", "--post-trigger", "0.2", "-o", d.file(name), "--json",
+            ] + extra
         let err = d.file(name + ".err")
         _ = FileManager.default.createFile(atPath: err, contents: nil)
         p.standardError = FileHandle(forWritingAtPath: err)
@@ -40,7 +43,9 @@ import SlomoSystem
     }
 
     static func seconds(_ v: Any?) -> Double {
-        guard let r = v as? [String: Any], let n = (r["numerator"] as? NSNumber)?.doubleValue, let d = (r["denominator"] as? NSNumber)?.doubleValue else { return .nan }
+        guard let r = v as? [String: Any], let n = (r["numerator"] as? NSNumber)?.doubleValue, let d = (r["denominator"] as? NSNumber)?.doubleValue else {
+            return .nan
+        }
         return n / d
     }
 
@@ -53,7 +58,7 @@ import SlomoSystem
         let (pa, pb) = (try Self.freePort(), try Self.freePort())
         let (a, _) = try armedCapture(d, "a.mkv", port: pa)
         let (b, _) = try armedCapture(d, "b.mkv", port: pb)
-        usleep(600_000)                       // the rings hold a second before the instant 0.2 s back
+        usleep(600_000)  // the rings hold a second before the instant 0.2 s back
         let r = try CLI.run(["trigger", "udp://127.0.0.1:\(pa)", "udp://127.0.0.1:\(pb)", "--at", "-0.2", "--trigger-key", d.file("rig.key"), "--json"])
         #expect(r.status == 0, "\(r.stderr)")
         a.waitUntilExit(); b.waitUntilExit()
@@ -123,15 +128,15 @@ import SlomoSystem
         try writeKey(d)
         let s = CLI.binary, key = d.file("rig.key"), out = d.file("m.mkv")
         let script = """
-        set -e
-        \(ip) link set lo up
-        \(ip) route add 224.0.0.0/4 dev lo
-        '\(s)' capture --source synthetic:fps=100,size=160x96,format=yuyv --codec ffv1 --trigger udp://239.7.7.7:7700 \
-          --trigger-key '\(key)' --pre-trigger 0.5 --post-trigger 0.1 -o '\(out)' 2> '\(out).err' &
-        for i in $(seq 100); do grep -q 'slomo: armed' '\(out).err' 2>/dev/null && break; sleep 0.1; done
-        '\(s)' trigger udp://239.7.7.7:7700 --trigger-key '\(key)'
-        wait
-        """
+            set -e
+            \(ip) link set lo up
+            \(ip) route add 224.0.0.0/4 dev lo
+            '\(s)' capture --source synthetic:fps=100,size=160x96,format=yuyv --codec ffv1 --trigger udp://239.7.7.7:7700 \
+              --trigger-key '\(key)' --pre-trigger 0.5 --post-trigger 0.1 -o '\(out)' 2> '\(out).err' &
+            for i in $(seq 100); do grep -q 'slomo: armed' '\(out).err' 2>/dev/null && break; sleep 0.1; done
+            '\(s)' trigger udp://239.7.7.7:7700 --trigger-key '\(key)'
+            wait
+            """
         let r = try CLI.run(executable: unshare, ["-n", "bash", "-c", script])
         #expect(r.status == 0, "\(r.stderr)")
         let sh = try shot(out)
@@ -161,8 +166,10 @@ import SlomoSystem
         try writeKey(d)
         let holder = try UDPSocket.listening(on: IPv4Endpoint(host: "127.0.0.1", port: 0)!)
         defer { holder.close() }
-        let r = try CLI.run(["capture", "--source", "synthetic", "--trigger", "udp://127.0.0.1:\(holder.localPort)",
-                             "--trigger-key", d.file("rig.key"), "-o", d.file("x.mkv")])
+        let r = try CLI.run([
+            "capture", "--source", "synthetic", "--trigger", "udp://127.0.0.1:\(holder.localPort)",
+            "--trigger-key", d.file("rig.key"), "-o", d.file("x.mkv"),
+        ])
         #expect(r.status == 69 && r.stderr.contains("EADDRINUSE"), "\(r.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d.file("x.mkv")))
         let t = try CLI.run(["trigger", "udp://127.0.0.1:9", "--at", "yesterday", "--trigger-key", d.file("rig.key")])

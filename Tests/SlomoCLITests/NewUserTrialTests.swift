@@ -16,8 +16,10 @@ import Testing
 
     /// The picture as it shows: stored size turned by the display matrix, as ffprobe reports both.
     static func shownSize(_ path: String) throws -> String {
-        let r = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height:stream_side_data=rotation",
-                              "-of", "json", path])
+        let r = try CLI.tool([
+            "ffprobe", "-v", "error", "-select_streams", "v:0", "-show_entries", "stream=width,height:stream_side_data=rotation",
+            "-of", "json", path,
+        ])
         let j = try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any])
         let s = try #require((j["streams"] as? [[String: Any]])?.first)
         let w = try #require(s["width"] as? Int), h = try #require(s["height"] as? Int)
@@ -46,7 +48,9 @@ import Testing
         let out = Self.dir.file("odd.mp4")
         let e = try CLI.run(["export", Self.portrait, "-o", out, "--size", "91x161", "--no-audio"])
         #expect(e.status == 64, "\(e.stderr)")
-        #expect(e.stderr == "slomo: --size '91x161': libx264 writes yuv420p at even sizes only: give 90x160 or 92x162 (--codec ffv1 keeps odd sizes)\n", "\(e.stderr)")
+        #expect(
+            e.stderr == "slomo: --size '91x161': libx264 writes yuv420p at even sizes only: give 90x160 or 92x162 (--codec ffv1 keeps odd sizes)\n",
+            "\(e.stderr)")
         #expect(!FileManager.default.fileExists(atPath: out))
         let kept = Self.dir.file("odd.mkv")
         let f = try CLI.run(["export", Self.portrait, "-o", kept, "--size", "91x161", "--codec", "ffv1", "--no-audio"])
@@ -73,7 +77,8 @@ import Testing
     @Test func playSaysWhenTheRotationCannotBeKept() throws {
         let mkv = Self.dir.file("played.mkv"), mp4 = Self.dir.file("played.mp4")
         let k = try CLI.run(["play", Self.portrait, "-o", mkv, "--no-audio"])
-        #expect(k.status == 0 && k.stderr.contains(#""event":"warning""#) && k.stderr.contains("90° display rotation cannot be stored in matroska"), "\(k.stderr)")
+        #expect(
+            k.status == 0 && k.stderr.contains(#""event":"warning""#) && k.stderr.contains("90° display rotation cannot be stored in matroska"), "\(k.stderr)")
         let m = try CLI.run(["play", Self.portrait, "-o", mp4, "--no-audio"])
         #expect(m.status == 0 && !m.stderr.contains("warning"), "\(m.stderr)")
         #expect(try Self.shownSize(mp4) == "180x320")
@@ -116,7 +121,10 @@ import Testing
         #expect(try CLI.tool(["ffmpeg", "-v", "error", "-y", "-f", "lavfi", "-i", "sine=d=1", wav]).status == 0)
         for command in ["export", "retime"] {
             let r = try CLI.run([command, wav, "-o", Self.dir.file("tone-\(command).mp4"), "--rate", "1/2"])
-            #expect(r.status == 65 && r.stderr == "slomo: \(wav): no video stream, only sound: stretch time-stretches sound alone (slomo stretch \(wav) -o OUT --rate R)\n", "\(r.stderr)")
+            #expect(
+                r.status == 65
+                    && r.stderr == "slomo: \(wav): no video stream, only sound: stretch time-stretches sound alone (slomo stretch \(wav) -o OUT --rate R)\n",
+                "\(r.stderr)")
         }
     }
 

@@ -15,18 +15,22 @@ import Testing
     static func rich(_ ext: String) throws -> String {
         let out = dir.file("rich.\(ext)")
         if FileManager.default.fileExists(atPath: out) { return out }
-        var args = ["ffmpeg", "-v", "error", "-y", "-i", clip, "-f", "lavfi", "-i", "sine=f=660:d=1:sample_rate=48000",
-                    "-f", "lavfi", "-i", "sine=f=330:d=1:sample_rate=44100"]
+        var args = [
+            "ffmpeg", "-v", "error", "-y", "-i", clip, "-f", "lavfi", "-i", "sine=f=660:d=1:sample_rate=48000",
+            "-f", "lavfi", "-i", "sine=f=330:d=1:sample_rate=44100",
+        ]
         let srt = dir.file("subs.srt")
         try "1\n00:00:00,100 --> 00:00:00,900\nhello\n".write(toFile: srt, atomically: true, encoding: .utf8)
-        args += ["-i", srt, "-map", "0:v", "-map", "0:a", "-map", "1:a", "-map", "2:a", "-map", "3:s", "-c:v", "copy", "-c:a", "aac",
-                 "-c:s", ext == "mkv" ? "srt" : "mov_text",
-                 "-metadata:s:a:0", "language=eng", "-metadata:s:a:0", "title=Main mix",
-                 "-metadata:s:a:1", "language=fra", "-metadata:s:a:1", "title=Commentaire",
-                 "-metadata:s:a:2", "language=deu", "-metadata:s:a:2", "title=Drei",
-                 "-metadata", "title=Run 7", "-metadata", "creation_time=2026-05-01T10:00:00Z",
-                 "-metadata", "com.apple.quicktime.make=Apple", "-metadata", "com.apple.quicktime.model=iPhone 15 Pro",
-                 "-metadata", "com.android.capture.fps=240", "-metadata", "location=+48.8566+002.3522/"]
+        args += [
+            "-i", srt, "-map", "0:v", "-map", "0:a", "-map", "1:a", "-map", "2:a", "-map", "3:s", "-c:v", "copy", "-c:a", "aac",
+            "-c:s", ext == "mkv" ? "srt" : "mov_text",
+            "-metadata:s:a:0", "language=eng", "-metadata:s:a:0", "title=Main mix",
+            "-metadata:s:a:1", "language=fra", "-metadata:s:a:1", "title=Commentaire",
+            "-metadata:s:a:2", "language=deu", "-metadata:s:a:2", "title=Drei",
+            "-metadata", "title=Run 7", "-metadata", "creation_time=2026-05-01T10:00:00Z",
+            "-metadata", "com.apple.quicktime.make=Apple", "-metadata", "com.apple.quicktime.model=iPhone 15 Pro",
+            "-metadata", "com.android.capture.fps=240", "-metadata", "location=+48.8566+002.3522/",
+        ]
         if ext != "mkv" { args += ["-movflags", "+use_metadata_tags"] }
         let r = try CLI.tool(args + [out])
         #expect(r.status == 0, "\(r.stderr)")
@@ -81,12 +85,14 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         let audio = try Self.probe(out).streams.filter { $0["codec_type"] as? String == "audio" }
         #expect(audio.map { Self.tag($0, "language") } == ["deu", "eng"])
-        for (args, status) in [(["retime", input, "-o", out, "--overwrite", "--audio-stream", "9"], 64),
-                               (["export", input, "-o", out, "--overwrite", "--audio-stream", "0"], 64),
-                               (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "4"], 64),
-                               (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "1000000"], 64),
-                               (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "-1"], 64),
-                               (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "0"], 64)] {
+        for (args, status) in [
+            (["retime", input, "-o", out, "--overwrite", "--audio-stream", "9"], 64),
+            (["export", input, "-o", out, "--overwrite", "--audio-stream", "0"], 64),
+            (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "4"], 64),
+            (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "1000000"], 64),
+            (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "-1"], 64),
+            (["stretch", input, "-o", Self.dir.file("x.wav"), "--rate", "1/2", "--stream", "0"], 64),
+        ] {
             let e = try CLI.run(args)
             #expect(e.status == Int32(status), "\(args): \(e.stderr)")
             #expect(CLI.errorLines(e).count == 1 && e.stderr.contains("audio streams are 1, 2, 3"), "\(args): \(e.stderr)")
@@ -102,8 +108,10 @@ import Testing
         let r = try CLI.run([command, input, "-o", out, "--rate", "1/2", "--overwrite"])
         #expect(r.status == 0, "\(r.stderr)")
         let tags = try Self.probe(out).tags
-        for (k, v) in [("title", "Run 7"), ("com.apple.quicktime.make", "Apple"), ("com.apple.quicktime.model", "iPhone 15 Pro"),
-                       ("com.android.capture.fps", "240"), ("location", "+48.8566+002.3522/"), ("slomo_source", "rich.mp4")] {
+        for (k, v) in [
+            ("title", "Run 7"), ("com.apple.quicktime.make", "Apple"), ("com.apple.quicktime.model", "iPhone 15 Pro"),
+            ("com.android.capture.fps", "240"), ("location", "+48.8566+002.3522/"), ("slomo_source", "rich.mp4"),
+        ] {
             #expect(tags[k] == v, "\(ext): \(k) = \(tags[k] ?? "missing")")
         }
         #expect(tags["creation_time"]?.hasPrefix("2026-05-01T10:00:00") == true, "\(tags)")
@@ -120,7 +128,8 @@ import Testing
         }
         let hvc1 = Self.dir.file("hvc1.mp4"), hev1 = Self.dir.file("hev1.mp4"), mkv = Self.dir.file("hevc.mkv")
         for (out, extra) in [(hvc1, ["-tag:v", "hvc1"]), (hev1, ["-tag:v", "hev1"])] {
-            let r = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c:v", "libx265", "-x265-params", "log-level=error"] + extra + ["-c:a", "copy", out])
+            let r = try CLI.tool(
+                ["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c:v", "libx265", "-x265-params", "log-level=error"] + extra + ["-c:a", "copy", out])
             #expect(r.status == 0, "\(r.stderr)")
         }
         _ = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", hvc1, "-c", "copy", mkv])
@@ -146,8 +155,10 @@ import Testing
         let link = Self.dir.file("link.mp4")
         try? FileManager.default.removeItem(atPath: link)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: input)
-        for args in [["export", input, "-o", input, "--overwrite"], ["retime", input, "-o", link, "--rate", "1/2", "--overwrite"],
-                     ["play", input, "-o", input, "--overwrite"], ["stretch", input, "-o", input, "--rate", "1/2", "--overwrite"]] {
+        for args in [
+            ["export", input, "-o", input, "--overwrite"], ["retime", input, "-o", link, "--rate", "1/2", "--overwrite"],
+            ["play", input, "-o", input, "--overwrite"], ["stretch", input, "-o", input, "--rate", "1/2", "--overwrite"],
+        ] {
             let r = try CLI.run(args)
             #expect(r.status == 73 && r.stderr.contains("it is the input"), "\(args): \(r.status) \(r.stderr)")
         }

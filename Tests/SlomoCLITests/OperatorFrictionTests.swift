@@ -23,8 +23,10 @@ import Testing
     /// probe names each track's language and title.
     @Test func probeNamesTracks() throws {
         let input = Self.dir.file("named.mkv")
-        let make = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-map", "0", "-c", "copy", "-metadata:s:a:0", "language=fra",
-                                 "-metadata:s:a:0", "title=Commentaire", input])
+        let make = try CLI.tool([
+            "ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-map", "0", "-c", "copy", "-metadata:s:a:0", "language=fra",
+            "-metadata:s:a:0", "title=Commentaire", input,
+        ])
         #expect(make.status == 0, "\(make.stderr)")
         let r = try CLI.run(["probe", input])
         #expect(r.stdout.contains("language fra, 'Commentaire'"), "\(r.stdout)")
@@ -75,8 +77,10 @@ import Testing
     /// before anything opens.
     @Test func deliveryOptions() throws {
         let ten = Self.dir.file("ten.mp4")
-        let make = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
-                                 "-x265-params", "log-level=error", "-c:a", "copy", ten])
+        let make = try CLI.tool([
+            "ffmpeg", "-v", "error", "-y", "-i", Self.clip, "-c:v", "libx265", "-pix_fmt", "yuv420p10le",
+            "-x265-params", "log-level=error", "-c:a", "copy", ten,
+        ])
         #expect(make.status == 0, "\(make.stderr)")
         let out = Self.dir.file("delivered.mp4")
         let r = try CLI.run(["export", ten, "-o", out, "--size", "640x0", "--pix-fmt", "yuv420p", "--bitrate", "2M", "--gop", "15", "--overwrite"])
@@ -88,8 +92,11 @@ import Testing
         let keys = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "frame=key_frame", "-of", "csv=p=0", out])
         let flags = keys.stdout.split(separator: "\n").map { $0.hasPrefix("1") }
         #expect(flags.count == 60 && flags.enumerated().allSatisfy { $0.element == ($0.offset % 15 == 0) }, "\(flags)")
-        for (args, says) in [(["--size", "0x0"], "expected WIDTHxHEIGHT"), (["--pix-fmt", "foo"], "not a pixel format FFmpeg knows"), (["--pix-fmt", "rgb48le"], "libx264 writes yuv420p"),
-                             (["--bitrate", "2M", "--crf", "20"], "not both"), (["--gop", "0"], "1...10000"), (["--bitrate", "5"], "from 10k to 1G")] {
+        for (args, says) in [
+            (["--size", "0x0"], "expected WIDTHxHEIGHT"), (["--pix-fmt", "foo"], "not a pixel format FFmpeg knows"),
+            (["--pix-fmt", "rgb48le"], "libx264 writes yuv420p"),
+            (["--bitrate", "2M", "--crf", "20"], "not both"), (["--gop", "0"], "1...10000"), (["--bitrate", "5"], "from 10k to 1G"),
+        ] {
             expectOneLine(try CLI.run(["export", ten, "-o", Self.dir.file("bad.mp4")] + args), status: 64, contains: [says])
         }
     }

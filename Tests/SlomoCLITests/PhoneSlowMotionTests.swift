@@ -10,8 +10,10 @@ import Testing
         let g = try CLI.run(["generate", "--fps", "30", "--duration", "2", "--size", "320x180", "-o", plain])
         #expect(g.status == 0, "\(g.stderr)")
         guard tag else { return plain }
-        let f = try CLI.tool(["ffmpeg", "-v", "error", "-y", "-i", plain, "-c", "copy", "-metadata", "com.android.capture.fps=240.000000",
-                              "-movflags", "use_metadata_tags", phone])
+        let f = try CLI.tool([
+            "ffmpeg", "-v", "error", "-y", "-i", plain, "-c", "copy", "-metadata", "com.android.capture.fps=240.000000",
+            "-movflags", "use_metadata_tags", phone,
+        ])
         #expect(f.status == 0, "\(f.stderr)")
         return phone
     }
@@ -45,7 +47,10 @@ import Testing
         // a file that does not say its capture rate: one line, exit 64, nothing written
         let plain = try Self.phoneClip(d, tag: false)
         let bad = try CLI.run(["export", plain, "-o", d.file("bad.mp4"), "--rate", "1/2", "--real-time"])
-        #expect(bad.status == 64 && bad.stderr == "slomo: \(plain): --real-time: the file carries no capture rate (com.android.capture.fps); give --rate relative to the file\n", "\(bad.stderr)")
+        #expect(
+            bad.status == 64
+                && bad.stderr == "slomo: \(plain): --real-time: the file carries no capture rate (com.android.capture.fps); give --rate relative to the file\n",
+            "\(bad.stderr)")
         #expect(!FileManager.default.fileExists(atPath: d.file("bad.mp4")))
     }
 

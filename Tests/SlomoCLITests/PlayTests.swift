@@ -71,9 +71,10 @@ import Testing
         play.send("quit")
         let (status, events) = try play.finish()
         #expect(status == 0, "\(events)")
-        let applied = try #require(events.split(separator: "\n").compactMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }.first { $0["event"] as? String == "applied" }, "\(events)")
+        let applied = try #require(
+            events.split(separator: "\n").compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }.first { $0["event"] as? String == "applied" }, "\(events)")
         let audioFrom = try #require(applied["audioFromSeconds"] as? Double)
         let at = try #require(applied["atSeconds"] as? Double)
         let effect = try #require(applied["audioEffectMs"] as? Double)
@@ -95,15 +96,17 @@ import Testing
             crossings.append(Double(i - 1) + Double(-x[i - 1] / (x[i] - x[i - 1])))
         }
         let gaps = zip(crossings.dropFirst(), crossings).map { $0 - $1 }
-        let fast = try #require(gaps.indices.first { k in
-            k + 8 <= gaps.count && gaps[k..<(k + 8)].allSatisfy { abs($0 - 96) < 4 }
-        }, "no 500 Hz run in \(x.count) samples")
+        let fast = try #require(
+            gaps.indices.first { k in
+                k + 8 <= gaps.count && gaps[k..<(k + 8)].allSatisfy { abs($0 - 96) < 4 }
+            }, "no 500 Hz run in \(x.count) samples")
         let before = gaps[..<fast].filter { abs($0 - 192) < 6 }.count
         #expect(before > 20, "the 250 Hz part before the switch is missing")
         // the switch begins with a 5 ms crossfade: the first clean 500 Hz period starts within it
         let switchSeconds = crossings[fast] / 48000
-        #expect(switchSeconds >= audioFrom - 0.002 && switchSeconds <= audioFrom + 0.008,
-                "500 Hz from \(switchSeconds) s, event says \(audioFrom) s")
+        #expect(
+            switchSeconds >= audioFrom - 0.002 && switchSeconds <= audioFrom + 0.008,
+            "500 Hz from \(switchSeconds) s, event says \(audioFrom) s")
     }
 
     /// A rate the current algorithm cannot take is an error event; playback goes on (it used to end
@@ -154,7 +157,7 @@ import Testing
         let index = try CLI.probedFrames(out).map { $0["calibrationIndex"] as? Int ?? -1 }
         let at = try #require(index.firstIndex(of: 90), "\(index)")
         #expect(Array(index[at...]) == Array(90..<120))
-        #expect(index[..<at].allSatisfy { $0 >= 0 && $0 < 60 }, "\(index)")   // the jump happened long before 1.5 s
+        #expect(index[..<at].allSatisfy { $0 >= 0 && $0 < 60 }, "\(index)")  // the jump happened long before 1.5 s
         #expect(index == index.sorted())
     }
 
@@ -237,7 +240,7 @@ import Testing
         let audio = try #require((json["streams"] as! [[String: Any]]).first { $0["kind"] as? String == "audio" })
         let rate = try #require(audio["sampleRate"] as? Int)
         let samples = try #require(audio["sampleCount"] as? Int)
-        let expected = (60 - first) * 2 * rate / 60          // from the keyframe to the end, at 1/2
+        let expected = (60 - first) * 2 * rate / 60  // from the keyframe to the end, at 1/2
         #expect(abs(samples - expected) <= rate / 100, "\(samples) samples, \(expected) expected from frame \(first)")
         #expect(try CLI.calibrationIndices(out) == Array(first..<60))
     }
@@ -253,20 +256,22 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: Data(try CLI.run(["probe", out, "--json"]).stdout.utf8)) as! [String: Any]
         let audio = try #require((json["streams"] as! [[String: Any]]).first { $0["kind"] as? String == "audio" })
         let rate = try #require(audio["sampleRate"] as? Int)
-        #expect(audio["sampleCount"] as? Int == 2 * rate, "\(audio)")           // 1/2 s at 1/4 = 2 s of sound
+        #expect(audio["sampleCount"] as? Int == 2 * rate, "\(audio)")  // 1/2 s at 1/4 = 2 s of sound
     }
 
     /// A URL FFmpeg writes: MPEG-TS over UDP to a receiving ffmpeg on localhost, which gets every frame.
     @Test func udpStreamReachesAReceiver() throws {
         let d = TempDir()
-        let src = try clip(d, seconds: "1", codec: "h264")   // MPEG-TS has no MJPEG stream type
+        let src = try clip(d, seconds: "1", codec: "h264")  // MPEG-TS has no MJPEG stream type
         let port = Int.random(in: 20_000..<60_000)
         let received = d.file("received.nut")
         let receiver = Process()
         receiver.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
         // ends 2 s after the last datagram
-        receiver.arguments = ["-v", "error", "-y", "-f", "mpegts", "-i", "udp://127.0.0.1:\(port)?timeout=2000000",
-                              "-c", "copy", "-f", "nut", received]
+        receiver.arguments = [
+            "-v", "error", "-y", "-f", "mpegts", "-i", "udp://127.0.0.1:\(port)?timeout=2000000",
+            "-c", "copy", "-f", "nut", received,
+        ]
         receiver.standardError = FileHandle.nullDevice
         try receiver.run()
         usleep(500_000)

@@ -87,13 +87,13 @@ import Testing
         #expect(sbatch.contains("#SBATCH --array=0-7") && sbatch.contains("--shard-base 0"))
         // the Kubernetes file is valid YAML with the fields an Indexed Job needs
         let check = """
-        import sys, yaml
-        d = yaml.safe_load(open(sys.argv[1]))
-        s = d["spec"]
-        assert d["apiVersion"] == "batch/v1" and d["kind"] == "Job"
-        assert s["completionMode"] == "Indexed" and s["completions"] == 8
-        assert "JOB_COMPLETION_INDEX" in s["template"]["spec"]["containers"][0]["args"][0]
-        """
+            import sys, yaml
+            d = yaml.safe_load(open(sys.argv[1]))
+            s = d["spec"]
+            assert d["apiVersion"] == "batch/v1" and d["kind"] == "Job"
+            assert s["completionMode"] == "Indexed" and s["completions"] == 8
+            assert "JOB_COMPLETION_INDEX" in s["template"]["spec"]["containers"][0]["args"][0]
+            """
         let r = try CLI.tool(["python3", "-c", check, "\(Self.samples)/k8s-indexed-job.yaml"])
         #expect(r.status == 0, "\(r.stderr)")
         // both sample manifests parse and validate (dry run lists their jobs)

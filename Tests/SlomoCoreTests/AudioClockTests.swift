@@ -17,8 +17,8 @@ import Testing
     }
 
     @Test func aCardOnTimeMapsBothWays() throws {
-        let c = clock(rate: Rational(48_000), pairs: 2000)              // 10 s
-        #expect((c.rate - Rational(48_000)).magnitude <= Rational(1, 10), "\(c.rate)")      // < 2 ppm
+        let c = clock(rate: Rational(48_000), pairs: 2000)  // 10 s
+        #expect((c.rate - Rational(48_000)).magnitude <= Rational(1, 10), "\(c.rate)")  // < 2 ppm
         // the jitter averages 1.5 ms: the fitted line runs 1.5 ms after the true one, within 0.1 ms
         let t = try #require(c.time(ofPosition: 240_000))
         #expect((t - Rational(1005) - Rational(15, 10_000)).magnitude <= Rational(1, 10_000), "\(t)")
@@ -28,7 +28,7 @@ import Testing
 
     @Test func aFastCardIsMeasuredToTheFrame() {
         // +0.1 % (snd-aloop's "PCM Rate Shift 100100")
-        let c = clock(rate: Rational(48_048), pairs: 12_000, window: 4096)   // 60 s, the window the last ~20 s
+        let c = clock(rate: Rational(48_048), pairs: 12_000, window: 4096)  // 60 s, the window the last ~20 s
         #expect((c.rate - Rational(48_048)).magnitude <= Rational(1, 10), "\(c.rate)")
         #expect(abs(c.ppm - 1000) < 3)
     }
@@ -36,7 +36,7 @@ import Testing
     /// Under two seconds of pairs only the offset is fitted (the slope is the nominal rate's): a
     /// few jittered pairs would give a slope off by percents and a start far off with it.
     @Test func aShortSpanFitsTheOffsetAtTheNominalRate() throws {
-        let c = clock(rate: Rational(48_000), pairs: 8)                  // 40 ms, jitter 0…3 ms
+        let c = clock(rate: Rational(48_000), pairs: 8)  // 40 ms, jitter 0…3 ms
         #expect(c.rate == Rational(48_000))
         // mean jitter of the 8 pairs: 1.5 ms; the line through them at the nominal slope
         let t = try #require(c.time(ofPosition: 0))
@@ -54,7 +54,7 @@ import Testing
     @Test func theWindowFollowsAClockThatChanges() {
         var c = AudioClock(nominalRate: 48_000, window: 500)
         var t = Rational(0)
-        for k in 1...2000 {                                              // 48 000 Hz, then 47 952 Hz
+        for k in 1...2000 {  // 48 000 Hz, then 47 952 Hz
             t = t + Rational(240) / (k <= 1000 ? Rational(48_000) : Rational(47_952))
             c.add(position: Int64(240 * k), time: t)
         }
@@ -70,7 +70,7 @@ import Testing
         var jitter: UInt64 = 12345
         for k in 0..<1_000 {
             jitter = jitter &* 6364136223846793005 &+ 1442695040888963407
-            let position = Int64(9_600 * k)                          // a pair every 200 ms, 0.05 % fast
+            let position = Int64(9_600 * k)  // a pair every 200 ms, 0.05 % fast
             let time = Rational(100 + Int64(k) * 1_999_900, 10_000_000) + Rational(Int64(jitter >> 54), 1_000_000)
             kept.add(position: position, time: time)
             pairs.append((position, time))

@@ -10,9 +10,10 @@ import Testing
         y.withUnsafeMutableBufferPointer { yp in
             u.withUnsafeMutableBufferPointer { up in
                 v.withUnsafeMutableBufferPointer { vp in
-                    CalibrationPicture.paint(index: index, fps: Rational(240), y: yp.baseAddress!, yStride: width,
-                                             u: up.baseAddress!, v: vp.baseAddress!, chromaStride: (width + 1) / 2,
-                                             width: width, height: height)
+                    CalibrationPicture.paint(
+                        index: index, fps: Rational(240), y: yp.baseAddress!, yStride: width,
+                        u: up.baseAddress!, v: vp.baseAddress!, chromaStride: (width + 1) / 2,
+                        width: width, height: height)
                 }
             }
         }
@@ -50,7 +51,7 @@ import Testing
     @Test func blendedOrForeignFramesReadAsNil() {
         let a = picture(index: 10, width: 640, height: 360), b = picture(index: 11, width: 640, height: 360)
         let blend = zip(a, b).map { UInt8((Int($0) + Int($1)) / 2) }
-        #expect(read(blend, width: 640, height: 360) == nil)            // ambiguous grey cells
+        #expect(read(blend, width: 640, height: 360) == nil)  // ambiguous grey cells
         #expect(read([UInt8](repeating: 128, count: 640 * 360), width: 640, height: 360) == nil)
         #expect(read([UInt8](repeating: 16, count: 640 * 360), width: 640, height: 360) == nil)  // black: guards fail
     }

@@ -45,7 +45,7 @@ import Testing
         #expect(old.count == 14)
         let exposure = try #require(Self.control(old, "exposure_absolute"))
         #expect(exposure.group == "camera" && exposure.flags == [.inactive] && exposure.value == 156)
-        #expect(Self.control(old, "exposure_auto")?.menu.isEmpty == true)            // --list-ctrls prints no entries
+        #expect(Self.control(old, "exposure_auto")?.menu.isEmpty == true)  // --list-ctrls prints no entries
         let new = try Self.listing("uvc-webcam-ctrls-partial.txt")
         #expect(new.count == 12 && Self.control(new, "auto_exposure")?.value == 3)
         #expect(Self.control(new, "power_line_frequency")?.value == 1)
@@ -80,8 +80,9 @@ import Testing
     }
 
     static func req(_ args: [String: String], controls: [String] = []) throws -> ControlRequests {
-        try ControlRequests.parse(shutter: args["shutter"], shutterAngle: args["angle"], exposure: args["exposure"], gain: args["gain"],
-                                  focus: args["focus"], whiteBalance: args["wb"], zoom: args["zoom"], controls: controls)
+        try ControlRequests.parse(
+            shutter: args["shutter"], shutterAngle: args["angle"], exposure: args["exposure"], gain: args["gain"],
+            focus: args["focus"], whiteBalance: args["wb"], zoom: args["zoom"], controls: controls)
     }
 
     @Test func gainManualSwitchesAutomaticOffFirst() throws {
@@ -94,36 +95,51 @@ import Testing
         // aperture priority (3) → manual (1) before the time; 1/2000 s = 5 × 100 µs
         #expect(try Self.plan(Self.req(["shutter": "1/2000"]), "uvc-usb-camera-list-ctrls.txt") == ["exposure_auto=1", "exposure_absolute=5"])
         // 180° at 240 fps = 1/480 s = 20.83 → 21 units
-        #expect(try Self.plan(Self.req(["angle": "180"]), "uvc-webcam-ctrls-partial.txt", frame: Rational(1, 240)) == ["auto_exposure=1", "exposure_time_absolute=21"])
-        #expect(try Self.plan(Self.req(["exposure": "lock", "wb": "lock"]), "uvc-webcam-ctrls-partial.txt") == [
-            "lock exposure_time_absolute (auto_exposure=1)", "lock white_balance_temperature (white_balance_automatic=0)"])
-        #expect(ControlPlanner.exposureUnits(Rational(1, 60), limit: Rational(1, 60)) == 166)   // 166.67 would be past the frame
+        #expect(
+            try Self.plan(Self.req(["angle": "180"]), "uvc-webcam-ctrls-partial.txt", frame: Rational(1, 240)) == [
+                "auto_exposure=1", "exposure_time_absolute=21",
+            ])
+        #expect(
+            try Self.plan(Self.req(["exposure": "lock", "wb": "lock"]), "uvc-webcam-ctrls-partial.txt") == [
+                "lock exposure_time_absolute (auto_exposure=1)", "lock white_balance_temperature (white_balance_automatic=0)",
+            ])
+        #expect(ControlPlanner.exposureUnits(Rational(1, 60), limit: Rational(1, 60)) == 166)  // 166.67 would be past the frame
     }
 
     @Test func shutterLongerThanAFrameIsRefusedWithTheLongest() throws {
         let e = Self.refusal(try Self.req(["shutter": "1/30"]), "uvc-usb-camera-list-ctrls.txt")
         #expect(e == .usage("--shutter 1/30: 1/30 s is longer than a frame (1/60 s at 60 fps); the longest is 83/5000 s (166 × 100 µs)"))
-        #expect(Self.refusal(try Self.req(["shutter": "1/100000"]), "uvc-usb-camera-list-ctrls.txt")
+        #expect(
+            Self.refusal(try Self.req(["shutter": "1/100000"]), "uvc-usb-camera-list-ctrls.txt")
                 == .usage("--shutter 1/100000: exposure_absolute 0: outside 1...5000"))
     }
 
     @Test func namedControlsAndTheirRefusals() throws {
-        #expect(try Self.plan(Self.req([:], controls: ["brightness=200", "menu=Menu Item 4", "boolean=off", "horizontal_flip=on"]))
+        #expect(
+            try Self.plan(Self.req([:], controls: ["brightness=200", "menu=Menu Item 4", "boolean=off", "horizontal_flip=on"]))
                 == ["brightness=200", "menu=4", "boolean=0", "horizontal_flip=1"])
         #expect(try Self.plan(Self.req([:], controls: ["gain_automatic=0", "gain=50"])) == ["gain_automatic=0", "gain=50"])
-        #expect(Self.refusal(try Self.req([:], controls: ["gian=5"])) == .usage("--control gian=5: no control named 'gian' on this device; did you mean 'gain'?"))
-        #expect(Self.refusal(try Self.req([:], controls: ["gain=50"]))
-                == .unavailable("--control gain=50: gain is inactive while gain_automatic is automatic; put --control gain_automatic=0 before it, or use --gain N"))
+        #expect(
+            Self.refusal(try Self.req([:], controls: ["gian=5"])) == .usage("--control gian=5: no control named 'gian' on this device; did you mean 'gain'?"))
+        #expect(
+            Self.refusal(try Self.req([:], controls: ["gain=50"]))
+                == .unavailable(
+                    "--control gain=50: gain is inactive while gain_automatic is automatic; put --control gain_automatic=0 before it, or use --gain N"))
         #expect(Self.refusal(try Self.req(["gain": "300"])) == .usage("--gain 300: gain 300: outside 0...255"))
-        #expect(Self.refusal(try Self.req([:], controls: ["menu=2"])) == .usage("--control menu=2: menu 2: no entry 2; it offers 1 Menu Item 1, 3 Menu Item 3, 4 Menu Item 4"))
-        #expect(Self.refusal(try Self.req([:], controls: ["read_only_integer_32_bits=1"]))
+        #expect(
+            Self.refusal(try Self.req([:], controls: ["menu=2"]))
+                == .usage("--control menu=2: menu 2: no entry 2; it offers 1 Menu Item 1, 3 Menu Item 3, 4 Menu Item 4"))
+        #expect(
+            Self.refusal(try Self.req([:], controls: ["read_only_integer_32_bits=1"]))
                 == .unavailable("--control read_only_integer_32_bits=1: read_only_integer_32_bits is read-only on this device"))
         #expect(Self.refusal(try Self.req([:], controls: ["string=ab"]))?.kind == .badRequest)
         #expect(Self.refusal(try Self.req(["gain": "5"], controls: ["gain=6"])) == .usage("--control gain=6: gain is also set by --gain 5; give one"))
     }
 
     @Test func whatTheDeviceLacksIsUnavailable() throws {
-        #expect(Self.refusal(try Self.req(["focus": "lock"])) == .unavailable("--focus lock: the device has no automatic focus to lock (no focus_automatic_continuous control)"))
+        #expect(
+            Self.refusal(try Self.req(["focus": "lock"]))
+                == .unavailable("--focus lock: the device has no automatic focus to lock (no focus_automatic_continuous control)"))
         #expect(Self.refusal(try Self.req(["shutter": "1/1000"]))?.kind == .unavailable)
         #expect(Self.refusal(try Self.req(["exposure": "auto"]))?.kind == .unavailable)
         #expect(Self.refusal(try Self.req(["wb": "5000"])) == .unavailable("--white-balance 5000: the device has no white balance temperature control"))
@@ -136,8 +152,12 @@ import Testing
         #expect(throws: ControlError.usage("\(Setting.shutter) and \(Setting.shutterAngle): give one")) { try Self.req(["shutter": "1/100", "angle": "180"]) }
         #expect(throws: ControlError.usage("\(Setting.gain) 'loud': expected a number, auto or lock")) { try Self.req(["gain": "loud"]) }
         #expect(throws: ControlError.usage("\(Setting.shutterAngle) '400': expected degrees in (0, 360], e.g. 180")) { try Self.req(["angle": "400"]) }
-        #expect(throws: ControlError.usage("\(Setting.control) 'gain': expected NAME=VALUE (names as 'slomo controls' lists them)")) { try Self.req([:], controls: ["gain"]) }
-        #expect(throws: ControlError.usage("\(Setting.exposure) auto and \(Setting.shutter): the shutter sets a manual exposure; give one")) { try Self.req(["exposure": "auto", "shutter": "1/100"]) }
+        #expect(throws: ControlError.usage("\(Setting.control) 'gain': expected NAME=VALUE (names as 'slomo controls' lists them)")) {
+            try Self.req([:], controls: ["gain"])
+        }
+        #expect(throws: ControlError.usage("\(Setting.exposure) auto and \(Setting.shutter): the shutter sets a manual exposure; give one")) {
+            try Self.req(["exposure": "auto", "shutter": "1/100"])
+        }
     }
 
     /// Found by fuzz-listing (Regressions/fuzz-listing-crash-24554558): a 64-bit control spanning

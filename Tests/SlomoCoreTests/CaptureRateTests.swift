@@ -25,7 +25,8 @@ import Testing
         let fourTimes = try RetimeSpec(rate: Rational(4)).resolve(duration: Rational(2), frameRate: Rational(30))
         #expect(c.outputCaptureRate(map: fourTimes, window: nil, outputFrameRate: Rational(30)) == Rational(60))
         #expect(c.outputCaptureRate(map: fourTimes, window: nil, outputFrameRate: nil) == Rational(240))
-        let varied = try RetimeSpec(rate: Rational(1), segments: [try SegmentSpec(parsing: "0.5-1@1/2")]).resolve(duration: Rational(2), frameRate: Rational(30))
+        let varied = try RetimeSpec(rate: Rational(1), segments: [try SegmentSpec(parsing: "0.5-1@1/2")]).resolve(
+            duration: Rational(2), frameRate: Rational(30))
         #expect(c.outputCaptureRate(map: varied, window: nil, outputFrameRate: Rational(30)) == nil)
         // a window inside one part of the map: that part's rate alone
         let inside = TimeRange(start: Rational(0), duration: Rational(1, 4))

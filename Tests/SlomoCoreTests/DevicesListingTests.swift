@@ -128,7 +128,7 @@ import Testing
         let y = try #require(FormatSelection.best(in: brio, for: r))
         #expect(y.pixelFormat == "YUYV" && y.fps == Rational(30))
         r = ModeRequest(); r.size = (1920, 1080); r.fps = Rational(45)
-        #expect(FormatSelection.best(in: brio, for: r)?.fps == Rational(60))      // nearest at or above 45
+        #expect(FormatSelection.best(in: brio, for: r)?.fps == Rational(60))  // nearest at or above 45
         // prefer raw over compressed on a tie (same rate and size)
         let blue = try Self.catalog("bluerobotics-lowlight-h264-usb-camera.txt")
         r = ModeRequest(); r.prefer = ["mjpeg", "h264", "raw"]
@@ -141,7 +141,7 @@ import Testing
     @Test func usb2BudgetIsFlagged() throws {
         let ez = try Self.catalog("ezcap331-camlink4k-capture.txt")
         let best = try #require(FormatSelection.best(in: ez))
-        #expect(best.exceedsUSB2Budget)                   // NV12 1080p120 is ~373 MB/s
+        #expect(best.exceedsUSB2Budget)  // NV12 1080p120 is ~373 MB/s
         #expect(FormatSelection.best(in: try Self.catalog("logitech-brio.txt"))?.exceedsUSB2Budget == false)
     }
 

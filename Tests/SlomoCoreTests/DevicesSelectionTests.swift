@@ -26,16 +26,16 @@ import Testing
 
     @Test(arguments: [
         // (prefer, constraints, expected)
-        ([String]?.none, "", "H264 640x480 60"),                      // fastest, largest, then H.264 > MJPEG > raw
+        ([String]?.none, "", "H264 640x480 60"),  // fastest, largest, then H.264 > MJPEG > raw
         (["mjpeg", "h264", "raw"], "", "MJPG 640x480 60"),
-        (["raw"], "", "YUYV 640x480 60"),                            // raw tie: the driver's first raw format
+        (["raw"], "", "YUYV 640x480 60"),  // raw tie: the driver's first raw format
         (nil, "format=NV12", "NV12 640x480 60"),
         (nil, "format=mjpg", "MJPG 640x480 60"),
         (nil, "min=1280x720", "MJPG 1280x720 30"),
         (nil, "size=320x240", "YUYV 320x240 60"),
-        (nil, "fps=45", "H264 640x480 60"),                          // nearest at or above 45
-        (nil, "fps=30", "MJPG 1280x720 30"),                         // exactly 30: the larger 30 fps mode
-        (nil, "fps=61", "none"),                                     // nothing reaches 61
+        (nil, "fps=45", "H264 640x480 60"),  // nearest at or above 45
+        (nil, "fps=30", "MJPG 1280x720 30"),  // exactly 30: the larger 30 fps mode
+        (nil, "fps=61", "none"),  // nothing reaches 61
         (nil, "format=YUYV,fps=30", "YUYV 640x480 30"),
     ])
     func selectionTable(prefer: [String]?, constraints: String, expected: String) {
@@ -57,31 +57,36 @@ import Testing
 
     @Test func stepwiseAndContinuousIntervalsGiveTheShortestAtTheChosenSize() {
         let range = FrameSize.stepwise(minWidth: 16, minHeight: 16, maxWidth: 1920, maxHeight: 1080, stepWidth: 2, stepHeight: 2)
-        let probed = DeviceCatalog(formats: [Self.fmt("YUYV", [
-            SizeEntry(size: range, intervals: .stepwise(min: Rational(1, 100), max: Rational(1), step: Rational(1, 1000)),
-                      intervalsSize: Dimensions(width: 640, height: 480)),
-        ])])
+        let probed = DeviceCatalog(formats: [
+            Self.fmt(
+                "YUYV",
+                [
+                    SizeEntry(
+                        size: range, intervals: .stepwise(min: Rational(1, 100), max: Rational(1), step: Rational(1, 1000)),
+                        intervalsSize: Dimensions(width: 640, height: 480))
+                ])
+        ])
         #expect(Self.describe(FormatSelection.best(in: probed)) == "YUYV 640x480 100")
         var r = ModeRequest()
-        r.fps = Rational(50)                                                    // 1/50 s is on the 1 ms grid
+        r.fps = Rational(50)  // 1/50 s is on the 1 ms grid
         #expect(FormatSelection.best(in: probed, for: r)?.frameDuration == Rational(1, 50))
-        r.fps = Rational(30000, 1001)                                           // grid point at or below 1001/30000 s
+        r.fps = Rational(30000, 1001)  // grid point at or below 1001/30000 s
         #expect(FormatSelection.best(in: probed, for: r)?.frameDuration == Rational(33, 1000))
         // no probed size: the current size if in range, else the largest
         let unprobed = DeviceCatalog(formats: [Self.fmt("GREY", [SizeEntry(size: range, intervals: .continuous(min: Rational(1, 60), max: Rational(1)))])])
         var s = ModeRequest()
         s.stepwiseSize = (1280, 720)
         #expect(Self.describe(FormatSelection.best(in: unprobed, for: s)) == "GREY 1280x720 60")
-        s.stepwiseSize = (1281, 720)                                            // off the step grid
+        s.stepwiseSize = (1281, 720)  // off the step grid
         #expect(Self.describe(FormatSelection.best(in: unprobed, for: s)) == "GREY 1920x1080 60")
-        s.size = (800, 600)                                                     // --size inside the range wins
+        s.size = (800, 600)  // --size inside the range wins
         #expect(Self.describe(FormatSelection.best(in: unprobed, for: s)) == "GREY 800x600 60")
     }
 
     @Test func intervalArithmetic() {
         let c = FrameIntervals.continuous(min: Rational(1, 120), max: Rational(1, 10))
         #expect(c.shortest == Rational(1, 120) && c.nearest(atOrAbove: Rational(200)) == nil)
-        #expect(c.nearest(atOrAbove: Rational(5)) == Rational(1, 10))           // below the range: its slowest rate
+        #expect(c.nearest(atOrAbove: Rational(5)) == Rational(1, 10))  // below the range: its slowest rate
         let d = FrameIntervals.discrete([Rational(1, 30), Rational(1001, 30000), Rational(1, 60)])
         #expect(d.shortest == Rational(1, 60) && d.nearest(atOrAbove: Rational(30000, 1001)) == Rational(1001, 30000))
         #expect(d.nearest(atOrAbove: Rational(30)) == Rational(1, 30))
@@ -89,9 +94,9 @@ import Testing
 
     @Test func linkBudgetFlagsRawModesAndCanLeaveThemOut() {
         let cat = DeviceCatalog(formats: [
-            Self.fmt("YUYV", [Self.size(1280, 720, [60]), Self.size(640, 480, [60])]),   // 110.6 / 36.9 MB/s
+            Self.fmt("YUYV", [Self.size(1280, 720, [60]), Self.size(640, 480, [60])]),  // 110.6 / 36.9 MB/s
             Self.fmt("MJPG", compressed: true, [Self.size(320, 240, [60])]),
-            Self.fmt("GREY", [Self.size(640, 480, [60])]),                               // 18.4 MB/s
+            Self.fmt("GREY", [Self.size(640, 480, [60])]),  // 18.4 MB/s
         ])
         let best = FormatSelection.best(in: cat)
         #expect(Self.describe(best) == "YUYV 1280x720 60" && best?.exceedsUSB2Budget == true)
@@ -104,17 +109,17 @@ import Testing
     @Test func parserOddities() throws {
         // an interval printed as a fraction, no fps; a trimmed Pixel Format at column 0; an NTSC rate
         let text = """
-        Pixel Format: 'Y10 '
-        \tSize: Discrete 640x480
-        \t\tInterval: Discrete 1001/30000
-        \t\tInterval: Discrete 0.017s (59.940 fps)
-        \t\tInterval: Discrete 0.017s (59.940 fps)
-        """
+            Pixel Format: 'Y10 '
+            \tSize: Discrete 640x480
+            \t\tInterval: Discrete 1001/30000
+            \t\tInterval: Discrete 0.017s (59.940 fps)
+            \t\tInterval: Discrete 0.017s (59.940 fps)
+            """
         let c = try ListingParser.parse(text)
         #expect(c.formats[0].fourcc == "Y10 ")
         #expect(c.formats[0].sizes[0].intervals == .discrete([Rational(1001, 30000), Rational(1001, 60000)]))
         var r = ModeRequest()
-        r.format = "Y10"                                                        // trailing space need not be typed
+        r.format = "Y10"  // trailing space need not be typed
         #expect(FormatSelection.best(in: c, for: r)?.fps == Rational(60000, 1001))
         #expect(DecimalText.fps(Rational(1001, 60000)) == "59.94" && DecimalText.fps(Rational(2, 25)) == "12.5")
 

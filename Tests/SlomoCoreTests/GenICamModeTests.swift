@@ -11,8 +11,9 @@ import Testing
         let r = try GenICamRegion.plan(size: (640, 480), offset: nil, sensor: (2048, 1536), width: w, height: h, offsetX: ox, offsetY: oy)
         // (2048-640)/2 = 704 (a multiple of 4), (1536-480)/2 = 528 (even)
         #expect(r == GenICamRegion(x: 704, y: 528, width: 640, height: 480))
-        let odd = try GenICamRegion.plan(size: (656, 488), offset: nil, sensor: (2048, 1536), width: w, height: h,
-                                         offsetX: GenICamRange(min: 0, max: 2032, increment: 8), offsetY: oy)
+        let odd = try GenICamRegion.plan(
+            size: (656, 488), offset: nil, sensor: (2048, 1536), width: w, height: h,
+            offsetX: GenICamRange(min: 0, max: 2032, increment: 8), offsetY: oy)
         // 696 is on the grid of 8; (1536-488)/2 = 524
         #expect(odd.x == 696 && odd.y == 524)
     }
@@ -25,10 +26,10 @@ import Testing
     @Test func anOffsetIsTakenAsGivenOrRefused() throws {
         let r = try GenICamRegion.plan(size: (320, 240), offset: (8, 4), sensor: (2048, 1536), width: w, height: h, offsetX: ox, offsetY: oy)
         #expect(r == GenICamRegion(x: 8, y: 4, width: 320, height: 240))
-        #expect(throws: SettingError.self) {      // off the offset grid
+        #expect(throws: SettingError.self) {  // off the offset grid
             try GenICamRegion.plan(size: (320, 240), offset: (6, 4), sensor: (2048, 1536), width: w, height: h, offsetX: ox, offsetY: oy)
         }
-        #expect(throws: SettingError.self) {      // past the sensor's edge
+        #expect(throws: SettingError.self) {  // past the sensor's edge
             try GenICamRegion.plan(size: (320, 240), offset: (1800, 0), sensor: (2048, 1536), width: w, height: h, offsetX: ox, offsetY: oy)
         }
     }
@@ -51,7 +52,7 @@ import Testing
     /// neither traps (both did once).
     @Test func extremeValuesAreRefusedNotTrapped() {
         let open = GenICamRange(min: .min, max: .max, increment: 4)
-        #expect(open.contains(0) == (Int128(0) - Int128(Int64.min)) .isMultiple(of: 4))
+        #expect(open.contains(0) == (Int128(0) - Int128(Int64.min)).isMultiple(of: 4))
         #expect(open.floor(5) <= 5)
         #expect(throws: SettingError.self) {
             try GenICamRegion.plan(size: (320, 240), offset: (.max, 0), sensor: (2048, 1536), width: w, height: h, offsetX: ox, offsetY: oy)

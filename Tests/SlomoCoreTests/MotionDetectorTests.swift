@@ -33,7 +33,7 @@ struct MotionDetectorTests {
     @Test func layoutsReadTheBrightnessSample() {
         #expect(LumaLayout.of(fourcc: "UYVY") == LumaLayout(offset: 1, pixelStride: 2))
         #expect(LumaLayout.of(fourcc: "GREY") == LumaLayout(offset: 0, pixelStride: 1))
-        #expect(LumaLayout.of(fourcc: "Y16 ") == LumaLayout(offset: 1, pixelStride: 2))   // high byte of LE 16-bit
+        #expect(LumaLayout.of(fourcc: "Y16 ") == LumaLayout(offset: 1, pixelStride: 2))  // high byte of LE 16-bit
         #expect(LumaLayout.of(fourcc: "MJPG") == nil)
     }
 

@@ -51,9 +51,9 @@ import Testing
         let avcC: [UInt8] = [1, 0x64, 0, 0x1F, 0xFF]
         let d = DisposableFrames(codecName: "h264", intraOnly: false, extradata: avcC)
         func disposable(_ b: [UInt8]) -> Bool { b.withUnsafeBytes { d.isDisposable($0) } }
-        #expect(disposable([0, 0, 0, 2, 0x01, 0x9A]))                              // one non-reference slice
-        #expect(!disposable([0, 0, 0, 2, 0x01, 0x9A, 0, 0, 0, 2, 0x41, 0x9A]))     // a reference slice too
-        #expect(!disposable([0, 0, 0, 2, 0x06, 0x9A]))                              // no picture at all
+        #expect(disposable([0, 0, 0, 2, 0x01, 0x9A]))  // one non-reference slice
+        #expect(!disposable([0, 0, 0, 2, 0x01, 0x9A, 0, 0, 0, 2, 0x41, 0x9A]))  // a reference slice too
+        #expect(!disposable([0, 0, 0, 2, 0x06, 0x9A]))  // no picture at all
         #expect([UInt8]().withUnsafeBytes { DisposableFrames(codecName: "mjpeg", intraOnly: true, extradata: []).isDisposable($0) })
         #expect(![UInt8]().withUnsafeBytes { DisposableFrames(codecName: "vp9", intraOnly: false, extradata: []).isDisposable($0) })
     }

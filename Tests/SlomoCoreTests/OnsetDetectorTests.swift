@@ -10,9 +10,11 @@ import Testing
         while pos < frames {
             let n = min(block, frames - pos)
             let l = (0..<n).map { signal(pos + $0) }, r = l.map { -$0 * 0.5 }
-            l.withUnsafeBufferPointer { lp in r.withUnsafeBufferPointer { rp in
-                out += d.feed([lp.baseAddress!, rp.baseAddress!], count: n, position: Int64(pos))
-            } }
+            l.withUnsafeBufferPointer { lp in
+                r.withUnsafeBufferPointer { rp in
+                    out += d.feed([lp.baseAddress!, rp.baseAddress!], count: n, position: Int64(pos))
+                }
+            }
             pos += n
         }
         return out
@@ -43,7 +45,7 @@ import Testing
         var seed: UInt32 = 12345
         let noise: (Int) -> Float = { _ in
             seed = seed &* 1_664_525 &+ 1_013_904_223
-            return (Float(seed >> 8) / Float(1 << 24) * 2 - 1) * 0.01          // ±0.01: −40 dBFS peak
+            return (Float(seed >> 8) / Float(1 << 24) * 2 - 1) * 0.01  // ±0.01: −40 dBFS peak
         }
         var d = OnsetDetector(sampleRate: 48_000, channels: 2, levelDBFS: -20, holdoff: Rational(1, 2))
         #expect(onsets(&d, frames: 480_000, noise).isEmpty)
@@ -54,7 +56,7 @@ import Testing
 
     @Test func theLevelDecides() {
         var quiet = OnsetDetector(sampleRate: 48_000, channels: 2, levelDBFS: -20, holdoff: Rational(1, 2))
-        #expect(onsets(&quiet, frames: 60_000, Self.clicks(first: 30_000, every: 48_000, level: 0.03)).isEmpty)   // −30 dBFS
+        #expect(onsets(&quiet, frames: 60_000, Self.clicks(first: 30_000, every: 48_000, level: 0.03)).isEmpty)  // −30 dBFS
         var sensitive = OnsetDetector(sampleRate: 48_000, channels: 2, levelDBFS: -40, holdoff: Rational(1, 2))
         #expect(onsets(&sensitive, frames: 60_000, Self.clicks(first: 30_000, every: 48_000, level: 0.03)) == [30_000])
         #expect(abs(Double(quiet.threshold) - 0.1) < 1e-6)

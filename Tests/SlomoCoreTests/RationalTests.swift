@@ -23,7 +23,7 @@ import Testing
         #expect(Rational(1, 3) + Rational(1, 6) == Rational(1, 2))
         #expect(Rational(1001, 30000) * Rational(30) == Rational(1001, 1000))
         #expect(Rational(1, 8) / Rational(1, 240) == Rational(30))
-        #expect(Rational(1, 10) + Rational(2, 10) == Rational(3, 10))   // the classic Double failure
+        #expect(Rational(1, 10) + Rational(2, 10) == Rational(3, 10))  // the classic Double failure
     }
 
     @Test func overflowIsReportedNotWrapped() throws {
@@ -84,8 +84,10 @@ import Testing
     }
 
     @Test func propertyAdditionRoundTrips() async {
-        await propertyCheck(input: Gen.int64(in: -1_000_000...1_000_000), Gen.int64(in: 1...100_000),
-                            Gen.int64(in: -1_000_000...1_000_000), Gen.int64(in: 1...100_000)) { a, b, c, d in
+        await propertyCheck(
+            input: Gen.int64(in: -1_000_000...1_000_000), Gen.int64(in: 1...100_000),
+            Gen.int64(in: -1_000_000...1_000_000), Gen.int64(in: 1...100_000)
+        ) { a, b, c, d in
             let x = Rational(a, b), y = Rational(c, d)
             #expect(x + y - y == x)
             #expect((x + y) == (y + x))

@@ -13,7 +13,7 @@ import Testing
         let map = try spec("2.5-4@1/4").resolve(duration: Rational(10), frameRate: Rational(240))
         #expect(map.mappings.count == 3)
         #expect(map.target.duration == Rational(29, 2))
-        #expect(map.targetTime(forSource: Rational(4)) == Rational(17, 2))     // 2.5 + 6
+        #expect(map.targetTime(forSource: Rational(4)) == Rational(17, 2))  // 2.5 + 6
         #expect(map.sourceTime(forTarget: Rational(17, 2)) == Rational(4))
         #expect(map.rate(atSource: Rational(3)) == Rational(1, 4))
         #expect(map.rate(atSource: Rational(5)) == .one)
@@ -96,8 +96,10 @@ import Testing
     @Test func invalidMappingsAreRejected() {
         let r = TimeRange(start: .zero, duration: Rational(1))
         #expect(throws: RetimeError.self) {
-            try RetimeMap(mappings: [TimeMapping(source: r, target: r),
-                                     TimeMapping(source: TimeRange(start: Rational(2), duration: .one), target: TimeRange(start: .one, duration: .one))])
+            try RetimeMap(mappings: [
+                TimeMapping(source: r, target: r),
+                TimeMapping(source: TimeRange(start: Rational(2), duration: .one), target: TimeRange(start: .one, duration: .one)),
+            ])
         }
         #expect(throws: RetimeError.empty) { try RetimeMap(mappings: []) }
     }
@@ -146,7 +148,8 @@ import Testing
     @Test func rateOne240To30TakesEveryEighthFrame() throws {
         let s = try schedule(rate: .one)
         #expect(s.frameCount == 60)
-        #expect((0..<s.frameCount).map { s.sourceFrameIndex(ofFrame: $0, sourceFrameRate: Rational(240), sourceFrameCount: 480) }
+        #expect(
+            (0..<s.frameCount).map { s.sourceFrameIndex(ofFrame: $0, sourceFrameRate: Rational(240), sourceFrameCount: 480) }
                 == (0..<60).map { $0 * 8 })
     }
 
@@ -161,10 +164,10 @@ import Testing
 
     @Test func tieBreakPicksTheFrameStartingExactlyThere() {
         let times = [Rational(0), Rational(1, 240), Rational(2, 240), Rational(3, 240)]
-        #expect(CFRSchedule.frameIndex(at: Rational(1, 240), in: times) == 1)        // exactly on a pts: that frame
+        #expect(CFRSchedule.frameIndex(at: Rational(1, 240), in: times) == 1)  // exactly on a pts: that frame
         #expect(CFRSchedule.frameIndex(at: Rational(1, 240) - Rational(1, 1_000_000), in: times) == 0)
-        #expect(CFRSchedule.frameIndex(at: Rational(-1), in: times) == 0)           // before the first frame
-        #expect(CFRSchedule.frameIndex(at: Rational(5), in: times) == 3)            // after the last: hold it
+        #expect(CFRSchedule.frameIndex(at: Rational(-1), in: times) == 0)  // before the first frame
+        #expect(CFRSchedule.frameIndex(at: Rational(5), in: times) == 3)  // after the last: hold it
     }
 
     @Test func ntscSourceAtHalfSpeedTo30() throws {
@@ -198,12 +201,12 @@ import Testing
     }
 }
 
-
 /// The `slomo_retime` tag: written as `plan --json` shows a piece (since JSON version 2), and the
 /// tags of files written before still read (their `source`/`target` as `{start, duration}`).
 @Suite struct RetimeMapTagTests {
     @Test func oldAndNewTagsReadAlike() throws {
-        let legacy = #"{"mappings":[{"source":{"start":{"numerator":0,"denominator":1},"duration":{"numerator":1,"denominator":1}},"target":{"start":{"numerator":0,"denominator":1},"duration":{"numerator":1,"denominator":1}}},{"source":{"start":{"numerator":1,"denominator":1},"duration":{"numerator":1,"denominator":2}},"target":{"start":{"numerator":1,"denominator":1},"duration":{"numerator":2,"denominator":1}}}]}"#
+        let legacy =
+            #"{"mappings":[{"source":{"start":{"numerator":0,"denominator":1},"duration":{"numerator":1,"denominator":1}},"target":{"start":{"numerator":0,"denominator":1},"duration":{"numerator":1,"denominator":1}}},{"source":{"start":{"numerator":1,"denominator":1},"duration":{"numerator":1,"denominator":2}},"target":{"start":{"numerator":1,"denominator":1},"duration":{"numerator":2,"denominator":1}}}]}"#
         let old = try JSONDecoder().decode(RetimeMap.self, from: Data(legacy.utf8))
         let want = try RetimeMap(mappings: [
             TimeMapping(source: TimeRange(start: .zero, end: .one), target: TimeRange(start: .zero, end: .one)),

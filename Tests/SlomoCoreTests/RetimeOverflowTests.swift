@@ -6,8 +6,11 @@ import Testing
 /// the map is built with checked arithmetic: a refusal, never a trap.
 @Suite struct RetimeOverflowTests {
     @Test func aTooPreciseRateIsRefused() {
-        #expect(throws: RetimeError.invalidSegment("2.5-4@1.666666666666666668",
-                                                   reason: "rate '1.666666666666666668' is too precise: at most 9 decimals, or a fraction of whole numbers up to 10^9")) {
+        #expect(
+            throws: RetimeError.invalidSegment(
+                "2.5-4@1.666666666666666668",
+                reason: "rate '1.666666666666666668' is too precise: at most 9 decimals, or a fraction of whole numbers up to 10^9")
+        ) {
             try SegmentSpec(parsing: "2.5-4@1.666666666666666668")
         }
         #expect(throws: RetimeError.self) { try SegmentSpec(parsing: "1-3@1/2:0.0000000000001", allowRamp: true) }

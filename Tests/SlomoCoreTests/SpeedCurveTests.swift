@@ -16,8 +16,10 @@ import Testing
         }
         return total
     }
-    static let keys: [(Rational, Rational)] = [(Rational(0), .one), (.one, .one), (Rational(3, 2), Rational(1, 4)),
-                                               (Rational(5, 2), Rational(1, 4)), (Rational(3), .one)]
+    static let keys: [(Rational, Rational)] = [
+        (Rational(0), .one), (.one, .one), (Rational(3, 2), Rational(1, 4)),
+        (Rational(5, 2), Rational(1, 4)), (Rational(3), .one),
+    ]
 
     @Test func mapPassesExactlyThroughEveryFrameTime() throws {
         let spec = RetimeSpec(curve: try SpeedCurve(parsing: Self.text))
@@ -37,7 +39,12 @@ import Testing
     @Test func withoutNodesTheFrameRateGridIsUsed() throws {
         let spec = RetimeSpec(curve: try SpeedCurve(parsing: "0.5@1,1.5@1/8"))
         let map = try spec.resolve(duration: Rational(2), frameRate: Rational(60))
-        for k in 0...120 { #expect(map.targetTime(forSource: Rational(Int64(k), 60)) == Self.closedForm([(Rational(0), .one), (Rational(1, 2), .one), (Rational(3, 2), Rational(1, 8)), (Rational(2), Rational(1, 8))], Rational(Int64(k), 60))) }
+        for k in 0...120 {
+            #expect(
+                map.targetTime(forSource: Rational(Int64(k), 60))
+                    == Self.closedForm(
+                        [(Rational(0), .one), (Rational(1, 2), .one), (Rational(3, 2), Rational(1, 8)), (Rational(2), Rational(1, 8))], Rational(Int64(k), 60)))
+        }
         // after the last key its rate holds: 0.5 + (1 × (1 + 8) / 2) + 0.5 × 8
         #expect(map.target.duration == Rational(9))
     }
@@ -66,7 +73,8 @@ import Testing
         }
         let curve = try SpeedCurve(parsing: "1@1,2@1/4")
         #expect(message(RetimeSpec(curve: try SpeedCurve(parsing: "0@1,4@1/2"))) == "curve '0@1,4@1/2': key point 2 at 4 s is past the end of the media (3 s)")
-        #expect(message(RetimeSpec(segments: [try SegmentSpec(parsing: "1.5-2.5@1/8")], curve: curve))
+        #expect(
+            message(RetimeSpec(segments: [try SegmentSpec(parsing: "1.5-2.5@1/8")], curve: curve))
                 == "curve '1@1,2@1/4': segment '1.5-2.5@1/8' overlaps the curve (1-2 s)")
         #expect(message(RetimeSpec(rate: Rational(1, 2), curve: curve)).contains("rate 1/2 and a curve together"))
         // a segment outside the curve is fine, and the curve's last rate holds up to it
@@ -86,8 +94,9 @@ import Testing
         #expect(varispeed.segments.count == map.mappings.count && varispeed.segments.allSatisfy { $0.glide == nil })
         #expect(varispeed.totalFrames == 360_000)
         // zero-latency snaps each piece and joins neighbours that snapped alike: a few steps
-        let zl = try AudioRenderPlan(map: try RetimeSpec(curve: try SpeedCurve(parsing: "0@1,1@1/2,2@1")).resolve(duration: Rational(2), frameRate: Rational(240)),
-                                     sampleRate: 48000, algorithm: .zeroLatency)
+        let zl = try AudioRenderPlan(
+            map: try RetimeSpec(curve: try SpeedCurve(parsing: "0@1,1@1/2,2@1")).resolve(duration: Rational(2), frameRate: Rational(240)),
+            sampleRate: 48000, algorithm: .zeroLatency)
         #expect(zl.segments.count <= 9 && Set(zl.segments.map(\.rate)).isSubset(of: [Rational(1, 2), Rational(2, 3), Rational(4, 5), .one]))
     }
 
@@ -96,12 +105,13 @@ import Testing
         let curve = try SpeedCurve(parsing: "1@1/4,2@1/4")
         // two frames with one timestamp inside a curve are one node, not an empty piece (0/0)
         let nodes = [Rational(0), Rational(3, 2), Rational(3, 2), Rational(2)]
-        #expect(try RetimeSpec(curve: curve).resolve(duration: Rational(3), frameRate: nil, curveNodes: nodes).target.duration == Rational(12))   // 1/4 throughout: before, in and after the curve
+        // 1/4 throughout: before, in and after the curve
+        #expect(try RetimeSpec(curve: curve).resolve(duration: Rational(3), frameRate: nil, curveNodes: nodes).target.duration == Rational(12))
         // a ramp beside a curve eases from the curve's rate on that side (1/4), not from 1
         let map = try RetimeSpec(segments: [try SegmentSpec(parsing: "3-5@1/8:1/2", allowRamp: true)], curve: curve)
             .resolve(duration: Rational(6), frameRate: Rational(240))
         #expect(map.rate(atSource: Rational(29, 10)) == Rational(1, 4) && map.rate(atSource: Rational(11, 2)) == Rational(1, 4))
-        #expect(map.rate(atSource: Rational(3) + Rational(1, 480)) < Rational(1, 4))     // slower from there, not faster
+        #expect(map.rate(atSource: Rational(3) + Rational(1, 480)) < Rational(1, 4))  // slower from there, not faster
         // a frame number too far to place is refused, not a trap
         let far = try SpeedCurve(parsing: "0@1,f9300000000000001@1/2")
         #expect(throws: RetimeError.self) { try RetimeSpec(curve: far).resolve(duration: Rational(3600), frameRate: Rational(30000, 1001)) }

@@ -20,15 +20,17 @@ import Testing
         let bytes = TriggerMessage(at: 10, sent: 10, nonce: 1).encoded(mac: Self.mac(7))
         #expect(throws: TriggerMessage.Refusal.badSignature) { try TriggerMessage.verify(bytes, mac: Self.mac(8)) }
         var changed = bytes
-        changed[20] = UInt8(ascii: "9")                               // a digit of `at`
+        changed[20] = UInt8(ascii: "9")  // a digit of `at`
         #expect(throws: TriggerMessage.Refusal.badSignature) { try TriggerMessage.verify(changed, mac: Self.mac(7)) }
     }
 
-    @Test(arguments: ["", "hello", "slomo-trigger/1 at=1 sent=1 nonce=0000000000000001",
-                      "slomo-trigger/2 at=1 sent=1 nonce=0000000000000001 mac=" + String(repeating: "0", count: 64),
-                      "slomo-trigger/1 at=x sent=1 nonce=0000000000000001 mac=" + String(repeating: "0", count: 64),
-                      "slomo-trigger/1 at=1 at=1 nonce=0000000000000001 mac=" + String(repeating: "0", count: 64),
-                      "slomo-trigger/1 at=1 sent=1 nonce=0000000000000001 mac=zz"])
+    @Test(arguments: [
+        "", "hello", "slomo-trigger/1 at=1 sent=1 nonce=0000000000000001",
+        "slomo-trigger/2 at=1 sent=1 nonce=0000000000000001 mac=" + String(repeating: "0", count: 64),
+        "slomo-trigger/1 at=x sent=1 nonce=0000000000000001 mac=" + String(repeating: "0", count: 64),
+        "slomo-trigger/1 at=1 at=1 nonce=0000000000000001 mac=" + String(repeating: "0", count: 64),
+        "slomo-trigger/1 at=1 sent=1 nonce=0000000000000001 mac=zz",
+    ])
     func malformedMessagesAreSaidToBe(text: String) {
         #expect {
             try TriggerMessage.verify(Array(text.utf8), mac: Self.mac(7))

@@ -28,9 +28,12 @@ import Testing
         let muxer = try Muxer(path: path)
         var options: [String: String] = [:]
         if codec == "libx264" { options = ["qp": "0", "preset": "ultrafast"] }
-        let encoder = try Encoder(path: path, video: VideoEncoderSettings(codec: codec, width: 64, height: 32, pixelFormat: .yuv420p,
-                                                                          frameRate: rate, options: options, threads: 1),
-                                  globalHeader: muxer.wantsGlobalHeader)
+        let encoder = try Encoder(
+            path: path,
+            video: VideoEncoderSettings(
+                codec: codec, width: 64, height: 32, pixelFormat: .yuv420p,
+                frameRate: rate, options: options, threads: 1),
+            globalHeader: muxer.wantsGlobalHeader)
         let stream = try muxer.addStream(for: encoder)
         try muxer.writeHeader()
         let packet = Packet()
@@ -92,7 +95,7 @@ import Testing
     /// A system error FFmpeg passes on is typed as its errno; FFmpeg's own codes are not errnos.
     @Test func systemErrorsKeepTheirErrno() {
         #expect(FFmpegError(path: "x.mp4", operation: "av_write_frame", code: -ENOSPC).systemErrno == ENOSPC)
-        #expect(FFmpegError(path: "x.mp4", operation: "avcodec_send_packet", code: -1094995529).systemErrno == nil)   // AVERROR_INVALIDDATA
+        #expect(FFmpegError(path: "x.mp4", operation: "avcodec_send_packet", code: -1094995529).systemErrno == nil)  // AVERROR_INVALIDDATA
         #expect(FFmpegError(path: "x.mp4", operation: "open", message: "no video stream", category: .invalidData).systemErrno == nil)
     }
 

@@ -31,8 +31,9 @@ import Testing
         let dir = TemporaryDirectory()
         let sr = 16_000
         writeWAV(dir.file("long.wav"), [Signal.clicks(at: [52_000], count: 80_000, sampleRate: sr)], sampleRate: sr)
-        let src = try TimePitchAudioSource(path: dir.file("long.wav"), map: wholeMap(seconds: Rational(1), rate: .one),
-                                           algorithm: .varispeed, sourceOrigin: Rational(3))
+        let src = try TimePitchAudioSource(
+            path: dir.file("long.wav"), map: wholeMap(seconds: Rational(1), rate: .one),
+            algorithm: .varispeed, sourceOrigin: Rational(3))
         var out: [Float] = []
         while let b = try src.read(maxFrames: 4096) { out += b[0] }
         #expect(out.count == 16_000)
@@ -50,8 +51,9 @@ import Testing
         _ = try Generator.generate(g)
         let r = try AudioStretch.run(AudioStretchRequest(input: g.output, output: dir.file("c.wav"), spec: RetimeSpec(), algorithm: .varispeed))
         #expect(r.inputFrames == 96_000 && r.outputFrames == 96_000)
-        let src = try TimePitchAudioSource(path: dir.file("c.wav"), map: wholeMap(seconds: Rational(2), rate: .one),
-                                           algorithm: .varispeed, sourceOrigin: .zero)
+        let src = try TimePitchAudioSource(
+            path: dir.file("c.wav"), map: wholeMap(seconds: Rational(2), rate: .one),
+            algorithm: .varispeed, sourceOrigin: .zero)
         var x: [Float] = []
         while let b = try src.read(maxFrames: 8192) { x += b[0] }
         #expect(x.count == 96_000)
@@ -71,8 +73,9 @@ import Testing
         let dir = TemporaryDirectory()
         writeWAV(dir.file("t.wav"), [Signal.tone(440, seconds: 0.5, sampleRate: 16_000)], sampleRate: 16_000)
         // the map covers 1 s but the file has 0.5 s of audio
-        let src = try TimePitchAudioSource(path: dir.file("t.wav"), map: wholeMap(seconds: Rational(1), rate: Rational(2)),
-                                           algorithm: .spectral, sourceOrigin: .zero)
+        let src = try TimePitchAudioSource(
+            path: dir.file("t.wav"), map: wholeMap(seconds: Rational(1), rate: Rational(2)),
+            algorithm: .spectral, sourceOrigin: .zero)
         var out: [Float] = []
         while let b = try src.read(maxFrames: 4096) { out += b[0] }
         #expect(out.count == 8000)
@@ -88,8 +91,10 @@ import Testing
         _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("in.flac"), spec: RetimeSpec()))
         let layout = try Prober.probe(path: dir.file("in.flac")).streams.first?.channelLayout
         #expect(layout == ["mono", "stereo", "5.1", "7.1"][[1, 2, 6, 8].firstIndex(of: channels)!])
-        let report = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.flac"), output: dir.file("out.flac"),
-                                                              spec: RetimeSpec(rate: Rational(1, 2)), algorithm: .spectral))
+        let report = try AudioStretch.run(
+            AudioStretchRequest(
+                input: dir.file("in.flac"), output: dir.file("out.flac"),
+                spec: RetimeSpec(rate: Rational(1, 2)), algorithm: .spectral))
         #expect(report.channels == channels && report.outputFrames == 96_000 && report.channelLayout == layout)
         let probe = try Prober.probe(path: dir.file("out.flac"))
         #expect(probe.streams.first?.channels == channels && probe.streams.first?.sampleCount == 96_000)
@@ -107,8 +112,10 @@ import Testing
         #expect(try Prober.probe(path: dir.file("in.flac")).streams.first?.channelLayout == layout)
         for (ext, expected) in [("flac", layout), ("wav", layout), ("mka", layout), ("m4a", aacLayout)] {
             let out = dir.file("out.\(ext)")
-            let report = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.flac"), output: out,
-                                                                  spec: RetimeSpec(rate: Rational(1, 2)), algorithm: .varispeed))
+            let report = try AudioStretch.run(
+                AudioStretchRequest(
+                    input: dir.file("in.flac"), output: out,
+                    spec: RetimeSpec(rate: Rational(1, 2)), algorithm: .varispeed))
             #expect(report.channelLayout == layout && report.outputFrames == 96_000)
             let stream = try Prober.probe(path: out).streams.first
             #expect(stream?.channels == channels && stream?.channelLayout == expected, "\(layout) → .\(ext): \(stream?.channelLayout ?? "none")")
@@ -121,7 +128,7 @@ import Testing
         let spec = RetimeSpec(rate: .one, segments: [try SegmentSpec(parsing: "0.25-0.5@1/2")])
         for ext in ["wav", "flac", "aiff", "mka"] {
             let r = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.\(ext)"), spec: spec, algorithm: .timeDomain))
-            #expect(r.outputFrames == 55_125, "\(ext)")    // 0.25 + 0.5 + 0.5 s
+            #expect(r.outputFrames == 55_125, "\(ext)")  // 0.25 + 0.5 + 0.5 s
             // (Matroska stores millisecond timestamps, so probe cannot count its samples exactly)
             if ext != "mka" { #expect(try Prober.probe(path: dir.file("o.\(ext)")).streams.first?.sampleCount == 55_125, "\(ext)") }
         }
@@ -131,16 +138,19 @@ import Testing
         overwrite.overwrite = true
         #expect(try AudioStretch.run(overwrite).outputFrames == 55_125)
         // unknown output extension: usage, nothing written
-        do { _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.xyz"), spec: spec)); Issue.record("no error") }
-        catch let e as StretchError { #expect(e.kind == .badRequest && e.description.contains(".xyz")) }
+        do {
+            _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.xyz"), spec: spec)); Issue.record("no error")
+        } catch let e as StretchError { #expect(e.kind == .badRequest && e.description.contains(".xyz")) }
     }
 
     @Test func rateOutOfRangeFailsBeforeWritingAnything() throws {
         let dir = TemporaryDirectory()
         writeWAV(dir.file("in.wav"), [Signal.tone(440, seconds: 1, sampleRate: 44_100)], sampleRate: 44_100)
         do {
-            _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("x.wav"),
-                                                         spec: RetimeSpec(rate: Rational(1, 8)), algorithm: .timeDomain))
+            _ = try AudioStretch.run(
+                AudioStretchRequest(
+                    input: dir.file("in.wav"), output: dir.file("x.wav"),
+                    spec: RetimeSpec(rate: Rational(1, 8)), algorithm: .timeDomain))
             Issue.record("no error")
         } catch let e as AudioFailure {
             #expect(e.kind == .badRequest)
@@ -155,8 +165,10 @@ import Testing
         g.audio = false
         g.codec = .mjpeg
         _ = try Generator.generate(g)
-        for run in [{ _ = try TimePitchAudioSource(path: g.output, map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero) },
-                    { _ = try AudioStretch.run(AudioStretchRequest(input: g.output, output: dir.file("y.wav"), spec: RetimeSpec())) }] {
+        for run in [
+            { _ = try TimePitchAudioSource(path: g.output, map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero) },
+            { _ = try AudioStretch.run(AudioStretchRequest(input: g.output, output: dir.file("y.wav"), spec: RetimeSpec())) },
+        ] {
             do { try run(); Issue.record("no error") } catch let e as AudioFailure {
                 #expect(e.code == .noAudioStream && e.kind == .badData && e.description.contains("v.mkv"))
             }
@@ -168,7 +180,8 @@ import Testing
         let dir = TemporaryDirectory()
         writeWAV(dir.file("empty.wav"), [[]], sampleRate: 48_000)
         do {
-            _ = try TimePitchAudioSource(path: dir.file("empty.wav"), map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
+            _ = try TimePitchAudioSource(
+                path: dir.file("empty.wav"), map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
             Issue.record("no error")
         } catch let e as AudioFailure {
             #expect(e.code == .emptyAudio && e.kind == .badData)
@@ -184,7 +197,8 @@ import Testing
         writeWAV(dir.file("10ch.wav"), (0..<10).map { _ in Signal.tone(440, seconds: 0.2, sampleRate: 8000) }, sampleRate: 8000)
         for name in ["4k.wav", "10ch.wav"] {
             do {
-                _ = try TimePitchAudioSource(path: dir.file(name), map: wholeMap(seconds: Rational(1, 5), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
+                _ = try TimePitchAudioSource(
+                    path: dir.file(name), map: wholeMap(seconds: Rational(1, 5), rate: .one), algorithm: .spectral, sourceOrigin: .zero)
                 Issue.record("no error for \(name)")
             } catch let e as AudioFailure {
                 #expect(e.code == .unsupportedFormat && e.kind == .badData && e.description.contains(name), "\(e)")
@@ -201,17 +215,18 @@ import Testing
         let mid = data.count / 2
         for i in stride(from: mid, to: mid + 4000, by: 3) { data[i] ^= 0x5A }
         try data.write(to: URL(fileURLWithPath: dir.file("bad.aac")))
-        let src = try TimePitchAudioSource(path: dir.file("bad.aac"), map: wholeMap(seconds: Rational(2), rate: Rational(1, 2)),
-                                           algorithm: .spectral, sourceOrigin: .zero)
+        let src = try TimePitchAudioSource(
+            path: dir.file("bad.aac"), map: wholeMap(seconds: Rational(2), rate: Rational(1, 2)),
+            algorithm: .spectral, sourceOrigin: .zero)
         var n = 0
         while let b = try src.read(maxFrames: 8192) { n += b[0].count }
-        #expect(n == 176_400)              // still exactly 4 s
+        #expect(n == 176_400)  // still exactly 4 s
         #expect(src.corruptPackets > 0)
     }
 
     @Test func latencyIsReportedWithoutAFile() throws {
         #expect(try TimePitchAudioSource.latency(of: .zeroLatency, rate: Rational(2), sampleRate: 48_000) <= 480)
-        #expect(try TimePitchAudioSource.latency(of: .zeroLatency, rate: Rational(21, 20), sampleRate: 48_000) == 0)   // snaps to 1
+        #expect(try TimePitchAudioSource.latency(of: .zeroLatency, rate: Rational(21, 20), sampleRate: 48_000) == 0)  // snaps to 1
         #expect(try TimePitchAudioSource.latency(of: .spectral, rate: Rational(1, 2), sampleRate: 48_000) > 0)
         #expect(throws: AudioFailure.self) { try TimePitchAudioSource.latency(of: .timeDomain, rate: Rational(4), sampleRate: 48_000) }
     }

@@ -41,7 +41,7 @@ import SlomoCore
         bad.curve = "0@1,2@1/2,1@1"
         #expect(throws: ManifestError.self) { try bad.validate(where: "m.json:1") }
         var stretch = jobs[0]
-        stretch.command = .stretch            // stretch follows a curve too
+        stretch.command = .stretch  // stretch follows a curve too
         try stretch.validate(where: "m.json:1")
     }
 

@@ -11,7 +11,7 @@ import Testing
         #expect(key([0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x06, 0x05, 0, 0, 1, 0x65, 0x88]))
         #expect(!key([0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x41, 0x9A, 0, 0, 1, 0x65, 0x88]))
         #expect(key([0, 0, 0, 1, 0x67, 0x64, 0, 0, 1, 0x41, 0x9A]))
-        #expect(!key([0x41, 0x9A, 0x00]))                                              // no start code at all
+        #expect(!key([0x41, 0x9A, 0x00]))  // no start code at all
         // HEVC: delimiter (35), then a CRA (21) / TRAIL_R (1); a VPS first
         #expect(key([0, 0, 1, 0x46, 0x01, 0x50, 0, 0, 1, 0x2A, 0x01, 0xAF], hevc: true))
         #expect(!key([0, 0, 1, 0x46, 0x01, 0x50, 0, 0, 1, 0x02, 0x01, 0xD0], hevc: true))
@@ -19,8 +19,10 @@ import Testing
     }
 
     @Test func parameterSetsBeforeThePictureBecomeExtradata() {
-        let frame: [UInt8] = [0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x67, 0x64, 0x1F, 0, 0, 0, 1, 0x68, 0xEE, 0, 0, 1, 0x06, 0x05,
-                              0, 0, 1, 0x65, 0x88, 0, 0, 1, 0x67, 0x99]                 // an SPS after the picture is not taken
+        let frame: [UInt8] = [
+            0, 0, 0, 1, 0x09, 0xF0, 0, 0, 1, 0x67, 0x64, 0x1F, 0, 0, 0, 1, 0x68, 0xEE, 0, 0, 1, 0x06, 0x05,
+            0, 0, 1, 0x65, 0x88, 0, 0, 1, 0x67, 0x99,
+        ]  // an SPS after the picture is not taken
         let sets = frame.withUnsafeBytes { RecordingWriter.parameterSets($0, codec: .h264) }
         #expect(sets == [0, 0, 0, 1, 0x67, 0x64, 0x1F, 0, 0, 0, 1, 0x68, 0xEE])
     }

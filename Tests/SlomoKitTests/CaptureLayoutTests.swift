@@ -34,8 +34,10 @@ final class ScriptedSource: CaptureSource {
 
 /// FFV1 and raw store the camera's samples exactly: what a decoder gives back is the bytes handed over.
 @Suite(.serialized) struct LosslessLayoutTests {
-    func store(_ format: CaptureFormat, _ frames: [[[UInt8]]], codec: RecordingSettings.RawCodec, _ dir: TemporaryDirectory,
-               _ name: String) throws -> String {
+    func store(
+        _ format: CaptureFormat, _ frames: [[[UInt8]]], codec: RecordingSettings.RawCodec, _ dir: TemporaryDirectory,
+        _ name: String
+    ) throws -> String {
         var settings = RecordingSettings(output: dir.file(name))
         settings.rawCodec = codec
         var limits = CaptureLimits()
@@ -49,7 +51,8 @@ final class ScriptedSource: CaptureSource {
     /// `ffmpeg -i FILE -f rawvideo -pix_fmt PIX -`: the decoded bytes, and the stream's `codec,pix_fmt,WxH`.
     func decoded(_ path: String, _ pix: String) throws -> ([UInt8], String) {
         let bytes = try IndependentReaderTests.bytes(of: "ffmpeg", ["-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", pix, "-"])
-        let info = try IndependentReaderTests.output(of: "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,pix_fmt,width,height", "-of", "csv=p=0", path])
+        let info = try IndependentReaderTests.output(
+            of: "ffprobe", ["-v", "error", "-show_entries", "stream=codec_name,pix_fmt,width,height", "-of", "csv=p=0", path])
         return ([UInt8](bytes), info.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
@@ -58,13 +61,14 @@ final class ScriptedSource: CaptureSource {
     @Test(arguments: [RecordingSettings.RawCodec.ffv1, .raw])
     func bayerIsStoredUndebayeredAtAnOddSize(codec: RecordingSettings.RawCodec) throws {
         let dir = TemporaryDirectory()
-        let format = CaptureFormat(fourcc: "BA81", width: 63, height: 31, bytesPerLine: 63, frameDuration: Rational(1, 60),
-                                   planes: [CapturePlane(bytesPerLine: 63, size: 63 * 31)])
+        let format = CaptureFormat(
+            fourcc: "BA81", width: 63, height: 31, bytesPerLine: 63, frameDuration: Rational(1, 60),
+            planes: [CapturePlane(bytesPerLine: 63, size: 63 * 31)])
         let frames = (0..<3).map { [pattern(63 * 31, seed: $0)] }
         let path = try store(format, frames, codec: codec, dir, "bayer.mkv")
         let (bytes, info) = try decoded(path, "gray")
         #expect(info == "\(codec == .raw ? "rawvideo" : "ffv1"),63,31,gray")
-        #expect(bytes == frames.flatMap { $0[0] }, "\(bytes.count) bytes")     // the sensor's samples, not demosaiced ones
+        #expect(bytes == frames.flatMap { $0[0] }, "\(bytes.count) bytes")  // the sensor's samples, not demosaiced ones
         // (Matroska stores tag names in capitals)
         #expect(try Prober.probe(path: path).container.metadata.first { $0.key.lowercased() == "slomo_cfa_pattern" }?.value == "BGGR")
     }
@@ -83,15 +87,16 @@ final class ScriptedSource: CaptureSource {
             for x in 0..<w {
                 let v = y % 2 == 0 ? (x % 2 == 0 ? 200 : 120) : (x % 2 == 0 ? 120 : 40)
                 if wide {
-                    let s = v * 16                                   // 12-bit sample, little-endian in 16 bits
+                    let s = v * 16  // 12-bit sample, little-endian in 16 bits
                     mosaic[y * bpl + 2 * x] = UInt8(s & 0xff); mosaic[y * bpl + 2 * x + 1] = UInt8(s >> 8)
                 } else {
                     mosaic[y * bpl + x] = UInt8(v)
                 }
             }
         }
-        let format = CaptureFormat(fourcc: fourcc, width: w, height: h, bytesPerLine: bpl, frameDuration: Rational(1, 60),
-                                   planes: [CapturePlane(bytesPerLine: bpl, size: bpl * h)])
+        let format = CaptureFormat(
+            fourcc: fourcc, width: w, height: h, bytesPerLine: bpl, frameDuration: Rational(1, 60),
+            planes: [CapturePlane(bytesPerLine: bpl, size: bpl * h)])
         let master = try store(format, Array(repeating: [mosaic], count: 4), codec: .ffv1, dir, "sensor.mkv")
         let e = try Exporter.export(ExportRequest(input: master, output: dir.file("colour.mp4"), spec: RetimeSpec()))
         let (rgb, info) = try decoded(e.output, "rgb24")
@@ -104,10 +109,13 @@ final class ScriptedSource: CaptureSource {
     @Test func threePlaneBuffersWithPaddedPlaneSizesLandWhereTheirPlanesAre() throws {
         let dir = TemporaryDirectory()
         // YM12: Y, Cb, Cr in three buffers; drivers often round each plane's size up to a page
-        let format = CaptureFormat(fourcc: "YM12", width: 64, height: 32, bytesPerLine: 64, frameDuration: Rational(1, 60),
-                                   planes: [CapturePlane(bytesPerLine: 64, size: 64 * 32 + 4096),
-                                            CapturePlane(bytesPerLine: 32, size: 32 * 16 + 4096),
-                                            CapturePlane(bytesPerLine: 32, size: 32 * 16 + 4096)])
+        let format = CaptureFormat(
+            fourcc: "YM12", width: 64, height: 32, bytesPerLine: 64, frameDuration: Rational(1, 60),
+            planes: [
+                CapturePlane(bytesPerLine: 64, size: 64 * 32 + 4096),
+                CapturePlane(bytesPerLine: 32, size: 32 * 16 + 4096),
+                CapturePlane(bytesPerLine: 32, size: 32 * 16 + 4096),
+            ])
         let frames = (0..<2).map { i in [pattern(64 * 32, seed: i), pattern(32 * 16, seed: i + 10), pattern(32 * 16, seed: i + 20)] }
         let path = try store(format, frames, codec: .raw, dir, "ym12.mkv")
         let (bytes, info) = try decoded(path, "yuv420p")
@@ -117,12 +125,13 @@ final class ScriptedSource: CaptureSource {
 
     @Test func ffv1KeepsAnOddSizedPlanarPicture() throws {
         let dir = TemporaryDirectory()
-        let n = 65 * 33 + 2 * 33 * 17                              // 4:2:0 chroma of 65x33: 33x17
-        let format = CaptureFormat(fourcc: "YU12", width: 65, height: 33, bytesPerLine: 65, frameDuration: Rational(1, 60),
-                                   planes: [CapturePlane(bytesPerLine: 65, size: n)])
+        let n = 65 * 33 + 2 * 33 * 17  // 4:2:0 chroma of 65x33: 33x17
+        let format = CaptureFormat(
+            fourcc: "YU12", width: 65, height: 33, bytesPerLine: 65, frameDuration: Rational(1, 60),
+            planes: [CapturePlane(bytesPerLine: 65, size: n)])
         let frames = (0..<2).map { [pattern(n, seed: $0)] }
         let (bytes, info) = try decoded(try store(format, frames, codec: .ffv1, dir, "odd.mkv"), "yuv420p")
-        #expect(info == "ffv1,65,33,yuv420p")                      // every row and column kept
+        #expect(info == "ffv1,65,33,yuv420p")  // every row and column kept
         #expect(bytes == frames.flatMap { $0[0] }, "\(bytes.count) bytes")
     }
 }
@@ -132,11 +141,16 @@ final class ScriptedSource: CaptureSource {
 @Suite(.serialized) struct MultiCaptureTests {
     @Test func camerasAtDifferentRatesAreRefused() throws {
         let dir = TemporaryDirectory()
-        let a = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180"), settings: RecordingSettings(output: dir.file("a.mp4")), limits: CaptureLimits())
-        let b = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=60,size=320x180"), settings: RecordingSettings(output: dir.file("b.mp4")), limits: CaptureLimits())
+        let a = try CaptureSession(
+            source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180"), settings: RecordingSettings(output: dir.file("a.mp4")), limits: CaptureLimits()
+        )
+        let b = try CaptureSession(
+            source: try SyntheticSource(spec: "synthetic:fps=60,size=320x180"), settings: RecordingSettings(output: dir.file("b.mp4")), limits: CaptureLimits())
         #expect(throws: CaptureError.self) { try MultiCapture.checkRates([a, b]) }
         do { try MultiCapture.checkRates([a, b]) } catch let e as CaptureError {
-            #expect(e.description.hasPrefix("synthetic: runs at 60 fps, synthetic at 100 fps: cameras on one event must run at one rate") && e.kind == .unavailable, "\(e.description)")
+            #expect(
+                e.description.hasPrefix("synthetic: runs at 60 fps, synthetic at 100 fps: cameras on one event must run at one rate") && e.kind == .unavailable,
+                "\(e.description)")
         }
     }
 }

@@ -71,7 +71,9 @@ import SlomoCore
         t.holdoff = Rational(1, 2)
         t.audio = AudioSettings(device: "hw:2,0")
         #expect(refusal { try t.validate(audio: nil) } == nil)
-        #expect(refusal { try t.validate(audio: AudioSettings(device: "hw:2,0")) }?.1 == "triggerAudio 'hw:2,0': is the recorded audio device already: the trigger listens to it without triggerAudio")
+        #expect(
+            refusal { try t.validate(audio: AudioSettings(device: "hw:2,0")) }?.1
+                == "triggerAudio 'hw:2,0': is the recorded audio device already: the trigger listens to it without triggerAudio")
         t.kind = .stdin
         #expect(refusal { try t.validate(audio: nil) }?.0 == "triggerAudio")
     }
@@ -81,7 +83,8 @@ import SlomoCore
 @Suite struct GPIOTriggerSpecTests {
     @Test func specs() throws {
         #expect(try OptionValues.trigger("gpio:gpiochip0:3") == .gpio(GPIOTriggerLine(chip: "gpiochip0", line: "3", edges: .rising)))
-        #expect(try OptionValues.trigger("gpio:/dev/gpiochip1:trigger-in:both") == .gpio(GPIOTriggerLine(chip: "/dev/gpiochip1", line: "trigger-in", edges: .both)))
+        #expect(
+            try OptionValues.trigger("gpio:/dev/gpiochip1:trigger-in:both") == .gpio(GPIOTriggerLine(chip: "/dev/gpiochip1", line: "trigger-in", edges: .both)))
         for bad in ["gpio:", "gpio:chip", "gpio:chip:1:sideways", "gpio::1", "gpio:a:1:rising:x"] {
             #expect(throws: SettingError.self) { try OptionValues.trigger(bad) }
         }
@@ -117,7 +120,7 @@ import SlomoCore
         let out = TriggerOutput(TriggerOutputLine(chip: "c", line: "1", pulse: Rational(30, 1000)), set: { line.set($0) })
         let event = CaptureClock.now()
         let a = try #require(out.fire(event: event))
-        let b = try #require(out.fire(event: event))       // a second camera, the same event
+        let b = try #require(out.fire(event: event))  // a second camera, the same event
         #expect(a == b)
         #expect(a.raisedTime >= event && a.afterEvent == a.raisedTime - event && a.pulseMs == 30)
         #expect(line.all.map(\.0) == [true], "one rise for one event: \(line.all.map(\.0))")

@@ -6,8 +6,10 @@ import SlomoFFmpeg
 
 /// Capture through the real writer path with the synthetic camera.
 @Suite(.serialized) struct CaptureTests {
-    func capture(_ spec: String, _ dir: TemporaryDirectory, name: String = "cap.mp4", limits: CaptureLimits,
-                 map: RetimeMap? = nil) throws -> (CaptureReport, ProbeReport) {
+    func capture(
+        _ spec: String, _ dir: TemporaryDirectory, name: String = "cap.mp4", limits: CaptureLimits,
+        map: RetimeMap? = nil
+    ) throws -> (CaptureReport, ProbeReport) {
         var settings = RecordingSettings(output: dir.file(name))
         settings.map = map
         let session = try CaptureSession(source: try SyntheticSource(spec: spec), settings: settings, limits: limits)
@@ -82,8 +84,9 @@ import SlomoFFmpeg
     /// the wrap is no drop, the skipped ids are; frames delivered incomplete are counted, never stored.
     @Test func aProducersOwnNumberingAndDamageReachTheReport() throws {
         let dir = TemporaryDirectory()
-        let (r, p) = try capture("synthetic:fps=240,size=320x180,pace=0,counter=gev16,first-id=65526,drop-every=10,damage-every=7",
-                                 dir, limits: CaptureLimits(frames: 50))
+        let (r, p) = try capture(
+            "synthetic:fps=240,size=320x180,pace=0,counter=gev16,first-id=65526,drop-every=10,damage-every=7",
+            dir, limits: CaptureLimits(frames: 50))
         // ids skipped at frames 10 (id 1, right after the wrap from 65535: one lost, not a wrap), 20, 30, 40, 50
         #expect(r.droppedByDriver == 5 && r.framesCaptured == 50)
         // frames 7, 14, … 56 of the 55 indices delivered: 7 of them damaged, none of them in the file
@@ -128,7 +131,9 @@ import SlomoFFmpeg
     @Test func aFullDiskIsKnownByItsErrnoNotItsText() {
         let full = CaptureSession.stopped("o.mkv", frames: 7, FFmpegError(path: "o.mkv", operation: "av_interleaved_write_frame", code: -ENOSPC))
         #expect(full.systemErrno == ENOSPC && full.kind == .ioFailed)
-        #expect(full.description == "o.mkv: recording stopped after 7 frames: no space left on the device (ENOSPC); the file plays up to its last complete fragment")
+        #expect(
+            full.description == "o.mkv: recording stopped after 7 frames: no space left on the device (ENOSPC); the file plays up to its last complete fragment"
+        )
         let io = CaptureSession.stopped("o.mkv", frames: 7, CaptureError.syncFailed(output: "o.mkv", errno: EIO))
         #expect(io.systemErrno == EIO && io.description.contains("fdatasync failed: Input/output error (EIO)"), "\(io)")
         let other = CaptureSession.stopped("o.mkv", frames: 7, OutputError("o.mkv", .writeFailed(errno: nil)))
@@ -138,12 +143,13 @@ import SlomoFFmpeg
     @Test func fullQueueDropsInsteadOfWaiting() throws {
         let dir = TemporaryDirectory()
         var settings = RecordingSettings(output: dir.file("q.mp4"))
-        settings.preset = "veryslow"           // a writer much slower than an unpaced source
+        settings.preset = "veryslow"  // a writer much slower than an unpaced source
         var limits = CaptureLimits(frames: 200)
         limits.ringFrames = 4
         limits.realtime = false
-        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=1000,size=640x360,format=yuv420p,pace=0"),
-                                     settings: settings, limits: limits)
+        let session = try CaptureSession(
+            source: try SyntheticSource(spec: "synthetic:fps=1000,size=640x360,format=yuv420p,pace=0"),
+            settings: settings, limits: limits)
         let r = try session.run()
         #expect(r.framesCaptured == 200)
         #expect(r.droppedBySlomo > 0 && r.framesWritten + r.droppedBySlomo == 200)
@@ -170,29 +176,32 @@ import SlomoFFmpeg
             #expect(s?.index == Int64(k))
             ring.publish(FrameRing.Meta(timestamp: Rational(Int64(k)), sequence: UInt64(k), bytes: 1))
         }
-        #expect(ring.reserve() == nil)            // frame 0 is still needed
+        #expect(ring.reserve() == nil)  // frame 0 is still needed
         ring.advance(pin.id, to: 1)
-        #expect(ring.reserve()?.index == 4)       // now slot 0 may take frame 4
+        #expect(ring.reserve()?.index == 4)  // now slot 0 may take frame 4
         ring.publish(FrameRing.Meta(timestamp: Rational(4), sequence: 4, bytes: 1))
         #expect(!ring.isIntact(0) && ring.isIntact(1) && ring.oldest == 1)
         #expect(ring.firstFrame(from: 1, atOrAfter: Rational(5, 2)) == 3)
         ring.unpin(pin.id)
-        #expect(ring.pin(from: 0).start == 1)     // clamped to what is still there
+        #expect(ring.pin(from: 0).start == 1)  // clamped to what is still there
     }
 
-    func shots(_ spec: String, _ t: TriggerSettings, _ dir: TemporaryDirectory, name: String,
-               armed: (@Sendable () -> Void)? = nil) throws -> CaptureReport {
+    func shots(
+        _ spec: String, _ t: TriggerSettings, _ dir: TemporaryDirectory, name: String,
+        armed: (@Sendable () -> Void)? = nil
+    ) throws -> CaptureReport {
         var limits = CaptureLimits(duration: Rational(6))
         limits.lockMemory = false
-        let session = try CaptureSession(source: try SyntheticSource(spec: spec), settings: RecordingSettings(output: dir.file(name)),
-                                         limits: limits, trigger: t, hooks: CaptureHooks(onArmed: armed))
+        let session = try CaptureSession(
+            source: try SyntheticSource(spec: spec), settings: RecordingSettings(output: dir.file(name)),
+            limits: limits, trigger: t, hooks: CaptureHooks(onArmed: armed))
         return try session.run()
     }
 
     @Test func motionTriggerSavesPreAndPostFramesAroundTheFirstMovingFrame() throws {
         let dir = TemporaryDirectory()
         var t = TriggerSettings(kind: .motion(threshold: Rational(1, 2)), pre: Rational(1, 4), post: Rational(1, 4), shots: 2)
-        t.region = PixelRegion(x: 0, y: 90, width: 320, height: 90)      // below the code band and digits
+        t.region = PixelRegion(x: 0, y: 90, width: 320, height: 90)  // below the code band and digits
         let r = try shots("synthetic:fps=120,size=320x180,format=yuyv,still-until=90", t, dir, name: "m%d.mp4")
         #expect(r.stopReason == .shots && r.shots?.count == 2 && r.droppedBySlomo == 0)
         let s1 = try #require(r.shots?.first)
@@ -206,7 +215,7 @@ import SlomoFFmpeg
         // frames overlap shot 1's post frames
         let p2 = try Prober.probe(path: dir.file("m2.mp4"), frames: true)
         #expect(p2.frames?.map(\.calibrationIndex) == (91...151).map { Optional($0) })
-        #expect((r.motionFramesEvaluated ?? 0) >= 121 && r.motionFramesSkipped == 0)     // every frame up to the second trigger
+        #expect((r.motionFramesEvaluated ?? 0) >= 121 && r.motionFramesSkipped == 0)  // every frame up to the second trigger
         // the motion detector's latency is from the frame's timestamp to its decision: positive, small
         #expect(s1.latency.isPositive && s1.latency < Rational(1, 2))
     }
@@ -218,9 +227,10 @@ import SlomoFFmpeg
         let dir = TemporaryDirectory()
         var limits = CaptureLimits(duration: Rational(6))
         limits.lockMemory = false
-        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
-                                         settings: RecordingSettings(output: dir.file("early.mp4")), limits: limits,
-                                         trigger: TriggerSettings(kind: .signal, pre: Rational(1), post: Rational(1, 10)))
+        let session = try CaptureSession(
+            source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+            settings: RecordingSettings(output: dir.file("early.mp4")), limits: limits,
+            trigger: TriggerSettings(kind: .signal, pre: Rational(1), post: Rational(1, 10)))
         kill(getpid(), SIGUSR1)
         let r = try session.run()
         let s = try #require(r.shots?.first)
@@ -241,7 +251,8 @@ import SlomoFFmpeg
     /// A thread's nice value from /proc (field 19 of its stat line, after the name in parentheses).
     static func nice(task: String) -> Int? {
         guard let stat = try? String(contentsOfFile: task == "self" ? "/proc/thread-self/stat" : "/proc/self/task/\(task)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")") else { return nil }
+            let close = stat.lastIndex(of: ")")
+        else { return nil }
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         return fields.count > 16 ? Int(fields[16]) : nil
     }
@@ -269,10 +280,11 @@ import SlomoFFmpeg
             }
             kill(getpid(), SIGUSR1)
         }
-        let session = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
-                                         settings: RecordingSettings(output: dir.file("n.mp4")), limits: limits,
-                                         trigger: TriggerSettings(kind: .signal, pre: Rational(1, 10), post: Rational(1, 10)),
-                                         hooks: CaptureHooks(onArmed: onArmed))
+        let session = try CaptureSession(
+            source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+            settings: RecordingSettings(output: dir.file("n.mp4")), limits: limits,
+            trigger: TriggerSettings(kind: .signal, pre: Rational(1, 10), post: Rational(1, 10)),
+            hooks: CaptureHooks(onArmed: onArmed))
         #expect(session.ringPlan.slots >= (64 << 20) / (320 * 180 * 3 / 2), "\(session.ringPlan.slots) slots")
         let r = try session.run()
         #expect(seen.get() == caller, "the trigger thread's nice \(String(describing: seen.get())), the caller's \(caller)")
@@ -288,7 +300,7 @@ import SlomoFFmpeg
         // the trigger frame's kernel time is at or after the event, by less than one frame period
         #expect(s.triggerFrameTime >= s.triggerTime && s.triggerFrameTime - s.triggerTime < Rational(1, 100))
         let ix = try Prober.probe(path: dir.file("s.mp4"), frames: true).frames?.compactMap(\.calibrationIndex) ?? []
-        #expect(ix.count == 31 && zip(ix, ix.dropFirst()).allSatisfy { $1 == $0 + 1 })      // contiguous
+        #expect(ix.count == 31 && zip(ix, ix.dropFirst()).allSatisfy { $1 == $0 + 1 })  // contiguous
         #expect(ix[20] == Int(s.triggerSequence))
     }
 
@@ -314,8 +326,9 @@ import SlomoFFmpeg
         let dir = TemporaryDirectory()
         let t = TriggerSettings(kind: .stdin, pre: Rational(3000), post: .zero)
         do {
-            _ = try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=240,size=1280x720,format=yuyv"),
-                                   settings: RecordingSettings(output: dir.file("x.mp4")), limits: CaptureLimits(), trigger: t)
+            _ = try CaptureSession(
+                source: try SyntheticSource(spec: "synthetic:fps=240,size=1280x720,format=yuyv"),
+                settings: RecordingSettings(output: dir.file("x.mp4")), limits: CaptureLimits(), trigger: t)
             Issue.record("no error")
         } catch let e as CaptureError {
             guard case .ringTooLarge = e else { Issue.record("\(e)"); return }
@@ -331,10 +344,13 @@ import SlomoFFmpeg
         var limits = CaptureLimits(duration: Rational(6))
         limits.lockMemory = false
         let armed = Counter()
-        let hooks = CaptureHooks(onArmed: { if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } } })
+        let hooks = CaptureHooks(onArmed: {
+            if armed.increment() == 2 { DispatchQueue.global().asyncAfter(deadline: .now() + 0.5) { kill(getpid(), SIGUSR1) } }
+        })
         let sessions = try (1...2).map { i in
-            try CaptureSession(source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
-                               settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t, hooks: hooks)
+            try CaptureSession(
+                source: try SyntheticSource(spec: "synthetic:fps=100,size=320x180,format=yuv420p"),
+                settings: RecordingSettings(output: dir.file("cam\(i).mp4")), limits: limits, trigger: t, hooks: hooks)
         }
         try MultiCapture.checkRates(sessions)
         let r = try MultiCapture.run(sessions, trigger: t)
@@ -344,7 +360,7 @@ import SlomoFFmpeg
         // each trigger frame is the first at or after the one event: within a period of each other
         #expect((r.triggerFrameSpreadMs?.first ?? 99) < 10, "\(r.triggerFrameSpreadMs ?? [])")
         let k = try #require(r.skew.first)
-        #expect(k.frames > 30 && k.maxMs <= 5, "\(k)")                  // nearest frames of two 100 fps cameras
+        #expect(k.frames > 30 && k.maxMs <= 5, "\(k)")  // nearest frames of two 100 fps cameras
         for i in 1...2 { #expect(FileManager.default.fileExists(atPath: dir.file("cam\(i).mp4"))) }
     }
 }

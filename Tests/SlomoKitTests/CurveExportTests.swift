@@ -9,8 +9,10 @@ import SlomoCore
 /// output, and its clicks sit where the curve puts them.
 @Suite struct CurveExportTests {
     static let text = "0@1,1@1,1.5@1/4,2.5@1/4,3@1"
-    static let keys: [(Rational, Rational)] = [(Rational(0), .one), (.one, .one), (Rational(3, 2), Rational(1, 4)),
-                                               (Rational(5, 2), Rational(1, 4)), (Rational(3), .one)]
+    static let keys: [(Rational, Rational)] = [
+        (Rational(0), .one), (.one, .one), (Rational(3, 2), Rational(1, 4)),
+        (Rational(5, 2), Rational(1, 4)), (Rational(3), .one),
+    ]
     static var spec: RetimeSpec { RetimeSpec(curve: try! SpeedCurve(parsing: text)) }
 
     /// O(t), the closed-form quadratic of the key points.
@@ -49,18 +51,18 @@ import SlomoCore
         e.frameBlend = blend
         e.audio = false
         let r = try Exporter.export(e)
-        #expect(r.outputFrames == 225)                    // 7.5 s at 30 fps
+        #expect(r.outputFrames == 225)  // 7.5 s at 30 fps
         let got = try Prober.probe(path: r.output, frames: true).frames?.map(\.calibrationIndex) ?? []
         let want = Self.expected(sourceFPS: fps, frames: Int(3 * fps), outputFrames: 225)
         #expect(got.count == want.count)
         for (n, (g, w)) in zip(got, want).enumerated() {
             if blend == .none || w.weight.isZero {
                 #expect(g == w.index, "output frame \(n): showed \(String(describing: g)), the map says \(w.index)")
-            } else if w.weight < Rational(35, 100) {      // mostly frame k: the code still reads k
+            } else if w.weight < Rational(35, 100) {  // mostly frame k: the code still reads k
                 #expect(g == nil || g == w.index, "output frame \(n): a \(w.weight) blend read as \(String(describing: g)), not \(w.index)")
-            } else if w.weight <= Rational(65, 100) {     // an even mix: no readable code
+            } else if w.weight <= Rational(65, 100) {  // an even mix: no readable code
                 #expect(g == nil, "output frame \(n): a \(w.weight) blend of \(w.index) and \(w.index + 1) read as \(String(describing: g))")
-            } else {                                      // mostly the next frame: it reads k + 1 (never k)
+            } else {  // mostly the next frame: it reads k + 1 (never k)
                 #expect(g == nil || g == w.index + 1, "output frame \(n): a \(w.weight) blend read as \(String(describing: g)), not \(w.index + 1)")
             }
         }
@@ -94,8 +96,9 @@ import SlomoCore
             let keys = Self.keys.map { ($0.0, $0.1 < .one ? slowest : $0.1) }
             let offsets = try Self.clickOffsets(keys: keys, pitch: pitch.name, command: command)
             #expect(offsets.count == 11)
-            #expect(offsets.allSatisfy { abs($0) < pitch.limit },
-                    "\(command) \(pitch.name) to \(slowest): click offsets (ms) at 0.25…2.75 s: \(offsets.map { ($0 * 1000).rounded() / 1000 })")
+            #expect(
+                offsets.allSatisfy { abs($0) < pitch.limit },
+                "\(command) \(pitch.name) to \(slowest): click offsets (ms) at 0.25…2.75 s: \(offsets.map { ($0 * 1000).rounded() / 1000 })")
         }
     }
 

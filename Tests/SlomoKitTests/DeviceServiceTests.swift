@@ -28,7 +28,7 @@ import SlomoKit
         #expect(m["pixelFormat"] as? String == "MJPG" && m["width"] as? Int == 640 && m["height"] as? Int == 480)
         #expect(m["fps"] as? Double == 120.0)
         #expect((m["frameDuration"] as? [String: Int64]) == ["numerator": 1, "denominator": 120])
-        #expect(!fake.calls.contains(.sFmt))                     // no --apply: nothing changed on the device
+        #expect(!fake.calls.contains(.sFmt))  // no --apply: nothing changed on the device
 
         // nothing selectable: "maxFps": null, present
         let none = FakeV4L2()
@@ -56,7 +56,8 @@ import SlomoKit
             _ = try DeviceService.formats(device: "/dev/video0", request: r, apply: true, syscalls: other)
             Issue.record("no error")
         } catch let e as DeviceError {
-            #expect(e == .noSelectableMode(device: "/dev/video0") && e.kind == .unavailable && e.description.hasPrefix("/dev/video0: no selectable mode"), "\(e)")
+            #expect(
+                e == .noSelectableMode(device: "/dev/video0") && e.kind == .unavailable && e.description.hasPrefix("/dev/video0: no selectable mode"), "\(e)")
         }
         #expect(!other.calls.contains(.sFmt))
     }
@@ -65,7 +66,7 @@ import SlomoKit
         let fake = FakeV4L2()
         fake.formats = [("YUYV", false, .discrete([(1280, 720, [(1, 60)]), (640, 480, [(1, 30)])]))]
         let report = try DeviceService.formats(device: "/dev/video0", request: ModeRequest(), apply: false, syscalls: fake)
-        #expect(report.maxFps?.exceedsUSB2Budget == true && report.maxFps?.width == 1280)       // 110 MB/s: flagged
+        #expect(report.maxFps?.exceedsUSB2Budget == true && report.maxFps?.width == 1280)  // 110 MB/s: flagged
         #expect(report.maxFpsWithinUSB2Budget?.width == 640 && report.maxFpsWithinUSB2Budget?.exceedsUSB2Budget == false)
         #expect(try Self.json(report).keys.contains("maxFpsWithinUSB2Budget"))
     }
@@ -75,8 +76,9 @@ import SlomoKit
         #expect(r.format == "MJPG" && r.size?.0 == 1280 && r.fps == Rational(30000, 1001) && r.prefer == ["raw", "mjpeg"])
         for bad in [("size", "1280"), ("fps", "0"), ("fps", "fast"), ("prefer", "png"), ("format", "TOOLONG")] {
             do {
-                _ = try DeviceService.request(format: bad.0 == "format" ? bad.1 : nil, size: bad.0 == "size" ? bad.1 : nil,
-                                              minSize: nil, fps: bad.0 == "fps" ? bad.1 : nil, prefer: bad.0 == "prefer" ? bad.1 : nil)
+                _ = try DeviceService.request(
+                    format: bad.0 == "format" ? bad.1 : nil, size: bad.0 == "size" ? bad.1 : nil,
+                    minSize: nil, fps: bad.0 == "fps" ? bad.1 : nil, prefer: bad.0 == "prefer" ? bad.1 : nil)
                 Issue.record("accepted \(bad)")
             } catch {
                 #expect(error.kind == .badRequest && error.setting == Setting(bad.0) && error.value == bad.1, "\(error)")

@@ -7,8 +7,10 @@ import SlomoFFmpeg
 
 /// Export and retime proven with calibration clips: every output frame says which source frame it is.
 @Suite struct ExportRetimeTests {
-    static func clip(_ dir: TemporaryDirectory, fps: Int64 = 240, seconds: Rational = Rational(1), name: String = "src.mp4",
-                     codec: GenerateRequest.VideoCodec = .h264) throws -> String {
+    static func clip(
+        _ dir: TemporaryDirectory, fps: Int64 = 240, seconds: Rational = Rational(1), name: String = "src.mp4",
+        codec: GenerateRequest.VideoCodec = .h264
+    ) throws -> String {
         var r = GenerateRequest(output: dir.file(name), frameRate: Rational(fps), duration: seconds, width: 320, height: 180)
         r.codec = codec
         r.audio = false
@@ -43,8 +45,12 @@ import SlomoFFmpeg
     @Test func mixedSegmentsAndRamps() throws {
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir, seconds: Rational(2))
-        let spec = RetimeSpec(rate: .one, segments: [try SegmentSpec(parsing: "0.25-0.5@1/4"),
-                                                     try SegmentSpec(parsing: "1-1.75@1/8:1/8", allowRamp: true)])
+        let spec = RetimeSpec(
+            rate: .one,
+            segments: [
+                try SegmentSpec(parsing: "0.25-0.5@1/4"),
+                try SegmentSpec(parsing: "1-1.75@1/8:1/8", allowRamp: true),
+            ])
         let r = try Exporter.export(ExportRequest(input: src, output: dir.file("mixed.mkv"), spec: spec))
         #expect(try indices(r.output) == (try expected(spec, duration: Rational(2), sourceFPS: Rational(240), frames: 480)))
     }
@@ -70,9 +76,9 @@ import SlomoFFmpeg
     @Test func slowerThanTheSourceRepeatsOrBlends() throws {
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir, fps: 60, seconds: Rational(1, 2))
-        let spec = RetimeSpec(rate: Rational(1, 4))          // needs 120 fps of source for 30 fps out
+        let spec = RetimeSpec(rate: Rational(1, 4))  // needs 120 fps of source for 30 fps out
         let plain = try Exporter.export(ExportRequest(input: src, output: dir.file("rep.mp4"), spec: spec))
-        #expect(plain.repeatedFrames == 30)                 // 60 outputs from 30 source frames
+        #expect(plain.repeatedFrames == 30)  // 60 outputs from 30 source frames
         #expect(try indices(plain.output) == (0..<60).map { Optional($0 / 2) })
         var b = ExportRequest(input: src, output: dir.file("blend.mp4"), spec: spec)
         b.frameBlend = .blend
@@ -101,7 +107,7 @@ import SlomoFFmpeg
         #expect(r.videoPackets == 240 && !r.timestampsRounded)
         #expect(r.outputDuration == Rational(7, 4))
         let (a, ta) = try packets(src), (b, tb) = try packets(r.output)
-        #expect(a.map(\.hash) == b.map(\.hash))               // payloads identical, same order
+        #expect(a.map(\.hash) == b.map(\.hash))  // payloads identical, same order
         let map = try spec.resolve(duration: Rational(1), frameRate: Rational(240))
         #expect(zip(a, b).allSatisfy { x, y in map.targetTime(forSource: Rational(ticks: x.pts, timeBase: ta)) == Rational(ticks: y.pts, timeBase: tb) })
         // decoded frames: same indices, now at the retimed times
@@ -115,8 +121,10 @@ import SlomoFFmpeg
     @Test func secondRetimeStartsFromTheOriginalTiming() throws {
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir)
-        let first = try Retimer.retime(RetimeRequest(input: src, output: dir.file("r1.mkv"),
-                                                     spec: RetimeSpec(segments: [try SegmentSpec(parsing: "0-0.5@1/2")])))
+        let first = try Retimer.retime(
+            RetimeRequest(
+                input: src, output: dir.file("r1.mkv"),
+                spec: RetimeSpec(segments: [try SegmentSpec(parsing: "0-0.5@1/2")])))
         #expect(first.outputDuration == Rational(3, 2))
         let spec2 = RetimeSpec(segments: [try SegmentSpec(parsing: "0.5-1@1/4")])
         let second = try Retimer.retime(RetimeRequest(input: first.output, output: dir.file("r2.mp4"), spec: spec2))
@@ -189,8 +197,10 @@ import SlomoFFmpeg
         let vfr = dir.file(input.name)
         var filter = "select='not(between(n\\,100\\,104))*not(eq(n\\,200))'"
         if input.jitter { filter += ",settb=1/90000,setpts='PTS+36*sin(N*1.7)'" }
-        try ffmpegCLI(["-i", src, "-vf", filter, "-fps_mode", "passthrough", "-enc_time_base:v", "1/\(input.timescale)",
-                         "-c:v", "libx264", "-crf", "12", "-preset", "veryfast", "-video_track_timescale", input.timescale, vfr])
+        try ffmpegCLI([
+            "-i", src, "-vf", filter, "-fps_mode", "passthrough", "-enc_time_base:v", "1/\(input.timescale)",
+            "-c:v", "libx264", "-crf", "12", "-preset", "veryfast", "-video_track_timescale", input.timescale, vfr,
+        ])
         let probe = try Prober.probe(path: vfr, frames: true)
         #expect(probe.streams[0].variableFrameRate == true)
         let frames = try #require(probe.frames)
@@ -207,7 +217,7 @@ import SlomoFFmpeg
         }
         #expect(got == want)
         #expect(!got.contains { [100, 101, 102, 103, 104, 200].contains($0 ?? -1) })
-        if input.jitter { #expect(Set(times.map { $0.denominator }).count > 1) }   // really off any grid
+        if input.jitter { #expect(Set(times.map { $0.denominator }).count > 1) }  // really off any grid
     }
 
     /// HEVC input (x265 with B-frames; MP4 with its edit list, and MKV): retime copies every packet
@@ -237,10 +247,11 @@ import SlomoFFmpeg
         // frame k at its mapped time, to the output time base's tick (Matroska: 1 ms)
         let map = try spec.resolve(duration: Rational(1), frameRate: Rational(240))
         let t0 = Rational(ticks: frames[0].ptsTicks ?? 0, timeBase: tb)
-        #expect(frames.enumerated().allSatisfy { k, f in
-            let err = Rational(ticks: f.ptsTicks ?? 0, timeBase: tb) - t0 - map.targetTime(forSource: Rational(Int64(k), 240))
-            return err.magnitude <= tb
-        })
+        #expect(
+            frames.enumerated().allSatisfy { k, f in
+                let err = Rational(ticks: f.ptsTicks ?? 0, timeBase: tb) - t0 - map.targetTime(forSource: Rational(Int64(k), 240))
+                return err.magnitude <= tb
+            })
     }
 
     /// Luma of frame 0 of `path`, decoded by the ffmpeg CLI.
@@ -289,11 +300,14 @@ import SlomoFFmpeg
 /// The audio encoder's sample format: float where the encoder takes it (libopus lists s16 first,
 /// then interleaved float), 32-bit integers for a deep source where it offers them.
 @Suite struct AudioEncoderFormatTests {
-    @Test(arguments: [("libopus", false, "flt"), ("aac", false, "fltp"), ("flac", false, "s16"), ("flac", true, "s32"),
-                      ("pcm_s16le", true, "s16")])
+    @Test(arguments: [
+        ("libopus", false, "flt"), ("aac", false, "fltp"), ("flac", false, "s16"), ("flac", true, "s32"),
+        ("pcm_s16le", true, "s16"),
+    ])
     func sampleFormat(codec: String, deep: Bool, expected: String) throws {
-        let e = try Encoder(path: "x", audio: AudioEncoderSettings(codec: codec, sampleRate: 48_000, channels: 2, bitRate: 128_000, deep: deep),
-                            globalHeader: false)
+        let e = try Encoder(
+            path: "x", audio: AudioEncoderSettings(codec: codec, sampleRate: 48_000, channels: 2, bitRate: 128_000, deep: deep),
+            globalHeader: false)
         #expect(e.sampleFormat.name == expected)
     }
 }
@@ -301,8 +315,10 @@ import SlomoFFmpeg
 /// A display matrix's angle (FFmpeg's counter-clockwise degrees) → the clockwise quarter turns
 /// that show the picture upright, as the ffmpeg CLI's autorotation turns it.
 @Suite struct DisplayRotationTests {
-    @Test(arguments: [(Double?.none, Int?.none), (0, nil), (360, nil), (90, 3), (-90, 1), (270, 1), (-270, 3),
-                      (180, 2), (-180, 2), (89.5, 3), (-90.4, 1), (45, nil), (Double.nan, nil)])
+    @Test(arguments: [
+        (Double?.none, Int?.none), (0, nil), (360, nil), (90, 3), (-90, 1), (270, 1), (-270, 3),
+        (180, 2), (-180, 2), (89.5, 3), (-90.4, 1), (45, nil), (Double.nan, nil),
+    ])
     func quarterTurns(rotation: Double?, turns: Int?) {
         #expect(DisplayRotation.clockwiseQuarterTurns(rotation) == turns)
     }

@@ -80,9 +80,9 @@ import Testing
         let plan = try Self.plan(try Self.timeline(dir), rate: Rational(1, 4))
         let sink = RecordingSink()
         let chooser = HoldingChooser(plan: plan, sink: sink, blend: false)
-        for k in 0..<60 where k != 10 {               // frame 10 damaged: never decoded
+        for k in 0..<60 where k != 10 {  // frame 10 damaged: never decoded
             try chooser.take(try Self.frame(k), index: k)
-            if k == 6 { try chooser.take(try Self.frame(5), index: 5) }   // a late duplicate is ignored
+            if k == 6 { try chooser.take(try Self.frame(5), index: 5) }  // a late duplicate is ignored
         }
         try chooser.finish()
         #expect(sink.shown.map(\.n) == Array(0..<120))

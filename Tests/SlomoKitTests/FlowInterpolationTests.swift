@@ -36,8 +36,11 @@ struct FlowInterpolationTests {
                         } else {
                             v = 128 + 30 * sin((Double(x) - dx / 2) * 0.17 + Double(plane)) * cos((Double(y) - dy / 2) * 0.13)
                         }
-                        if tenBit { (p + y * stride).withMemoryRebound(to: UInt16.self, capacity: w) { $0[x] = UInt16(v * scale) } }
-                        else { p[y * stride + x] = UInt8(max(0, min(255, v.rounded()))) }
+                        if tenBit {
+                            (p + y * stride).withMemoryRebound(to: UInt16.self, capacity: w) { $0[x] = UInt16(v * scale) }
+                        } else {
+                            p[y * stride + x] = UInt8(max(0, min(255, v.rounded())))
+                        }
                     }
                 }
             }
@@ -56,7 +59,9 @@ struct FlowInterpolationTests {
                         if tenBit {
                             va = Double((pa + y * sa).withMemoryRebound(to: UInt16.self, capacity: x + 1) { $0[x] }) / 4
                             vb = Double((pb + y * sb).withMemoryRebound(to: UInt16.self, capacity: x + 1) { $0[x] }) / 4
-                        } else { va = Double(pa[y * sa + x]); vb = Double(pb[y * sb + x]) }
+                        } else {
+                            va = Double(pa[y * sa + x]); vb = Double(pb[y * sb + x])
+                        }
                         sum += abs(va - vb); n += 1
                     }
                 }
@@ -66,8 +71,9 @@ struct FlowInterpolationTests {
     }
 
     static func interpolator(tenBit: Bool = false, quality: FlowInterpolator.Quality = .medium) throws -> FlowInterpolator {
-        try FlowInterpolator(layout: .init(width: 320, height: 240, chromaShiftX: 1, chromaShiftY: 1, bytesPerSample: tenBit ? 2 : 1, bitDepth: tenBit ? 10 : 8),
-                             quality: quality, threads: 0)
+        try FlowInterpolator(
+            layout: .init(width: 320, height: 240, chromaShiftX: 1, chromaShiftY: 1, bytesPerSample: tenBit ? 2 : 1, bitDepth: tenBit ? 10 : 8),
+            quality: quality, threads: 0)
     }
 
     static func render(_ flow: FlowInterpolator, _ t: Double, tenBit: Bool = false) throws -> Frame {
@@ -143,7 +149,7 @@ struct FlowInterpolationTests {
         #expect(sink.shown.map(\.n) == Array(0..<plan.total))
         var expected: [(Int, Int, Rational)] = [], untouched = 0
         for n in 0..<plan.total {
-            let s = map.sourceTime(forTarget: Rational(n) / Rational(30)) * Rational(60)     // in source frames
+            let s = map.sourceTime(forTarget: Rational(n) / Rational(30)) * Rational(60)  // in source frames
             let i = Int(s.floor), t = s - Rational(Int64(i))
             if t.isZero || i >= 59 {
                 // the frame itself: its value, exactly

@@ -23,7 +23,7 @@ import SlomoCore
     @Test func manifests() throws {
         let all = try Self.inputs("manifest")
         #expect(all.count >= 3)
-        #expect(all.filter { ParserHarness.manifest($0.1) }.count >= 3)     // the three sample manifests are valid
+        #expect(all.filter { ParserHarness.manifest($0.1) }.count >= 3)  // the three sample manifests are valid
     }
 
     @Test func listings() throws {
@@ -47,6 +47,6 @@ import SlomoCore
 
     @Test func wavHeaders() throws {
         let read = try Self.inputs("wav").filter { d in d.1.withUnsafeBytes { ParserHarness.wav($0.bindMemory(to: UInt8.self)) } }
-        #expect(read.count >= 2)                         // 16-bit and float; the 24-bit extensible one may go to FFmpeg instead
+        #expect(read.count >= 2)  // 16-bit and float; the 24-bit extensible one may go to FFmpeg instead
     }
 }

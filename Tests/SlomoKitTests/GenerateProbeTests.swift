@@ -40,7 +40,7 @@ import SlomoCore
         var r = GenerateRequest(output: dir.file("ntsc.mp4"), frameRate: Rational(30000, 1001), duration: Rational(1), width: 320, height: 180)
         r.audio = false
         let g = try Generator.generate(r)
-        #expect(g.frames == 30)   // ceil(30000/1001) = 30
+        #expect(g.frames == 30)  // ceil(30000/1001) = 30
         let p = try Prober.probe(path: r.output, frames: true)
         let v = try #require(p.streams.first)
         #expect(v.measuredFrameRate == Rational(30000, 1001))
@@ -91,16 +91,18 @@ import SlomoCore
         let plan = try Planner.plan(path: r.output, spec: RetimeSpec(), outputFrameRate: Rational(30), listFrames: true)
         #expect(plan.outputFrames == 30)
         #expect(plan.schedule?.map(\.sourceFrame) == (0..<30).map { $0 * 8 })
-        let slow = try Planner.plan(path: r.output, spec: RetimeSpec(segments: [try SegmentSpec(parsing: "f120-f240@1/8")]),
-                                    outputFrameRate: Rational(30), listFrames: true)
+        let slow = try Planner.plan(
+            path: r.output, spec: RetimeSpec(segments: [try SegmentSpec(parsing: "f120-f240@1/8")]),
+            outputFrameRate: Rational(30), listFrames: true)
         // 0.5 s at 1 (15 frames) + 0.5 s at 1/8 (4 s = 120 frames)
         #expect(slow.outputFrames == 135)
         #expect(slow.schedule?[15].sourceFrame == 120)
         #expect(slow.schedule?[16].sourceFrame == 121)
         #expect(slow.schedule?.last?.sourceFrame == 239)
         #expect(throws: FileRetimeError.self) {
-            try Planner.plan(path: r.output, spec: RetimeSpec(segments: [try SegmentSpec(parsing: "0.5-3@1/2")]),
-                             outputFrameRate: Rational(30), listFrames: false)
+            try Planner.plan(
+                path: r.output, spec: RetimeSpec(segments: [try SegmentSpec(parsing: "0.5-3@1/2")]),
+                outputFrameRate: Rational(30), listFrames: false)
         }
     }
 }

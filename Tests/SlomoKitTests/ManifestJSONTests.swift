@@ -9,7 +9,8 @@ import SlomoCore
     func parse(_ text: String) throws -> ManifestJSON.Node { try ManifestJSON.parse(Array(text.utf8)) }
 
     @Test func valuesAndLines() throws {
-        let root = try parse("{\n \"s\": \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" a\\\\b\\/c\\n\",\n \"i\": -42, \"d\": 2.5e-1,\n \"l\": [true, false, null,],\n \"o\": {}\n}")
+        let root = try parse(
+            "{\n \"s\": \"caf\\u00e9 \\ud83d\\ude00 \\\"q\\\" a\\\\b\\/c\\n\",\n \"i\": -42, \"d\": 2.5e-1,\n \"l\": [true, false, null,],\n \"o\": {}\n}")
         let d = try #require(root.any as? [String: Any])
         #expect(d["s"] as? String == "café 😀 \"q\" a\\b/c\n")
         #expect(d["i"] as? Int == -42)
@@ -34,8 +35,8 @@ import SlomoCore
         ("[] []", 1, 4, "after the end of the manifest"),
         ("{\"rate\": 1/8}", 1, 10, "1/8 is not a JSON number"),
         ("", 1, 1, "the file ends where the manifest should be"),
-        ("{\"a\": \"\\ud800\\u0041\"}", 1, 8, "not a valid UTF-16 surrogate pair"),   // used to trap
-        ("\u{FEFF}{\"a\" 1}", 1, 6, "expected ':'"),                                      // columns after a byte order mark
+        ("{\"a\": \"\\ud800\\u0041\"}", 1, 8, "not a valid UTF-16 surrogate pair"),  // used to trap
+        ("\u{FEFF}{\"a\" 1}", 1, 6, "expected ':'"),  // columns after a byte order mark
     ])
     func syntaxErrorsSayWhereAndWhat(text: String, line: Int, column: Int, message: String) throws {
         expectSyntaxError(text, line: line, column: column, message: message) { b throws(ManifestJSON.SyntaxError) in try ManifestJSON.parse(b) }

@@ -64,25 +64,27 @@ import SlomoCore
     }
 
     @Test func plainValuesResolveAsYAMLCore() throws {
-        let root = try ManifestYAML.parse(Array("""
-            a: 1/2
-            b: 0.5
-            c: -3
-            d: true
-            e: ~
-            f:
-            g: yes
-            h: "true"
-            i: 'it''s'
-            j: C:\\clips\\a.mp4
-            k: 2-4@1/4 # comment
-            l: "tab\\there \\u00e9"
-            m: 1e3
-            """.utf8))
+        let root = try ManifestYAML.parse(
+            Array(
+                """
+                a: 1/2
+                b: 0.5
+                c: -3
+                d: true
+                e: ~
+                f:
+                g: yes
+                h: "true"
+                i: 'it''s'
+                j: C:\\clips\\a.mp4
+                k: 2-4@1/4 # comment
+                l: "tab\\there \\u00e9"
+                m: 1e3
+                """.utf8))
         let d = try #require(root.any as? [String: Any])
         #expect(d["a"] as? String == "1/2" && d["b"] as? Double == 0.5 && d["c"] as? Int == -3 && d["d"] as? Bool == true)
-        #expect(d["e"] == nil && d["f"] == nil)           // null is absent
-        #expect(d["g"] as? String == "yes")              // YAML 1.2: not a boolean
+        #expect(d["e"] == nil && d["f"] == nil)  // null is absent
+        #expect(d["g"] as? String == "yes")  // YAML 1.2: not a boolean
         #expect(d["h"] as? String == "true" && d["i"] as? String == "it's")
         #expect(d["j"] as? String == "C:\\clips\\a.mp4")  // plain values have no escapes
         #expect(d["k"] as? String == "2-4@1/4" && d["l"] as? String == "tab\there é" && d["m"] as? Double == 1000)
@@ -96,7 +98,8 @@ import SlomoCore
     /// see one long line (the CSV reader took the whole file as its header).
     @Test func windowsLineEndings() throws {
         let dir = TemporaryDirectory()
-        let yaml = try Manifest.load(path: write(dir, "w.yaml", "jobs:\r\n  - input: a.mp4\r\n    output: o.mp4\r\n    segments:\r\n    - 1-2@1/2\r\n    rate: 1\r\n"))
+        let yaml = try Manifest.load(
+            path: write(dir, "w.yaml", "jobs:\r\n  - input: a.mp4\r\n    output: o.mp4\r\n    segments:\r\n    - 1-2@1/2\r\n    rate: 1\r\n"))
         #expect(yaml.count == 1 && yaml[0].segments == ["1-2@1/2"] && yaml[0].rate == "1")
         let csv = try Manifest.load(path: write(dir, "w.csv", "input,output,rate\r\na.mp4,o.mp4,1/2\r\nb.mp4,p.mp4,1/4\r\n"))
         #expect(csv.map(\.rate) == ["1/2", "1/4"] && csv.map(\.output) == ["o.mp4", "p.mp4"])

@@ -8,7 +8,7 @@ import SlomoCore
     @Test func ratePiecesMapSourceToOutputExactly() {
         var live = PlayTimeline(start: Rational(1), rate: Rational(1, 2))
         #expect(live.outTime(Rational(1)) == .zero)
-        #expect(live.outTime(Rational(2)) == Rational(2))            // 1 s of source at 1/2
+        #expect(live.outTime(Rational(2)) == Rational(2))  // 1 s of source at 1/2
         // at output 2 s (source 2 s) the rate becomes 2: 1 s more of source takes 1/2 s
         live.pieces.append((Rational(2), live.outTime(Rational(2)), Rational(2)))
         #expect(live.outTime(Rational(3)) == Rational(5, 2))

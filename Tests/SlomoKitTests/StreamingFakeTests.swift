@@ -29,7 +29,7 @@ import SlomoTestSupport
         request.format = "YUYV"
         let report = try DeviceService.formats(device: "/dev/video0", request: request, measure: Rational(1, 2), limit: 12, syscalls: fake)
         let m = try #require(report.measured)
-        #expect(m.map { "\($0.width)x\($0.height)" } == ["640x480", "320x240"])   // unadvertised first, larger first
+        #expect(m.map { "\($0.width)x\($0.height)" } == ["640x480", "320x240"])  // unadvertised first, larger first
         #expect(m.allSatisfy { $0.advertisedFrameDuration == nil && $0.error == nil && $0.drops == 0 })
         // (frames − 1) / span of the virtual timestamps: 11.111 ms → 90.0 fps, snapped to 1/90 s
         #expect(m[1].achievedFrameRate == Rational(m[1].frames - 1) / m[1].seconds)
@@ -38,12 +38,13 @@ import SlomoTestSupport
         #expect(m[1].seconds >= Rational(1, 2))
         // nothing advertised → the measured fastest is maxFps
         #expect(report.maxFps?.width == 320 && report.maxFps?.frameDuration == Rational(1, 90))
-        #expect(fake.log.filter { $0.hasPrefix("S_PARM") }.isEmpty)                    // a measured rate is never set
+        #expect(fake.log.filter { $0.hasPrefix("S_PARM") }.isEmpty)  // a measured rate is never set
         // the JSON: exact fractions, display rates, and unknowns as null (never absent)
         let enc = JSONEncoder()
         enc.outputFormatting = .sortedKeys
         let json = String(decoding: try enc.encode(m[1]), as: UTF8.self)
-        #expect(json.contains("\"advertisedFps\":null") && json.contains("\"advertisedFrameDuration\":null") && json.contains("\"error\":null")
+        #expect(
+            json.contains("\"advertisedFps\":null") && json.contains("\"advertisedFrameDuration\":null") && json.contains("\"error\":null")
                 && json.contains("\"nominalFrameDuration\":{\"denominator\":90,\"numerator\":1}") && json.contains("\"achievedFps\":90"), "\(json)")
     }
 
@@ -56,27 +57,27 @@ import SlomoTestSupport
         #expect(m.advertisedFrameDuration == Rational(1, 120))
         #expect(m.nominalFrameDuration == Rational(1, 50))
         #expect(m.deliveredFraction.map { $0 < Rational(1, 2) } == true)
-        #expect(report.maxFps?.frameDuration == Rational(1, 120))        // the advertised selection is unchanged
+        #expect(report.maxFps?.frameDuration == Rational(1, 120))  // the advertised selection is unchanged
     }
 
     @Test func captureOnADeviceWithoutIntervalsMeasuresInsteadOfGivingUp() throws {
         let fake = camera()
-        fake.formats.removeFirst()                                          // YUYV only: nothing advertised
+        fake.formats.removeFirst()  // YUYV only: nothing advertised
         var r = DeviceCaptureRequest(device: "/dev/video0")
         r.format = "YUYV"
         let source = try DeviceCapture.open(r, syscalls: fake)
         #expect(source.format.width == 320 && source.format.frameDuration == Rational(1, 90))
         #expect(source.adjustments.first?.hasPrefix("no frame intervals advertised: 2 mode(s) measured by streaming; YUYV 320x240 delivered 90") == true)
-        #expect(fake.stream?.started == ["YUYV 640x480", "YUYV 320x240"])    // each candidate streamed once to measure
+        #expect(fake.stream?.started == ["YUYV 640x480", "YUYV 320x240"])  // each candidate streamed once to measure
     }
 
     @Test func shortDamagedAndSkippedBuffersAreCountedNeverReadPast() throws {
         let fake = camera()
         fake.stream?.frame = { i in
             switch i {
-            case 3: return (100, false, 0)          // 100 bytes of a 614,400-byte frame
-            case 5: return (nil, true, 0)           // V4L2_BUF_FLAG_ERROR
-            case 7: return (nil, false, 2)          // two sequence numbers skipped
+            case 3: return (100, false, 0)  // 100 bytes of a 614,400-byte frame
+            case 5: return (nil, true, 0)  // V4L2_BUF_FLAG_ERROR
+            case 7: return (nil, false, 2)  // two sequence numbers skipped
             default: return (nil, false, 0)
             }
         }
@@ -110,8 +111,8 @@ import SlomoTestSupport
         #expect(NominalRate.frameDuration(measuredRate: Rational(5994, 100)) == Rational(1001, 60000))
         #expect(NominalRate.frameDuration(measuredRate: Rational(5999, 100)) == Rational(1, 60))
         #expect(NominalRate.frameDuration(measuredRate: Rational(2403, 10)) == Rational(1, 240))
-        #expect(NominalRate.frameDuration(measuredRate: Rational(1233, 10)) == Rational(1, 123))    // within 1 %
-        #expect(NominalRate.frameDuration(measuredRate: Rational(33, 10)) == Rational(1000, 3300))       // 3.3: no standard rate near
+        #expect(NominalRate.frameDuration(measuredRate: Rational(1233, 10)) == Rational(1, 123))  // within 1 %
+        #expect(NominalRate.frameDuration(measuredRate: Rational(33, 10)) == Rational(1000, 3300))  // 3.3: no standard rate near
         #expect(NominalRate.frameDuration(measuredRate: .zero) == nil)
     }
 }

@@ -7,8 +7,8 @@ import Testing
 final class TemporaryDirectory {
     let path: String
     init() {
-        ProcessSignals.own()        // the test runner is the application: it owns the signals (SIGUSR1 triggers)
-        SlomoSetup.configure()      // FFmpeg's own log off, as in the CLI
+        ProcessSignals.own()  // the test runner is the application: it owns the signals (SIGUSR1 triggers)
+        SlomoSetup.configure()  // FFmpeg's own log off, as in the CLI
         let p = FileManager.default.temporaryDirectory.appendingPathComponent("slomo-test-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: p, withIntermediateDirectories: true)
         path = p
@@ -19,9 +19,11 @@ final class TemporaryDirectory {
 }
 
 /// `parse` refuses `text` with an error at `line`:`column` whose message contains `message`.
-func expectSyntaxError(_ text: String, line: Int, column: Int, message: String,
-                       sourceLocation: SourceLocation = #_sourceLocation,
-                       _ parse: ([UInt8]) throws(ManifestJSON.SyntaxError) -> ManifestJSON.Node) {
+func expectSyntaxError(
+    _ text: String, line: Int, column: Int, message: String,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ parse: ([UInt8]) throws(ManifestJSON.SyntaxError) -> ManifestJSON.Node
+) {
     do throws(ManifestJSON.SyntaxError) {
         _ = try parse(Array(text.utf8))
         Issue.record("\(text) parsed", sourceLocation: sourceLocation)

@@ -6,8 +6,10 @@ import SlomoKit
 
 /// The server's pure checks: where it listens, the Host names it answers to, tokens, ranges, bodies.
 struct AccessTests {
-    @Test(arguments: [("127.0.0.1:8080", "127.0.0.1", 8080), (":0", "127.0.0.1", 0), ("0.0.0.0:80", "0.0.0.0", 80),
-                      ("[::1]:9000", "::1", 9000), ("rig.local:8080", "rig.local", 8080)])
+    @Test(arguments: [
+        ("127.0.0.1:8080", "127.0.0.1", 8080), (":0", "127.0.0.1", 0), ("0.0.0.0:80", "0.0.0.0", 80),
+        ("[::1]:9000", "::1", 9000), ("rig.local:8080", "rig.local", 8080),
+    ])
     func listenAddresses(text: String, host: String, port: Int) {
         let l = ServeAccess.parseListen(text)
         #expect(l?.host == host && l?.port == port, "\(text)")
@@ -46,12 +48,12 @@ struct AccessTests {
         #expect(ByteRange.parse("bytes=-5000", size: 1000) == .range(0...999))
         #expect(ByteRange.parse("bytes=990-2000", size: 1000) == .range(990...999))
         #expect(ByteRange.parse("bytes=1000-", size: 1000) == .unsatisfiable)
-        #expect(ByteRange.parse("bytes=5-2", size: 1000) == nil)           // invalid: ignored, the whole file
+        #expect(ByteRange.parse("bytes=5-2", size: 1000) == nil)  // invalid: ignored, the whole file
         #expect(ByteRange.parse("bytes=-", size: 1000) == nil)
         #expect(ByteRange.parse("bytes=x-5", size: 1000) == nil)
         #expect(ByteRange.parse("bytes=10-99999999999999999999999", size: 1000) == .range(10...999))
         #expect(ByteRange.parse("bytes=99999999999999999999999-", size: 1000) == .unsatisfiable)
-        #expect(ByteRange.parse("bytes=0-1,5-9", size: 1000) == nil)     // several ranges: the whole file
+        #expect(ByteRange.parse("bytes=0-1,5-9", size: 1000) == nil)  // several ranges: the whole file
         #expect(ByteRange.parse("items=0-1", size: 1000) == nil)
         #expect(ByteRange.parse(nil, size: 1000) == nil)
     }
@@ -60,8 +62,10 @@ struct AccessTests {
         let p = try Body.settingsPatch(Array(#"{"preTrigger": 0.25, "postTrigger": "1/3", "shots": 2}"#.utf8))
         #expect(p.preTrigger == Rational(1, 4) && p.postTrigger == Rational(1, 3) && p.shots == 2 && p.names == ["preTrigger", "postTrigger", "shots"])
         #expect(try Body.settingsPatch(Array("  ".utf8)).names.isEmpty)
-        for (body, field) in [(#"{"shots": true}"#, "shots"), (#"{"shots": 1.5}"#, "shots"), (#"{"preTrigger": "soon"}"#, "preTrigger"),
-                              (#"{"preTrigger": [1]}"#, "preTrigger"), (#"{"colour": 1}"#, "colour")] {
+        for (body, field) in [
+            (#"{"shots": true}"#, "shots"), (#"{"shots": 1.5}"#, "shots"), (#"{"preTrigger": "soon"}"#, "preTrigger"),
+            (#"{"preTrigger": [1]}"#, "preTrigger"), (#"{"colour": 1}"#, "colour"),
+        ] {
             #expect(throws: RigRefusal.self) { try Body.settingsPatch(Array(body.utf8)) }
             do { _ = try Body.settingsPatch(Array(body.utf8)) } catch { #expect(error.field == field, "\(body): \(error)") }
         }
@@ -73,8 +77,10 @@ struct AccessTests {
         let f = try Body.exportAsk(Array(#"{"codec": "prores_ks", "frameBlend": "flow", "crf": null}"#.utf8))
         #expect(f.job.codec == "prores_ks" && f.job.frameBlend == "flow" && f.job.rate == "1/4" && f.from == nil)
         // what the server decides, and a field no manifest has, are refused by name
-        for (body, field, words) in [(#"{"output": "/etc/x.mp4"}"#, "output", "the server sets it"),
-                                     (#"{"frameblend": "flow"}"#, nil, "unknown field 'frameblend' (did you mean 'frameBlend'?)")] {
+        for (body, field, words) in [
+            (#"{"output": "/etc/x.mp4"}"#, "output", "the server sets it"),
+            (#"{"frameblend": "flow"}"#, nil, "unknown field 'frameblend' (did you mean 'frameBlend'?)"),
+        ] {
             do { _ = try Body.exportAsk(Array(body.utf8)); Issue.record("accepted \(body)") } catch {
                 #expect(error.field == field && error.message.contains(words), "\(body): \(error)")
             }
@@ -93,9 +99,11 @@ struct AccessTests {
 
     @Test func settingsRanges() {
         #expect(throws: Never.self) { try RigSettings().check() }
-        for (s, field) in [(RigSettings(preTrigger: Rational(-1)), "preTrigger"), (RigSettings(postTrigger: Rational(3601)), "postTrigger"),
-                           (RigSettings(preTrigger: .zero, postTrigger: .zero), "postTrigger"), (RigSettings(shots: -1), "shots"),
-                           (RigSettings(previewFps: .zero), "previewFps"), (RigSettings(previewWidth: 10), "previewWidth")] {
+        for (s, field) in [
+            (RigSettings(preTrigger: Rational(-1)), "preTrigger"), (RigSettings(postTrigger: Rational(3601)), "postTrigger"),
+            (RigSettings(preTrigger: .zero, postTrigger: .zero), "postTrigger"), (RigSettings(shots: -1), "shots"),
+            (RigSettings(previewFps: .zero), "previewFps"), (RigSettings(previewWidth: 10), "previewWidth"),
+        ] {
             do { try s.check(); Issue.record("accepted \(s)") } catch { #expect(error.field == field) }
         }
     }

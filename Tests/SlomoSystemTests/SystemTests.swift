@@ -6,7 +6,7 @@ import Testing
 @Suite struct SystemTests {
     @Test func errnoIsNamedByTheSystemAndBySymbol() {
         #expect(Errno(ENOSPC).name == "ENOSPC")
-        #expect(Errno(EXDEV).name == "EXDEV")                   // any errno, not a hand-picked five
+        #expect(Errno(EXDEV).name == "EXDEV")  // any errno, not a hand-picked five
         #expect(Errno(ENOSPC).description == "No space left on device (ENOSPC)")
         #expect(Errno(9999).name == "errno 9999")
         #expect(Errno.noSpace == Errno(ENOSPC))
@@ -48,7 +48,7 @@ import Testing
             try CurrentProcess.lockInMemory(bytes, 4096)
             CurrentProcess.unlock(bytes, 4096)
         } catch {
-            #expect([Errno(EPERM), Errno(ENOMEM)].contains(error))      // refused by the limit: said, not trapped
+            #expect([Errno(EPERM), Errno(ENOMEM)].contains(error))  // refused by the limit: said, not trapped
         }
     }
 
@@ -68,7 +68,8 @@ import Testing
         defer { ProcessSignals.unregisterPartial("/tmp/.x.mp4.partial-1"); ProcessSignals.unregisterPartial("/tmp/.y.mkv.partial-1") }
         let line = Partials.message.map { String(cString: $0) } ?? ""
         // (other suites' outputs may be registered beside these while they run)
-        #expect(line.hasPrefix("\nslomo: interrupted: ") && line.contains("x.mp4") && line.contains("y.mkv")
+        #expect(
+            line.hasPrefix("\nslomo: interrupted: ") && line.contains("x.mp4") && line.contains("y.mkv")
                 && line.hasSuffix(" not written (the partial files removed)\n"))
         var names: [String] = []
         for i in 0..<Partials.capacity { if let p = Partials.table[i] { names.append(String(cString: p)) } }

@@ -14,7 +14,7 @@ import Testing
         p.standardOutput = out
         p.standardError = err
         try p.run()
-        let o = out.fileHandleForReading.readDataToEndOfFile()     // small outputs: read in turn
+        let o = out.fileHandleForReading.readDataToEndOfFile()  // small outputs: read in turn
         let e = err.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()
         return Run(status: p.terminationStatus, stdout: String(decoding: o, as: UTF8.self), stderr: String(decoding: e, as: UTF8.self))
@@ -27,8 +27,10 @@ import Testing
         (["formats", "/etc/hostname"], 66, "slomo: /etc/hostname: not a V4L2 device (not a character device)\n"),
         (["formats", "/dev/null"], 66, "slomo: /dev/null: VIDIOC_QUERYCAP failed: Inappropriate ioctl for device (ENOTTY): not a V4L2 device\n"),
         (["formats", "--listing", "/nonexistent.txt"], 66, "slomo: /nonexistent.txt: cannot read listing: no such file\n"),
-        (["formats", "--listing", "/etc/hostname"], 65,
-         "slomo: /etc/hostname: not a 'v4l2-ctl --list-formats-ext' listing (no pixel format with sizes found)\n"),
+        (
+            ["formats", "--listing", "/etc/hostname"], 65,
+            "slomo: /etc/hostname: not a 'v4l2-ctl --list-formats-ext' listing (no pixel format with sizes found)\n"
+        ),
         (["formats", "--listing", "/etc/hostname", "--fps", "0"], 64, "slomo: --fps '0': must be > 0\n"),
     ])
     func badInputIsOneLineWithItsExitStatus(args: [String], status: Int32, stderr: String) throws {
@@ -83,10 +85,14 @@ import Testing
         (["controls", "--listing", "/nonexistent.txt"], Int32(66), "slomo: /nonexistent.txt: cannot read listing: no such file\n"),
         (["controls", "--listing", "/etc/hostname"], 65, "slomo: /etc/hostname: not a v4l2-ctl control listing (no control lines)\n"),
         (["controls", "/dev/null"], 66, "slomo: /dev/null: VIDIOC_QUERYCAP failed: Inappropriate ioctl for device (ENOTTY): not a V4L2 device\n"),
-        (["capture", "--source", "synthetic:fps=30", "--gain", "5", "-o", "/tmp/slomo-never.mp4"], 64,
-         "slomo: camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source\n"),
-        (["capture", "/dev/video-none", "--shutter", "1/0", "-o", "/tmp/slomo-never.mp4"], 64,
-         "slomo: --shutter '1/0': expected seconds such as 1/2000 or 0.0005 (more than 0, at most 10)\n"),
+        (
+            ["capture", "--source", "synthetic:fps=30", "--gain", "5", "-o", "/tmp/slomo-never.mp4"], 64,
+            "slomo: camera controls (--shutter, --gain, --control…) need a V4L2 device, not --source\n"
+        ),
+        (
+            ["capture", "/dev/video-none", "--shutter", "1/0", "-o", "/tmp/slomo-never.mp4"], 64,
+            "slomo: --shutter '1/0': expected seconds such as 1/2000 or 0.0005 (more than 0, at most 10)\n"
+        ),
         (["formats", "/dev/video-none", "--gain", "lock"], 64, "slomo: camera controls (--shutter, --gain, --control…) are set with --apply\n"),
     ])
     func badInputIsOneLineWithItsExitStatus(args: [String], status: Int32, stderr: String) throws {

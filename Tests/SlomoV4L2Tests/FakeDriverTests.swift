@@ -21,8 +21,8 @@ import SlomoTestSupport
         #expect(FormatSelection.best(in: c)?.fps == Rational(120))
         // QUERYCAP, G_PARM (rate settable?), then formats → sizes → intervals, each list ended by EINVAL
         #expect(fake.calls.prefix(2) == [.querycap, .gParm])
-        #expect(fake.calls.filter { $0 == .enumFmt }.count == 3)              // 2 formats + the EINVAL end
-        #expect(fake.calls.filter { $0 == .enumFramesizes }.count == 5)       // (2 + end) + (1 + end)
+        #expect(fake.calls.filter { $0 == .enumFmt }.count == 3)  // 2 formats + the EINVAL end
+        #expect(fake.calls.filter { $0 == .enumFramesizes }.count == 5)  // (2 + end) + (1 + end)
         #expect(fake.calls.filter { $0 == .enumFrameintervals }.count == 3 + 3 + 2)
     }
 
@@ -55,11 +55,11 @@ import SlomoTestSupport
         let file = failure("/tmp/file")
         #expect(file?.description == "/tmp/file: not a V4L2 device (not a character device)")
         #expect(file?.code == .notCharacterDevice && file?.kind == .missing)
-        #expect(fake.calls.isEmpty)                                                   // nothing opened for those
+        #expect(fake.calls.isEmpty)  // nothing opened for those
         let hidden = failure("/secret/video0")
         #expect(hidden?.description == "/secret/video0: stat failed: Permission denied (EACCES)" && hidden?.kind == .notPermitted)
 
-        fake.fail = (.querycap, ENOTTY, after: 0)                                    // e.g. /dev/null
+        fake.fail = (.querycap, ENOTTY, after: 0)  // e.g. /dev/null
         let notV4L2 = failure("/dev/video0")
         #expect(notV4L2?.description == "/dev/video0: VIDIOC_QUERYCAP failed: Inappropriate ioctl for device (ENOTTY): not a V4L2 device")
         #expect(notV4L2?.code == .notV4L2Device && notV4L2?.kind == .missing)
@@ -90,7 +90,8 @@ import SlomoTestSupport
         #expect(throws: V4L2Error(device: "/dev/video0", request: "VIDIOC_ENUM_FMT", errno: EIO, detail: "index 1")) {
             try VideoDevice(path: "/dev/video0", syscalls: b).catalog()
         }
-        #expect(V4L2Error(device: "/dev/video0", request: "VIDIOC_ENUM_FMT", errno: EIO, detail: "index 1").description
+        #expect(
+            V4L2Error(device: "/dev/video0", request: "VIDIOC_ENUM_FMT", errno: EIO, detail: "index 1").description
                 == "/dev/video0: VIDIOC_ENUM_FMT index 1 failed: Input/output error (EIO)")
         // EINVAL on intervals ends that list: sizes without intervals
         let d = FakeV4L2()
@@ -125,8 +126,8 @@ import SlomoTestSupport
         fake.caps = UInt32(V4L2_CAP_VIDEO_CAPTURE_MPLANE | V4L2_CAP_STREAMING)
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
         #expect(d.info.isCapture && d.info.isMultiplanar && d.info.capabilityNames == ["Video Capture Multiplanar", "Streaming"])
-        #expect(d.info.hasTimePerFrame == true)                  // G_PARM answered: it used the MPLANE type
-        #expect(try d.catalog().formats.count == 2)              // ENUM_FMT too (the fake refuses the other type)
+        #expect(d.info.hasTimePerFrame == true)  // G_PARM answered: it used the MPLANE type
+        #expect(try d.catalog().formats.count == 2)  // ENUM_FMT too (the fake refuses the other type)
         #expect(d.currentSize().map { "\($0.0)x\($0.1)" } == "640x480")
     }
 

@@ -24,14 +24,15 @@ import SlomoTestSupport
 
     @Test func aRoundedRateIsReportedNotPretended() throws {
         let fake = FakeV4L2()
-        fake.roundInterval = { _ in (1, 30) }                    // e.g. a C920 that gives 30 whatever is asked
+        fake.roundInterval = { _ in (1, 30) }  // e.g. a C920 that gives 30 whatever is asked
         fake.roundSize = { _ in (640, 360) }
         let a = try VideoDevice(path: "/dev/video0", syscalls: fake).apply(Self.mjpg120)
         #expect(a.frameDuration == Rational(1, 30) && a.height == 360 && !a.exact)
-        #expect(a.adjustments == [
-            "size 640x480 requested, driver set 640x360",
-            "frame duration 1/120 s (120 fps) requested, driver runs at 1/30 s (30 fps)",
-        ])
+        #expect(
+            a.adjustments == [
+                "size 640x480 requested, driver set 640x360",
+                "frame duration 1/120 s (120 fps) requested, driver runs at 1/30 s (30 fps)",
+            ])
         #expect(a.summary == "driver set MJPG 640x360 at 1/30 s (30 fps), NOT as requested (MJPG 640x480 at 1/120 s, 120 fps)")
     }
 
@@ -62,7 +63,7 @@ import SlomoTestSupport
     @Test func driverAndDVTimingsDisagreeingIsNoted() throws {
         let fake = FakeV4L2()
         fake.dv = (clock: 36_288_000, htotal: 720, vtotal: 504)
-        fake.interval = (907, 90720)                             // vivid's integer-truncated interval for that signal
+        fake.interval = (907, 90720)  // vivid's integer-truncated interval for that signal
         fake.roundInterval = { _ in (907, 90720) }
         let a = try VideoDevice(path: "/dev/video0", syscalls: fake)
             .apply(CaptureMode(pixelFormat: "YUYV", width: 640, height: 480, frameDuration: Rational(907, 90720), compressed: false))
@@ -87,13 +88,13 @@ import SlomoTestSupport
         fake.controls = [
             CV4L2_CID_EXPOSURE_AUTO_PRIORITY: (1, 0, 1, 0),
             CV4L2_CID_EXPOSURE_AUTO: (Int32(V4L2_EXPOSURE_MANUAL.rawValue), 0, 3, 0),
-            CV4L2_CID_EXPOSURE_ABSOLUTE: (500, 3, 2047, 0),      // 50 ms: longer than 1/120 s
+            CV4L2_CID_EXPOSURE_ABSOLUTE: (500, 3, 2047, 0),  // 50 ms: longer than 1/120 s
         ]
         let a = try VideoDevice(path: "/dev/video0", syscalls: fake).apply(Self.mjpg120)
         #expect(fake.log.filter { $0.hasPrefix("S_CTRL") } == ["S_CTRL exposure_auto_priority 0", "S_CTRL exposure_absolute 83"])
         #expect(a.controls == ["exposure_auto_priority": 0, "exposure_auto": 1, "exposure_absolute": 83])
         #expect(a.adjustments == ["exposure_absolute 500 clamped to 83 (100 µs units) to fit the frame duration 1/120 s"])
-        #expect(a.exact)                                         // format and rate are as requested
+        #expect(a.exact)  // format and rate are as requested
     }
 
     @Test func shutterPriorityCountsAsManualAndAutoExposureIsLeftAlone() throws {
@@ -105,8 +106,10 @@ import SlomoTestSupport
         _ = try VideoDevice(path: "/dev/video0", syscalls: fake).apply(Self.mjpg120)
         #expect(fake.controls[CV4L2_CID_EXPOSURE_ABSOLUTE]?.value == 83)
         let auto = FakeV4L2()
-        auto.controls = [CV4L2_CID_EXPOSURE_AUTO: (Int32(V4L2_EXPOSURE_APERTURE_PRIORITY.rawValue), 0, 3, 0),
-                         CV4L2_CID_EXPOSURE_ABSOLUTE: (500, 1, 5000, 0)]
+        auto.controls = [
+            CV4L2_CID_EXPOSURE_AUTO: (Int32(V4L2_EXPOSURE_APERTURE_PRIORITY.rawValue), 0, 3, 0),
+            CV4L2_CID_EXPOSURE_ABSOLUTE: (500, 1, 5000, 0),
+        ]
         let a = try VideoDevice(path: "/dev/video0", syscalls: auto).apply(Self.mjpg120)
         #expect(auto.controls[CV4L2_CID_EXPOSURE_ABSOLUTE]?.value == 500 && a.controls["exposure_absolute"] == nil)
     }

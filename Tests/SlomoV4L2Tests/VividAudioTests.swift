@@ -35,7 +35,7 @@ struct VividAudioTests {
         let c = try VividAudioVM.checks()
         #expect(c["av_rc"] == "0")
         let o = offsets(c, "av_offsets")
-        #expect(o.count == 6 && o[0] >= 10 && o[2] <= 2.0, "\(c["av_offsets"] ?? "")")     // ≥ 10 of 12 clicks, max |offset| ≤ 2 ms
+        #expect(o.count == 6 && o[0] >= 10 && o[2] <= 2.0, "\(c["av_offsets"] ?? "")")  // ≥ 10 of 12 clicks, max |offset| ≤ 2 ms
         let s = try #require(streams(c, "av_streams"), "\(c["av_streams"] ?? "")")
         // PCM in MKV from the first frame's time (0) to the end of the last frame, to the sample
         #expect(s.codec == "pcm_s16le" && s.start == 0 && abs(s.audio - s.video) < 0.02, "\(c["av_streams"] ?? "")")
@@ -53,8 +53,9 @@ struct VividAudioTests {
         // the card ran 0.1 % off (the player's own timestamps say so too); slomo measured it within
         // 5 Hz of the player and moved about 48 frames a second to follow it
         #expect(o.count == 6 && abs(abs(o[5] - 48_000) - 48) < 5, "the player's own fit: \(c["drift_offsets"] ?? "")")
-        #expect(r.count == 4 && o.count == 6 && abs(r[0] - o[5]) < 5 && abs(abs(r[1]) - 1000) < 100 && abs(r[2]) > 2000 && r[3] == 0,
-                "\(c["drift_report"] ?? "")")
+        #expect(
+            r.count == 4 && o.count == 6 && abs(r[0] - o[5]) < 5 && abs(abs(r[1]) - 1000) < 100 && abs(r[2]) > 2000 && r[3] == 0,
+            "\(c["drift_report"] ?? "")")
         let s = try #require(streams(c, "drift_streams"))
         #expect(abs(s.audio - s.video) < 0.05, "\(c["drift_streams"] ?? "")")
     }
@@ -78,8 +79,9 @@ struct VividAudioTests {
         #expect(f[17] == "0", "the click player underran: no reference")
         // two cameras on one sound input: each click a shot on both, at one instant
         let two = (c["sound_two"] ?? "").split(separator: " ")
-        #expect(c["sound_two_rc"] == "0" && two.count == 3 && two[0] == "3" && two[1] == "3" && two[2] == "True",
-                "\(c["sound_two"] ?? "")")
+        #expect(
+            c["sound_two_rc"] == "0" && two.count == 3 && two[0] == "3" && two[1] == "3" && two[2] == "True",
+            "\(c["sound_two"] ?? "")")
     }
 
     /// A minute of noise at −40 dBFS fires nothing; a sound trigger with no sound input is refused.
@@ -87,7 +89,8 @@ struct VividAudioTests {
         let c = try VividAudioVM.checks()
         #expect(c["noise_rc"] == "0" && c["noise_shots"] == "0", "\(c["noise_rc"] ?? "") \(c["noise_shots"] ?? "")")
         let refusal = c["sound_without_audio"] ?? ""
-        #expect(refusal.hasPrefix("64 slomo: --trigger sound: listens to the capture's sound input: give --audio DEVICE or --trigger-audio DEVICE"), "\(refusal)")
+        #expect(
+            refusal.hasPrefix("64 slomo: --trigger sound: listens to the capture's sound input: give --audio DEVICE or --trigger-audio DEVICE"), "\(refusal)")
     }
 
     /// `--trigger-audio`: the trigger's own microphone. The clicks reach only it (the recording's sound
@@ -149,7 +152,8 @@ struct VividAudioTests {
     @Test func badSoundInputIsOneLineAndNothingIsWritten() throws {
         let c = try VividAudioVM.checks()
         #expect(c["bad_card"] == "66 slomo: hw:7,0: cannot open the sound device for capture: No such file or directory 1", "\(c["bad_card"] ?? "")")
-        #expect(c["bad_rate"]?.hasPrefix("64 slomo: hw:Loopback,1,0: 384000 Hz: Invalid argument (the card offers ") == true
+        #expect(
+            c["bad_rate"]?.hasPrefix("64 slomo: hw:Loopback,1,0: 384000 Hz: Invalid argument (the card offers ") == true
                 && c["bad_rate"]?.hasSuffix(" 1") == true, "\(c["bad_rate"] ?? "")")
         #expect(c["bad_busy"] == "69 slomo: hw:Loopback,1,0: cannot open the sound device for capture: Device or resource busy 1", "\(c["bad_busy"] ?? "")")
     }
@@ -162,11 +166,12 @@ struct VividTwoCameraTests {
     @Test func skewIsWhatTheKernelTimestampsSay() throws {
         let c = try VividAudioVM.checks()
         #expect(c["two_rc"] == "0")
-        let r = VividVM.numbers(c, "two_report")            // cameras, frames 1, frames 2, matched, p50, p99, max (ms)
-        let f = VividVM.numbers(c, "two_files")             // matched, p50, max (ms), from the files
+        let r = VividVM.numbers(c, "two_report")  // cameras, frames 1, frames 2, matched, p50, p99, max (ms)
+        let f = VividVM.numbers(c, "two_files")  // matched, p50, max (ms), from the files
         #expect(r.count == 7 && r[0] == 2 && r[1] >= 150 && r[2] >= 150, "\(c["two_report"] ?? "")")
-        #expect(r.count == 7 && f.count == 3 && abs(r[3] - f[0]) <= 2 && abs(r[4] - f[1]) < 0.002 && abs(r[6] - f[2]) < 0.002,
-                "report \(c["two_report"] ?? "") vs files \(c["two_files"] ?? "")")
+        #expect(
+            r.count == 7 && f.count == 3 && abs(r[3] - f[0]) <= 2 && abs(r[4] - f[1]) < 0.002 && abs(r[6] - f[2]) < 0.002,
+            "report \(c["two_report"] ?? "") vs files \(c["two_files"] ?? "")")
         // nearest frames of two 60 fps cameras: half a period apart at most, a period where a frame was dropped
         #expect(r.count == 7 && r[6] <= 16.7, "\(c["two_report"] ?? "")")
     }

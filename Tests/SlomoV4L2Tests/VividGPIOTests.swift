@@ -53,7 +53,7 @@ struct VividGPIOTests {
         #expect(c["serve_gpio_idle"] == "1 gpio True 0", "\(c["serve_gpio_idle"] ?? "")")
         // trigger inside-the-write exact-frame has-frames raised-the-output-line
         #expect(c["serve_gpio_shot"] == "gpio True True True True", "\(c["serve_gpio_shot"] ?? "")")
-        #expect(c["serve_gpio_rc"] == "130")   // SIGINT: 130, as every command
+        #expect(c["serve_gpio_rc"] == "130")  // SIGINT: 130, as every command
     }
 
     /// No such chip or line: 66; a line another program holds: 69; one line each, nothing written.
@@ -61,7 +61,8 @@ struct VividGPIOTests {
         let c = try VividVM.gpioChecks()
         #expect((c["gpio_nochip"] ?? "").hasPrefix("66 slomo: gpio:nochip:0:rising: no GPIO chip 'nochip' (there are: gpiochip0"), "\(c["gpio_nochip"] ?? "")")
         #expect((c["gpio_nochip"] ?? "").hasSuffix(" 1"))
-        #expect((c["gpio_noline"] ?? "").hasPrefix("66 slomo: gpio:gpiochip0:9:rising: gpiochip0 has no line '9' (it has 4: 0...3"), "\(c["gpio_noline"] ?? "")")
+        #expect(
+            (c["gpio_noline"] ?? "").hasPrefix("66 slomo: gpio:gpiochip0:9:rising: gpiochip0 has no line '9' (it has 4: 0...3"), "\(c["gpio_noline"] ?? "")")
         #expect((c["gpio_busy"] ?? "").hasPrefix("69 slomo: gpio:gpiochip0:1:rising: line 1 of gpiochip0 is held by 'slomo'"), "\(c["gpio_busy"] ?? "")")
         #expect((c["gpio_busy"] ?? "").hasSuffix(" 1"))
     }

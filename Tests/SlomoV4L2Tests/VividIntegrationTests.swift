@@ -40,7 +40,7 @@ struct VividIntegrationTests {
         #expect(c["applied_summary"] == "applied: driver set YUYV 320x180 at 1/60 s (60 fps), exactly as requested")
         #expect(c["applied_notes"] == "0")
         #expect(c["v4l2ctl_parm"] == "(60/1)" && c["v4l2ctl_fmt"] == "YUYV 320/180")
-        #expect(c["applied35"] == "1 40 0")                      // --fps 35 at 640x360 → the 40 fps interval
+        #expect(c["applied35"] == "1 40 0")  // --fps 35 at 640x360 → the 40 fps interval
         #expect(c["busy_rc"] == "69" && c["busy_msg"]?.contains("failed: Device or resource busy (EBUSY)") == true, "\(c["busy_msg"] ?? "")")
     }
 
@@ -48,8 +48,8 @@ struct VividIntegrationTests {
         let c = try VividVM.checks()
         #expect(c["hdmi_max"] == "640 480 100")
         #expect(c["hdmi_apply_rc"] == "0")
-        #expect(c["hdmi_parm_equal"] == "True")                  // read-back = v4l2-ctl --get-parm, exactly
-        #expect(c["hdmi_dv_equal"] == "True 100")                // DV timings: pixel clock / total size = 100 fps
+        #expect(c["hdmi_parm_equal"] == "True")  // read-back = v4l2-ctl --get-parm, exactly
+        #expect(c["hdmi_dv_equal"] == "True 100")  // DV timings: pixel clock / total size = 100 fps
         #expect(c["hdmi_fmt_equal"] == "True")
         let applied = c["hdmi_applied"] ?? ""
         #expect(applied.hasPrefix("driver set ") && applied.contains("640x480"), "\(applied)")
@@ -65,7 +65,8 @@ struct VividIntegrationTests {
         #expect(c["measure60"]?.hasPrefix("YUYV 320 180 60 60 1/60 ") == true && c["measure60"]?.hasSuffix(" None 0") == true, "\(c["measure60"] ?? "")")
         let hdmi = (c["measure100"] ?? "").split(separator: " ").map(String.init)
         // the measurement confirms the DV timings' rate (within 1 %): that exact rate is the nominal one
-        #expect(hdmi.count == 9 && hdmi[0...3] == ["YUYV", "640", "480", "100.022"] && ["99", "100", "101"].contains(hdmi[4])
+        #expect(
+            hdmi.count == 9 && hdmi[0...3] == ["YUYV", "640", "480", "100.022"] && ["99", "100", "101"].contains(hdmi[4])
                 && hdmi[5] == "907/90720" && hdmi[7] == "None" && hdmi[8] == "71", "\(c["measure100"] ?? "")")
         #expect(Int(hdmi.count == 9 ? hdmi[6] : "0") ?? 0 > 20)
         // reduced_framerate: the DV timings' flag gives x1000/1001, advertised as such
@@ -76,7 +77,7 @@ struct VividIntegrationTests {
 
     @Test func nodesThatCannotCaptureAreRefusedWithExit69() throws {
         let c = try VividVM.checks()
-        for n in ["1", "2"] {                                    // vivid's output node and metadata node
+        for n in ["1", "2"] {  // vivid's output node and metadata node
             let line = c["notcap" + n] ?? ""
             #expect(line.hasPrefix("69 slomo: /dev/video\(n): not a video capture device ("), "\(line)")
         }
@@ -85,9 +86,9 @@ struct VividIntegrationTests {
     @Test func multiPlanarOutputAndMetadataNodes() throws {
         let c = try VividVM.checks()
         let nodes = (c["mp_devices"] ?? "").split(separator: ";").map(String.init)
-        #expect(nodes.contains("/dev/video0,True,True,False"), "\(nodes)")     // capture, multi-planar
+        #expect(nodes.contains("/dev/video0,True,True,False"), "\(nodes)")  // capture, multi-planar
         #expect(nodes.contains { $0.hasSuffix(",False,False,True") }, "\(nodes)")  // metadata: listed, marked
-        #expect(nodes.contains { $0.hasSuffix(",False,False,False") }, "\(nodes)") // output: listed, not capture
+        #expect(nodes.contains { $0.hasSuffix(",False,False,False") }, "\(nodes)")  // output: listed, not capture
         #expect(c["mp_formats_rc"] == "0" && c["mp_apply_rc"] == "0")
         let counts = (c["mp_counts"] ?? "").split(separator: " ")
         #expect(counts.count == 2 && counts[0] == counts[1] && Int(counts[0]) ?? 0 >= 90, "\(c["mp_counts"] ?? "")")
@@ -101,7 +102,7 @@ struct VividIntegrationTests {
     @Test func previewBesideTheCaptureHoldsNoFrame() throws {
         let c = try VividVM.checks()
         #expect(c["prev60_rc"] == "0")
-        let n = VividVM.numbers(c, "prev60")                     // written, driver drops, slomo drops, fps, sent, w, h
+        let n = VividVM.numbers(c, "prev60")  // written, driver drops, slomo drops, fps, sent, w, h
         #expect(n.count == 7 && n[0] + n[2] == 300 && n[2] == 0 && n[4] >= 30 && n[5] == 320 && n[6] == 180, "\(c["prev60"] ?? "")")
         if n.count == 7 { #expect(c["prev60_decoded"] == "mjpeg,\(Int(n[4]))", "\(c["prev60_decoded"] ?? "")") }
     }
@@ -119,7 +120,7 @@ struct VividIntegrationTests {
         let a60 = Double(w.count == 4 ? w[3] : "0") ?? 0
         #expect(a60 > 20 && a60 <= 60.5, "\(a60)")
         let h = (c["hdmi_max"] ?? "")
-        #expect(h == "640 480 100")                                            // rate from the DV timings
+        #expect(h == "640 480 100")  // rate from the DV timings
         #expect(c["cap100_rc"] == "0")
         let x = VividVM.numbers(c, "cap100")
         // written + dropped by slomo's ring = 300 delivered frames; vivid under emulation skips some and,
@@ -153,7 +154,9 @@ struct VividControlsTests {
         #expect(c["controls_rc"] == "0" && c["controls_listing_rc"] == "0")
         // count, names, ids, types, ranges, defaults, menu entries equal; values equal but the volatile gain's
         let f = (c["controls_same"] ?? "").split(separator: " ").map(String.init)
-        #expect(f.count == 5 && f[0] == f[1] && Int(f[0]) ?? 0 >= 60 && f[2] == "True" && f[3] == "True" && f[4] == "inactive,volatile", "\(c["controls_same"] ?? "")")
+        #expect(
+            f.count == 5 && f[0] == f[1] && Int(f[0]) ?? 0 >= 60 && f[2] == "True" && f[3] == "True" && f[4] == "inactive,volatile",
+            "\(c["controls_same"] ?? "")")
     }
 
     @Test func gainLockHoldsTheValueAutomaticGainHadSettledOn() throws {
@@ -163,12 +166,14 @@ struct VividControlsTests {
         #expect(c["lock_rc"] == "0")
         // gain_automatic written 0, read 0; gain written = read back = read at the end; brightness 200 both times
         let f = (c["gain_lock"] ?? "").split(separator: " ").map(String.init)
-        #expect(f.count == 9 && f[0] == "0" && f[1] == "0" && f[2] == f[3] && f[3] == f[4] && f[5] == "200" && f[6] == "200"
+        #expect(
+            f.count == 9 && f[0] == "0" && f[1] == "0" && f[2] == f[3] && f[3] == f[4] && f[5] == "200" && f[6] == "200"
                 && f[7...].joined(separator: " ") == "--gain lock", "\(c["gain_lock"] ?? "")")
         // after the capture v4l2-ctl reads the same: manual gain at the locked value
         #expect(c["gain_lock_after"] == "0 \(f.count > 3 ? f[3] : "?") 200", "\(c["gain_lock_after"] ?? "")")
-        #expect(c["lock_meta"] == "gain_automatic=0 (--gain lock); gain=\(f.count > 3 ? f[3] : "?") (--gain lock); brightness=200 (--control brightness=200)",
-                "\(c["lock_meta"] ?? "")")
+        #expect(
+            c["lock_meta"] == "gain_automatic=0 (--gain lock); gain=\(f.count > 3 ? f[3] : "?") (--gain lock); brightness=200 (--control brightness=200)",
+            "\(c["lock_meta"] ?? "")")
         #expect(c["apply_gain_rc"] == "0" && c["apply_gain"] == "gain_automatic=0 gain=42 42", "\(c["apply_gain"] ?? "")")
     }
 
@@ -216,7 +221,7 @@ struct VividCapturePathTests {
         #expect(c["clock_rc"] == "0")
         // vivid flags MONOTONIC / end of frame; as root the capture thread gets SCHED_FIFO and the ring is locked
         #expect(c["clock"] == "CLOCK_MONOTONIC, end of frame | SCHED_FIFO 50 | True 0", "\(c["clock"] ?? "")")
-        #expect(c["clock_soe"] == "CLOCK_MONOTONIC, start of exposure")          // timestamp_source=1
+        #expect(c["clock_soe"] == "CLOCK_MONOTONIC, start of exposure")  // timestamp_source=1
     }
 
     @Test func paddedRowsAreNotSheared() throws {
@@ -242,7 +247,7 @@ struct VividCapturePathTests {
         // 60 frames before the trigger frame, 30 after, 91 written; the sequence span is 90 plus any driver gaps
         #expect(t[0] == "60" && t[1] == "30" && t[2] == "91" && t[4] == "True", "\(t)")
         #expect(Int(t[5]) == 90 + Int(t[3])!, "\(t)")
-        #expect(c["trig_probe"] == "91 60")                   // the file: 91 frames, trigger frame 60 in its metadata
+        #expect(c["trig_probe"] == "91 60")  // the file: 91 frames, trigger frame 60 in its metadata
     }
 
     @Test func motionTriggerFiresWhenThePatternMoves() throws {
@@ -260,16 +265,26 @@ struct VividCapturePathTests {
     /// playable file of what came before.
     @Test func injectedDriverFaultsEndCleanly() throws {
         let c = try VividVM.checks()
-        #expect(c["fault_reqbufs"] == "69 1 none slomo: /dev/video0: VIDIOC_REQBUFS 8 mmap buffers failed: Invalid argument (EINVAL)", "\(c["fault_reqbufs"] ?? "")")
+        #expect(
+            c["fault_reqbufs"] == "69 1 none slomo: /dev/video0: VIDIOC_REQBUFS 8 mmap buffers failed: Invalid argument (EINVAL)", "\(c["fault_reqbufs"] ?? "")"
+        )
         #expect(c["fault_streamon"] == "69 1 none slomo: /dev/video0: VIDIOC_STREAMON failed: Invalid argument (EINVAL)", "\(c["fault_streamon"] ?? "")")
         // a fatal streaming error reaches slomo as POLLERR, or as EIO from the QBUF of the frame it was
         // holding when the error struck: both are the driver ending the stream
-        for (name, texts) in [("qbuf", ["capture stopped by a driver error (/dev/video0: VIDIOC_QBUF failed: Invalid argument (EINVAL));"]),
-                              ("fatal", ["device disconnected during capture (the driver ended the stream (POLLERR: unplugged, or a fatal streaming error));",
-                                         "device disconnected during capture (VIDIOC_QBUF: Input/output error);"])] {
+        for (name, texts) in [
+            ("qbuf", ["capture stopped by a driver error (/dev/video0: VIDIOC_QBUF failed: Invalid argument (EINVAL));"]),
+            (
+                "fatal",
+                [
+                    "device disconnected during capture (the driver ended the stream (POLLERR: unplugged, or a fatal streaming error));",
+                    "device disconnected during capture (VIDIOC_QBUF: Input/output error);",
+                ]
+            ),
+        ] {
             let f = (c["fault_\(name)"] ?? "").split(separator: " ", maxSplits: 3).map(String.init)
-            #expect(f.count == 4 && f[0] == "74" && f[1] == "1" && (Int(f[2]) ?? 0) >= 10 && texts.contains { f[3].contains($0) },
-                    "\(name): \(c["fault_\(name)"] ?? "")")
+            #expect(
+                f.count == 4 && f[0] == "74" && f[1] == "1" && (Int(f[2]) ?? 0) >= 10 && texts.contains { f[3].contains($0) },
+                "\(name): \(c["fault_\(name)"] ?? "")")
         }
     }
 
@@ -314,7 +329,7 @@ struct VividCapturePathTests {
         #expect(c["serve_export"] == "done True")
         #expect(c["serve_vanished"] == "stopped True 200 True", "\(c["serve_vanished"] ?? "")")
         #expect(c["serve_arm_gone"] == "503 True")
-        #expect(c["serve_exit"] == "130")   // SIGINT: 130, as every command
+        #expect(c["serve_exit"] == "130")  // SIGINT: 130, as every command
     }
 
     @Test func multiPlanarBuffersAreCaptured() throws {

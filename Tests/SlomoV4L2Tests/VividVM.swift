@@ -13,7 +13,8 @@ enum VividVM {
             && FileManager.default.isExecutableFile(atPath: "/usr/bin/qemu-system-x86_64")
     }
     /// What a skipped suite says (Swift Testing prints it beside the skip).
-    static let skipReason: Comment = ProcessInfo.processInfo.environment["SLOMO_SKIP_VIVID"] == "1"
+    static let skipReason: Comment =
+        ProcessInfo.processInfo.environment["SLOMO_SKIP_VIVID"] == "1"
         ? "skipped: SLOMO_SKIP_VIVID=1" : "skipped: no qemu-system-x86_64 for the test machine (scripts/dev.sh deps installs it)"
 
     /// `SLOMO_BIN`, else the `slomo` built next to this test bundle (any `--scratch-path`), else `.build/debug/slomo`.
@@ -45,8 +46,9 @@ enum VividVM {
     static func audioChecks() throws -> [String: String] {
         lock.lock(); defer { lock.unlock() }
         if cachedAudio == nil {
-            cachedAudio = run(script: "Tests/vivid/audio-checks.sh", out: "vivid-audio-out", alsa: true,
-                              vivid: "n_devs=2 node_types=0x1,0x1 num_inputs=1,1 input_types=0x0,0x0")
+            cachedAudio = run(
+                script: "Tests/vivid/audio-checks.sh", out: "vivid-audio-out", alsa: true,
+                vivid: "n_devs=2 node_types=0x1,0x1 num_inputs=1,1 input_types=0x0,0x0")
         }
         return try cachedAudio!.get()
     }
@@ -58,8 +60,10 @@ enum VividVM {
         return try cachedGPIO!.get()
     }
 
-    private static func run(script checks: String, out name: String, alsa: Bool = false, gpioSim: Bool = false,
-                            vivid: String = "n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc") -> Result<[String: String], VMFailure> {
+    private static func run(
+        script checks: String, out name: String, alsa: Bool = false, gpioSim: Bool = false,
+        vivid: String = "n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc"
+    ) -> Result<[String: String], VMFailure> {
         // the VM shares only the package directory writable: keep the output inside it
         let binDir = URL(fileURLWithPath: binary).deletingLastPathComponent().path
         let out = binDir.hasPrefix(root.path + "/") ? binDir + "/" + name : root.appendingPathComponent(".build/" + name).path
@@ -73,8 +77,11 @@ enum VividVM {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: script)
         p.currentDirectoryURL = root
-        p.arguments = ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + (gpioSim ? ["--gpio-sim"] : []) + ["--vivid", vivid, "--",
-                       "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", checks]
+        p.arguments =
+            ["--timeout", "900"] + (alsa ? ["--alsa"] : []) + (gpioSim ? ["--gpio-sim"] : []) + [
+                "--vivid", vivid, "--",
+                "env", "SLOMO_BIN=\(binary)", "OUT_DIR=\(out)", "bash", checks,
+            ]
         let pipe = Pipe()
         p.standardOutput = pipe
         _ = FileManager.default.createFile(atPath: out + "/vm.stderr", contents: nil)
@@ -89,8 +96,10 @@ enum VividVM {
         }
         if result["done"] != "1" {
             let tail = (try? String(contentsOfFile: out + "/vm.stderr", encoding: .utf8))?.split(separator: "\n").suffix(15).joined(separator: "\n") ?? ""
-            return .failure(VMFailure(description: "vivid VM run ended with status \(p.terminationStatus) before the last check "
-                                      + "(125 = VM machinery failed, 124 = timeout); stderr tail:\n\(tail)"))
+            return .failure(
+                VMFailure(
+                    description: "vivid VM run ended with status \(p.terminationStatus) before the last check "
+                        + "(125 = VM machinery failed, 124 = timeout); stderr tail:\n\(tail)"))
         }
         return .success(result)
     }

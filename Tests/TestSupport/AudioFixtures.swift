@@ -6,7 +6,7 @@ import SlomoFFmpeg
 public final class ScratchDirectory {
     public let path: String
     public init() {
-        FFmpegLog.configure(environment: ProcessInfo.processInfo.environment)   // FFmpeg's own log off, as in the CLI
+        FFmpegLog.configure(environment: ProcessInfo.processInfo.environment)  // FFmpeg's own log off, as in the CLI
         path = FileManager.default.temporaryDirectory.appendingPathComponent("slomo-audio-\(UUID().uuidString)").path
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }

@@ -74,7 +74,8 @@ extension FakeV4L2 {
         guard f.pointee.type == bufferType else { return EINVAL }
         let mplane = bufferType == V4L2_BUF_TYPE_VIDEO_CAPTURE_MPLANE.rawValue
         if r == .sFmt {
-            let (fc, w, h) = mplane
+            let (fc, w, h) =
+                mplane
                 ? (f.pointee.fmt.pix_mp.pixelformat, Int(f.pointee.fmt.pix_mp.width), Int(f.pointee.fmt.pix_mp.height))
                 : (f.pointee.fmt.pix.pixelformat, Int(f.pointee.fmt.pix.width), Int(f.pointee.fmt.pix.height))
             log.append("S_FMT \(VideoDevice.fourcc(fc)) \(w)x\(h)")
@@ -143,7 +144,7 @@ extension FakeV4L2 {
             log.append("S_SELECTION \(w.width)x\(w.height) at \(w.left),\(w.top)")
             sel.crop = PixelRect(left: Int(w.left), top: Int(w.top), width: Int(w.width), height: Int(w.height))
             selection = sel
-            current.width = sel.crop.width                        // no scaler: the frames are the crop
+            current.width = sel.crop.width  // no scaler: the frames are the crop
             current.height = sel.crop.height
         }
         let rect = p.pointee.target == UInt32(V4L2_SEL_TGT_CROP_BOUNDS) ? sel.bounds : sel.crop

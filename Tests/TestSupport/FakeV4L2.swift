@@ -194,7 +194,8 @@ public final class FakeV4L2: V4L2Syscalls {
             let types: [CameraControl.Kind: v4l2_ctrl_type] = [
                 .integer: V4L2_CTRL_TYPE_INTEGER, .boolean: V4L2_CTRL_TYPE_BOOLEAN, .menu: V4L2_CTRL_TYPE_MENU,
                 .integerMenu: V4L2_CTRL_TYPE_INTEGER_MENU, .button: V4L2_CTRL_TYPE_BUTTON, .integer64: V4L2_CTRL_TYPE_INTEGER64,
-                .bitmask: V4L2_CTRL_TYPE_BITMASK]
+                .bitmask: V4L2_CTRL_TYPE_BITMASK,
+            ]
             q.pointee.type = (types[c.kind] ?? V4L2_CTRL_TYPE_U8).rawValue
             write(c.label, to: &q.pointee.name)
             q.pointee.minimum = c.minimum

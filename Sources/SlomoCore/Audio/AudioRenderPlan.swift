@@ -57,11 +57,14 @@ public struct AudioRenderPlan: Sendable, Equatable {
     ///     for varispeed, whose resampler needs 64 frames: longer
     ///     than SoundTouch's longest sequence and Rubber Band's onset smear, so the cold start of
     ///     an engine never reaches the crossfade).
-    public init(map: RetimeMap, sampleRate: Int, algorithm: TimePitchAlgorithm,
-                crossfade: Int? = nil, warmup: Int? = nil) throws(AudioFailure) {
+    public init(
+        map: RetimeMap, sampleRate: Int, algorithm: TimePitchAlgorithm,
+        crossfade: Int? = nil, warmup: Int? = nil
+    ) throws(AudioFailure) {
         guard (8000...192_000).contains(sampleRate) else {
-            throw AudioFailure(.unsupportedFormat, subject: "audio", operation: "plan",
-                               cause: "sample rate \(sampleRate) Hz is outside 8–192 kHz")
+            throw AudioFailure(
+                .unsupportedFormat, subject: "audio", operation: "plan",
+                cause: "sample rate \(sampleRate) Hz is outside 8–192 kHz")
         }
         self.sampleRate = sampleRate
         self.algorithm = algorithm
@@ -77,7 +80,7 @@ public struct AudioRenderPlan: Sendable, Equatable {
         let starts = runs.map { ((mappings[$0.lowerBound].target.start - t0) * sr).rounded(.nearest) }
         let ends = Array(starts.dropFirst()) + [totalFrames]
         let x = Int64(crossfade ?? Swift.max(2, sampleRate / 100))
-        var halves: [Int64] = [0]          // half-length at the start of segment i
+        var halves: [Int64] = [0]  // half-length at the start of segment i
         for i in 1..<runs.count {
             halves.append(Swift.max(0, Swift.min(x / 2, (ends[i - 1] - starts[i - 1]) / 2, (ends[i] - starts[i]) / 2)))
         }
@@ -90,14 +93,15 @@ public struct AudioRenderPlan: Sendable, Equatable {
         for (i, run) in runs.enumerated() {
             let m = mappings[run.lowerBound]
             let r = m.rate
-            let s = m.source.start * sr                        // exact source start, samples
-            let tt = (m.target.start - t0) * sr                // exact target start, samples
+            let s = m.source.start * sr  // exact source start, samples
+            let tt = (m.target.start - t0) * sr  // exact target start, samples
             let renderStart = starts[i] - halves[i]
             let feedStart = (s + (Rational(renderStart) - tt - warm) * r).floor
             let offset = ((s - Rational(feedStart)) / r - tt).rounded(.nearest)
-            var seg = Segment(rate: r, requestedRate: map.rate(atSource: m.source.start), outStart: starts[i], outEnd: ends[i],
-                              fadeIn: halves[i], fadeOut: halves[i + 1], feedStart: feedStart,
-                              engineSkip: renderStart + offset)
+            var seg = Segment(
+                rate: r, requestedRate: map.rate(atSource: m.source.start), outStart: starts[i], outEnd: ends[i],
+                fadeIn: halves[i], fadeOut: halves[i + 1], feedStart: feedStart,
+                engineSkip: renderStart + offset)
             if run.count > 1 {
                 seg.glide = run.map { GlidePoint(sourceFrame: (mappings[$0].source.start * sr).rounded(.nearest), rate: mappings[$0].rate) }
             }

@@ -47,16 +47,18 @@ public final class AudioRenderer {
     private var started = false
     private var feedPosition: Int64 = 0
     private var skip: Int64 = 0
-    private var k: Int64 = 0                  // next output frame of the current segment's render range
-    private var tail: [[Float]]               // previous segment's frames for the current fade-in
+    private var k: Int64 = 0  // next output frame of the current segment's render range
+    private var tail: [[Float]]  // previous segment's frames for the current fade-in
     private var nextTail: [[Float]]
     private var feedsWithoutOutput = 0
-    private var glidePiece = 0                // the current segment's glide piece being fed
+    private var glidePiece = 0  // the current segment's glide piece being fed
     private let scratchIn: [UnsafeMutablePointer<Float>]
     private let scratchOut: [UnsafeMutablePointer<Float>]
 
-    public init(plan: AudioRenderPlan, source: any AudioSampleSource,
-                makeEngine: @escaping (Rational) throws -> any StretchEngine) {
+    public init(
+        plan: AudioRenderPlan, source: any AudioSampleSource,
+        makeEngine: @escaping (Rational) throws -> any StretchEngine
+    ) {
         self.plan = plan
         self.source = source
         self.channels = source.channels
@@ -99,9 +101,13 @@ public final class AudioRenderer {
             }
             guard let e = engine else { preconditionFailure("engine missing") }
             let want: Int
-            if skip > 0 { want = Int(Swift.min(skip, Int64(block))) }
-            else if k < tailStart { want = Int(Swift.min(Int64(block), tailStart - k, Int64(room))) }
-            else { want = Int(Swift.min(Int64(block), seg.renderEnd - k)) }
+            if skip > 0 {
+                want = Int(Swift.min(skip, Int64(block)))
+            } else if k < tailStart {
+                want = Int(Swift.min(Int64(block), tailStart - k, Int64(room)))
+            } else {
+                want = Int(Swift.min(Int64(block), seg.renderEnd - k))
+            }
             let got = try e.retrieve(into: scratchOut, maxCount: want)
             if got == 0 {
                 try feed(e)
@@ -139,8 +145,9 @@ public final class AudioRenderer {
     private func feed(_ e: any StretchEngine) throws {
         feedsWithoutOutput += 1
         guard feedsWithoutOutput < 10_000 else {
-            throw AudioFailure(.engineFailed, subject: "audio", operation: "\(plan.algorithm) at rate \(e.rate)",
-                               cause: "the engine produced no output for 40 million input frames")
+            throw AudioFailure(
+                .engineFailed, subject: "audio", operation: "\(plan.algorithm) at rate \(e.rate)",
+                cause: "the engine produced no output for 40 million input frames")
         }
         var count = block
         if let glide = plan.segments[segmentIndex].glide {
@@ -158,7 +165,9 @@ public final class AudioRenderer {
             while q < glide.count, glide[q].rate == glide[p].rate { q += 1 }
             if q < glide.count {
                 let distance = glide[q].sourceFrame - analysed
-                if let step = e.feedQuantum, distance <= Int64(block) + lead { count = Swift.min(block, step) } else {
+                if let step = e.feedQuantum, distance <= Int64(block) + lead {
+                    count = Swift.min(block, step)
+                } else {
                     count = Int(Swift.min(Int64(block), Swift.max(1, distance)))
                 }
             }

@@ -22,7 +22,7 @@ public struct OnsetDetector: Sendable {
         holdoffFrames = (holdoff * Rational(Int64(sampleRate))).rounded(.nearest)
         warmUp = Int64(sampleRate / 20)
         // RBJ's cookbook high-pass, Q = 1/√2
-        let f = cutoffHz / Double(sampleRate)                      // w = 2π·f
+        let f = cutoffHz / Double(sampleRate)  // w = 2π·f
         let alpha = sin2pi(f) / (2 * 0.7071067811865476), c = cos2pi(f)
         let a0 = 1 + alpha
         b0 = Float((1 + c) / 2 / a0); b1 = Float(-(1 + c) / a0); b2 = b0

@@ -20,19 +20,21 @@ public final class ShortGrainWSOLA: StretchEngine {
     public let latency: Int
     let grain: Int, hop: Int, search: Int
     private let window: [Float]
-    private var input: PlanarFIFO            // input frames from absolute index `inputBase`
+    private var input: PlanarFIFO  // input frames from absolute index `inputBase`
     private var inputBase = 0
-    private var mono: [Float] = []           // channel sum of `input`, same indexing (from monoHead)
+    private var mono: [Float] = []  // channel sum of `input`, same indexing (from monoHead)
     private var monoHead = 0
-    private var k = -1                       // next grain index
-    private var previous: Int?               // absolute input start of the previous grain
-    private var previousFrac: Float = 0      // … and its sub-sample part
-    private var accumulator: [[Float]]       // output [kH, kH + G) being summed
-    private var ready: PlanarFIFO            // finished output frames
-    private var dropOutput: Int              // primes: output before frame 0
+    private var k = -1  // next grain index
+    private var previous: Int?  // absolute input start of the previous grain
+    private var previousFrac: Float = 0  // … and its sub-sample part
+    private var accumulator: [[Float]]  // output [kH, kH + G) being summed
+    private var ready: PlanarFIFO  // finished output frames
+    private var dropOutput: Int  // primes: output before frame 0
 
-    public init(rate: Rational, sampleRate: Int, channels: Int, grainSeconds: Rational = Rational(1, 200),
-                latencyBudget: Rational = Rational(19, 2000)) {
+    public init(
+        rate: Rational, sampleRate: Int, channels: Int, grainSeconds: Rational = Rational(1, 200),
+        latencyBudget: Rational = Rational(19, 2000)
+    ) {
         self.channels = channels
         self.rate = rate
         let g = Swift.max(16, Int((grainSeconds * Rational(Int64(sampleRate))).rounded(.nearest))) & ~1
@@ -123,9 +125,9 @@ public final class ShortGrainWSOLA: StretchEngine {
                 let s = score(q)
                 if s > bestScore || (s == bestScore && abs(q - nominal) < abs(best - nominal)) { bestScore = s; best = q }
             }
-            var q = lo + ((nominal - lo) & 1)        // the coarse grid goes through the nominal position
+            var q = lo + ((nominal - lo) & 1)  // the coarse grid goes through the nominal position
             while q <= hi { consider(q); q += 2 }
-            let coarse = best                          // refine around the coarse winner (no array per grain)
+            let coarse = best  // refine around the coarse winner (no array per grain)
             if coarse - 1 >= lo { consider(coarse - 1) }
             if coarse + 1 <= hi { consider(coarse + 1) }
             var frac: Float = 0

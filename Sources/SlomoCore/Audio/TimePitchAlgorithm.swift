@@ -36,8 +36,9 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     /// Parses `--pitch` values; the error lists the valid names.
     public init(parsing text: String) throws(AudioFailure) {
         guard let a = TimePitchAlgorithm(rawValue: text) else {
-            throw AudioFailure(.invalidAlgorithm, subject: "\(Setting.pitch) '\(text)'" as Wording, operation: "choose algorithm",
-                               cause: "expected one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw AudioFailure(
+                .invalidAlgorithm, subject: "\(Setting.pitch) '\(text)'" as Wording, operation: "choose algorithm",
+                cause: "expected one of \(TimePitchAlgorithm.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         self = a
     }
@@ -91,8 +92,9 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     /// `rate 1/8: outside time-domain's range 1/2…2; spectral, varispeed or mute cover it`.
     public func validate(_ rate: Rational) throws(AudioFailure) {
         guard rate.isPositive else {
-            throw AudioFailure(.invalidRate, subject: "rate \(rate)", operation: "\(rawValue) time-pitch",
-                               cause: "a rate must be positive and finite (0.5 = half speed)")
+            throw AudioFailure(
+                .invalidRate, subject: "rate \(rate)", operation: "\(rawValue) time-pitch",
+                cause: "a rate must be positive and finite (0.5 = half speed)")
         }
         guard !range.contains(rate) else { return }
         let covering = TimePitchAlgorithm.allCases.filter { $0.range.contains(rate) }.map(\.rawValue)
@@ -102,8 +104,9 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
         case 1: hint = "\(covering[0]) covers it"
         default: hint = covering.dropLast().joined(separator: ", ") + " or \(covering.last!) cover it"
         }
-        throw AudioFailure(.rateOutOfRange, subject: "rate \(rate)", operation: "\(rawValue) time-pitch",
-                           cause: "outside \(rawValue)'s range \(range.lowerBound)…\(range.upperBound); \(hint)")
+        throw AudioFailure(
+            .rateOutOfRange, subject: "rate \(rate)", operation: "\(rawValue) time-pitch",
+            cause: "outside \(rawValue)'s range \(range.lowerBound)…\(range.upperBound); \(hint)")
     }
 
     /// Parses a user-typed rate (`0.5`, `1/8`) with the retime syntax's rules (`RetimeSpec.parseRate`:
@@ -111,7 +114,7 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
     public static func parseRate(_ text: String) throws(AudioFailure) -> Rational {
         do { return try RetimeSpec.parseRate(Substring(text), context: "rate '\(text)'") } catch {
             var cause = error.wording
-            if case .invalidRate(_, let reason) = error { cause = reason }       // the subject already names the rate
+            if case .invalidRate(_, let reason) = error { cause = reason }  // the subject already names the rate
             throw AudioFailure(.invalidRate, subject: "rate '\(text)'", operation: "parse rate", cause: cause)
         }
     }

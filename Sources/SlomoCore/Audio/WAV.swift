@@ -54,12 +54,13 @@ public enum WAV {
                 guard let f = fmt, size > 0, size != 0xFFFF_FFFF, body + size <= fileSize else { return nil }
                 let block = Int64(f.format.bytes * f.channels)
                 guard size % block == 0 else { return nil }
-                return Layout(format: f.format, channels: f.channels, sampleRate: f.rate, dataOffset: body,
-                              frames: size / block, channelLayout: f.layout)
+                return Layout(
+                    format: f.format, channels: f.channels, sampleRate: f.rate, dataOffset: body,
+                    frames: size / block, channelLayout: f.layout)
             default:
                 break
             }
-            offset = body + size + (size & 1)   // chunks are padded to an even size
+            offset = body + size + (size & 1)  // chunks are padded to an even size
         }
         return nil
     }
@@ -70,7 +71,7 @@ public enum WAV {
         guard b.count >= 16 else { return nil }
         var tag = Int(b.le16(0))
         let channels = Int(b.le16(2)), rate = Int(b.le32(4)), blockAlign = Int(b.le16(12)), bits = Int(b.le16(14))
-        var layout = "\(channels) channels"          // FFmpeg: plain PCM has no channel order
+        var layout = "\(channels) channels"  // FFmpeg: plain PCM has no channel order
         if tag == 0xFFFE {
             guard b.count >= 40, b.le16(16) >= 22, Int(b.le16(18)) == bits, Array(b[26..<40]) == subformatTail else { return nil }
             tag = Int(b.le16(24))
@@ -97,8 +98,10 @@ public enum WAV {
 
     /// Converts `frames` interleaved frames at `bytes` to planar Float, as libswresample does
     /// (integers scaled by 2^-(bits-1), u8 centred on 128, f64 rounded to the nearest Float).
-    public static func decode(_ bytes: UnsafeRawBufferPointer, format: SampleFormat, channels: Int, frames: Int,
-                              into planes: [UnsafeMutablePointer<Float>]) {
+    public static func decode(
+        _ bytes: UnsafeRawBufferPointer, format: SampleFormat, channels: Int, frames: Int,
+        into planes: [UnsafeMutablePointer<Float>]
+    ) {
         precondition(bytes.count >= frames * channels * format.bytes)
         let p = bytes.baseAddress!
         // 16-bit mono and stereo, the common files: constant strides, so that the loops vectorise
@@ -126,7 +129,8 @@ public enum WAV {
                 for k in 0..<frames { out[k] = Float(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i, as: Int16.self))) * (1 / 32768); i += step }
             case .s24:
                 for k in 0..<frames {
-                    let v = Int32(p.load(fromByteOffset: i, as: UInt8.self)) | Int32(p.load(fromByteOffset: i + 1, as: UInt8.self)) << 8
+                    let v =
+                        Int32(p.load(fromByteOffset: i, as: UInt8.self)) | Int32(p.load(fromByteOffset: i + 1, as: UInt8.self)) << 8
                         | Int32(Int8(bitPattern: p.load(fromByteOffset: i + 2, as: UInt8.self))) << 16
                     out[k] = Float(v) * (1 / 8_388_608); i += step
                 }
@@ -149,7 +153,7 @@ public enum WAV {
         out.withUnsafeMutableBytes { raw in
             let base = (raw.baseAddress! + start).assumingMemoryBound(to: UInt16.self)
             switch channels {
-            case 1:   // the common cases with constant strides, so that the loops vectorise
+            case 1:  // the common cases with constant strides, so that the loops vectorise
                 planes[0].withUnsafeBufferPointer { s in for k in 0..<frames { base[k] = sample16(s[k]).littleEndian } }
             case 2:
                 planes[0].withUnsafeBufferPointer { l in

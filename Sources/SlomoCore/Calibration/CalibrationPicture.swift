@@ -4,10 +4,12 @@
 public enum CalibrationPicture {
     /// Paints frame `index` of a clip at `fps` into 8-bit Y, U and V planes (4:2:0: chroma planes are
     /// `(width+1)/2 × (height+1)/2`).
-    public static func paint(index: Int, fps: Rational,
-                             y: UnsafeMutablePointer<UInt8>, yStride: Int,
-                             u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, chromaStride: Int,
-                             width: Int, height: Int) {
+    public static func paint(
+        index: Int, fps: Rational,
+        y: UnsafeMutablePointer<UInt8>, yStride: Int,
+        u: UnsafeMutablePointer<UInt8>, v: UnsafeMutablePointer<UInt8>, chromaStride: Int,
+        width: Int, height: Int
+    ) {
         let band = CalibrationCode.bandHeight(height)
         // Background: diagonal luma ramp that scrolls by 2 px per frame.
         let shift = (index * 2) % 256
@@ -32,8 +34,9 @@ public enum CalibrationPicture {
             (v + row * chromaStride).update(repeating: 128, count: cw)
         }
         CalibrationCode.paint(index: index, luma: y, width: width, height: height, stride: yStride)
-        paintDigits(index, into: y, stride: yStride, x: width / 40, y: band + height / 20,
-                    scale: Swift.max(1, height / 60), width: width, height: height)
+        paintDigits(
+            index, into: y, stride: yStride, x: width / 40, y: band + height / 20,
+            scale: Swift.max(1, height / 60), width: width, height: height)
     }
 
     /// 3×5 bitmaps of 0-9, one row of 3 bits per entry.
@@ -42,8 +45,10 @@ public enum CalibrationPicture {
         [7, 4, 7, 1, 7], [7, 4, 7, 5, 7], [7, 1, 1, 1, 1], [7, 5, 7, 5, 7], [7, 5, 7, 1, 7],
     ]
 
-    static func paintDigits(_ value: Int, into luma: UnsafeMutablePointer<UInt8>, stride: Int,
-                            x: Int, y: Int, scale: Int, width: Int, height: Int) {
+    static func paintDigits(
+        _ value: Int, into luma: UnsafeMutablePointer<UInt8>, stride: Int,
+        x: Int, y: Int, scale: Int, width: Int, height: Int
+    ) {
         let digits = Array(String(value)).compactMap { $0.wholeNumberValue }
         for (k, d) in digits.enumerated() {
             let gx = x + k * 4 * scale
@@ -82,7 +87,7 @@ public struct CalibrationTone: Sendable {
         let sr = Int64(sampleRate)
         let phase = Double((n * Int64(frequency)) % sr) / Double(sr)
         var s = amplitude * Float(sin2pi(phase))
-        let period = (clickInterval * Rational(sr)).floor          // samples between clicks
+        let period = (clickInterval * Rational(sr)).floor  // samples between clicks
         let clickLength = (clickLengthSeconds * Rational(sr)).floor
         let k = n % period
         // Click onsets are at exact multiples of clickInterval: round each onset to the nearest sample.
@@ -110,11 +115,11 @@ public struct CalibrationTone: Sendable {
 extension Double {
     /// sin(2πx) by range reduction and a Taylor polynomial (error < 1e-12 on [-π/4, π/4]).
     static func sinTwoPi(_ x: Double) -> Double {
-        var t = x - x.rounded(.down)              // [0, 1)
+        var t = x - x.rounded(.down)  // [0, 1)
         var sign = 1.0
-        if t >= 0.5 { t -= 0.5; sign = -1 }        // sin(2π(t+1/2)) = -sin(2πt)
-        if t > 0.25 { t = 0.5 - t }                // symmetry about 1/4
-        let a = 2 * Double.pi * t                  // [0, π/2]
+        if t >= 0.5 { t -= 0.5; sign = -1 }  // sin(2π(t+1/2)) = -sin(2πt)
+        if t > 0.25 { t = 0.5 - t }  // symmetry about 1/4
+        let a = 2 * Double.pi * t  // [0, π/2]
         if a > Double.pi / 4 { return sign * cosPoly(Double.pi / 2 - a) }
         return sign * sinPoly(a)
     }

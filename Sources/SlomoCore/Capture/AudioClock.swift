@@ -85,7 +85,7 @@ public struct AudioClock: Sendable {
 
     private func rate(_ fit: Fit?) -> Rational {
         guard let f = fit, f.den > 0, f.num > 0 else { return Rational(Int64(nominalRate)) }
-        let milli = (f.den * 1_000_000_000 + f.num / 2) / f.num      // frames per µs ×10⁶ ×10³
+        let milli = (f.den * 1_000_000_000 + f.num / 2) / f.num  // frames per µs ×10⁶ ×10³
         return Rational(Int64(clamping: milli), 1000)
     }
 

@@ -20,8 +20,10 @@ public struct CaptureFormat: Sendable, Equatable, Codable {
     /// buffer), one per plane on multi-planar nodes (`NM12`: luma and chroma apart).
     public var planes: [CapturePlane]
 
-    public init(fourcc: String, width: Int, height: Int, bytesPerLine: Int = 0, frameDuration: Rational? = nil,
-                planes: [CapturePlane] = []) {
+    public init(
+        fourcc: String, width: Int, height: Int, bytesPerLine: Int = 0, frameDuration: Rational? = nil,
+        planes: [CapturePlane] = []
+    ) {
         self.fourcc = fourcc; self.width = width; self.height = height
         self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration
         self.planes = planes

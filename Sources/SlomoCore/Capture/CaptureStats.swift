@@ -36,8 +36,10 @@ public struct CaptureStats: Sendable, Codable {
     /// How the damaged frames were damaged, for the report's warning.
     public var damageWords: String {
         let flagged = driverErrors - incompleteFrames - wrongSizeFrames
-        let kinds = [(flagged, "flagged damaged by the driver (V4L2_BUF_FLAG_ERROR)"), (incompleteFrames, "incomplete (packets missing)"),
-                     (wrongSizeFrames, "of the wrong size")].filter { $0.0 > 0 }
+        let kinds = [
+            (flagged, "flagged damaged by the driver (V4L2_BUF_FLAG_ERROR)"), (incompleteFrames, "incomplete (packets missing)"),
+            (wrongSizeFrames, "of the wrong size"),
+        ].filter { $0.0 > 0 }
         if kinds.count == 1 { return "\(driverErrors) frames \(kinds[0].1) were not stored" }
         return "\(driverErrors) damaged frames were not stored (" + kinds.map { "\($0.0) \($0.1)" }.joined(separator: ", ") + ")"
     }
@@ -88,8 +90,9 @@ public struct CaptureStats: Sendable, Codable {
         func pct(_ p: Int) -> Int64 { Self.percentile(sorted, p) }
         let mean = Double(sorted.reduce(0, +)) / Double(sorted.count)
         let variance = sorted.reduce(0.0) { $0 + (Double($1) - mean) * (Double($1) - mean) } / Double(sorted.count)
-        return Intervals(meanMicros: (mean * 10).rounded() / 10, p50Micros: pct(50), p99Micros: pct(99),
-                         maxMicros: sorted.last!, minMicros: sorted.first!, stddevMicros: (variance.squareRoot() * 10).rounded() / 10)
+        return Intervals(
+            meanMicros: (mean * 10).rounded() / 10, p50Micros: pct(50), p99Micros: pct(99),
+            maxMicros: sorted.last!, minMicros: sorted.first!, stddevMicros: (variance.squareRoot() * 10).rounded() / 10)
     }
 
     enum CodingKeys: String, CodingKey {

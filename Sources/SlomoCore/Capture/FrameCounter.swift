@@ -30,9 +30,9 @@ public struct FrameCounter: Sendable, Equatable {
 
     /// The number `n` frames after `a` (through a wrap).
     public func advanced(_ a: UInt64, by n: UInt64) -> UInt64 {
-        let cycle = last - first          // one less than the cycle's length (which may be 2^64)
+        let cycle = last - first  // one less than the cycle's length (which may be 2^64)
         let k = cycle == UInt64.max ? n : n % (cycle + 1)
-        let room = last - a               // steps before the wrap
+        let room = last - a  // steps before the wrap
         return k <= room ? a + k : first + (k - room - 1)
     }
 

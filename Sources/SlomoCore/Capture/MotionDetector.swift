@@ -13,12 +13,12 @@ public struct LumaLayout: Sendable, Equatable {
         case "YUYV", "YVYU": return LumaLayout(offset: 0, pixelStride: 2)
         case "UYVY", "VYUY": return LumaLayout(offset: 1, pixelStride: 2)
         case "GREY", "YU12", "YV12", "NV12", "NV21", "NV16", "NV61", "NV24", "NV42", "422P",
-             "NM12", "NM21", "NM16", "NM61", "YM12", "YM21", "YM16", "YM61", "YM24", "YM42",
-             "BA81", "GBRG", "GRBG", "RGGB":
+            "NM12", "NM21", "NM16", "NM61", "YM12", "YM21", "YM16", "YM61", "YM24", "YM42",
+            "BA81", "GBRG", "GRBG", "RGGB":
             return LumaLayout(offset: 0, pixelStride: 1)
         // 16-bit little-endian containers (10/12/16-bit gray and Bayer): the high byte
         case "Y10 ", "Y12 ", "Y16 ", "BG10", "GB10", "BA10", "RG10", "BG12", "GB12", "BA12", "RG12",
-             "BG16", "GB16", "GR16", "RG16":
+            "BG16", "GB16", "GR16", "RG16":
             return LumaLayout(offset: 1, pixelStride: 2)
         case "RGB3", "BGR3": return LumaLayout(offset: 1, pixelStride: 3)
         // 32-bit RGB: green's byte in memory order (BGRA, BGRX, RGBA, RGBX: 1; ABGR, XBGR, ARGB, XRGB: 2)
@@ -72,7 +72,7 @@ public struct MotionDetector: Sendable {
         let n = samplesPerFrame
         let lastByte = (region.y + region.height - 1) * bytesPerLine + layout.offset + (region.x + region.width - 1) * layout.pixelStride
         guard lastByte < frame.count, let base = frame.baseAddress else { return nil }
-        let first = previous.isEmpty       // a short frame never becomes the reference
+        let first = previous.isEmpty  // a short frame never becomes the reference
         if first { previous = [UInt8](repeating: 0, count: n) }
         let bytes = base.assumingMemoryBound(to: UInt8.self)
         var sum = 0

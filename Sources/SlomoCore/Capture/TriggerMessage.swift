@@ -46,7 +46,8 @@ public struct TriggerMessage: Sendable, Equatable {
         let line = Array((text.hasSuffix("\n") ? String(text.dropLast()) : text).utf8)
         let marker = Array(" mac=".utf8)
         guard line.count > marker.count,
-              let cut = (0...(line.count - marker.count)).last(where: { Array(line[$0..<$0 + marker.count]) == marker }) else {
+            let cut = (0...(line.count - marker.count)).last(where: { Array(line[$0..<$0 + marker.count]) == marker })
+        else {
             throw .malformed("no mac")
         }
         let signed = String(decoding: line[..<cut], as: UTF8.self), macText = String(decoding: line[(cut + marker.count)...], as: UTF8.self)
@@ -59,7 +60,8 @@ public struct TriggerMessage: Sendable, Equatable {
             fields[kv[0]] = kv[1]
         }
         guard fields.count == 3, let at = fields["at"].flatMap({ Int64($0) }), let sent = fields["sent"].flatMap({ Int64($0) }),
-              let nonceText = fields["nonce"], nonceText.count == 16, let nonce = UInt64(nonceText, radix: 16) else {
+            let nonceText = fields["nonce"], nonceText.count == 16, let nonce = UInt64(nonceText, radix: 16)
+        else {
             throw .malformed("expected at, sent and nonce")
         }
         guard let given = bytesOfHex(macText), given.count == 32 else { throw .malformed("mac is not 64 hex digits") }

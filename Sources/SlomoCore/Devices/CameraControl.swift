@@ -68,9 +68,11 @@ public struct CameraControl: Sendable, Equatable, Codable {
     /// Menus and integer menus: the entries the driver offers (gaps are entries it skips).
     public var menu: [MenuItem]
 
-    public init(id: UInt32, name: String, label: String? = nil, kind: Kind, minimum: Int64 = 0, maximum: Int64 = 0,
-                step: Int64 = 1, defaultValue: Int64 = 0, value: Int64? = nil, text: String? = nil, flags: Flags = [],
-                menu: [MenuItem] = []) {
+    public init(
+        id: UInt32, name: String, label: String? = nil, kind: Kind, minimum: Int64 = 0, maximum: Int64 = 0,
+        step: Int64 = 1, defaultValue: Int64 = 0, value: Int64? = nil, text: String? = nil, flags: Flags = [],
+        menu: [MenuItem] = []
+    ) {
         self.id = id; self.name = name; self.label = label ?? name; self.kind = kind
         self.minimum = minimum; self.maximum = maximum; self.step = step; self.defaultValue = defaultValue
         self.value = value; self.text = text; self.flags = flags; self.menu = menu
@@ -103,8 +105,10 @@ public struct CameraControl: Sendable, Equatable, Codable {
     }
 
     /// The order groups are shown in: what a camera user sets first.
-    public static let groupOrder = ["camera", "user", "image-source", "image-processing", "flash", "jpeg", "codec",
-                                    "codec-stateless", "detect", "colorimetry", "dv", "fm-tx", "fm-rx", "rf-tuner", "vendor"]
+    public static let groupOrder = [
+        "camera", "user", "image-source", "image-processing", "flash", "jpeg", "codec",
+        "codec-stateless", "detect", "colorimetry", "dv", "fm-tx", "fm-rx", "rf-tuner", "vendor",
+    ]
 
     /// v4l2-ctl's name for a label: letters and digits lower-cased, every other run of
     /// characters one `_`, none at either end ("White Balance, Automatic" → `white_balance_automatic`).
@@ -195,7 +199,7 @@ public enum ControlID {
 
     /// `V4L2_EXPOSURE_*`, the `auto_exposure` menu's entries.
     public static let exposureAutoMode: Int64 = 0, exposureManual: Int64 = 1, exposureShutterPriority: Int64 = 2,
-                      exposureAperturePriority: Int64 = 3
+        exposureAperturePriority: Int64 = 3
 
     /// Manual control → its automatic partner (the driver's "auto cluster": while the partner is
     /// automatic, the manual one is inactive), and the partner's value that means manual.

@@ -24,20 +24,23 @@ public enum ControlListing {
         for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let line = raw.hasSuffix("\r") ? raw.dropLast() : raw
             let trimmed = line.trimmingSpaces
-            if trimmed.isEmpty || line.hasPrefix("#") { continue }      // blank, or a fixture's comment
+            if trimmed.isEmpty || line.hasPrefix("#") { continue }  // blank, or a fixture's comment
             if let item = menuItem(trimmed), line.first == "\t" || line.first == " " {
                 guard !out.isEmpty, [.menu, .integerMenu].contains(out[out.count - 1].kind) else {
                     throw ParseError(line: n + 1, reason: "a menu entry without a menu control before it")
                 }
                 var c = out.removeLast()
-                c.menu.append(c.kind == .integerMenu ? CameraControl.MenuItem(index: item.0, value: integerMenuValue(item.1))
-                                                     : CameraControl.MenuItem(index: item.0, name: item.1))
+                c.menu.append(
+                    c.kind == .integerMenu
+                        ? CameraControl.MenuItem(index: item.0, value: integerMenuValue(item.1))
+                        : CameraControl.MenuItem(index: item.0, name: item.1))
                 out.append(c)
                 continue
             }
             // `NAME [0xID] (TYPE)` then `:` then the fields
             guard let open = trimmed.firstIndex(of: "("), let close = trimmed[open...].firstIndex(of: ")"),
-                  let colon = trimmed[close...].firstIndex(of: ":") else {
+                let colon = trimmed[close...].firstIndex(of: ":")
+            else {
                 if line.first != " " && line.first != "\t" { heading = String(trimmed); continue }
                 throw ParseError(line: n + 1, reason: "not a control line: '\(trimmed.prefix(60))'")
             }
@@ -97,7 +100,8 @@ public enum ControlListing {
         if let flags = f["flags"] {
             c.flags = CameraControl.Flags(names: flags.split(separator: ",").map { $0.trimmingSpaces }.map(String.init))
             if let hex = flags.split(separator: ",").map({ $0.trimmingSpaces }).first(where: { $0.hasPrefix("0x") }),
-               let bits = UInt32(hex.dropFirst(2), radix: 16) {
+                let bits = UInt32(hex.dropFirst(2), radix: 16)
+            {
                 c.flags.formUnion(CameraControl.Flags(rawValue: bits))
             }
         }

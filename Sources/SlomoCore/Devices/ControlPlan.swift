@@ -17,7 +17,9 @@ public enum ControlStep: Sendable, Equatable {
     }
 
     public var origin: Origin {
-        switch self { case .set(_, _, let o), .lock(_, _, _, let o), .crop(_, let o): return o }
+        switch self {
+        case .set(_, _, let o), .lock(_, _, _, let o), .crop(_, let o): return o
+        }
     }
 }
 
@@ -31,18 +33,21 @@ public enum ControlPlanner {
         var p = Planning(controls: controls)
         try p.exposure(r, frameDuration: frameDuration)
         if let g = r.gain {
-            try p.pair(g, option: "--gain", manual: p.find(ControlID.gain) ?? p.find(ControlID.analogueGain),
-                       auto: p.find(ControlID.autoGain), what: "gain", autoName: "gain_automatic", on: 1, off: 0)
+            try p.pair(
+                g, option: "--gain", manual: p.find(ControlID.gain) ?? p.find(ControlID.analogueGain),
+                auto: p.find(ControlID.autoGain), what: "gain", autoName: "gain_automatic", on: 1, off: 0)
         }
         if let w = r.whiteBalance {
             let awb = p.find(ControlID.autoWhiteBalance)
-            let preset = awb == nil ? p.find(ControlID.autoNPresetWhiteBalance) : nil     // menu: 0 manual, 1 auto
-            try p.pair(w, option: "--white-balance", manual: p.find(ControlID.whiteBalanceTemperature), auto: awb ?? preset,
-                       what: "white balance temperature", autoName: "white_balance_automatic", on: 1, off: 0)
+            let preset = awb == nil ? p.find(ControlID.autoNPresetWhiteBalance) : nil  // menu: 0 manual, 1 auto
+            try p.pair(
+                w, option: "--white-balance", manual: p.find(ControlID.whiteBalanceTemperature), auto: awb ?? preset,
+                what: "white balance temperature", autoName: "white_balance_automatic", on: 1, off: 0)
         }
         if let f = r.focus {
-            try p.pair(f, option: "--focus", manual: p.find(ControlID.focusAbsolute), auto: p.find(ControlID.focusAuto),
-                       what: "focus", autoName: "focus_automatic_continuous", on: 1, off: 0)
+            try p.pair(
+                f, option: "--focus", manual: p.find(ControlID.focusAbsolute), auto: p.find(ControlID.focusAuto),
+                what: "focus", autoName: "focus_automatic_continuous", on: 1, off: 0)
         }
         if let z = r.zoom { try p.zoom(z) }
         for (name, value) in r.named { try p.named(name, value) }
@@ -91,8 +96,10 @@ struct Planning {
     }
 
     /// A manual control with an automatic partner: `--gain N|auto|lock` and its like.
-    mutating func pair(_ s: ControlRequests.Value, option: String, manual: CameraControl?, auto: CameraControl?,
-                       what: String, autoName: String, on: Int64, off: Int64) throws(ControlError) {
+    mutating func pair(
+        _ s: ControlRequests.Value, option: String, manual: CameraControl?, auto: CameraControl?,
+        what: String, autoName: String, on: Int64, off: Int64
+    ) throws(ControlError) {
         let text = "\(option) \(s)"
         switch s {
         case .value(let v):
@@ -135,10 +142,14 @@ struct Planning {
                 guard let d = frameDuration else { throw .usage("--shutter-angle \(a): the frame duration is unknown; give --shutter in seconds") }
                 (seconds, text) = (d * a / Rational(360), "--shutter-angle \(a)")
             }
-            guard let t = time else { throw .unavailable("\(text): the device has no exposure time control (exposure_time_absolute)\(alternatives("exposure"))") }
+            guard let t = time else {
+                throw .unavailable("\(text): the device has no exposure time control (exposure_time_absolute)\(alternatives("exposure"))")
+            }
             if let d = frameDuration, seconds > d {
                 let longest = ControlPlanner.exposureUnits(d, limit: d)
-                throw .usage("\(text): \(seconds) s is longer than a frame (\(d) s at \(DecimalText.fps(d)) fps); the longest is \(Rational(longest, 10_000)) s (\(longest) × 100 µs)")
+                throw .usage(
+                    "\(text): \(seconds) s is longer than a frame (\(d) s at \(DecimalText.fps(d)) fps); the longest is \(Rational(longest, 10_000)) s (\(longest) × 100 µs)"
+                )
             }
             let units = ControlPlanner.exposureUnits(seconds, limit: frameDuration)
             try check(t, units, text)
@@ -154,7 +165,10 @@ struct Planning {
         switch r.exposure {
         case .auto?:
             guard let m = mode else { throw .unavailable("--exposure auto: the device has no automatic exposure (no auto_exposure control)") }
-            guard let entry = [ControlID.exposureAutoMode, ControlID.exposureAperturePriority].first(where: { m.menuItem($0) != nil }) ?? (m.menu.isEmpty ? ControlID.exposureAutoMode : nil) else {
+            guard
+                let entry = [ControlID.exposureAutoMode, ControlID.exposureAperturePriority].first(where: { m.menuItem($0) != nil })
+                    ?? (m.menu.isEmpty ? ControlID.exposureAutoMode : nil)
+            else {
                 throw .unavailable("--exposure auto: auto_exposure offers no automatic mode (\(m.menuChoices))")
             }
             try claim(m, "--exposure auto")
@@ -205,7 +219,9 @@ struct Planning {
         if c.flags.contains(.inactive) {
             if let partner = ControlID.automaticPartner[c.id], let a = find(partner.auto) {
                 if planned(a) != partner.manual {
-                    throw .unavailable("\(option): \(c.name) is inactive while \(a.name) is automatic; put --control \(a.name)=\(partner.manual) before it\(named(for: c.id).map { ", or use \($0)" } ?? "")")
+                    throw .unavailable(
+                        "\(option): \(c.name) is inactive while \(a.name) is automatic; put --control \(a.name)=\(partner.manual) before it\(named(for: c.id).map { ", or use \($0)" } ?? "")"
+                    )
                 }
             } else {
                 throw .unavailable("\(option): \(c.name) is inactive (the driver says another control governs it)")
@@ -231,7 +247,8 @@ struct Planning {
             if prefix.count == 1 { return prefix[0].index }
             throw .usage("\(option): '\(text)' is not one of \(c.name)'s entries: \(c.menuChoices)")
         }
-        throw .usage("\(option): '\(text)' is not a value for \(c.name) (\(c.kind.rawValue)\(c.kind == .integer || c.kind == .integer64 ? ", \(c.rangeText)" : ""))")
+        throw .usage(
+            "\(option): '\(text)' is not a value for \(c.name) (\(c.kind.rawValue)\(c.kind == .integer || c.kind == .integer64 ? ", \(c.rangeText)" : ""))")
     }
 
     /// The named option for a control id, for hints.

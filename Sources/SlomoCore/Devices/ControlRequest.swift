@@ -6,7 +6,11 @@ public struct ControlRequests: Sendable, Equatable {
     public enum Value: Sendable, Equatable, CustomStringConvertible {
         case value(Int64), auto, lock
         public var description: String {
-            switch self { case .value(let v): return String(v); case .auto: return "auto"; case .lock: return "lock" }
+            switch self {
+            case .value(let v): return String(v);
+            case .auto: return "auto";
+            case .lock: return "lock"
+            }
         }
     }
 
@@ -42,9 +46,11 @@ public struct ControlRequests: Sendable, Equatable {
     }
 
     /// Parses the options' texts; `option` names the flag in messages. A bad request on malformed values.
-    public static func parse(shutter: String? = nil, shutterAngle: String? = nil, exposure: String? = nil, gain: String? = nil,
-                             focus: String? = nil, whiteBalance: String? = nil, zoom: String? = nil,
-                             controls: [String] = []) throws(ControlError) -> ControlRequests {
+    public static func parse(
+        shutter: String? = nil, shutterAngle: String? = nil, exposure: String? = nil, gain: String? = nil,
+        focus: String? = nil, whiteBalance: String? = nil, zoom: String? = nil,
+        controls: [String] = []
+    ) throws(ControlError) -> ControlRequests {
         var r = ControlRequests()
         if shutter != nil && shutterAngle != nil { throw ControlError.usage("\(Setting.shutter) and \(Setting.shutterAngle): give one") }
         if let shutter {
@@ -65,7 +71,9 @@ public struct ControlRequests: Sendable, Equatable {
             case "lock": r.exposure = .lock
             default: throw ControlError.usage("\(Setting.exposure) '\(exposure)': expected auto or lock (a manual time is \(Setting.shutter))")
             }
-            if r.shutter != nil { throw ControlError.usage("\(Setting.exposure) \(exposure) and \(Setting.shutter): the shutter sets a manual exposure; give one") }
+            if r.shutter != nil {
+                throw ControlError.usage("\(Setting.exposure) \(exposure) and \(Setting.shutter): the shutter sets a manual exposure; give one")
+            }
         }
         r.gain = try gain.map { v throws(ControlError) in try value(v, option: .gain) }
         r.focus = try focus.map { v throws(ControlError) in try value(v, option: .focus) }

@@ -107,7 +107,8 @@ public enum FourCCKind {
     /// Bytes per pixel of common raw formats (for the USB 2.0 link budget); nil when unknown.
     public static func bytesPerPixel(_ f: FourCC) -> Rational? {
         switch f {
-        case "YUYV", "UYVY", "YVYU", "VYUY", "422P", "NV16", "NV61", "RGBP", "RGBR", "Y16 ", "Y10 ", "Y12 ", "RG10", "BG10", "GB10", "BA10", "RG12": return Rational(2)
+        case "YUYV", "UYVY", "YVYU", "VYUY", "422P", "NV16", "NV61", "RGBP", "RGBR", "Y16 ", "Y10 ", "Y12 ", "RG10", "BG10", "GB10", "BA10", "RG12":
+            return Rational(2)
         case "NV12", "NV21", "YU12", "YV12", "M420": return Rational(3, 2)
         case "GREY", "BA81", "GBRG", "GRBG", "RGGB": return Rational(1)
         case "RGB3", "BGR3": return Rational(3)
@@ -137,8 +138,10 @@ extension FrameIntervals {
         let c = try decoder.container(keyedBy: Key.self)
         switch try c.decode(String.self, forKey: .type) {
         case "discrete": self = .discrete(try c.decode([Rational].self, forKey: .intervals))
-        case "stepwise": self = .stepwise(min: try c.decode(Rational.self, forKey: .min), max: try c.decode(Rational.self, forKey: .max),
-                                          step: try c.decode(Rational.self, forKey: .step))
+        case "stepwise":
+            self = .stepwise(
+                min: try c.decode(Rational.self, forKey: .min), max: try c.decode(Rational.self, forKey: .max),
+                step: try c.decode(Rational.self, forKey: .step))
         case "continuous": self = .continuous(min: try c.decode(Rational.self, forKey: .min), max: try c.decode(Rational.self, forKey: .max))
         case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown interval type '\(other)'")
         }
@@ -155,7 +158,9 @@ extension FrameSize {
         case .discrete(let w, let h): try c.encode("discrete", forKey: .type); try c.encode(w, forKey: .width); try c.encode(h, forKey: .height)
         case .stepwise(let mw, let mh, let xw, let xh, let sw, let sh):
             try c.encode("stepwise", forKey: .type)
-            for (k, v) in [(Key.minWidth, mw), (.minHeight, mh), (.maxWidth, xw), (.maxHeight, xh), (.stepWidth, sw), (.stepHeight, sh)] { try c.encode(v, forKey: k) }
+            for (k, v) in [(Key.minWidth, mw), (.minHeight, mh), (.maxWidth, xw), (.maxHeight, xh), (.stepWidth, sw), (.stepHeight, sh)] {
+                try c.encode(v, forKey: k)
+            }
         case .continuous(let mw, let mh, let xw, let xh):
             try c.encode("continuous", forKey: .type)
             for (k, v) in [(Key.minWidth, mw), (.minHeight, mh), (.maxWidth, xw), (.maxHeight, xh)] { try c.encode(v, forKey: k) }
@@ -167,9 +172,12 @@ extension FrameSize {
         func i(_ k: Key) throws -> Int { try c.decode(Int.self, forKey: k) }
         switch try c.decode(String.self, forKey: .type) {
         case "discrete": self = .discrete(width: try i(.width), height: try i(.height))
-        case "stepwise": self = .stepwise(minWidth: try i(.minWidth), minHeight: try i(.minHeight), maxWidth: try i(.maxWidth),
-                                          maxHeight: try i(.maxHeight), stepWidth: try i(.stepWidth), stepHeight: try i(.stepHeight))
-        case "continuous": self = .continuous(minWidth: try i(.minWidth), minHeight: try i(.minHeight), maxWidth: try i(.maxWidth), maxHeight: try i(.maxHeight))
+        case "stepwise":
+            self = .stepwise(
+                minWidth: try i(.minWidth), minHeight: try i(.minHeight), maxWidth: try i(.maxWidth),
+                maxHeight: try i(.maxHeight), stepWidth: try i(.stepWidth), stepHeight: try i(.stepHeight))
+        case "continuous":
+            self = .continuous(minWidth: try i(.minWidth), minHeight: try i(.minHeight), maxWidth: try i(.maxWidth), maxHeight: try i(.maxHeight))
         case let other: throw DecodingError.dataCorruptedError(forKey: .type, in: c, debugDescription: "unknown size type '\(other)'")
         }
     }

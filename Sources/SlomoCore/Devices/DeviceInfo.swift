@@ -21,8 +21,10 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
     /// v4l2-ctl's names of the node's capabilities.
     public var capabilityNames: [String]
 
-    public init(path: String, driver: String, card: String, bus: String, capabilities: UInt32, deviceCaps: UInt32, isCapture: Bool,
-                isMultiplanar: Bool, isMetadata: Bool, canStream: Bool, hasTimePerFrame: Bool?, capabilityNames: [String]) {
+    public init(
+        path: String, driver: String, card: String, bus: String, capabilities: UInt32, deviceCaps: UInt32, isCapture: Bool,
+        isMultiplanar: Bool, isMetadata: Bool, canStream: Bool, hasTimePerFrame: Bool?, capabilityNames: [String]
+    ) {
         self.path = path; self.driver = driver; self.card = card; self.bus = bus; self.capabilities = capabilities
         self.deviceCaps = deviceCaps; self.isCapture = isCapture; self.isMultiplanar = isMultiplanar; self.isMetadata = isMetadata
         self.canStream = canStream; self.hasTimePerFrame = hasTimePerFrame; self.capabilityNames = capabilityNames
@@ -56,12 +58,15 @@ public struct AppliedMode: Sendable, Codable, Equatable {
     /// One line for people: what runs now, and whether the driver changed the request.
     public var summary: String
 
-    public init(requested: CaptureMode, pixelFormat: FourCC, width: Int, height: Int, bytesPerLine: Int, frameDuration: Rational?,
-                dvTimingsFrameDuration: Rational? = nil, timePerFrameSupported: Bool, controls: [String: Int32], adjustments: [String]) {
+    public init(
+        requested: CaptureMode, pixelFormat: FourCC, width: Int, height: Int, bytesPerLine: Int, frameDuration: Rational?,
+        dvTimingsFrameDuration: Rational? = nil, timePerFrameSupported: Bool, controls: [String: Int32], adjustments: [String]
+    ) {
         self.requested = requested; self.pixelFormat = pixelFormat; self.width = width; self.height = height
         self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration; self.dvTimingsFrameDuration = dvTimingsFrameDuration
         self.timePerFrameSupported = timePerFrameSupported; self.controls = controls; self.adjustments = adjustments
-        exact = pixelFormat == requested.pixelFormat && width == requested.width && height == requested.height
+        exact =
+            pixelFormat == requested.pixelFormat && width == requested.width && height == requested.height
             && frameDuration == requested.frameDuration
         let rate = frameDuration.map { "\($0) s (\(DecimalText.fps($0)) fps)" } ?? "an unknown frame duration"
         let now = "\(pixelFormat) \(width)x\(height) at \(rate)"
@@ -102,7 +107,8 @@ public struct AppliedControl: Sendable, Codable, Equatable {
 extension AppliedControl {
     /// The recording's `slomo_controls` tag: `gain_automatic=0 (--gain lock); gain=30 (--gain lock)`.
     public static func metadataText(_ list: [AppliedControl]) -> String {
-        list.map { "\($0.name)=\($0.readBack.map(String.init) ?? $0.readBackText ?? $0.written.map(String.init) ?? "?") (\($0.option))" }.joined(separator: "; ")
+        list.map { "\($0.name)=\($0.readBack.map(String.init) ?? $0.readBackText ?? $0.written.map(String.init) ?? "?") (\($0.option))" }.joined(
+            separator: "; ")
     }
 
     /// A value that moved between the start and the end of the capture, as one warning.

@@ -103,8 +103,10 @@ public enum FormatSelection {
                     over = Rational(Int64(w * h)) * bpp / d > usb2BytesPerSecond
                 }
                 if over && request.withinUSB2Budget { continue }
-                out.append(CaptureMode(pixelFormat: f.fourcc, width: w, height: h, frameDuration: d,
-                                       compressed: f.compressed, exceedsUSB2Budget: over))
+                out.append(
+                    CaptureMode(
+                        pixelFormat: f.fourcc, width: w, height: h, frameDuration: d,
+                        compressed: f.compressed, exceedsUSB2Budget: over))
             }
         }
         return out

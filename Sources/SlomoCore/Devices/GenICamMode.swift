@@ -53,18 +53,25 @@ public struct GenICamRegion: Sendable, Equatable, Codable, CustomStringConvertib
     /// on the camera's grid. The size must be offered exactly (a request never silently shrinks);
     /// a centred offset is rounded down onto the offset grid.
     /// - Parameters: `sensor`: the largest width and height at the current binning.
-    public static func plan(size: (Int64, Int64)?, offset: (Int64, Int64)?, sensor: (Int64, Int64),
-                            width: GenICamRange, height: GenICamRange, offsetX: GenICamRange, offsetY: GenICamRange) throws(SettingError) -> GenICamRegion {
+    public static func plan(
+        size: (Int64, Int64)?, offset: (Int64, Int64)?, sensor: (Int64, Int64),
+        width: GenICamRange, height: GenICamRange, offsetX: GenICamRange, offsetY: GenICamRange
+    ) throws(SettingError) -> GenICamRegion {
         let w = size?.0 ?? width.floor(sensor.0), h = size?.1 ?? height.floor(sensor.1)
         guard width.contains(w), height.contains(h), w <= sensor.0, h <= sensor.1 else {
-            throw SettingError(.size, "\(w)x\(h)", "the camera takes widths \(width.min)...\(Swift.min(width.max, sensor.0)) in steps of \(width.increment) and heights \(height.min)...\(Swift.min(height.max, sensor.1)) in steps of \(height.increment)")
+            throw SettingError(
+                .size, "\(w)x\(h)",
+                "the camera takes widths \(width.min)...\(Swift.min(width.max, sensor.0)) in steps of \(width.increment) and heights \(height.min)...\(Swift.min(height.max, sensor.1)) in steps of \(height.increment)"
+            )
         }
         let x: Int64, y: Int64
         if let o = offset {
             // on the offsets' grid (their maximum follows the region, not yet set)
             func onGrid(_ v: Int64, _ r: GenICamRange) -> Bool { (Int128(v) - Int128(r.min)) % Int128(r.increment) == 0 }
             guard o.0 >= 0, o.1 >= 0, o.0 <= sensor.0 - w, o.1 <= sensor.1 - h, onGrid(o.0, offsetX), onGrid(o.1, offsetY) else {
-                throw SettingError(.offset, "\(o.0),\(o.1)", "a \(w)x\(h) region fits at x 0...\(sensor.0 - w) in steps of \(offsetX.increment), y 0...\(sensor.1 - h) in steps of \(offsetY.increment)")
+                throw SettingError(
+                    .offset, "\(o.0),\(o.1)",
+                    "a \(w)x\(h) region fits at x 0...\(sensor.0 - w) in steps of \(offsetX.increment), y 0...\(sensor.1 - h) in steps of \(offsetY.increment)")
             }
             (x, y) = o
         } else {
@@ -89,7 +96,12 @@ public enum CameraTrigger: Sendable, Equatable, CustomStringConvertible {
         }
     }
     /// The TriggerSource value.
-    public var source: String { switch self { case .line(let l): l; case .software: "Software" } }
+    public var source: String {
+        switch self {
+        case .line(let l): l;
+        case .software: "Software"
+        }
+    }
     public var description: String { source }
 }
 
@@ -131,9 +143,11 @@ public struct GenICamFormats: Sendable, Codable, Equatable {
     public var measuredFps: Double?
     public var measuredFrames: Int64?
     public var measuredDamaged: Int64?
-    public init(camera: String, vendor: String, model: String, serial: String, protocol: String, pixelFormats: [PixelFormat], pixelFormat: String,
-                sensorWidth: Int64, sensorHeight: Int64, width: GenICamRange, height: GenICamRange, offsetX: GenICamRange, offsetY: GenICamRange,
-                region: GenICamRegion, triggerSources: [String]) {
+    public init(
+        camera: String, vendor: String, model: String, serial: String, protocol: String, pixelFormats: [PixelFormat], pixelFormat: String,
+        sensorWidth: Int64, sensorHeight: Int64, width: GenICamRange, height: GenICamRange, offsetX: GenICamRange, offsetY: GenICamRange,
+        region: GenICamRegion, triggerSources: [String]
+    ) {
         self.camera = camera; self.vendor = vendor; self.model = model; self.serial = serial; self.protocol = `protocol`
         self.pixelFormats = pixelFormats; self.pixelFormat = pixelFormat; self.sensorWidth = sensorWidth; self.sensorHeight = sensorHeight
         self.width = width; self.height = height; self.offsetX = offsetX; self.offsetY = offsetY; self.region = region

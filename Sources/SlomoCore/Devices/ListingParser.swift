@@ -15,8 +15,8 @@ public enum ListingParser {
 
     public static func parse(_ text: String) throws(Failure) -> DeviceCatalog {
         var formats: [PixelFormatEntry] = []
-        var pending: [Int: [Rational]] = [:]      // discrete intervals per size of the current format
-        var current = -1                           // the size interval lines belong to
+        var pending: [Int: [Rational]] = [:]  // discrete intervals per size of the current format
+        var current = -1  // the size interval lines belong to
         func closeFormat() {
             guard !formats.isEmpty else { return }
             let f = formats.count - 1
@@ -35,18 +35,21 @@ public enum ListingParser {
             let newLayout = newLayoutFormat(line)
             if let (fourcc, desc) = newLayout ?? (line.hasPrefix("Pixel Format") ? oldLayoutFormat(line) : nil) {
                 closeFormat()
-                formats.append(PixelFormatEntry(index: formats.count, fourcc: fourcc, description: desc.name,
-                                                compressed: desc.compressed || FourCCKind.isCompressed(fourcc), emulated: desc.emulated, sizes: []))
+                formats.append(
+                    PixelFormatEntry(
+                        index: formats.count, fourcc: fourcc, description: desc.name,
+                        compressed: desc.compressed || FourCCKind.isCompressed(fourcc), emulated: desc.emulated, sizes: []))
                 if newLayout != nil { sawListing = true }
             } else if line.hasPrefix("Name"), let colon = line.firstIndex(of: ":"), !formats.isEmpty,
-                      formats[formats.count - 1].description.isEmpty {
+                formats[formats.count - 1].description.isEmpty
+            {
                 formats[formats.count - 1].description = String(line[line.index(after: colon)...].drop { $0 == " " })
             } else if line.hasPrefix("Size:") {
                 guard !formats.isEmpty else { throw Failure(line: n + 1, reason: "a size before any pixel format") }
                 let size = try parseSize(line.dropFirst(5), line: n + 1)
                 let f = formats.count - 1
                 if let dup = formats[f].sizes.firstIndex(where: { $0.size == size }) {
-                    current = dup                       // a repeated size: its intervals merge into the first
+                    current = dup  // a repeated size: its intervals merge into the first
                 } else {
                     formats[f].sizes.append(SizeEntry(size: size, intervals: nil))
                     current = formats[f].sizes.count - 1
@@ -63,11 +66,19 @@ public enum ListingParser {
             }
         }
         closeFormat()
+        return try catalog(formats, sawListing: sawListing)
+    }
+
+    /// The formats that have sizes, numbered anew; a text with none is no listing.
+    static func catalog(_ formats: [PixelFormatEntry], sawListing: Bool) throws(Failure) -> DeviceCatalog {
         let kept = formats.filter { !$0.sizes.isEmpty }
         guard sawListing, !kept.isEmpty else {
             throw Failure(line: nil, reason: "not a 'v4l2-ctl --list-formats-ext' listing (no pixel format with sizes found)")
         }
-        return DeviceCatalog(formats: kept.enumerated().map { i, f in var g = f; g.index = i; return g })
+        return DeviceCatalog(
+            formats: kept.enumerated().map { i, f in
+                var g = f; g.index = i; return g
+            })
     }
 
     /// What an `Interval:` line holds.
@@ -79,7 +90,7 @@ public enum ListingParser {
         let body = line.dropFirst(9).drop { $0 == " " }
         if body.hasPrefix("Discrete") {
             if let fps = fpsValues(body).first, fps.isPositive { return .discrete(Rational.one / fps) }
-            if let interval = fraction(body), interval.isPositive { return .discrete(interval) }   // `Discrete 1/30` style, no fps printed
+            if let interval = fraction(body), interval.isPositive { return .discrete(interval) }  // `Discrete 1/30` style, no fps printed
             throw Failure(line: n, reason: "no '(N fps)' or N/M interval in '\(line)'")
         }
         guard body.hasPrefix("Stepwise") || body.hasPrefix("Continuous") else {
@@ -97,8 +108,9 @@ public enum ListingParser {
     /// `[0]: 'MJPG' (Motion-JPEG, compressed)`
     static func newLayoutFormat(_ line: Substring) -> (FourCC, (name: String, compressed: Bool, emulated: Bool))? {
         guard line.first == "[", let close = line.firstIndex(of: "]"),
-              line[line.index(after: line.startIndex)..<close].allSatisfy({ $0.isNumber }),
-              let fourcc = quoted(line[close...]) else { return nil }
+            line[line.index(after: line.startIndex)..<close].allSatisfy({ $0.isNumber }),
+            let fourcc = quoted(line[close...])
+        else { return nil }
         return (fourcc, description(line[close...]))
     }
 

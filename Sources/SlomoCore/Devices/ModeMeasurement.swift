@@ -16,8 +16,9 @@ public struct MeasurementCandidate: Sendable, Equatable {
     /// The mode to apply: the advertised rate, or, when there is none, the `measured` duration
     /// (which `apply` leaves to the driver instead of setting it).
     public func mode(frameDuration: Rational? = nil) -> CaptureMode {
-        var m = CaptureMode(pixelFormat: pixelFormat, width: width, height: height,
-                            frameDuration: frameDuration ?? advertised ?? Rational(1, 30), compressed: compressed)
+        var m = CaptureMode(
+            pixelFormat: pixelFormat, width: width, height: height,
+            frameDuration: frameDuration ?? advertised ?? Rational(1, 30), compressed: compressed)
         m.rateMeasured = advertised == nil
         return m
     }
@@ -59,7 +60,8 @@ public struct ModeMeasurement: Sendable, Equatable, Encodable {
         damaged = stats.driverErrors
         self.shortFrames = shortFrames
         achievedFrameRate = stats.achievedFrameRate
-        sequenceRate = stats.framesCaptured > 1 && stats.duration.isPositive
+        sequenceRate =
+            stats.framesCaptured > 1 && stats.duration.isPositive
             ? Rational(stats.framesCaptured - 1 + stats.droppedByDriver) / stats.duration : nil
         nominalFrameDuration = sequenceRate.flatMap { NominalRate.frameDuration(measuredRate: $0, advertised: c.advertised) }
         self.error = error
@@ -73,7 +75,7 @@ public struct ModeMeasurement: Sendable, Equatable, Encodable {
 
     enum CodingKeys: String, CodingKey {
         case pixelFormat, width, height, compressed, advertisedFrameDuration, advertisedFps, frames, seconds, drops, damaged,
-             shortFrames, achievedFrameRate, achievedFps, sequenceRate, nominalFrameDuration, error
+            shortFrames, achievedFrameRate, achievedFps, sequenceRate, nominalFrameDuration, error
     }
 
     /// Exact values as `{"numerator", "denominator"}`; `advertisedFps` and `achievedFps` are the
@@ -88,7 +90,7 @@ public struct ModeMeasurement: Sendable, Equatable, Encodable {
             (.achievedFrameRate, achievedFrameRate), (.achievedFps, achievedFrameRate.map(ModeMeasurement.display)),
             (.sequenceRate, sequenceRate), (.nominalFrameDuration, nominalFrameDuration), (.error, error),
         ]
-        for (key, value) in fields { try c.encode(value, forKey: key) }      // nil optionals as null
+        for (key, value) in fields { try c.encode(value, forKey: key) }  // nil optionals as null
     }
 
     static func display(_ r: Rational) -> Double { (r.doubleValue * 1000).rounded() / 1000 }
@@ -125,8 +127,10 @@ extension FormatSelection {
     /// at its fastest advertised rate (an `--fps` request keeps the advertised modes that reach it
     /// and every unadvertised one). Order: unadvertised first (they are what cannot be selected
     /// otherwise), then fastest advertised, then larger area; `onlyUnadvertised` keeps just those.
-    public static func measurementCandidates(in catalog: DeviceCatalog, for request: ModeRequest = ModeRequest(),
-                                             onlyUnadvertised: Bool = false) -> [MeasurementCandidate] {
+    public static func measurementCandidates(
+        in catalog: DeviceCatalog, for request: ModeRequest = ModeRequest(),
+        onlyUnadvertised: Bool = false
+    ) -> [MeasurementCandidate] {
         var out: [MeasurementCandidate] = []
         for f in catalog.formats {
             if let want = request.format, want.uppercased().trimmingTrailingSpaces != f.fourcc.uppercased().trimmingTrailingSpaces { continue }
@@ -140,8 +144,9 @@ extension FormatSelection {
                     guard let d = request.fps.map({ intervals.nearest(atOrAbove: $0) }) ?? intervals.shortest, d.isPositive else { continue }
                     advertised = d
                 }
-                let c = MeasurementCandidate(pixelFormat: f.fourcc, width: size.width, height: size.height,
-                                             compressed: f.compressed, advertised: advertised)
+                let c = MeasurementCandidate(
+                    pixelFormat: f.fourcc, width: size.width, height: size.height,
+                    compressed: f.compressed, advertised: advertised)
                 if !out.contains(c) { out.append(c) }
             }
         }

@@ -90,7 +90,9 @@ public struct NALUnits: Sendable, Equatable {
     /// The units of `packet`, all of them (`forEach` without stopping).
     public func units(in packet: UnsafeRawBufferPointer, limit: Int = .max) -> [Unit] {
         var out: [Unit] = []
-        forEach(in: packet, limit: limit) { out.append($0); return true }
+        forEach(in: packet, limit: limit) {
+            out.append($0); return true
+        }
         return out
     }
 

@@ -47,7 +47,9 @@ public struct CaptureRate: Sendable, Equatable, Codable {
         } else {
             s.rate = fileRate(forRealTime: spec.rate)
         }
-        s.segments = spec.segments.map { var g = $0; g.rate = fileRate(forRealTime: $0.rate); return g }
+        s.segments = spec.segments.map {
+            var g = $0; g.rate = fileRate(forRealTime: $0.rate); return g
+        }
         return s
     }
 }

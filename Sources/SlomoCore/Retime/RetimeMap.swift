@@ -208,15 +208,17 @@ extension RetimeMap {
         for i in 0..<(points.count - 1) where points[i + 1] > points[i] {
             let a = points[i], b = points[i + 1]
             let ta = next.targetTime(forSource: targetTime(forSource: a))
-            let tb = next.targetTime(forSource: targetTime(forSource: b))   // maps are continuous
+            let tb = next.targetTime(forSource: targetTime(forSource: b))  // maps are continuous
             out.append(TimeMapping(source: TimeRange(start: a, end: b), target: TimeRange(start: ta, end: tb)))
         }
         var map = try RetimeMap(mappings: out)
         // glides of either map, on the composed map's source timeline (a curve applied to a file
         // read from its original timing still plays as one run)
-        let ranges = (glides ?? []) + (next.glides ?? []).map {
-            TimeRange(start: sourceTime(forTarget: $0.start), end: sourceTime(forTarget: $0.end))
-        }
+        let ranges =
+            (glides ?? [])
+            + (next.glides ?? []).map {
+                TimeRange(start: sourceTime(forTarget: $0.start), end: sourceTime(forTarget: $0.end))
+            }
         map.glides = ranges.isEmpty ? nil : ranges
         return map.coalesced()
     }

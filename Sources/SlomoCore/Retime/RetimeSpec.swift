@@ -208,7 +208,10 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
                 throw .invalidCurve(curve.text, reason: "segment '\(p.spec.text)' overlaps the curve (\(Seconds(curve.start))-\(Seconds(curve.end)) s)")
             }
             if rate != .one {
-                throw .invalidCurve(curve.text, reason: "\(Setting.rate) \(rate) and a curve together: the curve's first rate holds before it and its last after it; leave \(Setting.rate) out")
+                throw .invalidCurve(
+                    curve.text,
+                    reason:
+                        "\(Setting.rate) \(rate) and a curve together: the curve's first rate holds before it and its last after it; leave \(Setting.rate) out")
             }
         }
         pieces.sort { $0.start < $1.start }
@@ -244,8 +247,9 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
             if let curve = self.curve, segments.isEmpty {
                 throw .invalidCurve(curve.text, reason: "its times and rates are too fine to add up exactly in 64-bit fractions: round them")
             }
-            throw .invalidSegment(segments.map(\.text).joined(separator: ", "),
-                                  reason: "these times and rates are too fine to add up exactly in 64-bit fractions: round them")
+            throw .invalidSegment(
+                segments.map(\.text).joined(separator: ", "),
+                reason: "these times and rates are too fine to add up exactly in 64-bit fractions: round them")
         }
         return mappings
     }
@@ -273,4 +277,3 @@ public struct RetimeSpec: Hashable, Sendable, Codable {
         return SpeedCurve.Resolved(times: times, slowdowns: slowdowns, text: text)
     }
 }
-

@@ -35,7 +35,9 @@ struct RetimeSteps {
     /// A gliding piece of the map: its pieces cut at the nodes, each with its exact output length.
     mutating func appendGlide(_ c: SpeedCurve.Resolved) throws(RationalError) {
         let nodes: [Rational]
-        if let curveNodes { nodes = curveNodes } else {
+        if let curveNodes {
+            nodes = curveNodes
+        } else {
             // without a frame rate: every 10 ms, but at most 2000 pieces per glide (a capture's map
             // is kept in the file): the straight lines stray |Δs/Δt| × h² / 8 from the curve
             let span = try c.end.checkedSubtracting(c.start)

@@ -43,7 +43,7 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
             }
             let rate: Rational
             do { rate = try RetimeSpec.parseRate(item[item.index(after: at)...], context: "key point '\(item)'") } catch {
-                throw .invalidCurve(text, reason: error.wording)      // "key point '…': …"
+                throw .invalidCurve(text, reason: error.wording)  // "key point '…': …"
             }
             keys.append(Key(time: time, rate: rate))
         }
@@ -52,12 +52,18 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
         // what can be checked before the media's frame rate is known
         for i in keys.indices.dropFirst() {
             if case .seconds(let a) = keys[i - 1].time, case .seconds(let b) = keys[i].time, b <= a {
-                throw .invalidCurve(text, reason: b == a ? "key points \(i) and \(i + 1) are both at \(Seconds(a)) s"
-                                                           : "key point \(i + 1) (\(Seconds(b)) s) is before key point \(i) (\(Seconds(a)) s): sort them")
+                throw .invalidCurve(
+                    text,
+                    reason: b == a
+                        ? "key points \(i) and \(i + 1) are both at \(Seconds(a)) s"
+                        : "key point \(i + 1) (\(Seconds(b)) s) is before key point \(i) (\(Seconds(a)) s): sort them")
             }
             if case .frame(let a) = keys[i - 1].time, case .frame(let b) = keys[i].time, b <= a {
-                throw .invalidCurve(text, reason: b == a ? "key points \(i) and \(i + 1) are both at frame f\(a)"
-                                                           : "key point \(i + 1) (f\(b)) is before key point \(i) (f\(a)): sort them")
+                throw .invalidCurve(
+                    text,
+                    reason: b == a
+                        ? "key points \(i) and \(i + 1) are both at frame f\(a)"
+                        : "key point \(i + 1) (f\(b)) is before key point \(i) (f\(a)): sort them")
             }
         }
     }
@@ -70,12 +76,17 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
         for (i, k) in keys.enumerated() {
             let t = try k.time.resolve(frameRate: frameRate)
             if let last = times.last, t <= last {
-                throw .invalidCurve(text, reason: t == last ? "key points \(i) and \(i + 1) are both at \(Seconds(t)) s"
-                                                              : "key point \(i + 1) (\(Seconds(t)) s) is before key point \(i) (\(Seconds(last)) s): sort them")
+                throw .invalidCurve(
+                    text,
+                    reason: t == last
+                        ? "key points \(i) and \(i + 1) are both at \(Seconds(t)) s"
+                        : "key point \(i + 1) (\(Seconds(t)) s) is before key point \(i) (\(Seconds(last)) s): sort them")
             }
-            guard t <= duration else { throw .invalidCurve(text, reason: "key point \(i + 1) at \(Seconds(t)) s is past the end of the media (\(Seconds(duration)) s)") }
+            guard t <= duration else {
+                throw .invalidCurve(text, reason: "key point \(i + 1) at \(Seconds(t)) s is past the end of the media (\(Seconds(duration)) s)")
+            }
             times.append(t)
-            slowdowns.append(Rational(k.rate.denominator, k.rate.numerator))   // rates are > 0 (parsed)
+            slowdowns.append(Rational(k.rate.denominator, k.rate.numerator))  // rates are > 0 (parsed)
         }
         return Resolved(times: times, slowdowns: slowdowns, text: text)
     }

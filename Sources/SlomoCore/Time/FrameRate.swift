@@ -12,7 +12,9 @@ extension Rational {
     /// A frame rate as written on a command line or in a manifest: an NTSC decimal (`29.97`) is
     /// the exact 1001 rate it stands for; anything else as `init(parsing:)` reads it.
     public init(frameRate text: String) throws(RationalError) {
-        if let r = Rational.ntscRates[String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())] { self = r } else {
+        if let r = Rational.ntscRates[String(text.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed())] {
+            self = r
+        } else {
             try self.init(parsing: text)
         }
     }

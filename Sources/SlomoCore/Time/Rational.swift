@@ -86,15 +86,21 @@ public struct Rational: Hashable, Comparable, Sendable {
     }
 
     public func checkedMultiplying(_ o: Rational) throws(RationalError) -> Rational {
-        guard let r = Rational.reduce(Int128(numerator) * Int128(o.numerator),
-                                      Int128(denominator) * Int128(o.denominator)) else { throw .overflow }
+        guard
+            let r = Rational.reduce(
+                Int128(numerator) * Int128(o.numerator),
+                Int128(denominator) * Int128(o.denominator))
+        else { throw .overflow }
         return r
     }
 
     public func checkedDividing(_ o: Rational) throws(RationalError) -> Rational {
         guard o.numerator != 0 else { throw .divisionByZero }
-        guard let r = Rational.reduce(Int128(numerator) * Int128(o.denominator),
-                                      Int128(denominator) * Int128(o.numerator)) else { throw .overflow }
+        guard
+            let r = Rational.reduce(
+                Int128(numerator) * Int128(o.denominator),
+                Int128(denominator) * Int128(o.numerator))
+        else { throw .overflow }
         return r
     }
 
@@ -131,7 +137,7 @@ public struct Rational: Hashable, Comparable, Sendable {
     /// Integer division of `n` by positive `d` with an explicit rounding mode.
     static func divide(_ n: Int128, _ d: Int128, _ rounding: Rounding) -> Int64 {
         precondition(d > 0)
-        var q = n / d          // truncates toward zero
+        var q = n / d  // truncates toward zero
         let r = n - q * d
         if r != 0 {
             let negative = n < 0
@@ -144,9 +150,7 @@ public struct Rational: Hashable, Comparable, Sendable {
                 let twice = r.magnitude * 2
                 let dm = d.magnitude
                 let away: Bool
-                if twice > dm { away = true }
-                else if twice < dm { away = false }
-                else { away = rounding == .nearest ? true : (q % 2 != 0) }
+                if twice > dm { away = true } else if twice < dm { away = false } else { away = rounding == .nearest ? true : (q % 2 != 0) }
                 if away { q += negative ? -1 : 1 }
             }
         }
@@ -317,7 +321,8 @@ extension Rational: Codable {
     /// (`"1/8"`, `"0.25"`) or a JSON integer.
     public init(from decoder: any Decoder) throws {
         if let keyed = try? decoder.container(keyedBy: CodingKeys.self),
-           let n = try? keyed.decode(Int64.self, forKey: .numerator) {
+            let n = try? keyed.decode(Int64.self, forKey: .numerator)
+        {
             let d = try keyed.decode(Int64.self, forKey: .denominator)
             do { self = try Rational(checked: n, d) } catch {
                 throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "\(error)"))

@@ -14,8 +14,10 @@ public struct AudioStretchRequest: Sendable {
     /// nil: the best audio stream.
     public var streamIndex: Int?
 
-    public init(input: String, output: String, spec: RetimeSpec, algorithm: TimePitchAlgorithm = .spectral,
-                overwrite: Bool = false, streamIndex: Int? = nil) {
+    public init(
+        input: String, output: String, spec: RetimeSpec, algorithm: TimePitchAlgorithm = .spectral,
+        overwrite: Bool = false, streamIndex: Int? = nil
+    ) {
         self.input = input; self.output = output; self.spec = spec; self.algorithm = algorithm
         self.overwrite = overwrite; self.streamIndex = streamIndex
     }
@@ -58,7 +60,8 @@ public enum AudioStretch {
         }
         // a plain WAV file is measured from its header and read without FFmpeg (WAVFileSource)
         let wav = AudioFiles.wav(path: r.input, streamIndex: r.streamIndex, origin: .zero)
-        let (origin, duration) = try wav.map { (Rational.zero, Rational($0.frames, Int64($0.sampleRate))) }
+        let (origin, duration) =
+            try wav.map { (Rational.zero, Rational($0.frames, Int64($0.sampleRate))) }
             ?? measure(r.input, stream: r.streamIndex)
         let map: RetimeMap
         do { map = try r.spec.resolve(duration: duration, frameRate: nil) } catch {
@@ -71,7 +74,8 @@ public enum AudioStretch {
         let out = try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let framesWritten: Int64
         if codec == "pcm_s16le", format == "wav", source.channels <= 2,
-           WAV.header16(channels: source.channels, sampleRate: source.sampleRate, frames: source.totalFrames) != nil {
+            WAV.header16(channels: source.channels, sampleRate: source.sampleRate, frames: source.totalFrames) != nil
+        {
             // the same 16-bit samples FFmpeg's encoder would write, without loading FFmpeg; no
             // render-ahead thread: writing PCM costs too little to be worth the hand-over
             let file = try WAVFileWriter(path: out.temporaryPath, channels: source.channels, sampleRate: source.sampleRate)
@@ -115,7 +119,7 @@ public enum AudioStretch {
         var first: Int64?, end: Int64 = .min
         while true {
             let more: Bool
-            do { more = try d.readPacket(into: p) } catch { break }   // damaged tail: what was read so far
+            do { more = try d.readPacket(into: p) } catch { break }  // damaged tail: what was read so far
             guard more else { break }
             guard p.streamIndex == a, let t = p.pts ?? p.dts else { continue }
             first = Swift.min(first ?? t, t)

@@ -13,34 +13,100 @@ public struct BatchJob: Codable, Sendable, Equatable {
     /// The options the job sets (an option left out has its default: nil, empty or false).
     public private(set) var options: [JobOption: JobOption.Value] = [:]
 
-    public var rate: String? { get { text(.rate) } set { set(.rate, newValue.map(JobOption.Value.text)) } }
-    public var segments: [String] { get { texts(.segments) } set { set(.segments, .texts(newValue)) } }
-    public var ramps: [String] { get { texts(.ramps) } set { set(.ramps, .texts(newValue)) } }
+    public var rate: String? {
+        get { text(.rate) }
+        set { set(.rate, newValue.map(JobOption.Value.text)) }
+    }
+    public var segments: [String] {
+        get { texts(.segments) }
+        set { set(.segments, .texts(newValue)) }
+    }
+    public var ramps: [String] {
+        get { texts(.ramps) }
+        set { set(.ramps, .texts(newValue)) }
+    }
     /// `--curve T0@R0,…` (every command).
-    public var curve: String? { get { text(.curve) } set { set(.curve, newValue.map(JobOption.Value.text)) } }
-    public var pitch: String? { get { text(.pitch) } set { set(.pitch, newValue.map(JobOption.Value.text)) } }
-    public var fps: String? { get { text(.fps) } set { set(.fps, newValue.map(JobOption.Value.text)) } }
-    public var codec: String? { get { text(.codec) } set { set(.codec, newValue.map(JobOption.Value.text)) } }
-    public var preset: String? { get { text(.preset) } set { set(.preset, newValue.map(JobOption.Value.text)) } }
-    public var crf: Int? { get { number(.crf) } set { set(.crf, newValue.map(JobOption.Value.number)) } }
-    public var frameBlend: String? { get { text(.frameBlend) } set { set(.frameBlend, newValue.map(JobOption.Value.text)) } }
-    public var flowQuality: String? { get { text(.flowQuality) } set { set(.flowQuality, newValue.map(JobOption.Value.text)) } }
-    public var noAudio: Bool { get { flag(.noAudio) } set { set(.noAudio, .flag(newValue)) } }
-    public var audioCodec: String? { get { text(.audioCodec) } set { set(.audioCodec, newValue.map(JobOption.Value.text)) } }
+    public var curve: String? {
+        get { text(.curve) }
+        set { set(.curve, newValue.map(JobOption.Value.text)) }
+    }
+    public var pitch: String? {
+        get { text(.pitch) }
+        set { set(.pitch, newValue.map(JobOption.Value.text)) }
+    }
+    public var fps: String? {
+        get { text(.fps) }
+        set { set(.fps, newValue.map(JobOption.Value.text)) }
+    }
+    public var codec: String? {
+        get { text(.codec) }
+        set { set(.codec, newValue.map(JobOption.Value.text)) }
+    }
+    public var preset: String? {
+        get { text(.preset) }
+        set { set(.preset, newValue.map(JobOption.Value.text)) }
+    }
+    public var crf: Int? {
+        get { number(.crf) }
+        set { set(.crf, newValue.map(JobOption.Value.number)) }
+    }
+    public var frameBlend: String? {
+        get { text(.frameBlend) }
+        set { set(.frameBlend, newValue.map(JobOption.Value.text)) }
+    }
+    public var flowQuality: String? {
+        get { text(.flowQuality) }
+        set { set(.flowQuality, newValue.map(JobOption.Value.text)) }
+    }
+    public var noAudio: Bool {
+        get { flag(.noAudio) }
+        set { set(.noAudio, .flag(newValue)) }
+    }
+    public var audioCodec: String? {
+        get { text(.audioCodec) }
+        set { set(.audioCodec, newValue.map(JobOption.Value.text)) }
+    }
     /// `--audio-stream N`, repeatable: the audio streams kept (by stream index); empty: all of them.
-    public var audioStreams: [Int] { get { numbers(.audioStreams) } set { set(.audioStreams, .numbers(newValue)) } }
+    public var audioStreams: [Int] {
+        get { numbers(.audioStreams) }
+        set { set(.audioStreams, .numbers(newValue)) }
+    }
     /// `--real-time`: rates against real time, for a phone's slow-motion file that records its capture rate.
-    public var realTime: Bool { get { flag(.realTime) } set { set(.realTime, .flag(newValue)) } }
+    public var realTime: Bool {
+        get { flag(.realTime) }
+        set { set(.realTime, .flag(newValue)) }
+    }
     /// Export's delivery: `--size WxH`, `--pix-fmt`, `--bitrate`, `--gop`.
-    public var size: String? { get { text(.size) } set { set(.size, newValue.map(JobOption.Value.text)) } }
-    public var pixFmt: String? { get { text(.pixFmt) } set { set(.pixFmt, newValue.map(JobOption.Value.text)) } }
-    public var bitrate: String? { get { text(.bitrate) } set { set(.bitrate, newValue.map(JobOption.Value.text)) } }
-    public var gop: Int? { get { number(.gop) } set { set(.gop, newValue.map(JobOption.Value.number)) } }
+    public var size: String? {
+        get { text(.size) }
+        set { set(.size, newValue.map(JobOption.Value.text)) }
+    }
+    public var pixFmt: String? {
+        get { text(.pixFmt) }
+        set { set(.pixFmt, newValue.map(JobOption.Value.text)) }
+    }
+    public var bitrate: String? {
+        get { text(.bitrate) }
+        set { set(.bitrate, newValue.map(JobOption.Value.text)) }
+    }
+    public var gop: Int? {
+        get { number(.gop) }
+        set { set(.gop, newValue.map(JobOption.Value.number)) }
+    }
     /// `--start`, `--end`: the part of the source kept.
-    public var start: String? { get { text(.start) } set { set(.start, newValue.map(JobOption.Value.text)) } }
-    public var end: String? { get { text(.end) } set { set(.end, newValue.map(JobOption.Value.text)) } }
+    public var start: String? {
+        get { text(.start) }
+        set { set(.start, newValue.map(JobOption.Value.text)) }
+    }
+    public var end: String? {
+        get { text(.end) }
+        set { set(.end, newValue.map(JobOption.Value.text)) }
+    }
     /// Export's `--rotation`: auto, pixels, metadata.
-    public var rotation: String? { get { text(.rotation) } set { set(.rotation, newValue.map(JobOption.Value.text)) } }
+    public var rotation: String? {
+        get { text(.rotation) }
+        set { set(.rotation, newValue.map(JobOption.Value.text)) }
+    }
 
     private func text(_ o: JobOption) -> String? { if case .text(let v)? = options[o] { return v }; return nil }
     private func texts(_ o: JobOption) -> [String] { if case .texts(let v)? = options[o] { return v }; return [] }
@@ -141,7 +207,8 @@ public struct BatchJob: Codable, Sendable, Equatable {
         let exportOnly = JobOption.allCases.filter { $0.commands == [.export] }
         if command != .export, exportOnly.contains(where: sets) {
             let names = exportOnly.map(\.field)
-            throw bad("\(names.dropLast().joined(separator: ", ")) and \(names.last!) do not apply to \(command)\(command == .retime ? " (it copies video)" : "")")
+            throw bad(
+                "\(names.dropLast().joined(separator: ", ")) and \(names.last!) do not apply to \(command)\(command == .retime ? " (it copies video)" : "")")
         }
         if let other = JobOption.allCases.first(where: { !$0.commands.contains(command) && sets($0) }) {
             throw bad("\(other.field) does not apply to \(command)")
@@ -154,18 +221,22 @@ public struct BatchJob: Codable, Sendable, Equatable {
         let attrs = try? FileManager.default.attributesOfItem(atPath: input)
         let size = (attrs?[.size] as? Int) ?? -1
         let mtime = (attrs?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-        var fields: [String] = [command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
-                                rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
-                                codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio)]
+        var fields: [String] = [
+            command.rawValue, URL(fileURLWithPath: input).standardizedFileURL.path, String(size), String(mtime),
+            rate ?? "", segments.joined(separator: ","), ramps.joined(separator: ","), pitch ?? "", fps ?? "",
+            codec ?? "", preset ?? "", crf.map(String.init) ?? "", frameBlend ?? "", String(noAudio),
+        ]
         // fields added later only when set, so outputs made before they existed keep their key
         if let audioCodec { fields.append(audioCodec) }
         if let curve { fields.append("curve=" + curve) }
         if !audioStreams.isEmpty { fields.append("audioStreams=" + audioStreams.map(String.init).joined(separator: ",")) }
         if realTime { fields.append("realTime") }
         if let flowQuality { fields.append("flowQuality=" + flowQuality) }
-        let delivery: [(String, String?)] = [("size", self.size), ("pixFmt", pixFmt), ("bitrate", bitrate), ("gop", gop.map { String($0) }), ("start", start), ("end", end)]
+        let delivery: [(String, String?)] = [
+            ("size", self.size), ("pixFmt", pixFmt), ("bitrate", bitrate), ("gop", gop.map { String($0) }), ("start", start), ("end", end),
+        ]
         for (k, v) in delivery { if let v { fields.append("\(k)=\(v)") } }
-        if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }   // auto = unset
+        if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }  // auto = unset
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }

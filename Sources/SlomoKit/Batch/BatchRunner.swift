@@ -41,8 +41,10 @@ public struct BatchSummary: Codable, Sendable {
     /// `I/N` as given on the command line, numbered from `shardBase`.
     public var shard: String?
     public var shardBase: Int?
-    public init(total: Int, ok: Int, failed: Int, skipped: Int, interrupted: Int, elapsedSeconds: Double,
-                jobs: Int, threadsPerJob: Int, shard: String?) {
+    public init(
+        total: Int, ok: Int, failed: Int, skipped: Int, interrupted: Int, elapsedSeconds: Double,
+        jobs: Int, threadsPerJob: Int, shard: String?
+    ) {
         self.total = total; self.ok = ok; self.failed = failed; self.skipped = skipped; self.interrupted = interrupted
         self.elapsedSeconds = elapsedSeconds; self.parallelJobs = jobs; self.threadsPerJob = threadsPerJob; self.shard = shard
     }
@@ -113,7 +115,10 @@ public final class BatchRunner: @unchecked Sendable {
             guard checked.insert(dir).inserted else { continue }
             var isDir: ObjCBool = false
             if let made, !FileManager.default.fileExists(atPath: dir),
-               URL(fileURLWithPath: dir).standardizedFileURL.path == made || dir.hasPrefix(made + "/") { continue }
+                URL(fileURLWithPath: dir).standardizedFileURL.path == made || dir.hasPrefix(made + "/")
+            {
+                continue
+            }
             guard FileManager.default.fileExists(atPath: dir, isDirectory: &isDir), isDir.boolValue else {
                 throw BatchError.outputDirectoryMissing(dir)
             }
@@ -126,7 +131,8 @@ public final class BatchRunner: @unchecked Sendable {
     /// and be newer than the input.
     public static func isComplete(_ job: BatchJob, key: String) -> Bool {
         guard FileManager.default.fileExists(atPath: job.output),
-              let probe = try? Prober.probe(path: job.output), probe.damage.isEmpty else { return false }
+            let probe = try? Prober.probe(path: job.output), probe.damage.isEmpty
+        else { return false }
         if let stored = probe.slomo?[SlomoTag.job.rawValue] { return stored == key }
         guard job.command == .stretch else { return false }
         let m = { (p: String) in (try? FileManager.default.attributesOfItem(atPath: p)[.modificationDate] as? Date) ?? nil }
@@ -137,9 +143,11 @@ public final class BatchRunner: @unchecked Sendable {
     /// Runs `jobs` (already sharded) and calls `emit` for each finished job, in completion order.
     /// `progress` gets each export job's frame progress (job number, frames done, frames total) as
     /// the child reports it (`ProgressEvent` lines on its stdout).
-    public func run(_ jobs: [(number: Int, job: BatchJob)], emit: @escaping @Sendable (BatchRecord) -> Void,
-                    started: (@Sendable (Int, BatchJob) -> Void)? = nil,
-                    progress: (@Sendable (Int, Int64, Int64) -> Void)? = nil) {
+    public func run(
+        _ jobs: [(number: Int, job: BatchJob)], emit: @escaping @Sendable (BatchRecord) -> Void,
+        started: (@Sendable (Int, BatchJob) -> Void)? = nil,
+        progress: (@Sendable (Int, Int64, Int64) -> Void)? = nil
+    ) {
         nextIndex = 0
         let group = DispatchGroup()
         for _ in 0..<Swift.max(1, options.jobs) {
@@ -165,8 +173,9 @@ public final class BatchRunner: @unchecked Sendable {
     func runOne(_ number: Int, _ job: BatchJob, progress: (@Sendable (Int, Int64, Int64) -> Void)? = nil) -> BatchRecord {
         let t0 = Date()
         let key = job.key()
-        var record = BatchRecord(job: number, input: job.input, output: job.output, command: job.command.rawValue,
-                                 status: .ok, durationSeconds: 0)
+        var record = BatchRecord(
+            job: number, input: job.input, output: job.output, command: job.command.rawValue,
+            status: .ok, durationSeconds: 0)
         if !options.force && BatchJob.removeStalePartials(of: job.output) >= 0 && BatchRunner.isComplete(job, key: key) {
             record.status = .skipped
             return record
@@ -270,7 +279,7 @@ extension BatchJob {
         let prefix = ".\(url.lastPathComponent).partial-"
         var removed = 0
         for name in (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? [] where name.hasPrefix(prefix) {
-            if let pid = Int32(name.dropFirst(prefix.count)), CurrentProcess.exists(pid) { continue }   // still being written
+            if let pid = Int32(name.dropFirst(prefix.count)), CurrentProcess.exists(pid) { continue }  // still being written
             if (try? Files.remove((dir as NSString).appendingPathComponent(name))) != nil { removed += 1 }
         }
         return removed

@@ -91,7 +91,7 @@ public enum JobOption: String, CaseIterable, Sendable {
     public var commands: Set<BatchJob.Command> {
         switch self {
         case .fps, .codec, .preset, .crf, .frameBlend, .flowQuality, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
-        case .noAudio, .audioCodec, .audioStreams, .realTime, .start, .end: return [.export, .retime]   // stretch writes audio only, in its output's format
+        case .noAudio, .audioCodec, .audioStreams, .realTime, .start, .end: return [.export, .retime]  // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
     }
@@ -101,25 +101,39 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .rate: return "Rate for the whole clip outside segments (0.5 = half speed; fractions like 1/8 allowed)."
         case .segments: return "START-END@RATE (seconds, hh:mm:ss.sss or f600 frame numbers), repeatable."
         case .ramps: return "START-END@RATE[:RAMP] eased in and out over RAMP seconds (default 0.5), repeatable."
-        case .curve: return "T0@R0,T1@R1,… a smooth speed curve: between key points the slowdown (1/rate) moves linearly in source time; the first rate holds before it, the last after it (Docs/Curves.md)."
+        case .curve:
+            return
+                "T0@R0,T1@R1,… a smooth speed curve: between key points the slowdown (1/rate) moves linearly in source time; the first rate holds before it, the last after it (Docs/Curves.md)."
         case .pitch: return "Audio time-pitch algorithm: \(Self.pitchNames)."
         case .fps: return "Output frame rate (integer, decimal or fraction)."
         case .codec: return "Video encoder: libx264 (default; libvpx-vp9 for .webm), libx265, libvpx-vp9, libaom-av1, libsvtav1, prores_ks, ffv1, mjpeg."
         case .preset: return "Encoder preset (x264/x265 meaning; default medium)."
         case .crf: return "Constant rate factor (x264/x265 meaning; default 23 / 28)."
-        case .frameBlend: return "When the source has fewer frames than the output needs: \(OptionValues.choices(ExportRequest.FrameBlend.self)) (repeat, mix neighbours, FFmpeg's minterpolate, optical flow)."
-        case .flowQuality: return "--frame-blend flow: \(OptionValues.choices(FlowQuality.self)) (default medium; Docs/Interpolation.md gives cost and quality)."
+        case .frameBlend:
+            return
+                "When the source has fewer frames than the output needs: \(OptionValues.choices(ExportRequest.FrameBlend.self)) (repeat, mix neighbours, FFmpeg's minterpolate, optical flow)."
+        case .flowQuality:
+            return "--frame-blend flow: \(OptionValues.choices(FlowQuality.self)) (default medium; Docs/Interpolation.md gives cost and quality)."
         case .noAudio: return "Leave the audio out."
-        case .audioCodec: return "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
-        case .audioStreams: return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
-        case .start: return "Keep the source from here: seconds, hh:mm:ss.sss or a frame number like f90 (exact; retime keeps whole frames and starts its copy at the keyframe before)."
+        case .audioCodec:
+            return
+                "Audio encoder: auto (the source's codec where the container holds it, else AAC), \(AudioCodecChoice.named.map(\.key).joined(separator: ", "))."
+        case .audioStreams:
+            return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
+        case .start:
+            return
+                "Keep the source from here: seconds, hh:mm:ss.sss or a frame number like f90 (exact; retime keeps whole frames and starts its copy at the keyframe before)."
         case .end: return "Keep the source up to here (the time or frame, not included)."
         case .size: return "Output picture size WxH as it shows (after any turn); Wx0 or 0xH keeps the aspect (default: the source's)."
         case .pixFmt: return "Output pixel format, e.g. yuv420p for an 8-bit delivery that phones and browsers play (default: the source's depth)."
         case .bitrate: return "Target video bit rate, e.g. 8M or 2500k (instead of --crf)."
         case .gop: return "Keyframe interval in output frames (default: the encoder's)."
-        case .realTime: return "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's."
-        case .rotation: return "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated)."
+        case .realTime:
+            return
+                "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's."
+        case .rotation:
+            return
+                "A source's display rotation: auto (kept as metadata in .mp4/.mov, pixels turned upright in other containers), pixels (always turn them), metadata (never; .mkv then plays unrotated)."
         }
     }
 
@@ -193,8 +207,9 @@ extension BatchJob {
             // (--out-dir), and the export checks them again when it opens
             let container = try? ContainerFormat.forOutput(output, webm: true)
             if let container { try VideoCodecChoice.check(codec: codec, preset: preset, crf: crf, container: container) }
-            p.delivery = try Delivery.parse(size: size, pixFmt: pixFmt, bitrate: bitrate, gop: gop, crf: crf,
-                                            encoder: container.map { codec ?? VideoCodecChoice.defaultEncoder(container: $0) })
+            p.delivery = try Delivery.parse(
+                size: size, pixFmt: pixFmt, bitrate: bitrate, gop: gop, crf: crf,
+                encoder: container.map { codec ?? VideoCodecChoice.defaultEncoder(container: $0) })
         }
         return p
     }

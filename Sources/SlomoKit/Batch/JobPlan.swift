@@ -19,8 +19,9 @@ public struct JobPlan: Codable, Sendable, Equatable {
         switch job.command {
         case .export, .retime:
             let timeline = try MediaTimeline(path: job.input)
-            let (map, _) = try timeline.resolve(run.spec, fromOriginal: true, pitch: job.pitch ?? TimePitchAlgorithm.spectral.rawValue,
-                                                audio: !job.noAudio, realTime: run.realTime || job.realTime)
+            let (map, _) = try timeline.resolve(
+                run.spec, fromOriginal: true, pitch: job.pitch ?? TimePitchAlgorithm.spectral.rawValue,
+                audio: !job.noAudio, realTime: run.realTime || job.realTime)
             var plan = JobPlan(sourceDuration: timeline.duration, outputDuration: map.target.duration)
             let p = try job.parsedOptions()
             if job.command == .export {

@@ -82,8 +82,9 @@ public struct JobRun: Sendable {
 
     public func stretchRequest() throws -> AudioStretchRequest {
         let algorithm = try TimePitchAlgorithm(parsing: job.pitch ?? TimePitchAlgorithm.spectral.rawValue)
-        return AudioStretchRequest(input: job.input, output: job.output, spec: spec, algorithm: algorithm,
-                                   overwrite: overwrite, streamIndex: streamIndex)
+        return AudioStretchRequest(
+            input: job.input, output: job.output, spec: spec, algorithm: algorithm,
+            overwrite: overwrite, streamIndex: streamIndex)
     }
 
     /// Runs the job's command; `progress` gets an export's frames or a retime's packets (done, total).
@@ -91,10 +92,12 @@ public struct JobRun: Sendable {
         switch job.command {
         case .export:
             let report = try Exporter.export(try exportRequest(), progress: progress)
-            return JobResult(frames: report.outputFrames, warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
+            return JobResult(
+                frames: report.outputFrames, warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
         case .retime:
             let report = try Retimer.retime(try retimeRequest(), progress: progress)
-            return JobResult(frames: Int64(report.videoPackets), warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
+            return JobResult(
+                frames: Int64(report.videoPackets), warnings: report.damage.map { "damaged input: \($0)" } + report.droppedStreams.map { "left out \($0)" })
         case .stretch:
             _ = try AudioStretch.run(try stretchRequest())
             return JobResult(frames: nil, warnings: [])

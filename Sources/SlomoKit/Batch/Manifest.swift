@@ -70,26 +70,30 @@ public enum Manifest {
                     throw ManifestError.content(at: "\(path):\(d.line)", "defaults: expected \(syntax == "JSON" ? "an object" : "a mapping")")
                 }
                 // the defaults alone first: a mistake there is blamed on its own line, once, not on every job
-                try checkDefaults(fields, merged: fileDefaults.merging(fields) { _, new in new }, place: { k in
-                    "\(path):\(d[k]?.line ?? d.line): defaults" + (k.isEmpty ? "" : ".\(k)")
-                })
+                try checkDefaults(
+                    fields, merged: fileDefaults.merging(fields) { _, new in new },
+                    place: { k in
+                        "\(path):\(d[k]?.line ?? d.line): defaults" + (k.isEmpty ? "" : ".\(k)")
+                    })
                 fileDefaults.merge(fields) { _, new in new }
             }
             items = array
         default:
-            throw ManifestError.content(at: "\(path):\(root.line)", "expected a list of jobs or \(syntax == "JSON" ? "{\"jobs\": [...]}" : "'jobs:' with a list")")
+            throw ManifestError.content(
+                at: "\(path):\(root.line)", "expected a list of jobs or \(syntax == "JSON" ? "{\"jobs\": [...]}" : "'jobs:' with a list")")
         }
-        return try collect(items.enumerated().map { i, item in
-            { () throws -> BatchJob in
-                guard let fields = item.any as? [String: Any] else {
-                    throw ManifestError.content(at: "\(path):\(item.line)", "jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")")
+        return try collect(
+            items.enumerated().map { i, item in
+                { () throws -> BatchJob in
+                    guard let fields = item.any as? [String: Any] else {
+                        throw ManifestError.content(at: "\(path):\(item.line)", "jobs[\(i)]: expected \(syntax == "JSON" ? "an object" : "a mapping")")
+                    }
+                    // a field's problem is placed on the field's own line
+                    return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]") { k in
+                        item[k].map { "\(path):\($0.line): jobs[\(i)].\(k)" }
+                    }
                 }
-                // a field's problem is placed on the field's own line
-                return try job(merge(fields, defaults: fileDefaults), place: "\(path):\(item.line): jobs[\(i)]") { k in
-                    item[k].map { "\(path):\($0.line): jobs[\(i)].\(k)" }
-                }
-            }
-        })
+            })
     }
 
     /// Runs every job's reading and returns the jobs, or throws every problem found
@@ -132,29 +136,33 @@ public enum Manifest {
             let near = Suggestion.nearest(to: name, in: BatchJob.fields.sorted()).map { " (did you mean '\($0)'?)" } ?? ""
             throw ManifestError.content(at: "\(path):\(header.0)", "unknown column '\(name)'\(near)")
         }
-        return try collect(rows.dropFirst().map { line, values in { () throws -> BatchJob in
-            guard values.count == header.1.count else {
-                throw ManifestError.content(at: "\(path):\(line)", "\(values.count) cells, the header has \(header.1.count)")
-            }
-            var fields: [String: Any] = [:]
-            for (name, value) in zip(header.1, values) where !value.isEmpty {
-                switch name {
-                case "segments", "segment", "ramps", "ramp": fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
-                case "crf", "gop":
-                    guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a whole number") }
-                    fields[name] = v
-                case "noAudio", "realTime": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
-                case "audioStreams", "audioStream":
-                    let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-                    guard parts.allSatisfy({ Int($0) != nil }) else {
-                        throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a list of stream numbers (1;2)")
+        return try collect(
+            rows.dropFirst().map { line, values in
+                { () throws -> BatchJob in
+                    guard values.count == header.1.count else {
+                        throw ManifestError.content(at: "\(path):\(line)", "\(values.count) cells, the header has \(header.1.count)")
                     }
-                    fields[name] = parts.map { Int($0)! }
-                default: fields[name] = value
+                    var fields: [String: Any] = [:]
+                    for (name, value) in zip(header.1, values) where !value.isEmpty {
+                        switch name {
+                        case "segments", "segment", "ramps", "ramp":
+                            fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
+                        case "crf", "gop":
+                            guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a whole number") }
+                            fields[name] = v
+                        case "noAudio", "realTime": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
+                        case "audioStreams", "audioStream":
+                            let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+                            guard parts.allSatisfy({ Int($0) != nil }) else {
+                                throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a list of stream numbers (1;2)")
+                            }
+                            fields[name] = parts.map { Int($0)! }
+                        default: fields[name] = value
+                        }
+                    }
+                    return try job(merge(fields, defaults: defaults), place: "\(path):\(line)")
                 }
-            }
-            return try job(merge(fields, defaults: defaults), place: "\(path):\(line)")
-        } })
+            })
     }
 
     /// A job's own fields over the defaults, without the defaults its command does not take
@@ -206,8 +214,10 @@ public enum Manifest {
     /// One job from its fields (manifest entry or command-line defaults), validated.
     /// `fieldPlace(k)`: where field `k` was written (its own line), nil: the job's `place`.
     /// `commandLine`: the fields are `slomo batch`'s flags (refusals name the flags, exit 64).
-    public static func job(_ f: [String: Any], place: String, commandLine: Bool = false,
-                           fieldPlace: (String) -> String? = { _ in nil }) throws -> BatchJob {
+    public static func job(
+        _ f: [String: Any], place: String, commandLine: Bool = false,
+        fieldPlace: (String) -> String? = { _ in nil }
+    ) throws -> BatchJob {
         func at(_ k: String) -> String { fieldPlace(k) ?? place }
         for k in f.keys.sorted() where !BatchJob.fields.contains(k) {
             let near = Suggestion.nearest(to: k, in: BatchJob.fields.sorted()).map { " (did you mean '\($0)'?)" } ?? ""

@@ -23,7 +23,7 @@ struct ManifestJSON {
             case .bool(let b): return b
             case .null: return Optional<Any>.none as Any
             case .array(let a): return a.map(\.any)
-            case .object(let o):   // a null field is an absent one
+            case .object(let o):  // a null field is an absent one
                 var d: [String: Any] = [:]
                 for f in o {
                     if case .null = f.node.value { continue }
@@ -52,7 +52,7 @@ struct ManifestJSON {
 
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> Node {
         var p = ManifestJSON(bytes: bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3; p.lineStart = 3 }   // a UTF-8 byte order mark
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3; p.lineStart = 3 }  // a UTF-8 byte order mark
         let root = try p.value(context: "the manifest")
         p.skipSpace()
         if p.i < bytes.count { throw p.error("unexpected '\(p.peekText)' after the end of the manifest") }

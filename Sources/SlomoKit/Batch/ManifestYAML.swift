@@ -21,7 +21,7 @@ enum ManifestYAML {
 
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> Node {
         var body = bytes[...]
-        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }   // a UTF-8 byte order mark
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }  // a UTF-8 byte order mark
         let text = String(decoding: body, as: UTF8.self)
         let parser: Parser
         let root: Yams.Node?
@@ -34,7 +34,7 @@ enum ManifestYAML {
             throw SyntaxError(line: 1, column: 1, message: "\(error)")
         }
         guard let root else { throw SyntaxError(line: 1, column: 1, message: "the manifest is empty") }
-        return try withExtendedLifetime(parser) { () throws(SyntaxError) -> Node in try node(root) }   // anchors are weak
+        return try withExtendedLifetime(parser) { () throws(SyntaxError) -> Node in try node(root) }  // anchors are weak
     }
 
     private static func node(_ n: Yams.Node) throws(SyntaxError) -> Node {
@@ -67,8 +67,9 @@ enum ManifestYAML {
     private static func value(_ s: Yams.Node.Scalar, tag: String, at mark: (line: Int, column: Int)) throws(SyntaxError) -> ManifestJSON.Value {
         switch s.style {
         case .literal, .folded:
-            throw SyntaxError(line: mark.line, column: mark.column,
-                              message: "block scalars (| and >) are not supported in manifests: write the value on the key's line")
+            throw SyntaxError(
+                line: mark.line, column: mark.column,
+                message: "block scalars (| and >) are not supported in manifests: write the value on the key's line")
         case .plain:
             guard tag == plain.rawValue else { throw tagged(tag, mark) }
             return resolve(s.string)
@@ -90,7 +91,8 @@ enum ManifestYAML {
             if let context, let opened = unclosed(problem, context.text) {
                 return SyntaxError(line: context.mark.line, column: context.mark.column, message: opened)
             }
-            let message = hint(problem, at: mark, in: text)
+            let message =
+                hint(problem, at: mark, in: text)
                 ?? problem + (context.map { "; \($0.text) that started at \($0.mark.line):\($0.mark.column)" } ?? "")
             return SyntaxError(line: mark.line, column: mark.column, message: message)
         case .composer(let context, let problem, let mark, _):
@@ -100,8 +102,9 @@ enum ManifestYAML {
             return SyntaxError(line: mark.line, column: mark.column, message: problem + (context.map { " (\($0.text))" } ?? ""))
         case .duplicatedKeysInMapping(let keys, let context):
             let names = keys.map { "'\($0)'" }.joined(separator: ", ")
-            return SyntaxError(line: context.mark.line, column: context.mark.column,
-                               message: "\(names) \(keys.count == 1 ? "is" : "are") given twice in this mapping (the first is here)")
+            return SyntaxError(
+                line: context.mark.line, column: context.mark.column,
+                message: "\(names) \(keys.count == 1 ? "is" : "are") given twice in this mapping (the first is here)")
         case .reader(let problem, _, _, _):
             return SyntaxError(line: 1, column: 1, message: problem)
         default:
@@ -125,7 +128,8 @@ enum ManifestYAML {
             if line.dropFirst(mark.column - 1).first == "\t" { return "a tab in the indentation (YAML indents with spaces)" }
             return nil
         case "mapping values are not allowed in this context":
-            return "a ': ' where no key can start: a second key on one line, or a key indented deeper than the one above; break the line, align the key, or quote the value"
+            return
+                "a ': ' where no key can start: a second key on one line, or a key indented deeper than the one above; break the line, align the key, or quote the value"
         case "did not find expected key":
             return "unexpected indentation: this line lines up with no key above it"
         case "block sequence entries are not allowed in this context":
@@ -160,7 +164,8 @@ enum ManifestYAML {
         }
         let parts = mantissa.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.allSatisfy({ $0.allSatisfy(\.isASCIIDigit) }), parts.contains(where: { !$0.isEmpty }),
-              parts.count == 2 || exponent != nil else { return false }
+            parts.count == 2 || exponent != nil
+        else { return false }
         if let exponent {
             let d = exponent.first == "-" || exponent.first == "+" ? exponent.dropFirst() : exponent
             return !d.isEmpty && d.allSatisfy(\.isASCIIDigit)

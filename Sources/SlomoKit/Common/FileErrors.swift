@@ -43,7 +43,8 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
     public var wording: Wording {
         switch problem {
         case .exists: return "\(path): output already exists (use \(Setting.overwrite) to replace it)"
-        case .isInput(let input): return "\(path): cannot write output: it is the input \(input) (choose another name; even \(Setting.overwrite) never replaces an input)"
+        case .isInput(let input):
+            return "\(path): cannot write output: it is the input \(input) (choose another name; even \(Setting.overwrite) never replaces an input)"
         case .isDirectory: return "\(path): cannot write output: it is a directory"
         case .directoryMissing(let d): return "\(path): cannot write output: directory \(d) does not exist"
         case .directoryNotWritable(let d): return "\(path): cannot write output: directory \(d) is not writable"

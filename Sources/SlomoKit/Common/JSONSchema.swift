@@ -24,8 +24,9 @@ public enum JSONSchema {
         var o = object
         o["version"] = version
         o["type"] = type
-        return String(decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]),
-                      as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: o, options: [.sortedKeys, .withoutEscapingSlashes]),
+            as: UTF8.self)
     }
 
     private static func encoder(_ formatting: JSONEncoder.OutputFormatting) -> JSONEncoder {
@@ -83,7 +84,8 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
     /// The event a child's line carries, if it is one.
     public init?(line: String) {
         guard line.hasPrefix("{"), let e = try? JSONDecoder().decode(ProgressEvent.self, from: Data(line.utf8)),
-              e.event == "progress" else { return nil }
+            e.event == "progress"
+        else { return nil }
         self = e
     }
 }

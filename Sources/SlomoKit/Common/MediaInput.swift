@@ -28,10 +28,14 @@ public enum MediaInput {
         switch result {
         case .success(let d) where d.formatName == "tty":
             // FFmpeg's tty demuxer takes any text as ANSI art (a `.txt` listing "plays"): not media here
-            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (text, read only as ANSI art)", category: .invalidData)
+            throw FFmpegError(
+                path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (text, read only as ANSI art)",
+                category: .invalidData)
         case .success(let d): return d
         case .failure(let e) where e.category == .invalidData:
-            throw FFmpegError(path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))", category: .invalidData)
+            throw FFmpegError(
+                path: path, operation: "open", message: "not a media file FFmpeg can read, or its header is damaged (\(e.operation): \(e.text))",
+                category: .invalidData)
         case .failure(let e): throw e
         }
     }

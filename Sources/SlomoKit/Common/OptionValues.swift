@@ -54,7 +54,8 @@ public enum OptionValues {
         if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
         // in 128 bits: `601111112G` or a long decimal must be refused, never overflow (found by fuzz-values)
         guard let r = try? Rational(parsing: body), r.isPositive,
-              case let bytes = Int128(r.numerator) * Int128(scale) / Int128(r.denominator), bytes <= Int128(1) << 50 else {
+            case let bytes = Int128(r.numerator) * Int128(scale) / Int128(r.denominator), bytes <= Int128(1) << 50
+        else {
             throw SettingError(option, text, "expected a size such as 512M or 2G (at most 1P)")
         }
         return Int64(bytes)

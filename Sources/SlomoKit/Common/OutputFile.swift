@@ -18,7 +18,8 @@ public final class OutputFile {
         finalPath = path
         try OutputFile.check(path, overwrite: overwrite, inputs: inputs)
         let url = URL(fileURLWithPath: path)
-        temporaryPath = url.deletingLastPathComponent()
+        temporaryPath =
+            url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).partial-\(CurrentProcess.id)").path
         ProcessSignals.registerPartial(temporaryPath, shownAs: path)
     }
@@ -62,8 +63,11 @@ public final class OutputFile {
         let ns = error as NSError
         return (ns.userInfo[NSUnderlyingErrorKey] as? NSError).map { Int32($0.code) }
             ?? (ns.domain == NSPOSIXErrorDomain ? Int32(ns.code) : nil)
-            ?? (ns.code == NSFileWriteOutOfSpaceError ? ENOSPC : ns.code == NSFileWriteVolumeReadOnlyError ? EROFS
-                : ns.code == NSFileWriteNoPermissionError ? EACCES : nil)
+            ?? (ns.code == NSFileWriteOutOfSpaceError
+                ? ENOSPC
+                : ns.code == NSFileWriteVolumeReadOnlyError
+                    ? EROFS
+                    : ns.code == NSFileWriteNoPermissionError ? EACCES : nil)
     }
 
     /// An errno as the system's words and its name (`No space left on device (ENOSPC)`).

@@ -66,8 +66,9 @@ public enum ParserHarness {
         guard frames > 0 else { return true }
         let planes = (0..<layout.channels).map { _ in UnsafeMutablePointer<Float>.allocate(capacity: frames) }
         defer { planes.forEach { $0.deallocate() } }
-        WAV.decode(UnsafeRawBufferPointer(start: base + Int(layout.dataOffset), count: frames * frameBytes),
-                   format: layout.format, channels: layout.channels, frames: frames, into: planes)
+        WAV.decode(
+            UnsafeRawBufferPointer(start: base + Int(layout.dataOffset), count: frames * frameBytes),
+            format: layout.format, channels: layout.channels, frames: frames, into: planes)
         return true
     }
 }

@@ -46,7 +46,7 @@ public struct FormatsReport: Encodable, Sendable {
         try c.encode(source, forKey: .source)
         try c.encodeIfPresent(device, forKey: .device)
         try c.encode(catalog, forKey: .catalog)
-        try c.encode(maxFps, forKey: .maxFps)                 // null, never absent
+        try c.encode(maxFps, forKey: .maxFps)  // null, never absent
         if maxFps?.exceedsUSB2Budget == true { try c.encode(maxFpsWithinUSB2Budget, forKey: .maxFpsWithinUSB2Budget) }
         try c.encodeIfPresent(applied, forKey: .applied)
         try c.encodeIfPresent(measured, forKey: .measured)
@@ -175,8 +175,10 @@ public enum DeviceService {
     }
 
     /// The catalog of a capture node and the selection; with `apply`, the selected mode applied and read back.
-    public static func formats(device path: String, request: ModeRequest, apply: Bool, controls: ControlRequests = ControlRequests(),
-                               syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> FormatsReport {
+    public static func formats(
+        device path: String, request: ModeRequest, apply: Bool, controls: ControlRequests = ControlRequests(),
+        syscalls: V4L2Syscalls = LiveV4L2Syscalls()
+    ) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         let (catalog, request, best) = try select(dev, request)
         var report = FormatsReport(source: path, device: dev.info, catalog: catalog, request: request, best: best)
@@ -192,8 +194,10 @@ public enum DeviceService {
     /// `formats --measure`: the catalog, the selection and each candidate mode (under the
     /// constraints, at most `limit`, unadvertised sizes first) streamed for `seconds` of timestamps.
     /// When nothing is selectable from the advertised intervals, `maxFps` is the fastest measured mode.
-    public static func formats(device path: String, request: ModeRequest, measure seconds: Rational, limit: Int,
-                               syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> FormatsReport {
+    public static func formats(
+        device path: String, request: ModeRequest, measure seconds: Rational, limit: Int,
+        syscalls: V4L2Syscalls = LiveV4L2Syscalls()
+    ) throws -> FormatsReport {
         let dev = try VideoDevice(path: path, syscalls: syscalls)
         guard dev.info.canStream else {
             throw DeviceError.cannotStream(device: path, measuring: true)
@@ -271,8 +275,9 @@ public enum DeviceService {
         do { catalog = try ListingParser.parse(text) } catch {
             throw DeviceError.badListing(path: path, "\(error)")
         }
-        return FormatsReport(source: path, device: nil, catalog: catalog, request: request,
-                             best: FormatSelection.best(in: catalog, for: request))
+        return FormatsReport(
+            source: path, device: nil, catalog: catalog, request: request,
+            best: FormatSelection.best(in: catalog, for: request))
     }
 
     /// Parses the constraint options as text (a `SettingError` for a malformed value).
@@ -326,10 +331,12 @@ public enum DeviceService {
             let measured = candidates.prefix(8).map { measure(dev, $0, seconds: Rational(1)) }
             chosen = FormatSelection.best(measured: measured, for: completed)
             if let m = chosen, let got = measured.first(where: { $0.pixelFormat == m.pixelFormat && $0.width == m.width && $0.height == m.height }),
-               let rate = got.achievedFrameRate {
-                notes.append("no frame intervals advertised: \(measured.count) mode(s) measured by streaming; "
-                             + "\(m.pixelFormat) \(m.width)x\(m.height) delivered \(Seconds(rate, decimals: 3)) fps over "
-                             + "\(Seconds(got.seconds, decimals: 2)) s, taken as \(DecimalText.fps(m.frameDuration)) fps")
+                let rate = got.achievedFrameRate
+            {
+                notes.append(
+                    "no frame intervals advertised: \(measured.count) mode(s) measured by streaming; "
+                        + "\(m.pixelFormat) \(m.width)x\(m.height) delivered \(Seconds(rate, decimals: 3)) fps over "
+                        + "\(Seconds(got.seconds, decimals: 2)) s, taken as \(DecimalText.fps(m.frameDuration)) fps")
             }
         }
         guard let mode = chosen else {

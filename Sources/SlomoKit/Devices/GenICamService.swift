@@ -16,7 +16,9 @@ public enum GenICamService {
     /// `genicam:ID` → ID (exit 64 when empty).
     public static func id(of device: String) throws -> String {
         let id = String(device.dropFirst(prefix.count))
-        guard !id.isEmpty else { throw SettingError(Setting("device"), device, "give the camera after genicam: (its id, serial or IP address; see 'slomo devices')") }
+        guard !id.isEmpty else {
+            throw SettingError(Setting("device"), device, "give the camera after genicam: (its id, serial or IP address; see 'slomo devices')")
+        }
         return id
     }
 
@@ -79,7 +81,9 @@ public enum GenICamService {
                     stats.record(sequence: frame.sequence, timestamp: frame.timestamp, counter: source.frameCounter)
                     if frame.damage != nil { damaged += 1 }
                 }
-                if case .disconnected(let why)? = end { source.stop(); throw GenICamError(camera: camera.id, operation: "measure", reason: why, kind: .ioFailed) }
+                if case .disconnected(let why)? = end {
+                    source.stop(); throw GenICamError(camera: camera.id, operation: "measure", reason: why, kind: .ioFailed)
+                }
             }
             source.stop()
             f.measuredFrames = stats.framesCaptured

@@ -57,7 +57,8 @@ public struct AudioCodecChoice: Sendable, Equatable {
         }
         if requested == "auto" {
             if let encoder = sameCodec[source.codecName], usable(encoder) == nil {
-                let bitRate = lossy.contains(encoder)
+                let bitRate =
+                    lossy.contains(encoder)
                     ? (source.bitRate > 0 ? Int(Swift.min(Swift.max(source.bitRate, 64_000), 512_000)) : defaultBitRate) : 0
                 return AudioCodecChoice(encoder: encoder, bitRate: bitRate, deep: deep)
             }

@@ -36,31 +36,37 @@ struct CopyWindow {
         let t = timeline.packetTimes.map { timeline.time(ofTicks: $0.pts, originTicks: origin) }
         let cuts = Cuts(t, keys: timeline.packetTimes.map(\.key))
         guard let lo = t.indices.first(where: { t[$0] >= s && t[$0] < e }),
-              let hi = t.indices.last(where: { t[$0] >= s && t[$0] < e }) else {
-            throw ExportError.copyCannotCut(path: timeline.path, setting: .start, value: trim.start?.description ?? "0",
-                                            why: "no frame of the source lies in the part asked for")
+            let hi = t.indices.last(where: { t[$0] >= s && t[$0] < e })
+        else {
+            throw ExportError.copyCannotCut(
+                path: timeline.path, setting: .start, value: trim.start?.description ?? "0",
+                why: "no frame of the source lies in the part asked for")
         }
         guard let k = cuts.keyframe(before: lo, startingAt: s) else {
-            throw ExportError.copyCannotCut(path: timeline.path, setting: .start, value: trim.start?.description ?? "0",
-                                            why: "the video has no keyframe at or before it to start a copy from; use export, which re-encodes")
+            throw ExportError.copyCannotCut(
+                path: timeline.path, setting: .start, value: trim.start?.description ?? "0",
+                why: "the video has no keyframe at or before it to start a copy from; use export, which re-encodes")
         }
         let packets = (k...hi).filter { $0 == k || t[$0] >= t[k] }
         let preroll = packets.filter { t[$0] < s }.count
         if preroll > 0 && !editList {
             throw ExportError.copyCannotCut(
                 path: timeline.path, setting: .start, value: trim.start?.description ?? "0",
-                why: "a copy starts at a keyframe and this container cannot hide the \(preroll) frames before the cut (an MP4 or MOV edit list can): \(cuts.starts.near(s, "the nearest keyframes", frames: frames)); or use export, which re-encodes and cuts anywhere",
+                why:
+                    "a copy starts at a keyframe and this container cannot hide the \(preroll) frames before the cut (an MP4 or MOV edit list can): \(cuts.starts.near(s, "the nearest keyframes", frames: frames)); or use export, which re-encodes and cuts anywhere",
                 nearest: cuts.starts.nearest(to: s, frames: frames))
         }
         if let late = packets.first(where: { t[$0] >= e }) {
             throw ExportError.copyCannotCut(
                 path: timeline.path, setting: .end, value: trim.end?.description ?? "",
-                why: "the frame at \(Seconds(t[late])) s is needed to decode frames before it (a B-frame's reference) and a copy cannot leave it out: \((cuts.ends + [timeline.duration]).near(e, "the nearest ends a copy can make", frames: frames)); or use export, which re-encodes and cuts anywhere (or --nearest-cut)",
+                why:
+                    "the frame at \(Seconds(t[late])) s is needed to decode frames before it (a B-frame's reference) and a copy cannot leave it out: \((cuts.ends + [timeline.duration]).near(e, "the nearest ends a copy can make", frames: frames)); or use export, which re-encodes and cuts anywhere (or --nearest-cut)",
                 nearest: (cuts.ends + [timeline.duration]).nearest(to: e, frames: frames))
         }
         let window = TimeRange(start: s, end: e)
-        return CopyWindow(source: window, target: TimeRange(start: map.targetTime(forSource: s), end: map.targetTime(forSource: e)),
-                          packets: packets, preroll: preroll, keyframe: t[k])
+        return CopyWindow(
+            source: window, target: TimeRange(start: map.targetTime(forSource: s), end: map.targetTime(forSource: e)),
+            packets: packets, preroll: preroll, keyframe: t[k])
     }
 
     /// Where a copy can start and end in a stream.
@@ -105,10 +111,11 @@ private extension [Rational] {
     /// `--start`/`--end` take it: a frame of `frames`, else seconds (the media's end).
     func nearest(to x: Rational, frames: [Rational]) -> TimePoint? {
         let before = last(where: { $0 < x }), after = first(where: { $0 > x })
-        let pick: Rational? = switch (before, after) {
-        case let (b?, a?): (x - b) <= (a - x) ? b : a
-        case let (b, a): b ?? a
-        }
+        let pick: Rational? =
+            switch (before, after) {
+            case let (b?, a?): (x - b) <= (a - x) ? b : a
+            case let (b, a): b ?? a
+            }
         return pick.map { v in frames.firstIndex(of: v).map { .frame(Int64($0)) } ?? .seconds(v) }
     }
 

@@ -39,7 +39,8 @@ public struct Delivery: Sendable, Equatable {
             var scale: Int64 = 1
             if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
             guard let r = try? Rational(parsing: body), r.isPositive, r <= Rational(1_000_000_000), case let b = r * Rational(scale),
-                  b >= Rational(10_000), b <= Rational(1_000_000_000) else {
+                b >= Rational(10_000), b <= Rational(1_000_000_000)
+            else {
                 throw SettingError(.bitrate, bitrate, "expected a bit rate such as 8M or 2500k, from 10k to 1G")
             }
             d.bitRate = b.floor

@@ -27,7 +27,7 @@ struct ExportFramePlan {
         let times = self.times
         let schedule = self.schedule
         shown = (0..<schedule.frameCount).map { schedule.sourceFrameIndex(ofFrame: $0, sourceTimes: times) }
-        var needed = [Bool](repeating: blend == .motion, count: times.count)   // motion looks at neighbours
+        var needed = [Bool](repeating: blend == .motion, count: times.count)  // motion looks at neighbours
         for k in shown { needed[k] = true }
         if blend == .blend || blend == .flow { for k in shown where k + 1 < times.count { needed[k + 1] = true } }
         self.needed = needed

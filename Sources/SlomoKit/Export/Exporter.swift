@@ -138,8 +138,9 @@ public enum Exporter {
         muxer.copySideData(from: demuxer, stream: timeline.video, to: sink.stream, displayMatrix: sink.pixelTurns == nil)
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: sink.stream, map: map, stored: stored,
-            .init(input: r.input, output: r.output, command: "export", audio: r.audio, audioStreams: r.audioStreams,
-                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true, window: window?.target, outputFrameRate: r.frameRate))
+            .init(
+                input: r.input, output: r.output, command: "export", audio: r.audio, audioStreams: r.audioStreams,
+                pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: true, window: window?.target, outputFrameRate: r.frameRate))
         sink.afterFrame = { [stop = r.stop, output = r.output] n in
             if stop?.isRaised == true { throw ExportError.cancelled(output: output) }
             try audio.write(upTo: plan.schedule.targetTime(ofFrame: n + 1) - t0)

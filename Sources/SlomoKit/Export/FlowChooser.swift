@@ -32,16 +32,19 @@ final class FlowChooser: FrameChooser {
     private enum Slot { case ready(Frame), pair(FlowPairJob, Int) }
     private var slots: [(Slot, Int64)] = []
     private var slotsHead = 0
-    private var jobs: [FlowPairJob] = []   // given to the workers and not yet read back, in order
+    private var jobs: [FlowPairJob] = []  // given to the workers and not yet read back, in order
 
     /// Loads the flow library now: without OpenCV the export is refused before anything is written.
     /// `threads`: pairs worked at once (0: one per core).
-    init(plan: ExportFramePlan, sink: any FrameSink, workFormat: PixelFormat, width: Int, height: Int,
-         quality: FlowQuality, threads: Int) throws {
+    init(
+        plan: ExportFramePlan, sink: any FrameSink, workFormat: PixelFormat, width: Int, height: Int,
+        quality: FlowQuality, threads: Int
+    ) throws {
         self.plan = plan; self.sink = sink; self.workFormat = workFormat; self.quality = quality
         guard let l = workFormat.planarYUV else { throw FlowError.failed("\(workFormat) is not planar YUV") }
-        let layout = FlowInterpolator.Layout(width: width, height: height, chromaShiftX: l.chromaShiftX, chromaShiftY: l.chromaShiftY,
-                                             bytesPerSample: l.bytesPerSample, bitDepth: l.bitDepth)
+        let layout = FlowInterpolator.Layout(
+            width: width, height: height, chromaShiftX: l.chromaShiftX, chromaShiftY: l.chromaShiftY,
+            bytesPerSample: l.bytesPerSample, bitDepth: l.bitDepth)
         let q = FlowInterpolator.Quality(rawValue: quality.rawValue) ?? .medium
         let count = threads > 0 ? threads : Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
         // each thread works its own pair on one core: OpenCV's own threads would only contend
@@ -60,7 +63,9 @@ final class FlowChooser: FrameChooser {
             why = w
         }
         let mixed = layout.bytesPerSample == 1 && layout.chromaShiftX == 1 && layout.chromaShiftY == 1
-        return (nil, "\(layout.width)x\(layout.height): \(why): " + (mixed ? "frames were mixed as --frame-blend blend does" : "the nearer source frame was shown"))
+        return (
+            nil, "\(layout.width)x\(layout.height): \(why): " + (mixed ? "frames were mixed as --frame-blend blend does" : "the nearer source frame was shown")
+        )
     }
 
     func take(_ frame: Frame, index k: Int) throws {
@@ -85,7 +90,7 @@ final class FlowChooser: FrameChooser {
 
     private func emit(upTo k: Int, held: (frame: Frame, index: Int), after: (frame: Frame, index: Int)?) throws {
         var prepared: Frame?
-        var between: [(Int64, Rational)] = []   // output frames strictly between the pair, and their t
+        var between: [(Int64, Rational)] = []  // output frames strictly between the pair, and their t
         while next < plan.total && plan.shown[Int(next)] <= k {
             let shown = plan.shown[Int(next)]
             if shown != held.index { missing += 1 }
@@ -166,8 +171,9 @@ final class FlowChooser: FrameChooser {
     }
 
     var interpolation: InterpolationReport? {
-        InterpolationReport(method: "flow", quality: quality.rawValue, framesMade: made, pairs: pairs, cuts: cuts,
-                            pairsAcrossMissing: acrossMissing, fallback: fallback)
+        InterpolationReport(
+            method: "flow", quality: quality.rawValue, framesMade: made, pairs: pairs, cuts: cuts,
+            pairsAcrossMissing: acrossMissing, fallback: fallback)
     }
 
     static func planes(_ f: Frame) -> FlowInterpolator.Planes {

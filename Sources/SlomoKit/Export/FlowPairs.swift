@@ -6,7 +6,8 @@ import SlomoFlow
 /// One source pair's work for `--frame-blend flow`: its flow, then every in-between frame the
 /// schedule asks of it. Made by the export's thread, worked by one of `FlowPairs`' threads, read
 /// back by the export's thread in order.
-final class FlowPairJob: @unchecked Sendable {   // the worker writes `info`, `frames`, `error` before `done` (under the pool's lock); the export reads them after
+final class FlowPairJob: @unchecked Sendable {
+    // Safe: the worker writes `info`, `frames`, `error` before `done` (under the pool's lock); the export reads them after.
     let a: Frame, b: Frame
     let i: Int, j: Int
     let times: [Rational]
@@ -39,7 +40,7 @@ final class FlowPairJob: @unchecked Sendable {   // the worker writes `info`, `f
 /// The threads that work `--frame-blend flow`'s pairs, each with its own interpolator: pairs are
 /// taken in the order they are given, and at most `limit` are given and not yet taken back, so
 /// memory stays bounded (two source frames and their in-between frames per pair).
-final class FlowPairs: @unchecked Sendable {   // `queue`, `inFlight` and `stopping` under `cond`
+final class FlowPairs: @unchecked Sendable {  // `queue`, `inFlight` and `stopping` under `cond`
     let workers: Int
     let limit: Int
     private let cond = NSCondition()
@@ -114,7 +115,7 @@ final class FlowPairs: @unchecked Sendable {   // `queue`, `inFlight` and `stopp
 
     deinit { stop() }
 
-    private final class Handoff: @unchecked Sendable {   // `take()` is called once, by the first thread
+    private final class Handoff: @unchecked Sendable {  // `take()` is called once, by the first thread
         private var flow: FlowInterpolator?
         init(_ flow: FlowInterpolator) { self.flow = flow }
         func take() -> FlowInterpolator {

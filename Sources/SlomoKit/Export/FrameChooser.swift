@@ -51,8 +51,10 @@ extension VideoSink: FrameSink {}
 func makeFrameChooser(_ r: ExportRequest, plan: ExportFramePlan, map: RetimeMap, sink: VideoSink) throws -> any FrameChooser {
     switch r.frameBlend {
     case .motion: try MotionChooser(r, plan: plan, map: map, sink: sink)
-    case .flow: try FlowChooser(plan: plan, sink: sink, workFormat: sink.workFormat, width: sink.width, height: sink.height,
-                                quality: r.flowQuality, threads: r.threads)
+    case .flow:
+        try FlowChooser(
+            plan: plan, sink: sink, workFormat: sink.workFormat, width: sink.width, height: sink.height,
+            quality: r.flowQuality, threads: r.threads)
     case .none, .blend: HoldingChooser(plan: plan, sink: sink, blend: r.frameBlend == .blend)
     }
 }
@@ -71,7 +73,7 @@ final class HoldingChooser: FrameChooser {
 
     func take(_ frame: Frame, index k: Int) throws {
         if let h = held {
-            if k <= h.index { return }              // out-of-order duplicate
+            if k <= h.index { return }  // out-of-order duplicate
             try emit(upTo: k - 1, held: h, after: (frame, k))
         }
         held = (frame, k)
@@ -95,7 +97,9 @@ final class HoldingChooser: FrameChooser {
                 let s = plan.schedule.sourceTime(ofFrame: next)
                 let t0 = plan.times[held.index], t1 = plan.times[a.index]
                 let w = Swift.max(.zero, Swift.min(.one, (s - t0) / (t1 - t0)))
-                if w.isZero { try sink.encode(base, next) } else {
+                if w.isZero {
+                    try sink.encode(base, next)
+                } else {
                     try sink.encode(try FrameBlender.blend(base, try sink.prepare(a.frame), weight: w), next)
                 }
             } else {
@@ -124,9 +128,10 @@ final class MotionChooser: FrameChooser {
     init(_ r: ExportRequest, plan: ExportFramePlan, map: RetimeMap, sink: VideoSink) throws {
         self.plan = plan; self.map = map; self.sink = sink
         frameRate = r.frameRate
-        graph = try FilterGraph(width: sink.width, height: sink.height, pixelFormat: sink.workFormat, timeBase: Self.timeBase,
-                                description: "minterpolate=fps=\(r.frameRate):mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
-                                threads: r.threads)
+        graph = try FilterGraph(
+            width: sink.width, height: sink.height, pixelFormat: sink.workFormat, timeBase: Self.timeBase,
+            description: "minterpolate=fps=\(r.frameRate):mi_mode=mci:mc_mode=aobmc:me_mode=bidir:vsbmc=1",
+            threads: r.threads)
     }
 
     func take(_ frame: Frame, index k: Int) throws {

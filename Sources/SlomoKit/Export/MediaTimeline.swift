@@ -100,8 +100,10 @@ struct MediaTimeline {
         gridRate = grid
         frameTimes = pts.map { MediaTimeline.time(ofTicks: $0 - first, timeBase: tb, grid: grid) }
         if let jump = MediaTimeline.implausibleGap(frameTimes) {
-            throw MediaError.damaged(path: path, "open: the video's timestamps jump \(Seconds(jump.gap, decimals: 3)) s after frame \(jump.index) "
-                                     + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), over an hour and 100,000 times its usual frame interval: damaged timestamps")
+            throw MediaError.damaged(
+                path: path,
+                "open: the video's timestamps jump \(Seconds(jump.gap, decimals: 3)) s after frame \(jump.index) "
+                    + "(\(Seconds(frameTimes[jump.index], decimals: 3)) s), over an hour and 100,000 times its usual frame interval: damaged timestamps")
         }
         // end of the last frame: its duration, else one nominal frame interval
         var end = Rational(ticks: lastEnd - first, timeBase: tb)
@@ -123,7 +125,8 @@ struct MediaTimeline {
     /// less than 2^63 ticks), each packet's (pts, dts, keyframe) in file order, where the last one ends, and
     /// the damage the reader found (corrupt packets counted).
     static func scan(_ d: Demuxer, video: Int, path: String) throws
-        -> (pts: [Int64], packets: [(pts: Int64, dts: Int64?, key: Bool)], lastEnd: Int64, damage: [String]) {
+        -> (pts: [Int64], packets: [(pts: Int64, dts: Int64?, key: Bool)], lastEnd: Int64, damage: [String])
+    {
         var pts: [Int64] = []
         var packets: [(pts: Int64, dts: Int64?, key: Bool)] = []
         var lastEnd: Int64 = .min
@@ -222,8 +225,10 @@ struct MediaTimeline {
             // a curve's rates lie between its keys' rates: the keys say where it leaves a range
             for (i, k) in curve.keys.enumerated() {
                 do { try algorithm.validate(k.rate) } catch {
-                    throw AudioFailure(error.code, subject: path, operation: "\(algorithm) audio",
-                                       cause: "\(Setting.curve) '\(curve.text)': key point \(i + 1) (\(k.time)\(k.time.isSeconds ? " s" : "")): \(error.subject): \(error.cause)")
+                    throw AudioFailure(
+                        error.code, subject: path, operation: "\(algorithm) audio",
+                        cause:
+                            "\(Setting.curve) '\(curve.text)': key point \(i + 1) (\(k.time)\(k.time.isSeconds ? " s" : "")): \(error.subject): \(error.cause)")
                 }
             }
         }

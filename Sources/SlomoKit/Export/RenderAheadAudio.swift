@@ -40,7 +40,7 @@ final class RenderAheadAudio: RetimedAudio {
                 } catch {
                     item = .failed(error)
                 }
-                guard shared.put(item) else { return }      // the reader is gone
+                guard shared.put(item) else { return }  // the reader is gone
                 if case .block = item { continue }
                 return
             }
@@ -66,10 +66,10 @@ final class RenderAheadAudio: RetimedAudio {
     }
 
     /// The queue between the worker and the reader, guarded by one condition variable.
-    private final class Shared: @unchecked Sendable {   // every field is read and written under `condition`
+    private final class Shared: @unchecked Sendable {  // every field is read and written under `condition`
         enum Item { case block([[Float]]), end, failed(any Error) }
         private let condition = NSCondition()
-        private var items: [Item] = []       // at most `depth`: removing the first is cheap
+        private var items: [Item] = []  // at most `depth`: removing the first is cheap
         private var cancelled = false
         private let depth: Int
         init(depth: Int) { self.depth = depth }
@@ -99,7 +99,7 @@ final class RenderAheadAudio: RetimedAudio {
     }
 
     /// Moves the non-Sendable source to the worker thread exactly once.
-    private final class Handoff: @unchecked Sendable {   // `take()` is called once, by the worker, after `init` returns
+    private final class Handoff: @unchecked Sendable {  // `take()` is called once, by the worker, after `init` returns
         private var source: (any RetimedAudio)?
         init(_ source: any RetimedAudio) { self.source = source }
         func take() -> any RetimedAudio {

@@ -67,7 +67,7 @@ final class TrimmedAudio: RetimedAudio {
         while toSkip > 0 {
             guard let b = try base.read(maxFrames: Int(Swift.min(Int64(1 << 16), toSkip))) else { toSkip = 0; break }
             toSkip -= Int64(b[0].count)
-            if toSkip < 0 {   // read past the cut: keep the tail
+            if toSkip < 0 {  // read past the cut: keep the tail
                 let keep = Int(-toSkip)
                 toSkip = 0
                 let tail = b.map { Array($0.suffix(keep)).prefix(Int(left)) }.map(Array.init)

@@ -44,7 +44,9 @@ public enum VideoCodecChoice {
         }
         if let crf {
             guard let range = t?.crf else {
-                throw SettingError(.crf, String(crf), "\(encoder) takes no CRF (it has its own quality options; libx264, libx265, libvpx-vp9, libaom-av1 and libsvtav1 take one)")
+                throw SettingError(
+                    .crf, String(crf),
+                    "\(encoder) takes no CRF (it has its own quality options; libx264, libx265, libvpx-vp9, libaom-av1 and libsvtav1 take one)")
             }
             guard range.contains(crf) else {
                 throw SettingError(.crf, String(crf), "must be in \(range.lowerBound)...\(range.upperBound) for \(encoder) (lower is better quality)")

@@ -55,16 +55,18 @@ final class VideoSink {
             target = sideways ? (h, w) : (w, h)
         }
         scales = target != nil
-        let (encoder, w, h) = try Self.openEncoder(r, codec: codec, pixelFormat: pixelFormat, turns: pixelTurns,
-                                                   width: target?.0 ?? info.width, height: target?.1 ?? info.height, muxer: muxer)
+        let (encoder, w, h) = try Self.openEncoder(
+            r, codec: codec, pixelFormat: pixelFormat, turns: pixelTurns,
+            width: target?.0 ?? info.width, height: target?.1 ?? info.height, muxer: muxer)
         self.encoder = encoder
         width = w; height = h
         cropped = !scales && (w != info.width || h != info.height) ? "\(info.width)x\(info.height) → \(w)x\(h)" : nil
         stream = try muxer.addStream(for: encoder)
         // `format`: transpose takes no 4:2:2 (ProRes), for which libavfilter converts; back to the encoder's format
         rotator = try pixelTurns.map { [pixelFormat] in
-            try FilterGraph(width: w, height: h, pixelFormat: pixelFormat, timeBase: Rational(1, 1),
-                            description: DisplayRotation.filter(clockwiseQuarterTurns: $0) + ",format=\(pixelFormat)", threads: r.threads)
+            try FilterGraph(
+                width: w, height: h, pixelFormat: pixelFormat, timeBase: Rational(1, 1),
+                description: DisplayRotation.filter(clockwiseQuarterTurns: $0) + ",format=\(pixelFormat)", threads: r.threads)
         }
         mosaic = SensorMosaic(pattern: timeline.cfaPattern)
     }
@@ -72,8 +74,10 @@ final class VideoSink {
     /// The encoder at the source's size; odd sizes are kept where the encoder takes them (FFV1,
     /// 4:4:4…); where it refuses them (x264 and most 4:2:0 encoders), the last column/row is
     /// cropped off, never resampled.
-    private static func openEncoder(_ r: ExportRequest, codec: String, pixelFormat: PixelFormat, turns: Int?,
-                                     width: Int, height: Int, muxer: Muxer) throws -> (Encoder, Int, Int) {
+    private static func openEncoder(
+        _ r: ExportRequest, codec: String, pixelFormat: PixelFormat, turns: Int?,
+        width: Int, height: Int, muxer: Muxer
+    ) throws -> (Encoder, Int, Int) {
         var options: [String: String] = [:]
         if codec == "libx264" || codec == "libx265" {
             options["preset"] = r.preset ?? "medium"

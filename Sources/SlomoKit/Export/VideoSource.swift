@@ -22,8 +22,9 @@ final class VideoSource {
         demuxer.keepOnly(streams: [video])
         decoder = try demuxer.makeDecoder(stream: video, threads: threads)
         reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
-        disposable = DisposableFrames(codecName: timeline.info.codecName, intraOnly: timeline.info.intraOnly,
-                                      extradata: timeline.info.extradata)
+        disposable = DisposableFrames(
+            codecName: timeline.info.codecName, intraOnly: timeline.info.intraOnly,
+            extradata: timeline.info.extradata)
     }
 
     /// Signs of damage met while reading, one sentence each.
@@ -36,13 +37,14 @@ final class VideoSource {
             guard packet.streamIndex == video else { continue }
             read += 1
             if skipUnneeded, let p = packet.pts, let k = plan.index(ofPTS: p), !plan.needed[k],
-               packet.withBytes({ disposable.isDisposable($0) }) {
+                packet.withBytes({ disposable.isDisposable($0) })
+            {
                 skipped += 1
                 continue
             }
             decoded += 1
             do { while try !decoder.send(packet) { try receive(deliver) } } catch let e as FFmpegError where e.isInvalidData {
-                undecodable += 1   // damaged packet: its frame is reported as missing
+                undecodable += 1  // damaged packet: its frame is reported as missing
                 continue
             }
             try receive(deliver)
@@ -56,7 +58,7 @@ final class VideoSource {
         while true {
             let f = Frame()
             guard let got = try decoder.receiveUnlessDamaged(into: f) else {
-                undecodable += 1   // a damaged frame (threaded decoders report it here): shown as missing
+                undecodable += 1  // a damaged frame (threaded decoders report it here): shown as missing
                 continue
             }
             guard case .got = got else { return }

@@ -94,12 +94,13 @@ public enum Generator {
             frame.withPlane(0) { y, ys in
                 frame.withPlane(1) { u, cs in
                     frame.withPlane(2) { v, _ in
-                        CalibrationPicture.paint(index: Int(i), fps: r.frameRate, y: y, yStride: ys, u: u, v: v,
-                                                 chromaStride: cs, width: r.width, height: r.height)
+                        CalibrationPicture.paint(
+                            index: Int(i), fps: r.frameRate, y: y, yStride: ys, u: u, v: v,
+                            chromaStride: cs, width: r.width, height: r.height)
                     }
                 }
             }
-            frame.pts = i   // encoder time base is 1/fps
+            frame.pts = i  // encoder time base is 1/fps
             try clip.send(frame)
             // keep audio up to the end of this frame so packets interleave closely
             let frameEnd = Rational(i + 1) / r.frameRate
@@ -108,10 +109,11 @@ public enum Generator {
         }
         try clip.finish()
         try out.commit()
-        return GenerateReport(output: r.output, frames: total, frameRate: r.frameRate, duration: r.duration,
-                              width: r.width, height: r.height, videoCodec: settings.codec,
-                              audioCodec: r.audio ? "aac" : nil, audioSamples: r.audio ? clip.samplesWritten : nil,
-                              clickTimes: r.audio ? clip.tone.clickTimes(duration: r.duration) : nil)
+        return GenerateReport(
+            output: r.output, frames: total, frameRate: r.frameRate, duration: r.duration,
+            width: r.width, height: r.height, videoCodec: settings.codec,
+            audioCodec: r.audio ? "aac" : nil, audioSamples: r.audio ? clip.samplesWritten : nil,
+            clickTimes: r.audio ? clip.tone.clickTimes(duration: r.duration) : nil)
     }
 }
 
@@ -152,15 +154,18 @@ extension GenerateRequest {
                 let keyint = Swift.max(n, gop / n * n)
                 options["x264-params"] = "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
             }
-            return VideoEncoderSettings(codec: "libx264", width: width, height: height, pixelFormat: .yuv420p,
-                                        frameRate: frameRate, gopSize: gop, options: options)
+            return VideoEncoderSettings(
+                codec: "libx264", width: width, height: height, pixelFormat: .yuv420p,
+                frameRate: frameRate, gopSize: gop, options: options)
         case .mjpeg:
-            let bits = Int64(width * height) * frameRate.ceiling   // about 1 bit per pixel
-            return VideoEncoderSettings(codec: "mjpeg", width: width, height: height, pixelFormat: .yuvj420p,
-                                        frameRate: frameRate, options: ["b": String(bits)])
+            let bits = Int64(width * height) * frameRate.ceiling  // about 1 bit per pixel
+            return VideoEncoderSettings(
+                codec: "mjpeg", width: width, height: height, pixelFormat: .yuvj420p,
+                frameRate: frameRate, options: ["b": String(bits)])
         case .ffv1:
-            return VideoEncoderSettings(codec: "ffv1", width: width, height: height, pixelFormat: .yuv420p,
-                                        frameRate: frameRate, gopSize: gop)
+            return VideoEncoderSettings(
+                codec: "ffv1", width: width, height: height, pixelFormat: .yuv420p,
+                frameRate: frameRate, gopSize: gop)
         }
     }
 }
@@ -182,8 +187,9 @@ private final class CalibrationOutput {
         video = try Encoder(path: r.output, video: settings, globalHeader: muxer.wantsGlobalHeader)
         videoStream = try muxer.addStream(for: video)
         if r.audio {
-            let a = try Encoder(path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2, options: EncoderDefaults.audioOptions("aac")),
-                                globalHeader: muxer.wantsGlobalHeader)
+            let a = try Encoder(
+                path: r.output, audio: AudioEncoderSettings(codec: "aac", sampleRate: r.sampleRate, channels: 2, options: EncoderDefaults.audioOptions("aac")),
+                globalHeader: muxer.wantsGlobalHeader)
             audioStream = try muxer.addStream(for: a)
             audio = a
         } else {

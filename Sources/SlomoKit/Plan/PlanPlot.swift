@@ -17,21 +17,25 @@ public enum PlanPlot {
         let maxRate = max(speed.map(\.1).max() ?? 1, 1)
         let height = top + 2 * panel + gap + 50
         var s = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="\(left)" y="20" font-size="14">\(StatsPlot.escape(r.path)): \(Seconds(r.sourceDuration, decimals: 3)) s source → \(Seconds(r.targetDuration, decimals: 3)) s output\(r.curve.map { ", curve \(StatsPlot.escape($0.text))" } ?? "")</text>
+            <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" font-family="sans-serif" font-size="12">
+            <rect width="100%" height="100%" fill="white"/>
+            <text x="\(left)" y="20" font-size="14">\(StatsPlot.escape(r.path)): \(Seconds(r.sourceDuration, decimals: 3)) s source → \(Seconds(r.targetDuration, decimals: 3)) s output\(r.curve.map { ", curve \(StatsPlot.escape($0.text))" } ?? "")</text>
 
-        """
-        s += panelSVG(y0: top, title: "speed (rate; 1 = real time)", xMax: end, yMax: maxRate, points: speed, colour: "#1f77b4",
-                      keys: r.curve?.keys.map { ($0.sourceTime.doubleValue, $0.rate.doubleValue) } ?? [])
-        s += panelSVG(y0: top + panel + gap, title: "output time (s)", xMax: end, yMax: r.targetDuration.doubleValue, points: output, colour: "#d62728",
-                      keys: r.curve?.keys.map { ($0.sourceTime.doubleValue, $0.targetTime.doubleValue) } ?? [])
+            """
+        s += panelSVG(
+            y0: top, title: "speed (rate; 1 = real time)", xMax: end, yMax: maxRate, points: speed, colour: "#1f77b4",
+            keys: r.curve?.keys.map { ($0.sourceTime.doubleValue, $0.rate.doubleValue) } ?? [])
+        s += panelSVG(
+            y0: top + panel + gap, title: "output time (s)", xMax: end, yMax: r.targetDuration.doubleValue, points: output, colour: "#d62728",
+            keys: r.curve?.keys.map { ($0.sourceTime.doubleValue, $0.targetTime.doubleValue) } ?? [])
         s += "<text x=\"\(left + (width - left - right) / 2)\" y=\"\(height - 12)\" text-anchor=\"middle\">source time (s)</text>\n</svg>\n"
         return s
     }
 
-    static func panelSVG(y0: Double, title: String, xMax: Double, yMax: Double, points: [(Double, Double)], colour: String,
-                         keys: [(Double, Double)]) -> String {
+    static func panelSVG(
+        y0: Double, title: String, xMax: Double, yMax: Double, points: [(Double, Double)], colour: String,
+        keys: [(Double, Double)]
+    ) -> String {
         let w = width - left - right
         let xt = StatsPlot.Ticks(upTo: xMax), yt = StatsPlot.Ticks(upTo: yMax)
         let xTicks = xt.values, yTicks = yt.values

@@ -64,8 +64,9 @@ public struct PlanReport: Codable, Sendable {
                     at += 1
                 }
             }
-            return FrameUse(frameBlend: frameBlend.rawValue, atSourceFrames: at, between: between, pairs: pairs,
-                            betweenFrames: frameBlend == .none ? "repeated" : "made")
+            return FrameUse(
+                frameBlend: frameBlend.rawValue, atSourceFrames: at, between: between, pairs: pairs,
+                betweenFrames: frameBlend == .none ? "repeated" : "made")
         }
     }
 
@@ -84,8 +85,10 @@ public struct PlanReport: Codable, Sendable {
 public enum Planner {
     /// `frameBlend`: also count the output frames that fall between source frames (`frameUse`).
     /// `trim`: the part `--start`/`--end` keep, as export keeps it (its frames only, from its start).
-    public static func plan(path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool,
-                            frameBlend: ExportRequest.FrameBlend? = nil, trim: SourceTrim = SourceTrim()) throws -> PlanReport {
+    public static func plan(
+        path: String, spec: RetimeSpec, outputFrameRate: Rational, listFrames: Bool,
+        frameBlend: ExportRequest.FrameBlend? = nil, trim: SourceTrim = SourceTrim()
+    ) throws -> PlanReport {
         let probe = try Prober.probe(path: path)
         guard let v = probe.streams.first(where: { $0.kind == "video" }) else {
             throw MediaError.noVideoStream(path: path, operation: "plan")
@@ -105,9 +108,11 @@ public enum Planner {
         }
         var curve: PlanReport.Curve?
         if let c = spec.curve, let resolved = try? c.resolve(duration: duration, frameRate: frameRate) {
-            curve = PlanReport.Curve(text: c.text, keys: zip(resolved.times, c.keys).map {
-                .init(sourceTime: $0.0, targetTime: map.targetTime(forSource: $0.0), rate: $0.1.rate)
-            })
+            curve = PlanReport.Curve(
+                text: c.text,
+                keys: zip(resolved.times, c.keys).map {
+                    .init(sourceTime: $0.0, targetTime: map.targetTime(forSource: $0.0), rate: $0.1.rate)
+                })
         }
         try ExportError.checkFrameRate(outputFrameRate)
         let window = try timeline.flatMap { t throws(SettingError) in try trim.window(timeline: t, map: map) }
@@ -117,11 +122,14 @@ public enum Planner {
         if listFrames || curve != nil || frameBlend != nil {
             let times = try timeline?.frameTimes ?? MediaTimeline(path: path).frameTimes
             if let frameBlend { frameUse = .count(schedule, sourceTimes: times, frameBlend: frameBlend) }
-            if listFrames || curve != nil { frames = (0..<schedule.frameCount).map { n in
-                PlanReport.ScheduledFrame(outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
-                                          sourceTime: schedule.sourceTime(ofFrame: n),
-                                          sourceFrame: schedule.sourceFrameIndex(ofFrame: n, sourceTimes: times))
-            } }
+            if listFrames || curve != nil {
+                frames = (0..<schedule.frameCount).map { n in
+                    PlanReport.ScheduledFrame(
+                        outputFrame: n, targetTime: schedule.targetTime(ofFrame: n),
+                        sourceTime: schedule.sourceTime(ofFrame: n),
+                        sourceFrame: schedule.sourceFrameIndex(ofFrame: n, sourceTimes: times))
+                }
+            }
         }
         // with --start/--end: the pieces of the kept part, cut at its ends
         let kept = window?.source ?? map.source

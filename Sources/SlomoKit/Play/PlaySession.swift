@@ -65,7 +65,7 @@ final class PlaySession {
     private let muxer: Muxer
     private let file: OutputFile?
     private let vOut: Int
-    private var outTB = Rational(1, 90000)   // the muxer's, known once the header is written
+    private var outTB = Rational(1, 90000)  // the muxer's, known once the header is written
     private var audio: AudioTrackWriter?
     private var crossfadeFrames = 0
     private var rate: Rational, pitch: String
@@ -89,7 +89,8 @@ final class PlaySession {
         if let degrees = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer) {
             // the packets are copied: their pixels cannot turn, and this container has no place for the matrix
             var e = PlayEvent(event: "warning")
-            e.message = "\(r.input): its \(Seconds(Rational(Int64(degrees.rounded())), decimals: 0))° display rotation cannot be stored in "
+            e.message =
+                "\(r.input): its \(Seconds(Rational(Int64(degrees.rounded())), decimals: 0))° display rotation cannot be stored in "
                 + "\(muxer.formatName) (FFmpeg 5.1): \(r.output) plays unrotated; play to .mp4 or .mov to keep it, "
                 + "or turn the pixels with slomo export --rotation pixels"
             events(e)
@@ -98,16 +99,20 @@ final class PlaySession {
         // --start, like a seek, lands on the keyframe at or before it
         seeking = r.start.isPositive
         if r.audio, timeline.audio != nil, !muxer.accepts(codecName: "pcm_f32le") {
-            throw PlayError.pcmNotHeld(output: r.output, container: muxer.formatName,
-                                       holders: [".mkv", ".nut", ".mov"].filter { ext in
-                                           (try? ContainerFormat.forOutput("x" + ext)).flatMap { try? Muxer(path: "/dev/null", formatName: $0) }?.accepts(codecName: "pcm_f32le") == true })
+            throw PlayError.pcmNotHeld(
+                output: r.output, container: muxer.formatName,
+                holders: [".mkv", ".nut", ".mov"].filter { ext in
+                    (try? ContainerFormat.forOutput("x" + ext)).flatMap { try? Muxer(path: "/dev/null", formatName: $0) }?.accepts(codecName: "pcm_f32le")
+                        == true
+                })
         }
         if let first = try audioSource(from: r.start) {
             // 5 ms PCM packets: audio runs at most the lead plus 5 ms ahead of the wall clock, so a
             // command reaches the audio that soon (and the switch fades over 5 ms)
             let fiveMs = Swift.max(1, first.sampleRate / 200)
-            audio = try AudioTrackWriter(source: first, muxer: muxer, codec: "pcm_f32le", bitRate: 0, path: r.output,
-                                         chunkFrames: fiveMs)
+            audio = try AudioTrackWriter(
+                source: first, muxer: muxer, codec: "pcm_f32le", bitRate: 0, path: r.output,
+                chunkFrames: fiveMs)
             crossfadeFrames = fiveMs
         }
         try muxer.writeHeader()
@@ -128,7 +133,11 @@ final class PlaySession {
         let file = isPipe || r.output.contains(":") || isDevice ? nil : try OutputFile(path: r.output, overwrite: r.overwrite, inputs: [r.input])
         let path = isPipe ? "pipe:1" : file?.temporaryPath ?? r.output
         let format: String
-        if let f = r.format { format = f } else if isPipe || r.output.contains("://") { format = "nut" } else {
+        if let f = r.format {
+            format = f
+        } else if isPipe || r.output.contains("://") {
+            format = "nut"
+        } else {
             format = try ContainerFormat.forOutput(r.output)
         }
         return (try Muxer(path: path, formatName: format, name: r.output), file)
@@ -286,7 +295,7 @@ final class PlaySession {
                 }
             }
             let before = a.endTime
-            if running && !clock.paused { try a.write(upTo: clock.now() + r.lead) }   // (write stops at the source's end)
+            if running && !clock.paused { try a.write(upTo: clock.now() + r.lead) }  // (write stops at the source's end)
             if a.endTime > before { muxer.flush() }
             CurrentProcess.sleep(microseconds: 2_000)
         }

@@ -148,7 +148,8 @@ public enum PlayError: SlomoFailure, Sendable, Equatable {
         case .badCommand(let line, let why): return "'\(line)': \(why)"
         case .inputEnded: return "the input has ended; only its audio is still playing"
         case .pcmNotHeld(let output, let container, let holders):
-            return "\(output): play writes its sound as 32-bit float PCM, which \(container) cannot hold: write \(holders.joined(separator: ", ")) (or leave the sound out with --no-audio)"
+            return
+                "\(output): play writes its sound as 32-bit float PCM, which \(container) cannot hold: write \(holders.joined(separator: ", ")) (or leave the sound out with --no-audio)"
         }
     }
 }

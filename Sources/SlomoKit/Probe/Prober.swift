@@ -123,24 +123,29 @@ public enum Prober {
         }
         var streams: [ProbeReport.Stream] = []
         for s in infos {
-            streams.append(describe(s, pts: ptsLists[s.index].sorted(), packets: packetCounts[s.index],
-                                    corrupt: corrupt[s.index], end: lastEnd[s.index]))
+            streams.append(
+                describe(
+                    s, pts: ptsLists[s.index].sorted(), packets: packetCounts[s.index],
+                    corrupt: corrupt[s.index], end: lastEnd[s.index]))
         }
         let meta = demuxer.metadata
         // Matroska upper-cases tag names: slomo's keys are matched and reported in lower case.
-        let slomoMeta = Dictionary(meta.filter { $0.key.lowercased().hasPrefix("slomo") }.map { ($0.key.lowercased(), $0.value) },
-                                   uniquingKeysWith: { a, _ in a })
+        let slomoMeta = Dictionary(
+            meta.filter { $0.key.lowercased().hasPrefix("slomo") }.map { ($0.key.lowercased(), $0.value) },
+            uniquingKeysWith: { a, _ in a })
         var report = ProbeReport(
             path: path,
-            container: .init(format: demuxer.formatName, formatLongName: demuxer.formatLongName,
-                             duration: demuxer.duration, durationSeconds: demuxer.duration.map(display),
-                             bitRate: demuxer.bitRate, metadata: meta),
+            container: .init(
+                format: demuxer.formatName, formatLongName: demuxer.formatLongName,
+                duration: demuxer.duration, durationSeconds: demuxer.duration.map(display),
+                bitRate: demuxer.bitRate, metadata: meta),
             streams: streams, slomo: slomoMeta.isEmpty ? nil : slomoMeta, damage: [])
         report.damage = damage(of: report, declared: infos.map(\.declaredFrameCount))
         let video = streams.first { $0.kind == "video" }
         if let c = CaptureRate(metadata: meta, storedFrameRate: video?.measuredFrameRate ?? video?.nominalFrameRate) {
-            report.slowMotion = .init(captureFrameRate: c.captureFrameRate, captureFps: display(c.captureFrameRate),
-                                      storedFrameRate: c.storedFrameRate, realTimeSpeed: c.realTimeSpeed, source: c.source)
+            report.slowMotion = .init(
+                captureFrameRate: c.captureFrameRate, captureFps: display(c.captureFrameRate),
+                storedFrameRate: c.storedFrameRate, realTimeSpeed: c.realTimeSpeed, source: c.source)
         }
         if frames {
             guard let v = demuxer.bestStream(.video) else {
@@ -238,13 +243,15 @@ public enum Prober {
     static func entry(_ frame: Frame, timeBase: Rational, scaler: Scaler) throws -> ProbeReport.FrameEntry {
         let ticks = frame.bestEffortTimestamp
         let t = ticks.map { Rational(ticks: $0, timeBase: timeBase) }
-        return ProbeReport.FrameEntry(pts: t?.description ?? "unknown", ptsTicks: ticks, seconds: t.map(display),
-                                      keyframe: frame.isKeyframe, calibrationIndex: try calibrationIndex(frame, scaler: scaler))
+        return ProbeReport.FrameEntry(
+            pts: t?.description ?? "unknown", ptsTicks: ticks, seconds: t.map(display),
+            keyframe: frame.isKeyframe, calibrationIndex: try calibrationIndex(frame, scaler: scaler))
     }
 
     /// Reads the calibration code from a decoded frame (converting to 8-bit grey when needed).
     public static func calibrationIndex(_ frame: Frame, scaler: Scaler) throws -> Int? {
-        let f = frame.pixelFormat.hasEightBitLumaPlane
+        let f =
+            frame.pixelFormat.hasEightBitLumaPlane
             ? frame : try scaler.convert(frame, width: frame.width, height: frame.height, pixelFormat: .gray)
         return f.withPlane(0) { p, stride in
             CalibrationCode.read(luma: UnsafePointer(p), width: f.width, height: f.height, stride: stride)
@@ -269,7 +276,8 @@ public struct FrameRateMeasurement: Sendable {
         // a span past 2^63 ticks (a damaged fragment time near Int64.min, found by mutate-media.py)
         // is not a rate: nothing measured
         guard pts.count >= 2, let first = pts.first, let last = pts.last, last > first,
-              !last.subtractingReportingOverflow(first).overflow else { return }
+            !last.subtractingReportingOverflow(first).overflow
+        else { return }
         var minD = Int64.max, maxD = Int64.min
         for i in 1..<pts.count { let d = pts[i] - pts[i - 1]; minD = Swift.min(minD, d); maxD = Swift.max(maxD, d) }
         minInterval = Rational(ticks: minD, timeBase: timeBase)
@@ -282,7 +290,8 @@ public struct FrameRateMeasurement: Sendable {
             let start = Rational(ticks: first, timeBase: timeBase)
             let matches = pts.enumerated().allSatisfy { i, p in
                 guard let ideal = try? start.checkedAdding(try Rational(Int64(i)).checkedDividing(nominal)),
-                      let t = try? ideal.ticks(in: timeBase, rounding: .nearest) else { return false }
+                    let t = try? ideal.ticks(in: timeBase, rounding: .nearest)
+                else { return false }
                 let (d, o) = t.subtractingReportingOverflow(p)
                 return !o && abs(d) <= 1
             }

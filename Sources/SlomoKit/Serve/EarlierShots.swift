@@ -15,18 +15,21 @@ enum EarlierShots {
     static func load(outDir: String) -> (shots: [ShotReport], warnings: [String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: outDir)) ?? []
         var shots: [ShotReport] = [], warnings: [String] = []
-        var taken: [Int: String] = [:]       // a shot's number is its file's: one file per number
+        var taken: [Int: String] = [:]  // a shot's number is its file's: one file per number
         for name in names.sorted() {
             let range = NSRange(name.startIndex..., in: name)
             guard let m = pattern.firstMatch(in: name, range: range), let r = Range(m.range(at: 1), in: name),
-                  let number = Int(name[r]) else { continue }
+                let number = Int(name[r])
+            else { continue }
             let path = (outDir as NSString).appendingPathComponent(name)
             if let other = taken[number] {
                 warnings.append("\(path): not listed: shot \(number) is \(other) already (the file is kept)")
                 continue
             }
             var found: ShotReport
-            if let s = fromReport(path, name: name) { found = s } else {
+            if let s = fromReport(path, name: name) {
+                found = s
+            } else {
                 do { found = try fromTags(path) } catch {
                     warnings.append("\(path): not listed: no report beside it and \(error) (the file is kept)")
                     continue
@@ -44,7 +47,8 @@ enum EarlierShots {
     /// The shot's entry in its `.capture.json` (a triggered capture's report lists every shot of the run).
     static func fromReport(_ path: String, name: String) -> ShotReport? {
         guard let data = FileManager.default.contents(atPath: path + ".capture.json"),
-              let report = try? JSONDecoder().decode(CaptureReport.self, from: data) else { return nil }
+            let report = try? JSONDecoder().decode(CaptureReport.self, from: data)
+        else { return nil }
         return report.shots?.first { ($0.output as NSString).lastPathComponent == name }
     }
 
@@ -75,16 +79,18 @@ enum EarlierShots {
         let decision = time(.triggerDecisionLatency) ?? .zero
         let latency = frameTime - triggerTime
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? 0
-        var warning = "its report was not written (the server that saved it did not stop cleanly): read from the file's own tags, without the frames' sequence numbers"
+        var warning =
+            "its report was not written (the server that saved it did not stop cleanly): read from the file's own tags, without the frames' sequence numbers"
         if pre < preAsked { warning += "; \(pre) of \(preAsked) frames before the trigger frame" }
         if post < postAsked { warning += "; \(post) of \(postAsked) frames after the trigger frame" }
-        return ShotReport(shot: tag(.shot).flatMap { Int($0) } ?? 0, output: path, trigger: tag(.triggerSource) ?? "api",
-                          triggerFrame: triggerFrame, leadInFrames: tag(.leadInFrames).flatMap { Int($0) },
-                          preFrames: pre, postFrames: post, preFramesAsked: preAsked, postFramesAsked: postAsked, framesWritten: frames,
-                          triggerSequence: 0, firstSequence: 0, lastSequence: 0, sequenceGaps: 0,
-                          triggerTime: triggerTime, triggerWallTime: tag(.triggerWallTime) ?? "",
-                          triggerFrameTime: frameTime, latency: latency, latencyMs: latency.doubleValue * 1000,
-                          decisionLatency: decision, decisionLatencyMs: decision.doubleValue * 1000, triggerOut: nil, motionScore: nil,
-                          complete: pre >= preAsked && post >= postAsked && frames > 0, bytesWritten: bytes, warning: warning)
+        return ShotReport(
+            shot: tag(.shot).flatMap { Int($0) } ?? 0, output: path, trigger: tag(.triggerSource) ?? "api",
+            triggerFrame: triggerFrame, leadInFrames: tag(.leadInFrames).flatMap { Int($0) },
+            preFrames: pre, postFrames: post, preFramesAsked: preAsked, postFramesAsked: postAsked, framesWritten: frames,
+            triggerSequence: 0, firstSequence: 0, lastSequence: 0, sequenceGaps: 0,
+            triggerTime: triggerTime, triggerWallTime: tag(.triggerWallTime) ?? "",
+            triggerFrameTime: frameTime, latency: latency, latencyMs: latency.doubleValue * 1000,
+            decisionLatency: decision, decisionLatencyMs: decision.doubleValue * 1000, triggerOut: nil, motionScore: nil,
+            complete: pre >= preAsked && post >= postAsked && frames > 0, bytesWritten: bytes, warning: warning)
     }
 }

@@ -81,12 +81,16 @@ final class ExportJobs: @unchecked Sendable {
                 self?.update(n) { $0.progress = p }
                 if p - lastSaid >= 0.05 { lastSaid = p; self?.changed(n, p, nil) }
             }
-            update(n) { $0.state = .done; $0.progress = 1; $0.outputFrames = report.outputFrames }
+            update(n) {
+                $0.state = .done; $0.progress = 1; $0.outputFrames = report.outputFrames
+            }
         } catch ExportError.cancelled {
             update(n) { $0.state = .cancelled }
         } catch {
             let text = redacted("\(error)")
-            update(n) { $0.state = .failed; $0.error = text }
+            update(n) {
+                $0.state = .failed; $0.error = text
+            }
         }
         lock.lock()
         stops.removeValue(forKey: n)

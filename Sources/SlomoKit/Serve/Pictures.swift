@@ -34,9 +34,11 @@ final class JPEGMaker {
     func jpeg(_ frame: Frame) throws -> (bytes: [UInt8], width: Int, height: Int) {
         let (w, h) = outputSize(width: frame.width, height: frame.height)
         if encoder == nil || size != (w, h) {
-            encoder = try Encoder(path: "live picture", video: VideoEncoderSettings(
-                codec: "mjpeg", width: w, height: h, pixelFormat: .yuvj420p, frameRate: Rational(10), timeBase: Rational(1, 1000),
-                options: ["b": String(w * h * 2)]), globalHeader: false)
+            encoder = try Encoder(
+                path: "live picture",
+                video: VideoEncoderSettings(
+                    codec: "mjpeg", width: w, height: h, pixelFormat: .yuvj420p, frameRate: Rational(10), timeBase: Rational(1, 1000),
+                    options: ["b": String(w * h * 2)]), globalHeader: false)
             size = (w, h)
         }
         let small = try scaler.convert(frame, width: w, height: h, pixelFormat: .yuvj420p)
@@ -183,19 +185,23 @@ public final class LivePictures: RingTap, @unchecked Sendable {
             guard let f = RingReader.newest(in: ring), f.index != last else { continue }
             let m = f.meta, n = f.bytes.count
             copy.copyMemory(from: f.bytes.baseAddress!, byteCount: n)
-            guard f.isIntact else { continue }          // overwritten while copied
+            guard f.isIntact else { continue }  // overwritten while copied
             last = f.index
             let picture: LivePicture
             if let px = pixels, let layout {
                 if maker?.maxWidth != width { maker = JPEGMaker(maxWidth: width) }
-                guard let frame = Frame(borrowing: copy, count: n, width: format.width, height: format.height, pixelFormat: px, layout: layout) else { continue }
+                guard let frame = Frame(borrowing: copy, count: n, width: format.width, height: format.height, pixelFormat: px, layout: layout) else {
+                    continue
+                }
                 let j = try maker!.jpeg(frame)
-                picture = LivePicture(jpeg: j.bytes, frameIndex: f.index, sequence: m.sequence, frameTime: m.timestamp,
-                                      made: CaptureClock.now(), width: j.width, height: j.height)
+                picture = LivePicture(
+                    jpeg: j.bytes, frameIndex: f.index, sequence: m.sequence, frameTime: m.timestamp,
+                    made: CaptureClock.now(), width: j.width, height: j.height)
             } else {
                 // an MJPEG camera: its own JPEG, not decoded
-                picture = LivePicture(jpeg: Array(UnsafeRawBufferPointer(start: copy, count: n)), frameIndex: f.index, sequence: m.sequence,
-                                      frameTime: m.timestamp, made: CaptureClock.now(), width: format.width, height: format.height)
+                picture = LivePicture(
+                    jpeg: Array(UnsafeRawBufferPointer(start: copy, count: n)), frameIndex: f.index, sequence: m.sequence,
+                    frameTime: m.timestamp, made: CaptureClock.now(), width: format.width, height: format.height)
             }
             publish(picture)
         }

@@ -12,7 +12,9 @@ extension Rig {
         let s = try shot(id)
         let from = ask.from ?? s.firstFrame, to = ask.to ?? s.lastFrame
         guard s.lastFrame >= s.firstFrame else { throw RigRefusal(.conflict, "shot \(id) has no frame to export") }
-        guard (s.firstFrame...s.lastFrame).contains(from) else { throw .badField("from", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(from)") }
+        guard (s.firstFrame...s.lastFrame).contains(from) else {
+            throw .badField("from", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(from)")
+        }
         guard (s.firstFrame...s.lastFrame).contains(to) else { throw .badField("to", "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame), not \(to)") }
         guard from <= to else { throw .badField("to", "must be at or after from (\(from))") }
         var job = ask.job
@@ -38,10 +40,15 @@ extension Rig {
         }
         if frames > config.maxExportFrames {
             let length = Seconds(Rational(frames) / fps, decimals: 0)
-            throw RigRefusal(.badRequest, "the export would be \(frames) frames (\(length) s at \(fps) fps), over this server's limit of \(config.maxExportFrames) (serve --max-export-frames): export fewer frames or at a faster rate", field: "rate")
+            throw RigRefusal(
+                .badRequest,
+                "the export would be \(frames) frames (\(length) s at \(fps) fps), over this server's limit of \(config.maxExportFrames) (serve --max-export-frames): export fewer frames or at a faster rate",
+                field: "rate")
         }
         let template = RigJob(id: 0, shot: id, state: .queued, progress: 0, file: "", from: from, to: to, rate: r.spec.rate, pitch: r.pitch, fps: fps)
-        return exports.add(template, ext: ext) { path in var e = r; e.output = path; return e }
+        return exports.add(template, ext: ext) { path in
+            var e = r; e.output = path; return e
+        }
     }
 
     /// The container a shot's export goes in: MP4 where it holds the encoder's codec, else MOV

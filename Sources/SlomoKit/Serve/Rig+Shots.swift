@@ -69,8 +69,9 @@ extension RigShot {
     /// The entry of a saved shot, from its report.
     init(_ r: ShotReport) {
         let bytes = (try? FileManager.default.attributesOfItem(atPath: r.output)[.size] as? Int64) ?? r.bytesWritten
-        self.init(id: r.shot, file: (r.output as NSString).lastPathComponent, bytes: bytes, frames: r.framesWritten,
-                  firstFrame: -r.triggerFrame, lastFrame: Int(r.framesWritten) - 1 - r.triggerFrame, preFrames: r.preFrames,
-                  postFrames: r.postFrames, complete: r.complete, triggerWallTime: r.triggerWallTime, warning: r.warning, report: r)
+        self.init(
+            id: r.shot, file: (r.output as NSString).lastPathComponent, bytes: bytes, frames: r.framesWritten,
+            firstFrame: -r.triggerFrame, lastFrame: Int(r.framesWritten) - 1 - r.triggerFrame, preFrames: r.preFrames,
+            postFrames: r.postFrames, complete: r.complete, triggerWallTime: r.triggerWallTime, warning: r.warning, report: r)
     }
 }

@@ -28,7 +28,9 @@ extension Rig {
         if let r = rateSample {
             let dt = now - r.time
             if dt >= Rational.one { fps = (Double(captured - r.frames) / dt.doubleValue * 10).rounded() / 10; rateSample = (now, captured) }
-        } else { rateSample = (now, captured) }
+        } else {
+            rateSample = (now, captured)
+        }
         var st = state
         var pre: Double?, post: Double?, savingShot: Int?, savingProgress: Double?
         if let plan, let ring {
@@ -42,16 +44,17 @@ extension Rig {
                 savingProgress = f.total > 0 ? Swift.min(1, Double(f.written) / Double(f.total)) : 0
             }
         }
-        return RigStatus(state: st, camera: session?.source.name ?? sessionReport?.device ?? "?", format: session?.source.format ?? sessionReport?.format,
-                         nominalFrameRate: (session?.source.format.frameDuration).flatMap { try? $0.reciprocal() },
-                         achievedFps: fps, framesCaptured: captured,
-                         droppedByDriver: counts?.droppedByDriver ?? sessionReport?.droppedByDriver ?? 0,
-                         droppedBySlomo: counts?.droppedBySlomo ?? sessionReport?.droppedBySlomo ?? 0,
-                         damagedFrames: counts?.damagedFrames ?? sessionReport?.driverErrors ?? 0,
-                         preTriggerFill: pre, postTriggerFill: post, savingShot: savingShot, savingProgress: savingProgress,
-                         shotsLeft: shotsLeft, shotsSaved: saved.count, ringFrames: plan?.slots ?? 0,
-                         preFrames: plan?.preFrames ?? 0, postFrames: plan?.postFrames ?? 0, live: live.counts, message: message,
-                         triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
+        return RigStatus(
+            state: st, camera: session?.source.name ?? sessionReport?.device ?? "?", format: session?.source.format ?? sessionReport?.format,
+            nominalFrameRate: (session?.source.format.frameDuration).flatMap { try? $0.reciprocal() },
+            achievedFps: fps, framesCaptured: captured,
+            droppedByDriver: counts?.droppedByDriver ?? sessionReport?.droppedByDriver ?? 0,
+            droppedBySlomo: counts?.droppedBySlomo ?? sessionReport?.droppedBySlomo ?? 0,
+            damagedFrames: counts?.damagedFrames ?? sessionReport?.driverErrors ?? 0,
+            preTriggerFill: pre, postTriggerFill: post, savingShot: savingShot, savingProgress: savingProgress,
+            shotsLeft: shotsLeft, shotsSaved: saved.count, ringFrames: plan?.slots ?? 0,
+            preFrames: plan?.preFrames ?? 0, postFrames: plan?.postFrames ?? 0, live: live.counts, message: message,
+            triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
     }
 }
 
@@ -66,10 +69,11 @@ extension Rig {
         let s = kind == .drops || kind == .state ? status() : nil
         lock.lock()
         seq += 1
-        let e = RigEvent(seq: seq, event: kind, state: s?.state ?? state, shot: shot, source: source, job: job, progress: progress,
-                         message: message ?? (kind == .state ? self.message : nil),
-                         droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
-        watchers.yield(e)       // under the lock: every client gets the events in `seq` order
+        let e = RigEvent(
+            seq: seq, event: kind, state: s?.state ?? state, shot: shot, source: source, job: job, progress: progress,
+            message: message ?? (kind == .state ? self.message : nil),
+            droppedByDriver: s?.droppedByDriver, droppedBySlomo: s?.droppedBySlomo)
+        watchers.yield(e)  // under the lock: every client gets the events in `seq` order
         lock.unlock()
     }
 }

@@ -115,11 +115,12 @@ public final class Rig: @unchecked Sendable {
         lock.lock(); s = settings; lock.unlock()
         let source = try config.openSource()
         var t = TriggerSettings(kind: .api, pre: s.preTrigger, post: s.postTrigger, shots: 0)
-        t.output = config.triggerOutput         // raised for every shot, whatever fired it (the rig's line)
+        t.output = config.triggerOutput  // raised for every shot, whatever fired it (the rig's line)
         // after the highest shot in the folder, of either kind of file, and any the rig lists
         lock.lock(); let listed = saved.keys.max() ?? 0; lock.unlock()
-        t.firstShot = Swift.max(listed + 1, TriggerSettings.nextFreeShot(Self.template(config.outDir, "mp4")),
-                                TriggerSettings.nextFreeShot(Self.template(config.outDir, "mkv")))
+        t.firstShot = Swift.max(
+            listed + 1, TriggerSettings.nextFreeShot(Self.template(config.outDir, "mp4")),
+            TriggerSettings.nextFreeShot(Self.template(config.outDir, "mkv")))
         var recording = config.recording
         recording.output = template
         let triggers = TriggerQueue()
@@ -128,8 +129,9 @@ public final class Rig: @unchecked Sendable {
         hooks.onShot = { [weak self] r in self?.shotSaved(r) }
         hooks.onShotProgress = { [weak self] shot, written, total in self?.shotProgress(shot, written, total) }
         hooks.taps = [live]
-        let session = try CaptureSession(source: source, settings: recording, limits: config.limits, trigger: t,
-                                         audio: config.audio, preview: nil, hooks: hooks, stop: stop)
+        let session = try CaptureSession(
+            source: source, settings: recording, limits: config.limits, trigger: t,
+            audio: config.audio, preview: nil, hooks: hooks, stop: stop)
         lock.lock(); let shared = SharedTrigger(events: triggers, output: output); lock.unlock()
         live.use(format: source.format)
         let done = DispatchSemaphore(value: 0)
@@ -170,7 +172,7 @@ public final class Rig: @unchecked Sendable {
             stop.raise()
             done.wait()
         }
-        done.signal()       // a second stop returns at once
+        done.signal()  // a second stop returns at once
     }
 
     private func sessionEnded(_ report: CaptureReport?, failure: String?) {
@@ -180,8 +182,11 @@ public final class Rig: @unchecked Sendable {
         inFlight.removeAll()
         let quit = report?.stopReason == .quit
         if !quit || !closing {
-            if let failure { message = failure }
-            else if let r = report, !quit { message = "the camera stopped: \(r.stopReason.rawValue)\(r.message.map { " (\($0))" } ?? "")" }
+            if let failure {
+                message = failure
+            } else if let r = report, !quit {
+                message = "the camera stopped: \(r.stopReason.rawValue)\(r.message.map { " (\($0))" } ?? "")"
+            }
         }
         if !(quit && !closing) { state = .stopped }
         lock.unlock()
@@ -233,7 +238,8 @@ public final class Rig: @unchecked Sendable {
             throw RigRefusal(.conflict, "its instant is \(Seconds(a - time, decimals: 3)) s before the rig was armed")
         }
         if let left = shotsLeft, left <= 0 {
-            throw RigRefusal(.conflict, "this arm's \(settings.shots) shot\(settings.shots == 1 ? " is" : "s are") taken and still saving: arm again once saved")
+            throw RigRefusal(
+                .conflict, "this arm's \(settings.shots) shot\(settings.shots == 1 ? " is" : "s are") taken and still saving: arm again once saved")
         }
         if let left = shotsLeft { shotsLeft = left - 1 }
         pendingTriggers += 1
@@ -266,8 +272,10 @@ public final class Rig: @unchecked Sendable {
         let ringFields = fields.intersection(RigSettings.needIdle)
         let ringChanged = next.preTrigger != now.preTrigger || next.postTrigger != now.postTrigger
         if !ringFields.isEmpty && current != .idle && ringChanged {
-            throw RigRefusal(.conflict, "\(ringFields.sorted().joined(separator: " and ")) size the ring: they change only while idle (the rig is \(current.rawValue); disarm first)",
-                             field: ringFields.sorted().first)
+            throw RigRefusal(
+                .conflict,
+                "\(ringFields.sorted().joined(separator: " and ")) size the ring: they change only while idle (the rig is \(current.rawValue); disarm first)",
+                field: ringFields.sorted().first)
         }
         try apply(next)
     }
@@ -316,7 +324,9 @@ public final class Rig: @unchecked Sendable {
             // still triggered while another shot is filling or a trigger has not reached the session yet
             if inFlight.isEmpty && pendingTriggers == 0 {
                 state = (shotsLeft ?? 1) > 0 ? .armed : .idle
-            } else { state = .triggered }
+            } else {
+                state = .triggered
+            }
             lock.unlock()
             emit(.shot, shot: n)
             emit(.state)

@@ -22,9 +22,11 @@ public struct RigConfig: Sendable {
     public var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
     /// Ten minutes at 30 fps.
     public static let defaultMaxExportFrames: Int64 = 18_000
-    public init(openSource: @escaping @Sendable () throws -> CaptureSource, outDir: String, recording: RecordingSettings,
-                limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil,
-                triggerOutput: TriggerOutputLine? = nil) {
+    public init(
+        openSource: @escaping @Sendable () throws -> CaptureSource, outDir: String, recording: RecordingSettings,
+        limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil,
+        triggerOutput: TriggerOutputLine? = nil
+    ) {
         self.openSource = openSource; self.outDir = outDir; self.recording = recording
         self.limits = limits; self.audio = audio; self.settings = settings; self.trigger = trigger
         self.triggerOutput = triggerOutput
@@ -40,8 +42,10 @@ public struct RigSettings: Codable, Sendable, Equatable {
     public var shots: Int
     public var previewFps: Rational
     public var previewWidth: Int
-    public init(preTrigger: Rational = TriggerSettings.defaultWindow, postTrigger: Rational = TriggerSettings.defaultWindow, shots: Int = 1,
-                previewFps: Rational = Rational(10), previewWidth: Int = 640) {
+    public init(
+        preTrigger: Rational = TriggerSettings.defaultWindow, postTrigger: Rational = TriggerSettings.defaultWindow, shots: Int = 1,
+        previewFps: Rational = Rational(10), previewWidth: Int = 640
+    ) {
         self.preTrigger = preTrigger; self.postTrigger = postTrigger; self.shots = shots
         self.previewFps = previewFps; self.previewWidth = previewWidth
     }

@@ -9,17 +9,17 @@ struct BatchCommand: ParsableCommand {
         commandName: "batch",
         abstract: "Run export/retime/stretch over many files: parallel, resumable, shardable, JSON Lines on stdout.",
         discussion: """
-        Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json, .yaml or .csv; Docs/Batch.md). \
-        Every job ends with one JSON line on stdout; the last line is {"summary": ...}. A re-run skips jobs \
-        whose output is complete (opens cleanly and carries the job's fingerprint) and redoes the rest; \
-        --force redoes all. --shard I/N runs jobs k with k mod N == I-1 (GNU parallel, Slurm arrays, \
-        Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/66/73 before any job ran \
-        (also as one JSON line {"status": "refused", "exitStatus": N, "error": ...}), 130 interrupted.
-        Examples:
-          slomo batch 'clips/*.mp4' --out-dir out --rate 1/2
-          slomo batch 'clips/*.mp4' --out-dir retimed --command retime \\
-              --segment 0.1-0.3@1/4 --jobs 1
-        """)
+            Inputs are files or quoted globs ('clips/*.mp4'), or one manifest (.json, .yaml or .csv; Docs/Batch.md). \
+            Every job ends with one JSON line on stdout; the last line is {"summary": ...}. A re-run skips jobs \
+            whose output is complete (opens cleanly and carries the job's fingerprint) and redoes the rest; \
+            --force redoes all. --shard I/N runs jobs k with k mod N == I-1 (GNU parallel, Slurm arrays, \
+            Kubernetes Indexed Jobs). Exit: 0 all ok/skipped, 1 some job failed, 64/65/66/73 before any job ran \
+            (also as one JSON line {"status": "refused", "exitStatus": N, "error": ...}), 130 interrupted.
+            Examples:
+              slomo batch 'clips/*.mp4' --out-dir out --rate 1/2
+              slomo batch 'clips/*.mp4' --out-dir retimed --command retime \\
+                  --segment 0.1-0.3@1/4 --jobs 1
+            """)
 
     @Argument(help: "Input files, quoted globs, or one manifest (.json/.yaml/.csv).", completion: .file()) var inputs: [String] = []
     @Option(help: "Manifest file (.json, .yaml/.yml or .csv).", completion: .file(extensions: ["json", "yaml", "yml", "csv"])) var manifest: String?
@@ -55,7 +55,8 @@ struct BatchCommand: ParsableCommand {
         do { try runBatch() } catch let e as ManifestErrors {
             // every problem of the manifest, one line each (the last one by main, as for any error)
             let lines = e.errors.map { CLIFailure($0) }
-            try? printLine(["status": "refused", "exitStatus": Int(lines[0].status), "error": lines[0].message, "errors": lines.map(\.message)], type: "refusal")
+            try? printLine(
+                ["status": "refused", "exitStatus": Int(lines[0].status), "error": lines[0].message, "errors": lines.map(\.message)], type: "refusal")
             for l in lines.dropLast() { Console.error("slomo: \(l.message)") }
             throw lines[lines.count - 1]
         } catch let e as SlomoFailure where e.kind != .interrupted {
@@ -89,12 +90,15 @@ struct BatchCommand: ParsableCommand {
         let runner = BatchRunner(options: options)
         let t0 = Date()
         reporter.start(jobs: selected.count)
-        runner.run(selected, emit: { record in
-            Self.emit(record)
-            reporter.finished(job: record.job)
-        }, progress: { job, done, total in
-            reporter.frames(job: job, done: done, total: total)
-        })
+        runner.run(
+            selected,
+            emit: { record in
+                Self.emit(record)
+                reporter.finished(job: record.job)
+            },
+            progress: { job, done, total in
+                reporter.frames(job: job, done: done, total: total)
+            })
         reporter.finish()
         let r = runner.records
         var summary = BatchSummary(
@@ -104,7 +108,9 @@ struct BatchCommand: ParsableCommand {
             shard: shard)
         summary.shardBase = shard == nil ? nil : shardBase
         Console.out(try JSONSchema.line(BatchSummaryLine(summary: summary), type: "summary"))
-        Console.error("batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s")
+        Console.error(
+            "batch: \(summary.ok) ok, \(summary.skipped) skipped, \(summary.failed) failed\(summary.interrupted > 0 ? ", \(summary.interrupted) interrupted" : "") in \(summary.elapsedSeconds) s"
+        )
         if ProcessSignals.interrupt.isRaised { throw CommandLineError("batch interrupted: finished outputs kept, unfinished ones removed", .interrupted) }
         if summary.failed > 0 { throw ExitCode(ExitStatus.partialFailure.rawValue) }
     }
@@ -158,7 +164,7 @@ struct BatchCommand: ParsableCommand {
                 }
                 isDir = true
             } else if dryRun && !FileManager.default.fileExists(atPath: out) {
-                isDir = true                                   // a dry run creates nothing
+                isDir = true  // a dry run creates nothing
             }
             guard isDir.boolValue else { throw CommandLineError("\(out): \(Setting.outDir) is not a directory", .cannotCreate) }
             guard !FileManager.default.fileExists(atPath: out) || Files.isWritable(out) else {
@@ -171,8 +177,9 @@ struct BatchCommand: ParsableCommand {
         }
         // the command line's options alone first: a bad --rate is the command line's, not job 0's
         // (their values as an export takes them; whether each applies is each job's question)
-        _ = try Manifest.job(defaults.merging(["input": "-", "output": "-", "command": "export"]) { _, new in new },
-                             place: "command line", commandLine: true)
+        _ = try Manifest.job(
+            defaults.merging(["input": "-", "output": "-", "command": "export"]) { _, new in new },
+            place: "command line", commandLine: true)
         var jobs: [BatchJob]
         if let m = manifestPath {
             guard files.isEmpty else { throw CommandLineError("give either a manifest or input files, not both", .badRequest) }
@@ -274,7 +281,7 @@ final class BatchProgress: @unchecked Sendable {
 
     func finished(job: Int) {
         lock.lock(); defer { lock.unlock() }
-        if let r = running.removeValue(forKey: job) { framesFinished += r.done }   // a failed job stops short
+        if let r = running.removeValue(forKey: job) { framesFinished += r.done }  // a failed job stops short
         finishedJobs += 1
         report(force: true)
     }

@@ -9,43 +9,43 @@ struct CaptureCommand: ParsableCommand {
         commandName: "capture",
         abstract: "Record a camera at its fastest mode, keeping every frame's kernel timestamp.",
         discussion: """
-        Frames go from the driver into a RAM ring on a real-time capture thread that only copies and \
-        gives each buffer back; encoding and writing run on other threads, and everything costly (FFmpeg, \
-        the encoder, the driver's buffers) is ready before the camera starts streaming. The recording is a \
-        fragmented MP4/MOV (a fragment at least every second, flushed to disk) or Matroska/NUT: killed or \
-        out of power, it plays up to its last fragment. Timestamps are the kernel's, in microseconds from \
-        the first frame. MJPEG/H.264 cameras are stored as they arrive; raw ones are encoded (x264 with a \
-        reference frame every 1/30 s; FFV1, lossless in the camera's own sampling and depth; or raw, the \
-        frames' bytes unchanged). The report is printed and written next to the recording as OUTPUT.capture.json.
-        Pre/post-trigger: the ring keeps the last --pre-trigger seconds; a trigger (a line 'trigger' on \
-        stdin, SIGUSR1, motion in the picture, or a signed network message from 'slomo trigger', placed at the \
-        instant it names) saves them and the next --post-trigger seconds as a shot; \
-        --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
-        GenICam cameras (GigE Vision, USB3 Vision; see 'slomo devices') are genicam:ID: --size is a \
-        region of the sensor (centred unless --offset X,Y), --format a GenICam name (Mono8), --fps or the \
-        fastest rate the camera allows; frame ids count the drops, damaged frames are counted and never \
-        stored, and the report has the stream's statistics under "transport".
-        Examples:
-          slomo capture /dev/video0 --max-fps --duration 5 -o run.mp4
-          slomo capture --source synthetic:fps=240,size=640x360 --duration 2 \\
-              -o demo.mp4
-          slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin \\
-              -o shot.mp4
-          slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 \\
-              --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
-          slomo capture /dev/video0 --audio hw:1,0 \\
-              --preview udp://10.0.0.2:5000 -o take.mkv
-          slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 \\
-              --trigger signal -o 'cam{camera}.mp4'
-          slomo capture /dev/video0 --trigger udp://239.1.2.3:7000 \\
-              --trigger-key rig.key --shots 0 -o 'shot%03d.mkv'
-          slomo capture /dev/video0 --trigger gpio:gpiochip0:17 \\
-              --trigger-out gpio:gpiochip0:27,pulse=5 -o shot.mkv
-          slomo capture /dev/video0 --gain lock --control brightness=10 \\
-              --duration 2 -o run.mp4
-          slomo capture genicam:192.168.1.20 --format Mono8 --size 640x480 \\
-              --max-fps --shutter 1/2000 --duration 5 -o run.mkv --codec ffv1
-        """)
+            Frames go from the driver into a RAM ring on a real-time capture thread that only copies and \
+            gives each buffer back; encoding and writing run on other threads, and everything costly (FFmpeg, \
+            the encoder, the driver's buffers) is ready before the camera starts streaming. The recording is a \
+            fragmented MP4/MOV (a fragment at least every second, flushed to disk) or Matroska/NUT: killed or \
+            out of power, it plays up to its last fragment. Timestamps are the kernel's, in microseconds from \
+            the first frame. MJPEG/H.264 cameras are stored as they arrive; raw ones are encoded (x264 with a \
+            reference frame every 1/30 s; FFV1, lossless in the camera's own sampling and depth; or raw, the \
+            frames' bytes unchanged). The report is printed and written next to the recording as OUTPUT.capture.json.
+            Pre/post-trigger: the ring keeps the last --pre-trigger seconds; a trigger (a line 'trigger' on \
+            stdin, SIGUSR1, motion in the picture, or a signed network message from 'slomo trigger', placed at the \
+            instant it names) saves them and the next --post-trigger seconds as a shot; \
+            --shots N re-arms (0: until stopped; OUT takes %d or %03d for the shot number).
+            GenICam cameras (GigE Vision, USB3 Vision; see 'slomo devices') are genicam:ID: --size is a \
+            region of the sensor (centred unless --offset X,Y), --format a GenICam name (Mono8), --fps or the \
+            fastest rate the camera allows; frame ids count the drops, damaged frames are counted and never \
+            stored, and the report has the stream's statistics under "transport".
+            Examples:
+              slomo capture /dev/video0 --max-fps --duration 5 -o run.mp4
+              slomo capture --source synthetic:fps=240,size=640x360 --duration 2 \\
+                  -o demo.mp4
+              slomo capture /dev/video0 --pre-trigger 2 --post-trigger 1 --trigger stdin \\
+                  -o shot.mp4
+              slomo capture /dev/video0 --pre-trigger 1 --post-trigger 1 \\
+                  --trigger motion=12 --shots 0 -o 'shot%03d.mkv' --codec ffv1
+              slomo capture /dev/video0 --audio hw:1,0 \\
+                  --preview udp://10.0.0.2:5000 -o take.mkv
+              slomo capture /dev/video0 /dev/video2 --pre-trigger 1 --post-trigger 1 \\
+                  --trigger signal -o 'cam{camera}.mp4'
+              slomo capture /dev/video0 --trigger udp://239.1.2.3:7000 \\
+                  --trigger-key rig.key --shots 0 -o 'shot%03d.mkv'
+              slomo capture /dev/video0 --trigger gpio:gpiochip0:17 \\
+                  --trigger-out gpio:gpiochip0:27,pulse=5 -o shot.mkv
+              slomo capture /dev/video0 --gain lock --control brightness=10 \\
+                  --duration 2 -o run.mp4
+              slomo capture genicam:192.168.1.20 --format Mono8 --size 640x480 \\
+                  --max-fps --shutter 1/2000 --duration 5 -o run.mkv --codec ffv1
+            """)
 
     @OptionGroup var camera: CameraOptions
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).", completion: .file()) var output: String
@@ -70,7 +70,10 @@ struct CaptureCommand: ParsableCommand {
     func previewOptions() throws -> PreviewSettings? {
         guard let preview else { return nil }
         let fps = try OptionValues.rational(previewFps, option: .previewFps)
-        if preview == "-" && json { throw CommandLineError("\(Setting.preview) - takes stdout: drop \(Setting.json) (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest) }
+        if preview == "-" && json {
+            throw CommandLineError(
+                "\(Setting.preview) - takes stdout: drop \(Setting.json) (the report is also in OUTPUT.capture.json) or preview to a file or URL", .badRequest)
+        }
         // a reader that goes away must end the preview, not the capture
         ProcessSignals.ignoreBrokenPipes()
         var p = PreviewSettings(output: preview)
@@ -83,16 +86,20 @@ struct CaptureCommand: ParsableCommand {
     func audioOptions() throws -> AudioSettings? { try camera.audioOptions() }
 
     func run() throws {
-        ProcessSignals.interruptsStopTheRun()      // first: a SIGINT during device set-up must stop, not be lost
+        ProcessSignals.interruptsStopTheRun()  // first: a SIGINT during device set-up must stop, not be lost
         let limits = try limitOptions()
         let triggerSettings = try triggerOptions()
         let previewSettings = try previewOptions()
-        if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }     // before the camera opens, not after the capture
+        if let statsPlot { try OutputFile.check(statsPlot, overwrite: true) }  // before the camera opens, not after the capture
         let settings = try recordingOptions(limits: limits, firstShot: triggerSettings?.firstShot ?? 1)
         let controls = try camera.cameraControls.requests()
-        if !controls.isEmpty && camera.source != nil { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) need a V4L2 device, not \(Setting.source)", .badRequest) }
+        if !controls.isEmpty && camera.source != nil {
+            throw CommandLineError(
+                "camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) need a V4L2 device, not \(Setting.source)", .badRequest)
+        }
         if camera.devices.count > 1 {
-            try runSeveral(settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings, controls: controls)
+            try runSeveral(
+                settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(), preview: previewSettings, controls: controls)
             return
         }
         let src: CaptureSource
@@ -113,14 +120,18 @@ struct CaptureCommand: ParsableCommand {
             }
             hooks.onEvent = { e in Console.error(json ? Self.eventLine(e) : e.line) }
         }
-        let session = try CaptureSession(source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
-                                         preview: previewSettings, hooks: hooks)
+        let session = try CaptureSession(
+            source: src, settings: settings, limits: limits, trigger: triggerSettings, audio: try audioOptions(),
+            preview: previewSettings, hooks: hooks)
         let plan = session.ringPlan
-        Console.error("slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
-                      + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
+        Console.error(
+            "slomo: ring: \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB"
+                + (triggerSettings.map { "; keeps \(plan.preFrames) frames before a \($0.kind.name) trigger and \(plan.postFrames) after" } ?? ""))
         let report = try session.run()
         if let plot = statsPlot {
-            let svg = StatsPlot.svg(session.lastStats, nominal: report.nominalFrameRate, title: "\(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) → \(report.output)")
+            let svg = StatsPlot.svg(
+                session.lastStats, nominal: report.nominalFrameRate,
+                title: "\(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) → \(report.output)")
             try OutputFile.write(Data(svg.utf8), to: plot)
         }
         if json { try JSONOutput.print(report) } else { summary(report) }
@@ -154,14 +165,14 @@ struct CaptureCommand: ParsableCommand {
     func recordingOptions(limits: CaptureLimits, firstShot: Int = 1) throws -> RecordingSettings {
         var settings = try camera.recording(output: output)
         settings.overwrite = overwrite
-        try settings.validate()         // a codec the container cannot hold: refused before the camera opens
+        try settings.validate()  // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
         try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: firstShot), overwrite: overwrite)
         if !segments.isEmpty || !ramps.isEmpty || curve != nil {
             let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
             // segments are relative to the first frame; the map runs to the longest allowed capture
             let horizon = limits.duration ?? Rational(86_400)
-            settings.map = try spec.resolve(duration: horizon, frameRate: nil)   // a RetimeError: usage, 64
+            settings.map = try spec.resolve(duration: horizon, frameRate: nil)  // a RetimeError: usage, 64
         }
         return settings
     }
@@ -183,23 +194,33 @@ struct CaptureCommand: ParsableCommand {
         let i = report.intervals
         let toStderr = preview == "-"
         func say(_ line: String) { if toStderr { Console.error(line) } else { Console.out(line) } }
-let shots = report.shots ?? []
+        let shots = report.shots ?? []
         // a triggered capture's output is a name template: say what was saved, not the template
-        let head = report.shots == nil ? "\(report.output): \(report.framesWritten) frames written"
+        let head =
+            report.shots == nil
+            ? "\(report.output): \(report.framesWritten) frames written"
             : "\(shots.count) shot\(shots.count == 1 ? "" : "s") saved (\(report.framesWritten) frames\(shots.isEmpty ? "" : ": " + shots.map(\.output).joined(separator: ", ")))"
-                say("\(head): \(report.framesCaptured) frames captured from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason.rawValue)")
+        say(
+            "\(head): \(report.framesCaptured) frames captured from \(report.device) \(report.format.fourcc) \(report.format.width)x\(report.format.height) in \(Seconds(report.duration)) s, achieved \(report.achievedFps.map { String($0) } ?? "?") fps (nominal \(report.nominalFrameRate.map { Seconds($0).description } ?? "?")), dropped \(report.droppedByDriver) by the driver + \(report.droppedBySlomo) by slomo; interval p50 \(i.map { String($0.p50Micros) } ?? "?") µs, p99 \(i.map { String($0.p99Micros) } ?? "?") µs, max \(i.map { String($0.maxMicros) } ?? "?") µs; stopped: \(report.stopReason.rawValue)"
+        )
         if let a = report.audio {
-            say("audio: \(a.device) \(a.sampleRate) Hz × \(a.channels) as \(a.codec): \(a.framesWritten) frames; the card runs at \(Seconds(a.measuredRate, decimals: 3)) Hz on the camera's clock (\(a.ppm) ppm), \(a.driftCorrectionFrames) frames of drift corrected; \(a.overruns) overruns (\(a.framesLost) frames lost)")
+            say(
+                "audio: \(a.device) \(a.sampleRate) Hz × \(a.channels) as \(a.codec): \(a.framesWritten) frames; the card runs at \(Seconds(a.measuredRate, decimals: 3)) Hz on the camera's clock (\(a.ppm) ppm), \(a.driftCorrectionFrames) frames of drift corrected; \(a.overruns) overruns (\(a.framesLost) frames lost)"
+            )
         }
         if let p = report.preview {
             say("preview: \(p.output) \(p.width)x\(p.height) at \(Seconds(p.fps)) fps: \(p.framesSent) pictures sent, \(p.framesSkipped) skipped")
         }
         for c in report.controls ?? [] { say("control: " + ControlsTable.applied(c)) }
         if let f = report.fileSyncs, f.count > 0 {
-            say("disk: fdatasync \(f.count) times, \(Seconds(Rational(f.totalMicros, 1000), decimals: 1)) ms in all, longest \(Seconds(Rational(f.maxMicros, 1000), decimals: 1)) ms")
+            say(
+                "disk: fdatasync \(f.count) times, \(Seconds(Rational(f.totalMicros, 1000), decimals: 1)) ms in all, longest \(Seconds(Rational(f.maxMicros, 1000), decimals: 1)) ms"
+            )
         }
         for shot in report.shots ?? [] {
-            say("shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), trigger frame \(shot.latencyMs) ms after the event, decided \(shot.decisionLatencyMs) ms after it\(shot.triggerOut.map { ", output raised \($0.afterEventMs) ms after it" } ?? "")\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")")
+            say(
+                "shot \(shot.shot): \(shot.output): \(shot.framesWritten) frames, trigger frame \(shot.triggerFrame) (sequence \(shot.triggerSequence)), \(shot.preFrames) before + \(shot.postFrames) after\(shot.leadInFrames.map { $0 > 0 ? " after \($0) lead-in frames from the keyframe" : "" } ?? ""), trigger frame \(shot.latencyMs) ms after the event, decided \(shot.decisionLatencyMs) ms after it\(shot.triggerOut.map { ", output raised \($0.afterEventMs) ms after it" } ?? "")\(shot.complete ? "" : " (incomplete)")\(shot.warning.map { "; \($0)" } ?? "")"
+            )
         }
     }
 
@@ -207,13 +228,17 @@ let shots = report.shots ?? []
 
     /// Several cameras on one event (`MultiCapture`): one session each, `{camera}` in the names,
     /// the same mode options; the sound and the preview go with the first camera.
-    func runSeveral(settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
-                    preview previewSettings: PreviewSettings?, controls: ControlRequests) throws {
+    func runSeveral(
+        settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings?, audio: AudioSettings?,
+        preview previewSettings: PreviewSettings?, controls: ControlRequests
+    ) throws {
         guard camera.source == nil else { throw CommandLineError("give DEVICEs or \(Setting.source), not both", .badRequest) }
         guard output.contains("{camera}") else {
             throw CommandLineError("-o '\(output)': several cameras need {camera} in the name (e.g. -o 'cam{camera}.mp4')", .badRequest)
         }
-        guard Set(camera.devices).count == camera.devices.count else { throw CommandLineError("a device is given twice: \(camera.devices.joined(separator: " "))", .badRequest) }
+        guard Set(camera.devices).count == camera.devices.count else {
+            throw CommandLineError("a device is given twice: \(camera.devices.joined(separator: " "))", .badRequest)
+        }
         if let t = trigger, case .motion = t.kind {
             throw CommandLineError("\(Setting.trigger) motion with several cameras is not supported: use stdin or signal (one event for all)", .badRequest)
         }
@@ -230,8 +255,10 @@ let shots = report.shots ?? []
             var s = settings
             s.output = MultiCapture.path(output, camera: i + 1)
             let src = try DeviceCapture.open(request(d, controls: controls))
-            sessions.append(try CaptureSession(source: src, settings: s, limits: limits, trigger: trigger,
-                                               audio: i == 0 ? audio : nil, preview: i == 0 ? previewSettings : nil, hooks: hooks))
+            sessions.append(
+                try CaptureSession(
+                    source: src, settings: s, limits: limits, trigger: trigger,
+                    audio: i == 0 ? audio : nil, preview: i == 0 ? previewSettings : nil, hooks: hooks))
         }
         try MultiCapture.checkRates(sessions)
         for s in sessions {
@@ -239,13 +266,18 @@ let shots = report.shots ?? []
             Console.error("slomo: ring: \(s.source.name): \(plan.slots) frames × \(plan.slotBytes) bytes = \(plan.mebibytes) MiB")
         }
         let report = try MultiCapture.run(sessions, trigger: trigger)
-        if json { try JSONOutput.print(report) } else {
+        if json {
+            try JSONOutput.print(report)
+        } else {
             for r in report.cameras { summary(r) }
             for k in report.skew {
-                Console.out("skew: \(k.camera) against \(k.reference): p50 \(k.p50Ms) ms, p99 \(k.p99Ms) ms, max \(k.maxMs) ms, mean \(k.meanMs) ms over \(k.frames) frames")
+                Console.out(
+                    "skew: \(k.camera) against \(k.reference): p50 \(k.p50Ms) ms, p99 \(k.p99Ms) ms, max \(k.maxMs) ms, mean \(k.meanMs) ms over \(k.frames) frames"
+                )
             }
             if let spread = report.triggerFrameSpreadMs, !spread.isEmpty {
-                Console.out("trigger frames across cameras: " + spread.enumerated().map { "shot \($0.offset + 1) within \($0.element) ms" }.joined(separator: ", "))
+                Console.out(
+                    "trigger frames across cameras: " + spread.enumerated().map { "shot \($0.offset + 1) within \($0.element) ms" }.joined(separator: ", "))
             }
         }
         for r in report.cameras { for w in r.warnings { Console.error("slomo: warning: \(r.device): \(w)") } }
@@ -255,9 +287,11 @@ let shots = report.shots ?? []
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.
     func triggerOptions() throws -> TriggerSettings? {
         guard let trigger = triggering.trigger else {
-            for (name, given) in [(Setting.preTrigger, camera.preTrigger != nil), (.postTrigger, camera.postTrigger != nil),
-                                  (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots),
-                                  (.triggerAudio, triggerAudio != nil)] + triggering.given where given {
+            for (name, given) in [
+                (Setting.preTrigger, camera.preTrigger != nil), (.postTrigger, camera.postTrigger != nil),
+                (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots),
+                (.triggerAudio, triggerAudio != nil),
+            ] + triggering.given where given {
                 throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|gpio:…|udp://…", .badRequest)
             }
             return nil

@@ -9,14 +9,14 @@ struct ControlsCommand: ParsableCommand {
         commandName: "controls",
         abstract: "A device's (or a saved listing's) controls: type, range, default, value, flags, menus.",
         discussion: """
-        Grouped camera, user, then the driver's own (vendor). Names are v4l2-ctl's, as 'capture --control \
-        NAME=VALUE' takes them. Flags: inactive (another control's automatic mode governs it), read-only, \
-        volatile (the driver changes it), write-only (a button). JSON: Docs/JSON.md.
-        Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 busy, 77 permission denied.
-        Examples:
-          slomo controls /dev/video0
-          slomo controls --listing camera-controls.txt --json
-        """)
+            Grouped camera, user, then the driver's own (vendor). Names are v4l2-ctl's, as 'capture --control \
+            NAME=VALUE' takes them. Flags: inactive (another control's automatic mode governs it), read-only, \
+            volatile (the driver changes it), write-only (a button). JSON: Docs/JSON.md.
+            Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 busy, 77 permission denied.
+            Examples:
+              slomo controls /dev/video0
+              slomo controls --listing camera-controls.txt --json
+            """)
 
     @Argument(help: "Device (default /dev/video0).", completion: .file()) var device: String?
     @Option(help: "Read a saved 'v4l2-ctl --list-ctrls-menus' text instead of a device.", completion: .file()) var listing: String?

@@ -9,17 +9,17 @@ struct DevicesCommand: ParsableCommand {
         commandName: "devices",
         abstract: "List V4L2 video nodes (QUERYCAP), GenICam cameras (Aravis) and sound cards' capture devices (ALSA).",
         discussion: """
-        Nodes without video capture (output, metadata, touch…) are listed and marked; capture and \
-        'slomo formats' use only capture nodes. Nodes that cannot be opened are reported on stderr \
-        (in JSON: "problems") and do not change the exit status. Sound capture devices are listed by \
-        their ALSA name for 'slomo capture --audio NAME' (in JSON: "soundCapture"). GenICam cameras (GigE \
-        Vision, USB3 Vision) are listed as genicam:ID (in JSON: "genicam"); finding GigE Vision cameras \
-        broadcasts a discovery packet on every network interface. SLOMO_GENICAM_INTERFACES chooses the \
-        interfaces searched (GigEVision,USB3Vision by default; none for none).
-        Examples:
-          slomo devices
-          slomo devices --json
-        """)
+            Nodes without video capture (output, metadata, touch…) are listed and marked; capture and \
+            'slomo formats' use only capture nodes. Nodes that cannot be opened are reported on stderr \
+            (in JSON: "problems") and do not change the exit status. Sound capture devices are listed by \
+            their ALSA name for 'slomo capture --audio NAME' (in JSON: "soundCapture"). GenICam cameras (GigE \
+            Vision, USB3 Vision) are listed as genicam:ID (in JSON: "genicam"); finding GigE Vision cameras \
+            broadcasts a discovery packet on every network interface. SLOMO_GENICAM_INTERFACES chooses the \
+            interfaces searched (GigEVision,USB3Vision by default; none for none).
+            Examples:
+              slomo devices
+              slomo devices --json
+            """)
 
     @Flag(help: "Print JSON: {\"devices\": [...], \"problems\": [...], \"soundCapture\": [...], \"genicam\": [...]}.") var json = false
     @Flag(help: "Only video-capture nodes.") var captureOnly = false

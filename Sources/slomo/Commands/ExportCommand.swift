@@ -8,13 +8,13 @@ struct ExportCommand: ParsableCommand {
         commandName: "export",
         abstract: "Export at a constant frame rate (default 30 fps) with the retime applied and time-pitch audio.",
         discussion: """
-        Output frame n shows the last source frame whose pts is at or before the mapped time \
-        (Docs/Export.md). Frames no output frame shows and no other frame references are not decoded.
-        Examples:
-          slomo export clip.mp4 -o slow.mp4 --rate 0.5 --pitch spectral
-          slomo export clip.mp4 -o smooth.mp4 --segment 0.25-0.75@1/8 --fps 60 \\
-              --frame-blend blend
-        """)
+            Output frame n shows the last source frame whose pts is at or before the mapped time \
+            (Docs/Export.md). Frames no output frame shows and no other frame references are not decoded.
+            Examples:
+              slomo export clip.mp4 -o slow.mp4 --rate 0.5 --pitch spectral
+              slomo export clip.mp4 -o smooth.mp4 --segment 0.25-0.75@1/8 --fps 60 \\
+                  --frame-blend blend
+            """)
 
     @Argument(help: "Input media file.", completion: .file()) var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .webm).", completion: .file()) var output: String
@@ -47,20 +47,29 @@ struct ExportCommand: ParsableCommand {
         let r = try run.exportRequest()
         let report = try Exporter.export(r) { done, total in reporter.update(done, total) }
         reporter.finish()
-        if let c = report.cropped { reporter.say("slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them") }
+        if let c = report.cropped {
+            reporter.say(
+                "slomo: note: \(input): \(report.videoCodec ?? "the encoder") does not take odd sizes: cropped \(c) (no resampling); --codec ffv1 keeps them")
+        }
         DroppedStreamsWarning.lines(input: input, output: output, report.droppedStreams).forEach(reporter.say)
         if let r = report.rotationDropped { reporter.say(RotationWarning.line(input: input, output: output, degrees: r)) }
         if let t = report.captureRateTag { reporter.say("slomo: note: \(output): \(t)") }
         if let damage = DamageSummary.line(report.damage) {
-            reporter.say("slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")")
+            reporter.say(
+                "slomo: warning: \(input): damaged input, exported what decodes: \(damage)\(report.missingFrames > 0 ? "; \(report.missingFrames) output frames show an earlier frame instead" : "")"
+            )
         }
         // repeated frames stutter: say so once, and what makes them instead
         if r.frameBlend == .none, report.repeatedFrames * 10 >= report.outputFrames, report.repeatedFrames > 0 {
-            reporter.say("slomo: note: \(input): \(report.repeatedFrames) of \(report.outputFrames) output frames repeat a source frame (the source has fewer frames than \(report.frameRate) fps at this speed): --frame-blend flow makes them along the motion")
+            reporter.say(
+                "slomo: note: \(input): \(report.repeatedFrames) of \(report.outputFrames) output frames repeat a source frame (the source has fewer frames than \(report.frameRate) fps at this speed): --frame-blend flow makes them along the motion"
+            )
         }
         if let f = report.interpolation?.fallback { reporter.say("slomo: note: \(input): \(f)") }
         if json { try JSONOutput.print(report); return }
-        Console.out("\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps")
+        Console.out(
+            "\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps"
+        )
     }
 }
 
@@ -130,8 +139,10 @@ final class ProgressReporter: @unchecked Sendable {
     func batch(jobsDone: Int, jobs: Int, fraction: Double, frames: Int64, fps: Double, eta: Double) {
         lock.lock(); defer { lock.unlock() }
         switch mode {
-        case .bar: bar.draw(fraction: fraction, detail: String(format: "%d/%d jobs, %lld frames, %.0f fps, ETA %.0fs", jobsDone, jobs, frames, fps, eta),
-                            force: jobsDone == jobs)
+        case .bar:
+            bar.draw(
+                fraction: fraction, detail: String(format: "%d/%d jobs, %lld frames, %.0f fps, ETA %.0fs", jobsDone, jobs, frames, fps, eta),
+                force: jobsDone == jobs)
         case .json:
             let e = ProgressEvent(jobsDone: jobsDone, jobs: jobs, fraction: fraction, frames: frames, fps: fps, etaSeconds: eta)
             if let line = try? JSONSchema.line(e, type: "progress") { Console.error(line) }

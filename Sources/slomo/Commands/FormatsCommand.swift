@@ -9,24 +9,24 @@ struct FormatsCommand: ParsableCommand {
         commandName: "formats",
         abstract: "A device's (or a saved listing's) formats, sizes and frame intervals, and the max-fps mode.",
         discussion: """
-        Selection: highest frame rate, then larger area, then H.264 > MJPEG > raw (--prefer reorders). \
-        Raw modes over a USB 2.0 budget (24 MB/s) are flagged and the best mode within it is shown too. \
-        --apply sets the mode on the device (S_FMT, S_PARM, exposure controls) and prints what the driver \
-        really set; with camera controls (as capture takes them), those too, each read back. JSON always has "maxFps" (null when nothing is selectable).
-        Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 not a capture device or \
-        busy or nothing selectable, 74 device I/O error, 77 permission denied.
-        GenICam cameras (genicam:ID) have no list of modes: their rate follows the pixel format, the \
-        region (--size, centred unless --offset X,Y), binning and exposure. They show their pixel \
-        formats, sensor, region steps, binning, exposure and gain ranges, trigger sources, and the \
-        frame-rate bounds for the asked region and format (which are set on the camera to ask it); \
-        --measure streams that mode for --measure-seconds.
-        Examples:
-          slomo formats /dev/video0 --json
-          slomo formats --listing camera-listing.txt
-          slomo formats /dev/video0 --apply --min-size 1280x720
-          slomo formats /dev/video0 --measure --format YUYV --measure-limit 2
-          slomo formats genicam:192.168.1.20 --format Mono8 --size 640x480 --json
-        """)
+            Selection: highest frame rate, then larger area, then H.264 > MJPEG > raw (--prefer reorders). \
+            Raw modes over a USB 2.0 budget (24 MB/s) are flagged and the best mode within it is shown too. \
+            --apply sets the mode on the device (S_FMT, S_PARM, exposure controls) and prints what the driver \
+            really set; with camera controls (as capture takes them), those too, each read back. JSON always has "maxFps" (null when nothing is selectable).
+            Exit: 65 not a listing, 66 no such device/file or not a V4L2 device, 69 not a capture device or \
+            busy or nothing selectable, 74 device I/O error, 77 permission denied.
+            GenICam cameras (genicam:ID) have no list of modes: their rate follows the pixel format, the \
+            region (--size, centred unless --offset X,Y), binning and exposure. They show their pixel \
+            formats, sensor, region steps, binning, exposure and gain ranges, trigger sources, and the \
+            frame-rate bounds for the asked region and format (which are set on the camera to ask it); \
+            --measure streams that mode for --measure-seconds.
+            Examples:
+              slomo formats /dev/video0 --json
+              slomo formats --listing camera-listing.txt
+              slomo formats /dev/video0 --apply --min-size 1280x720
+              slomo formats /dev/video0 --measure --format YUYV --measure-limit 2
+              slomo formats genicam:192.168.1.20 --format Mono8 --size 640x480 --json
+            """)
 
     @Argument(help: "Device (default /dev/video0).", completion: .file()) var device: String?
     @Option(help: "Read a saved 'v4l2-ctl --list-formats-ext' text instead of a device.", completion: .file()) var listing: String?
@@ -45,7 +45,9 @@ struct FormatsCommand: ParsableCommand {
 
     /// Combinations and ranges, refused in the command line's words before anything opens.
     func check() throws {
-        if listing != nil && (device != nil || apply || measure) { throw CommandLineError("\(Setting.listing) takes no DEVICE, \(Setting.apply) or \(Setting.measure)", .badRequest) }
+        if listing != nil && (device != nil || apply || measure) {
+            throw CommandLineError("\(Setting.listing) takes no DEVICE, \(Setting.apply) or \(Setting.measure)", .badRequest)
+        }
         if measure && apply { throw CommandLineError("\(Setting.measure) and \(Setting.apply) are separate runs", .badRequest) }
         if !(1...200).contains(measureLimit) { throw SettingError(.measureLimit, String(measureLimit), "must be in 1...200", quoted: false) }
     }
@@ -56,7 +58,9 @@ struct FormatsCommand: ParsableCommand {
         if offset != nil { throw CommandLineError("\(Setting.offset) is for GenICam cameras (genicam:ID)", .badRequest) }
         let request = try DeviceService.request(format: format, size: size, minSize: minSize, fps: fps, prefer: prefer)
         let controls = try cameraControls.requests()
-        if !controls.isEmpty && !apply { throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) are set with \(Setting.apply)", .badRequest) }
+        if !controls.isEmpty && !apply {
+            throw CommandLineError("camera controls (\(Setting.shutter), \(Setting.gain), \(Setting.control)…) are set with \(Setting.apply)", .badRequest)
+        }
         let report: FormatsReport
         if let listing {
             report = try DeviceService.formats(listing: listing, request: request)
@@ -78,7 +82,9 @@ extension FormatsCommand {
     /// `slomo formats genicam:ID`: the camera's modes, the bounds for the asked region and format.
     func genicam(_ device: String) throws {
         if apply || fps != nil || prefer != nil || minSize != nil {
-            throw CommandLineError("\(device): a GenICam camera has no list of modes to pick from: give \(Setting.format) and \(Setting.size) (and \(Setting.offset)) to see that mode's rate bounds", .badRequest)
+            throw CommandLineError(
+                "\(device): a GenICam camera has no list of modes to pick from: give \(Setting.format) and \(Setting.size) (and \(Setting.offset)) to see that mode's rate bounds",
+                .badRequest)
         }
         let seconds: Rational? = measure ? try OptionValues.rational(measureSeconds, option: .measureSeconds) : nil
         if let s = seconds, !(s.isPositive && s <= Rational(60)) { throw SettingError(.measureSeconds, measureSeconds, "must be > 0 and at most 60") }
@@ -87,13 +93,17 @@ extension FormatsCommand {
         func r(_ x: GenICamRange) -> String { "\(x.min)...\(x.max)" + (x.increment > 1 ? " step \(x.increment)" : "") }
         func d(_ v: Double?) -> String { v.map { String(format: "%g", $0) } ?? "?" }
         Console.out("\(f.camera): \(f.vendor) \(f.model) (serial \(f.serial), \(f.protocol))")
-        Console.out("  pixel formats: " + f.pixelFormats.map { $0.storedAs == nil ? "\($0.name) (not stored)" : $0.name }.joined(separator: ", ") + "; now \(f.pixelFormat)")
+        Console.out(
+            "  pixel formats: " + f.pixelFormats.map { $0.storedAs == nil ? "\($0.name) (not stored)" : $0.name }.joined(separator: ", ")
+                + "; now \(f.pixelFormat)")
         Console.out("  sensor \(f.sensorWidth)x\(f.sensorHeight); width \(r(f.width)), height \(r(f.height)); offset x \(r(f.offsetX)), y \(r(f.offsetY))")
         if let h = f.binningHorizontal, let v = f.binningVertical { Console.out("  binning horizontal \(r(h)), vertical \(r(v))") }
         Console.out("  region \(f.region): \(d(f.frameRateMin))...\(d(f.frameRateMax)) fps")
         Console.out("  exposure \(d(f.exposureMin))...\(d(f.exposureMax)) µs; gain \(d(f.gainMin))...\(d(f.gainMax))")
         if !f.triggerSources.isEmpty { Console.out("  trigger sources: \(f.triggerSources.joined(separator: ", "))") }
-        if let m = f.measuredFps { Console.out("  measured: \(String(format: "%.2f", m)) fps (\(f.measuredFrames ?? 0) frames, \(f.measuredDamaged ?? 0) damaged)") }
+        if let m = f.measuredFps {
+            Console.out("  measured: \(String(format: "%.2f", m)) fps (\(f.measuredFrames ?? 0) frames, \(f.measuredDamaged ?? 0) damaged)")
+        }
     }
 }
 
@@ -121,7 +131,8 @@ enum FormatsTable {
             out.append("max fps: none (no size with known frame intervals matches)")
         }
         if let list = report.measured {
-            out.append("measured (\(list.count) mode\(list.count == 1 ? "" : "s")\(report.notMeasured.map { $0 > 0 ? ", \($0) more not measured" : "" } ?? "")):")
+            out.append(
+                "measured (\(list.count) mode\(list.count == 1 ? "" : "s")\(report.notMeasured.map { $0 > 0 ? ", \($0) more not measured" : "" } ?? "")):")
             for m in list { out.append("  " + measured(m)) }
         }
         if let a = report.applied {
@@ -139,10 +150,12 @@ enum FormatsTable {
 
     /// `YUYV 320x180: advertised 60 fps, achieved 59.9 fps (60 frames in 1.002 s), 0 drops`.
     static func measured(_ m: ModeMeasurement) -> String {
-        let head = "\(m.pixelFormat) \(m.width)x\(m.height): advertised "
+        let head =
+            "\(m.pixelFormat) \(m.width)x\(m.height): advertised "
             + (m.advertisedFrameDuration.map { "\(DecimalText.fps($0)) fps" } ?? "none")
         if let e = m.error, m.frames < 2 { return head + ", not measured: \(e)" }
-        var text = head + ", achieved " + (m.achievedFrameRate.map { "\(Seconds($0, decimals: 2)) fps" } ?? "?")
+        var text =
+            head + ", achieved " + (m.achievedFrameRate.map { "\(Seconds($0, decimals: 2)) fps" } ?? "?")
             + " (\(m.frames) frames in \(Seconds(m.seconds, decimals: 3)) s), \(m.drops) drop\(m.drops == 1 ? "" : "s")"
         if m.drops > 0, let r = m.sequenceRate { text += " (runs at \(Seconds(r, decimals: 2)) fps by sequence numbers)" }
         if m.damaged > 0 { text += ", \(m.damaged) damaged" }

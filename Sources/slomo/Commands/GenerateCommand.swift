@@ -7,14 +7,14 @@ struct GenerateCommand: ParsableCommand {
         commandName: "generate",
         abstract: "Write a calibration clip whose frames carry their own index.",
         discussion: """
-        Every frame has a machine-readable code in its top band (read back by `slomo probe --frames`) \
-        and its index as digits. The audio is a 1 kHz tone with a click every 250 ms.
-        Examples:
-          slomo generate --fps 240 --duration 2 --size 640x360 \\
-              -o calibration.mp4
-          slomo generate --fps 30000/1001 --duration 1 --codec mjpeg \\
-              -o ntsc.mov
-        """)
+            Every frame has a machine-readable code in its top band (read back by `slomo probe --frames`) \
+            and its index as digits. The audio is a 1 kHz tone with a click every 250 ms.
+            Examples:
+              slomo generate --fps 240 --duration 2 --size 640x360 \\
+                  -o calibration.mp4
+              slomo generate --fps 30000/1001 --duration 1 --codec mjpeg \\
+                  -o ntsc.mov
+            """)
 
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv, .nut).", completion: .file()) var output: String
     @Option(parsing: .unconditional, help: "Frame rate: integer, decimal or fraction (30000/1001), 1...1000.") var fps = "240"
@@ -33,8 +33,9 @@ struct GenerateCommand: ParsableCommand {
     func run() throws {
         let (w, h) = try OptionValues.size(size, option: .size)
         if let note = OptionValues.ntscNote(fps, option: .fps) { Console.error("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
-        var r = GenerateRequest(output: output, frameRate: try OptionValues.frameRate(fps, option: .fps),
-                                duration: try OptionValues.rational(duration, option: .duration), width: w, height: h)
+        var r = GenerateRequest(
+            output: output, frameRate: try OptionValues.frameRate(fps, option: .fps),
+            duration: try OptionValues.rational(duration, option: .duration), width: w, height: h)
         guard let c = GenerateRequest.VideoCodec(rawValue: codec) else {
             throw SettingError(.codec, codec, "\(OptionValues.expected(GenerateRequest.VideoCodec.self))")
         }
@@ -47,7 +48,9 @@ struct GenerateCommand: ParsableCommand {
         if json {
             try JSONOutput.print(report)
         } else {
-            Console.out("\(report.output): \(report.frames) frames at \(report.frameRate) fps, \(report.width)x\(report.height) \(report.videoCodec)\(report.audioCodec.map { " + \($0)" } ?? "")")
+            Console.out(
+                "\(report.output): \(report.frames) frames at \(report.frameRate) fps, \(report.width)x\(report.height) \(report.videoCodec)\(report.audioCodec.map { " + \($0)" } ?? "")"
+            )
         }
     }
 }

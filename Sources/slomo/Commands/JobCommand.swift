@@ -11,10 +11,10 @@ struct JobCommand: ParsableCommand {
         commandName: "job",
         abstract: "Run one batch job read as JSON from stdin (what slomo batch starts for each job).",
         discussion: """
-        Input: {"job": {"input", "output", "command", …manifest fields…}, "threads": N, "key": FINGERPRINT}. \
-        Output on stdout: {"event": "progress", "done", "total"} lines, then {"event": "result", "status", \
-        "exitStatus", "error", "frames", "warnings"} (Docs/JSON.md).
-        """,
+            Input: {"job": {"input", "output", "command", …manifest fields…}, "threads": N, "key": FINGERPRINT}. \
+            Output on stdout: {"event": "progress", "done", "total"} lines, then {"event": "result", "status", \
+            "exitStatus", "error", "frames", "warnings"} (Docs/JSON.md).
+            """,
         shouldDisplay: false)
 
     func run() throws {
@@ -24,7 +24,7 @@ struct JobCommand: ParsableCommand {
             throw CommandLineError("job: stdin is not a job request (JSON with job, threads and key): \(String(describing: error).prefix(200))", .badData)
         }
         do {
-            try request.job.validate(where: "job")        // a manifest's wording, as batch checked it
+            try request.job.validate(where: "job")  // a manifest's wording, as batch checked it
             var run = try JobRun(job: request.job)
             run.overwrite = true
             run.threads = request.threads

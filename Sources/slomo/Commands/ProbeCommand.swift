@@ -7,11 +7,11 @@ struct ProbeCommand: ParsableCommand {
         commandName: "probe",
         abstract: "Describe a media file: container, streams, exact and measured frame rates, slomo metadata.",
         discussion: """
-        With --frames, decodes the video and lists every frame with its exact pts and calibration index.
-        Examples:
-          slomo probe clip.mp4
-          slomo probe clip.mp4 --frames --json
-        """)
+            With --frames, decodes the video and lists every frame with its exact pts and calibration index.
+            Examples:
+              slomo probe clip.mp4
+              slomo probe clip.mp4 --frames --json
+            """)
 
     @Argument(help: "Media file.", completion: .file()) var file: String
     @Flag(help: "Print JSON (stable keys, Docs/JSON.md).") var json = false
@@ -28,7 +28,8 @@ struct ProbeCommand: ParsableCommand {
 
     func printTable(_ report: ProbeReport) {
         let c = report.container
-        Console.out("\(report.path): \(c.formatLongName) (\(c.format)), duration \(c.duration.map { "\(Seconds($0)) s" } ?? "unknown"), \(c.bitRate / 1000) kb/s")
+        Console.out(
+            "\(report.path): \(c.formatLongName) (\(c.format)), duration \(c.duration.map { "\(Seconds($0)) s" } ?? "unknown"), \(c.bitRate / 1000) kb/s")
         for s in report.streams {
             var line = "  #\(s.index) \(s.kind) \(s.codec)"
             if s.kind == "video" {
@@ -50,7 +51,9 @@ struct ProbeCommand: ParsableCommand {
             Console.out(line)
         }
         if let m = report.slowMotion {
-            Console.out("  slow motion: captured at \(DecimalText.fps(Rational.one / m.captureFrameRate)) fps, plays at \(DecimalText.fps(Rational.one / m.storedFrameRate)) fps: \(m.realTimeSpeed) of real time (\(m.source); --real-time takes rates against real time)")
+            Console.out(
+                "  slow motion: captured at \(DecimalText.fps(Rational.one / m.captureFrameRate)) fps, plays at \(DecimalText.fps(Rational.one / m.storedFrameRate)) fps: \(m.realTimeSpeed) of real time (\(m.source); --real-time takes rates against real time)"
+            )
         }
         if let m = report.slomo {
             Console.out("  slomo metadata:")

@@ -11,36 +11,37 @@ struct ServeCommand: ParsableCommand {
         commandName: "serve",
         abstract: "Operate a camera from a browser or a script: live picture, arm, trigger, review, export.",
         discussion: """
-        The camera streams into the RAM ring from the start, so it can be aimed. One state machine serves \
-        the page and the API alike: idle → armed (the pre-trigger window filling) → triggered (the \
-        post-trigger window filling) → saving → armed again while the arm has shots left. Shots are saved \
-        in --out-dir as shotNNNN.mp4 (x264 and compressed cameras) or .mkv (ffv1, raw), never over an \
-        existing file; their frames are numbered from the trigger frame (0; negative before it).
-        The page is at /; the API under /api/v1 (its OpenAPI description at /api/v1/openapi.json); the \
-        live picture at /preview.mjpg, /snapshot.jpg and the WebSocket /api/v1/live; the rig's events \
-        at /api/v1/events (Server-Sent Events). Docs/Serve.md describes each.
-        Beside the API, --trigger gpio:CHIP:LINE or udp://[ADDR]:PORT fires shots from a GPIO line or \
-        signed network messages, each at its event's own instant, only while armed (else an 'ignored' \
-        event says why).
-        Security: it listens on 127.0.0.1:8080 unless --listen says otherwise. Every request needs the token \
-        (Authorization: Bearer TOKEN; the page trades it for a session cookie): it is read from --token-file, \
-        or made there (mode 0600) when the file is missing. slomo prints the page's URL with the token on \
-        stderr. Changes come only by POST, PATCH or DELETE, from no other origin; unknown Host names are \
-        refused. For another machine, use an SSH tunnel (ssh -L 8080:127.0.0.1:8080 rig) or a reverse proxy \
-        with TLS.
-        Examples:
-          slomo serve /dev/video0 --out-dir shots --pre-trigger 2 --post-trigger 1
-          slomo serve --source synthetic:fps=240,size=640x360 --out-dir /tmp/shots
-          slomo serve /dev/video0 --out-dir shots --trigger gpio:gpiochip0:17
-          curl -H "Authorization: Bearer $(cat ~/.config/slomo/token)" \\
-              -X POST http://127.0.0.1:8080/api/v1/arm
-        """)
+            The camera streams into the RAM ring from the start, so it can be aimed. One state machine serves \
+            the page and the API alike: idle → armed (the pre-trigger window filling) → triggered (the \
+            post-trigger window filling) → saving → armed again while the arm has shots left. Shots are saved \
+            in --out-dir as shotNNNN.mp4 (x264 and compressed cameras) or .mkv (ffv1, raw), never over an \
+            existing file; their frames are numbered from the trigger frame (0; negative before it).
+            The page is at /; the API under /api/v1 (its OpenAPI description at /api/v1/openapi.json); the \
+            live picture at /preview.mjpg, /snapshot.jpg and the WebSocket /api/v1/live; the rig's events \
+            at /api/v1/events (Server-Sent Events). Docs/Serve.md describes each.
+            Beside the API, --trigger gpio:CHIP:LINE or udp://[ADDR]:PORT fires shots from a GPIO line or \
+            signed network messages, each at its event's own instant, only while armed (else an 'ignored' \
+            event says why).
+            Security: it listens on 127.0.0.1:8080 unless --listen says otherwise. Every request needs the token \
+            (Authorization: Bearer TOKEN; the page trades it for a session cookie): it is read from --token-file, \
+            or made there (mode 0600) when the file is missing. slomo prints the page's URL with the token on \
+            stderr. Changes come only by POST, PATCH or DELETE, from no other origin; unknown Host names are \
+            refused. For another machine, use an SSH tunnel (ssh -L 8080:127.0.0.1:8080 rig) or a reverse proxy \
+            with TLS.
+            Examples:
+              slomo serve /dev/video0 --out-dir shots --pre-trigger 2 --post-trigger 1
+              slomo serve --source synthetic:fps=240,size=640x360 --out-dir /tmp/shots
+              slomo serve /dev/video0 --out-dir shots --trigger gpio:gpiochip0:17
+              curl -H "Authorization: Bearer $(cat ~/.config/slomo/token)" \\
+                  -X POST http://127.0.0.1:8080/api/v1/arm
+            """)
 
     @OptionGroup var camera: CameraOptions
     @OptionGroup(title: "Triggers beside the API (taken only while armed)") var triggering: TriggerOptions
     @Option(help: "Listen on HOST:PORT (default 127.0.0.1:8080; port 0: any free one).") var listen = "127.0.0.1:8080"
     @Option(help: "Write shots and exports here (created when missing).", completion: .directory) var outDir = "."
-    @Option(help: "The token file (default ~/.config/slomo/token; created with a new random token, mode 0600, when missing).", completion: .file()) var tokenFile: String?
+    @Option(help: "The token file (default ~/.config/slomo/token; created with a new random token, mode 0600, when missing).", completion: .file())
+    var tokenFile: String?
     @Flag(help: "No token (loopback addresses only).") var noToken = false
     @Option(help: "Another name the Host header may carry (a DNS name of the rig, a proxy's), repeatable.") var allowedHost: [String] = []
     @Option(parsing: .unconditional, help: "Shots one arm takes (0: until disarmed).") var shots = 1
@@ -66,15 +67,17 @@ struct ServeCommand: ParsableCommand {
         let controls = try camera.cameraControls.requests()
         guard camera.devices.count <= 1 else { throw CommandLineError("serve operates one camera: give one DEVICE", .badRequest) }
         if !controls.isEmpty && camera.source != nil { throw CommandLineError("camera controls need a device, not \(Setting.source)", .badRequest) }
-        let settings = RigSettings(preTrigger: window.pre, postTrigger: window.post, shots: shots,
-                                   previewFps: try OptionValues.rational(previewFps, option: .previewFps), previewWidth: previewWidth)
+        let settings = RigSettings(
+            preTrigger: window.pre, postTrigger: window.post, shots: shots,
+            previewFps: try OptionValues.rational(previewFps, option: .previewFps), previewWidth: previewWidth)
         do { try settings.check() } catch { throw CommandLineError("\(error.message)", .badRequest) }
         let (trigger, triggerOut) = try physicalTrigger(window: window, audio: audio)
         let token: String? = noToken ? nil : try ServeAccess.token(file: tokenFile ?? Self.defaultTokenFile())
         guard maxExportFrames >= 1 else { throw CommandLineError("--max-export-frames \(maxExportFrames): must be at least 1", .badRequest) }
         let camera = self.camera, device = camera.devices.first
-        var config = RigConfig(openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
-                               limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
+        var config = RigConfig(
+            openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
+            limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
         config.maxExportFrames = maxExportFrames
         let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
@@ -99,7 +102,10 @@ struct ServeCommand: ParsableCommand {
         // SIGINT/SIGTERM: exports cancelled (their partial files removed), shots in flight saved, 130
         stopped = true
         let cancelled = rig.stop()
-        let jobs = cancelled.isEmpty ? "" : "; export job\(cancelled.count == 1 ? "" : "s") \(cancelled.map(String.init).joined(separator: ", ")) cancelled, nothing written under their names"
+        let jobs =
+            cancelled.isEmpty
+            ? ""
+            : "; export job\(cancelled.count == 1 ? "" : "s") \(cancelled.map(String.init).joined(separator: ", ")) cancelled, nothing written under their names"
         throw CommandLineError("interrupted: the server stopped\(jobs)", .interrupted)
     }
 
@@ -116,11 +122,13 @@ struct ServeCommand: ParsableCommand {
         switch kind {
         case .gpio, .network: break
         default:
-            throw CommandLineError("\(Setting.trigger) \(given): serve takes shots from its API, and beside it from gpio:CHIP:LINE or udp://[ADDR]:PORT, not \(kind.name)", .badRequest)
+            throw CommandLineError(
+                "\(Setting.trigger) \(given): serve takes shots from its API, and beside it from gpio:CHIP:LINE or udp://[ADDR]:PORT, not \(kind.name)",
+                .badRequest)
         }
         var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: 0)
         try triggering.apply(to: &t)
-        try t.validate(audio: audio)        // a network trigger without its key, as capture refuses it
+        try t.validate(audio: audio)  // a network trigger without its key, as capture refuses it
         let out = t.output
         t.output = nil
         return (t, out)
@@ -134,7 +142,9 @@ struct ServeCommand: ParsableCommand {
             do { try fm.createDirectory(atPath: dir, withIntermediateDirectories: true) } catch {
                 throw ServeError.outDir(dir, "it cannot be created (\((error as NSError).localizedDescription))")
             }
-        } else if !isDir.boolValue { throw ServeError.outDir(dir, "it is a file") }
+        } else if !isDir.boolValue {
+            throw ServeError.outDir(dir, "it is a file")
+        }
         guard access(dir, W_OK | X_OK) == 0 else { throw ServeError.outDir(dir, "no permission to write in it") }
         return URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path
     }

@@ -7,15 +7,15 @@ struct StretchCommand: ParsableCommand {
         commandName: "stretch",
         abstract: "Time-stretch an audio file: zero-latency, time-domain, spectral, varispeed or mute.",
         discussion: """
-        Rates: zero-latency snaps to 1/2, 2/3, 4/5, 1, 5/4, 3/2, 2 (the snapped rate is reported); \
-        time-domain (SoundTouch WSOLA) 1/2–2; spectral (Rubber Band R3), varispeed (SoX resampler, pitch \
-        follows) and mute 1/32–32. Each segment's length is exact to the sample; segments meet with a \
-        10 ms crossfade. Output format from the extension (.wav .flac .aiff .caf .m4a .aac .mka .ogg .mp3). \
-        Exit status 64 for rate problems, 65 for unusable audio, 66 for a missing input, 73 for an existing output.
-        Examples:
-          slomo stretch audio.wav -o slow.wav --rate 1/2 --pitch time-domain
-          slomo stretch audio.wav -o ramp.flac --ramp 0.5-1.5@1/4:0.25
-        """)
+            Rates: zero-latency snaps to 1/2, 2/3, 4/5, 1, 5/4, 3/2, 2 (the snapped rate is reported); \
+            time-domain (SoundTouch WSOLA) 1/2–2; spectral (Rubber Band R3), varispeed (SoX resampler, pitch \
+            follows) and mute 1/32–32. Each segment's length is exact to the sample; segments meet with a \
+            10 ms crossfade. Output format from the extension (.wav .flac .aiff .caf .m4a .aac .mka .ogg .mp3). \
+            Exit status 64 for rate problems, 65 for unusable audio, 66 for a missing input, 73 for an existing output.
+            Examples:
+              slomo stretch audio.wav -o slow.wav --rate 1/2 --pitch time-domain
+              slomo stretch audio.wav -o ramp.flac --ramp 0.5-1.5@1/4:0.25
+            """)
 
     @Argument(help: "Input (any audio FFmpeg reads, or the audio of a video).", completion: .file()) var input: String
     @Option(name: .shortAndLong, help: "Output audio file.", completion: .file()) var output: String

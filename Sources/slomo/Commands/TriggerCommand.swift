@@ -9,17 +9,17 @@ struct TriggerCommand: ParsableCommand {
         commandName: "trigger",
         abstract: "Fire network-triggered captures: one signed message naming an instant.",
         discussion: """
-        Sends one UDP message to each URL, signed with the shared key (HMAC-SHA256) and naming an \
-        instant on the wall clock (CLOCK_REALTIME, which NTP or PTP keeps in step across hosts). Every \
-        capture listening there selects the frame of that instant, even when the message arrives late \
-        (up to its pre-trigger length in the past) or names an instant up to 10 s ahead. Messages \
-        outside a 10 s replay window, repeated, or wrongly signed are ignored with a warning.
-        --at: now (default), -SECONDS (that long ago: the event a person reacted to), +SECONDS, or an \
-        ISO 8601 instant (2026-11-26T10:15:00.250Z).
-        Examples:
-          slomo trigger udp://127.0.0.1:7000 --trigger-key rig.key
-          slomo trigger udp://239.1.2.3:7000 --at -0.2 --trigger-key rig.key
-        """)
+            Sends one UDP message to each URL, signed with the shared key (HMAC-SHA256) and naming an \
+            instant on the wall clock (CLOCK_REALTIME, which NTP or PTP keeps in step across hosts). Every \
+            capture listening there selects the frame of that instant, even when the message arrives late \
+            (up to its pre-trigger length in the past) or names an instant up to 10 s ahead. Messages \
+            outside a 10 s replay window, repeated, or wrongly signed are ignored with a warning.
+            --at: now (default), -SECONDS (that long ago: the event a person reacted to), +SECONDS, or an \
+            ISO 8601 instant (2026-11-26T10:15:00.250Z).
+            Examples:
+              slomo trigger udp://127.0.0.1:7000 --trigger-key rig.key
+              slomo trigger udp://239.1.2.3:7000 --at -0.2 --trigger-key rig.key
+            """)
 
     @Argument(help: "udp://ADDR:PORT of each capture (a multicast group reaches every rig in it).") var urls: [String]
     @Option(parsing: .unconditional, help: "The instant: now, -SECONDS, +SECONDS or ISO 8601.") var at = "now"

@@ -15,7 +15,8 @@ struct ControlOptions: ParsableArguments {
 
     /// The options as values (exit 64 on a malformed one); empty when none is given.
     func requests() throws(ControlError) -> ControlRequests {
-        try ControlRequests.parse(shutter: shutter, shutterAngle: shutterAngle, exposure: exposure, gain: gain, focus: focus,
-                                  whiteBalance: whiteBalance, zoom: zoom, controls: controls)
+        try ControlRequests.parse(
+            shutter: shutter, shutterAngle: shutterAngle, exposure: exposure, gain: gain, focus: focus,
+            whiteBalance: whiteBalance, zoom: zoom, controls: controls)
     }
 }

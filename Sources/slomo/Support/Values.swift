@@ -37,6 +37,7 @@ enum DroppedStreamsWarning {
 enum RotationWarning {
     static func line(input: String, output: String, degrees: Double) -> String {
         let d = degrees == degrees.rounded() ? String(Int(degrees)) : String(degrees)
-        return "slomo: warning: \(input): its \(d)° display rotation cannot be stored in \(URL(fileURLWithPath: output).pathExtension) (FFmpeg 5.1): \(output) plays unrotated; write .mp4 or .mov to keep it"
+        return
+            "slomo: warning: \(input): its \(d)° display rotation cannot be stored in \(URL(fileURLWithPath: output).pathExtension) (FFmpeg 5.1): \(output) plays unrotated; write .mp4 or .mov to keep it"
     }
 }

@@ -18,7 +18,9 @@ public struct PreviewSettings: Sendable {
 
     /// The ranges the preview takes (`SettingError`, the same words for every front end).
     public func validate() throws(SettingError) {
-        guard fps.isPositive, fps <= Rational(60) else { throw SettingError(.previewFps, Seconds(fps).description, "must be > 0 and at most 60", quoted: false) }
+        guard fps.isPositive, fps <= Rational(60) else {
+            throw SettingError(.previewFps, Seconds(fps).description, "must be > 0 and at most 60", quoted: false)
+        }
         guard (64...3840).contains(width) else { throw SettingError(.previewWidth, String(width), "must be in 64...3840", quoted: false) }
     }
 }
@@ -58,8 +60,9 @@ final class PreviewWriter: @unchecked Sendable {
         }
         let w = min(settings.width, format.width) & ~1
         let h = max(2, (w * format.height / max(1, format.width)) & ~1)
-        report = PreviewReport(output: settings.output, fps: settings.fps, width: format.isCompressed ? format.width : w,
-                               height: format.isCompressed ? format.height : h, framesSent: 0, framesSkipped: 0, error: nil)
+        report = PreviewReport(
+            output: settings.output, fps: settings.fps, width: format.isCompressed ? format.width : w,
+            height: format.isCompressed ? format.height : h, framesSent: 0, framesSkipped: 0, error: nil)
     }
 
     func start(ring: FrameRing) {
@@ -93,7 +96,8 @@ final class PreviewWriter: @unchecked Sendable {
     /// small), the header written and flushed packet by packet.
     private func openOutput(timeBase tb: Rational) throws -> (muxer: Muxer, encoder: Encoder?, stream: Int) {
         let path = settings.output == "-" ? "pipe:1" : settings.output
-        let container = try settings.format
+        let container =
+            try settings.format
             ?? (settings.output == "-" || settings.output.contains("://") ? "nut" : ContainerFormat.forOutput(settings.output))
         let muxer = try Muxer(path: path, formatName: container, name: settings.output)
         let (w, h) = (report.width, report.height)
@@ -102,9 +106,11 @@ final class PreviewWriter: @unchecked Sendable {
         if format.isCompressed {
             stream = try muxer.addStream(encodedVideo: "mjpeg", width: w, height: h, timeBase: tb)
         } else {
-            let e = try Encoder(path: settings.output, video: VideoEncoderSettings(
-                codec: "mjpeg", width: w, height: h, pixelFormat: .yuvj420p, frameRate: settings.fps, timeBase: tb,
-                options: ["b": String(w * h * 3)]), globalHeader: muxer.wantsGlobalHeader)
+            let e = try Encoder(
+                path: settings.output,
+                video: VideoEncoderSettings(
+                    codec: "mjpeg", width: w, height: h, pixelFormat: .yuvj420p, frameRate: settings.fps, timeBase: tb,
+                    options: ["b": String(w * h * 3)]), globalHeader: muxer.wantsGlobalHeader)
             stream = try muxer.addStream(for: e)
             encoder = e
         }
@@ -137,7 +143,7 @@ final class PreviewWriter: @unchecked Sendable {
             let m = f.meta
             let n = f.bytes.count
             copy.copyMemory(from: f.bytes.baseAddress!, byteCount: n)
-            guard f.isIntact else { report.framesSkipped += 1; continue }     // overwritten while copied
+            guard f.isIntact else { report.framesSkipped += 1; continue }  // overwritten while copied
             last = f.index
             if origin == nil { origin = m.timestamp }
             let pts = try (m.timestamp - origin!).ticks(in: tb, rounding: .nearest)

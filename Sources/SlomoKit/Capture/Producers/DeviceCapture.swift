@@ -33,7 +33,9 @@ public struct DeviceCaptureRequest: Sendable {
 public enum DeviceCapture {
     public static func open(_ r: DeviceCaptureRequest, syscalls: V4L2Syscalls = LiveV4L2Syscalls()) throws -> CaptureSource {
         if GenICamService.isGenICam(r.device) { return try GenICamService.openCapture(r) }
-        if r.offset != nil { throw SettingError(.offset, r.offset!, "is for GenICam cameras (genicam:ID); a V4L2 node's region is --size, or a crop with --zoom") }
+        if r.offset != nil {
+            throw SettingError(.offset, r.offset!, "is for GenICam cameras (genicam:ID); a V4L2 node's region is --size, or a crop with --zoom")
+        }
         if r.cameraTrigger != nil { throw SettingError(.cameraTrigger, r.cameraTrigger!, "is for GenICam cameras (genicam:ID)") }
         return try DeviceService.openCapture(r, syscalls: syscalls)
     }

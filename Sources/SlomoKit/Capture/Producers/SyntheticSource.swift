@@ -53,24 +53,32 @@ public final class SyntheticSource: CaptureSource {
         buffers = spec.buffers; stillUntil = spec.stillUntil
         let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12"
         let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" || fmt == "gray" ? size.0 : 0
-        let frameBytes = fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : fmt == "gray" ? size.0 * size.1 : size.0 * size.1 * 3 + 4096
-        format = CaptureFormat(fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps,
-                               planes: [CapturePlane(bytesPerLine: bpl, size: frameBytes)])
+        let frameBytes =
+            fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : fmt == "gray" ? size.0 * size.1 : size.0 * size.1 * 3 + 4096
+        format = CaptureFormat(
+            fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps,
+            planes: [CapturePlane(bytesPerLine: bpl, size: frameBytes)])
         scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: frameBytes, alignment: 64)
         do {
             yuv = try Frame(width: size.0, height: size.1, pixelFormat: fmt == "mjpeg" ? .yuvj420p : .yuv420p)
             packed = fmt == "yuyv" ? try Frame(width: size.0, height: size.1, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!) : nil
             if fmt == "mjpeg" {
-                jpeg = try Encoder(path: "synthetic", video: VideoEncoderSettings(
-                    codec: "mjpeg", width: size.0, height: size.1, pixelFormat: .yuvj420p, frameRate: fps,
-                    options: ["b": String(size.0 * size.1 * 8)]), globalHeader: false)
+                jpeg = try Encoder(
+                    path: "synthetic",
+                    video: VideoEncoderSettings(
+                        codec: "mjpeg", width: size.0, height: size.1, pixelFormat: .yuvj420p, frameRate: fps,
+                        options: ["b": String(size.0 * size.1 * 8)]), globalHeader: false)
             } else if fmt == "h264" {
                 // like a UVC H.264 camera: Annex B, SPS/PPS repeated at every IDR, an IDR every `gop`
                 // frames, P-frames only (no reordering), one access unit out per frame in
-                jpeg = try Encoder(path: "synthetic", video: VideoEncoderSettings(
-                    codec: "libx264", width: size.0, height: size.1, pixelFormat: .yuv420p, frameRate: fps,
-                    options: ["preset": "ultrafast", "tune": "zerolatency", "g": String(gop), "keyint_min": String(gop),
-                              "sc_threshold": "0", "bf": "0"]), globalHeader: false)
+                jpeg = try Encoder(
+                    path: "synthetic",
+                    video: VideoEncoderSettings(
+                        codec: "libx264", width: size.0, height: size.1, pixelFormat: .yuv420p, frameRate: fps,
+                        options: [
+                            "preset": "ultrafast", "tune": "zerolatency", "g": String(gop), "keyint_min": String(gop),
+                            "sc_threshold": "0", "bf": "0",
+                        ]), globalHeader: false)
             }
             if preload > 0 { try self.preload(preload) }
         } catch { throw CaptureError.synthetic("synthetic source: \(error)") }
@@ -138,8 +146,9 @@ public final class SyntheticSource: CaptureSource {
             yuv.withPlane(1) { u, cs in
                 yuv.withPlane(2) { v, _ in
                     let n = Int(index % Int64(CalibrationCode.maxIndex))
-                    CalibrationPicture.paint(index: n < stillUntil ? 0 : n, fps: fps, y: y, yStride: ys,
-                                             u: u, v: v, chromaStride: cs, width: format.width, height: format.height)
+                    CalibrationPicture.paint(
+                        index: n < stillUntil ? 0 : n, fps: fps, y: y, yStride: ys,
+                        u: u, v: v, chromaStride: cs, width: format.width, height: format.height)
                     if n < stillUntil { CalibrationCode.paint(index: n, luma: y, width: format.width, height: format.height, stride: ys) }
                 }
             }
@@ -154,11 +163,15 @@ public final class SyntheticSource: CaptureSource {
                 return n
             }
         }
-        let src: Frame = packed == nil ? yuv : try scaler.convert(yuv, width: format.width, height: format.height, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!)
+        let src: Frame =
+            packed == nil ? yuv : try scaler.convert(yuv, width: format.width, height: format.height, pixelFormat: PixelFormat(v4l2FourCC: "YUYV")!)
         var offset = 0
-        let planes = packed != nil ? [(0, format.width * 2, format.height)]
-            : format.fourcc == "GREY" ? [(0, format.width, format.height)]     // a Mono8 machine-vision camera: the luma alone
-            : [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
+        let planes =
+            packed != nil
+            ? [(0, format.width * 2, format.height)]
+            : format.fourcc == "GREY"
+                ? [(0, format.width, format.height)]  // a Mono8 machine-vision camera: the luma alone
+                : [(0, format.width, format.height), (1, format.width / 2, format.height / 2), (2, format.width / 2, format.height / 2)]
         for (i, w, h) in planes {
             src.withPlane(i) { p, stride in
                 for row in 0..<h { (scratch.baseAddress! + offset + row * w).copyMemory(from: p + row * stride, byteCount: w) }
@@ -192,7 +205,9 @@ struct SyntheticSpec {
                 }
                 size = (p[0], p[1])
             case "format":
-                guard ["mjpeg", "h264", "yuv420p", "yuyv", "gray"].contains(kv[1]) else { throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p, yuyv or gray", quoted: false) }
+                guard ["mjpeg", "h264", "yuv420p", "yuyv", "gray"].contains(kv[1]) else {
+                    throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p, yuyv or gray", quoted: false)
+                }
                 format = kv[1]
             case "gop":
                 guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SettingError(.source, text, "gop must be in 1...1000", quoted: false) }
@@ -220,7 +235,11 @@ struct SyntheticSpec {
             case "preload":
                 guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, text, "preload must be in 0...10000", quoted: false) }
                 preload = n
-            default: throw SettingError(.source, text, "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every)", quoted: false)
+            default:
+                throw SettingError(
+                    .source, text,
+                    "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every)",
+                    quoted: false)
             }
         }
         guard (counter.first...counter.last).contains(firstID) else {

@@ -10,7 +10,13 @@ public struct RecordingSettings: Sendable {
     public enum RawCodec: String, Sendable, CaseIterable {
         case x264, ffv1, raw
         /// FFmpeg's encoder.
-        var encoder: String { switch self { case .x264: "libx264"; case .ffv1: "ffv1"; case .raw: "rawvideo" } }
+        var encoder: String {
+            switch self {
+            case .x264: "libx264";
+            case .ffv1: "ffv1";
+            case .raw: "rawvideo"
+            }
+        }
     }
     public var output: String
     public var rawCodec = RawCodec.x264

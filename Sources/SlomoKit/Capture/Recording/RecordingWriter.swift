@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import SlomoSystem
+    import SlomoSystem
 #endif
 import SlomoCore
 import SlomoFFmpeg
@@ -89,7 +89,7 @@ final class RecordingWriter {
             case "yuyv422", "uyvy422", "yvyu422", "nv16": return .yuv422p
             case "nv12", "nv21": return .yuv420p
             case "nv24", "nv42": return .yuv444p
-            default: return .bgr0       // RGB: 8-bit per component, padded
+            default: return .bgr0  // RGB: 8-bit per component, padded
             }
         }
     }
@@ -113,15 +113,20 @@ final class RecordingWriter {
         switch settings.rawCodec {
         case .x264:
             let keyint = Swift.max(n, Int(rate.ceiling) / n * n)
-            options = ["preset": settings.preset, "crf": String(settings.crf),
-                       "x264-params": n > 1 ? "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
-                                            : "bframes=0:keyint=\(keyint)"]
+            options = [
+                "preset": settings.preset, "crf": String(settings.crf),
+                "x264-params": n > 1
+                    ? "bframes=\(n - 1):b-adapt=0:b-pyramid=none:scenecut=0:keyint=\(keyint):min-keyint=\(keyint)"
+                    : "bframes=0:keyint=\(keyint)",
+            ]
         case .ffv1: options = ["g": String(Int(rate.ceiling))]
         case .raw: break
         }
-        encoder = try Encoder(path: settings.output, video: VideoEncoderSettings(
-            codec: settings.rawCodec.encoder, width: encodedSize.width, height: encodedSize.height,
-            pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: m.wantsGlobalHeader)
+        encoder = try Encoder(
+            path: settings.output,
+            video: VideoEncoderSettings(
+                codec: settings.rawCodec.encoder, width: encodedSize.width, height: encodedSize.height,
+                pixelFormat: stored, frameRate: rate, timeBase: RecordingWriter.timeBase, options: options), globalHeader: m.wantsGlobalHeader)
         storedPixels = stored
         muxer = m
     }
@@ -139,8 +144,9 @@ final class RecordingWriter {
         } else {
             let codec = format.nalCodec.map { $0 == .h264 ? "h264" : "hevc" } ?? "mjpeg"
             let sets = bytes.flatMap { b in format.nalCodec.map { RecordingWriter.parameterSets(b, codec: $0) } } ?? []
-            stream = try m.addStream(encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase,
-                                     extradata: codec == "mjpeg" ? [] : sets)
+            stream = try m.addStream(
+                encodedVideo: codec, width: format.width, height: format.height, timeBase: RecordingWriter.timeBase,
+                extradata: codec == "mjpeg" ? [] : sets)
         }
         m.setMetadata("encoder", "slomo capture")
         // the first frame's wall-clock time: when the recording was made, for every tool that sorts by it
@@ -161,10 +167,12 @@ final class RecordingWriter {
             capturedAudio = captured
             guard let codec = audioEncoder else { throw CaptureError.noSoundEncoder(output: settings.output) }
             // slowed while recording: the sound through the same map (`RecordingSettings.soundAlgorithm`)
-            let sound: any RetimedAudio = try settings.map.map {
-                try TimePitchAudioSource(source: LiveSampleSource(captured, path: settings.output), map: $0,
-                                         algorithm: RecordingSettings.soundAlgorithm(for: $0))
-            } ?? captured
+            let sound: any RetimedAudio =
+                try settings.map.map {
+                    try TimePitchAudioSource(
+                        source: LiveSampleSource(captured, path: settings.output), map: $0,
+                        algorithm: RecordingSettings.soundAlgorithm(for: $0))
+                } ?? captured
             audioTrack = try AudioTrackWriter(source: sound, muxer: m, codec: codec.name, bitRate: codec.bitRate, path: settings.output)
             m.setMetadata(SlomoTag.audioDevice.rawValue, audio.settings.device)
         }
@@ -174,9 +182,13 @@ final class RecordingWriter {
         // at every keyframe and at least every second, flushed as written. Matroska and NUT write
         // as they go (a cluster at least every second).
         let mov = Muxer.isISOMedia(formatName)
-        try m.writeHeader(options: mov ? ["movflags": "+frag_keyframe+delay_moov+default_base_moof+use_metadata_tags",
-                                          "frag_duration": "1000000", "flush_packets": "1"]
-                                       : formatName == "matroska" ? ["cluster_time_limit": "1000", "flush_packets": "1"] : ["flush_packets": "1"])
+        try m.writeHeader(
+            options: mov
+                ? [
+                    "movflags": "+frag_keyframe+delay_moov+default_base_moof+use_metadata_tags",
+                    "frag_duration": "1000000", "flush_packets": "1",
+                ]
+                : formatName == "matroska" ? ["cluster_time_limit": "1000", "flush_packets": "1"] : ["flush_packets": "1"])
         streamTB = m.timeBase(ofStream: stream)
         audioTrack?.headerWritten()
         headerWritten = true
@@ -190,12 +202,16 @@ final class RecordingWriter {
         if let src = sourcePixels {
             try prepare()
             guard let e = encoder, let stored = storedPixels, let layout,
-                  let f = Frame(borrowing: bytes.baseAddress!, count: bytes.count, width: format.width, height: format.height,
-                                pixelFormat: src, layout: layout) else { return false }
+                let f = Frame(
+                    borrowing: bytes.baseAddress!, count: bytes.count, width: format.width, height: format.height,
+                    pixelFormat: src, layout: layout)
+            else { return false }
             if !headerWritten { try open(at: timestamp) }
             let t = outputTime(timestamp)
             lastTimestamp = timestamp
-            let input: Frame = stored == src && encodedSize == (format.width, format.height) ? f
+            let input: Frame =
+                stored == src && encodedSize == (format.width, format.height)
+                ? f
                 : try scaler.convert(f, width: encodedSize.width, height: encodedSize.height, pixelFormat: stored)
             input.pts = try t.ticks(in: RecordingWriter.timeBase, rounding: .nearest)
             while try !e.send(input) { try drain() }
@@ -239,7 +255,9 @@ final class RecordingWriter {
         }
         let start = CaptureClock.now()
         do throws(Errno) { try syncFile?.dataSync() } catch {
-            if [.invalidArgument, .readOnlyFileSystem, .notSupported].contains(error) { syncs.refused = "the file system refuses fdatasync (\(error.words))"; return }
+            if [.invalidArgument, .readOnlyFileSystem, .notSupported].contains(error) {
+                syncs.refused = "the file system refuses fdatasync (\(error.words))"; return
+            }
             throw CaptureError.syncFailed(output: settings.output, errno: error.rawValue)
         }
         let micros = ((CaptureClock.now() - start) * Rational(1_000_000)).rounded(.nearest)

@@ -6,7 +6,7 @@ import SlomoCore
 public enum StatsPlot {
     public static func svg(_ stats: CaptureStats, nominal: Rational?, title: String) -> String {
         let w = 900.0, h = 580.0, left = 70.0, right = 20.0
-        let iv = stats.intervalsMicros.map { Double($0) / 1000 }         // ms
+        let iv = stats.intervalsMicros.map { Double($0) / 1000 }  // ms
         guard !iv.isEmpty else {
             return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(w))\" height=\"60\"><text x=\"10\" y=\"30\">no intervals</text></svg>"
         }
@@ -46,12 +46,16 @@ public enum StatsPlot {
         s += frame(x: left, y: hy, w: pw, h: hh, x: hx, y: hyTicks, xLabel: "frame interval (ms)", yLabel: "frames")
         for (i, c) in counts.enumerated() where c > 0 {
             let bw = pw / Double(bins), bh = hh * Double(c) / hyTicks.end
-            s += String(format: "<rect class=\"bin\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2ca02c\"/>\n", left + Double(i) * bw, hy + hh - bh, bw - 1, bh)
+            s += String(
+                format: "<rect class=\"bin\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#2ca02c\"/>\n", left + Double(i) * bw, hy + hh - bh,
+                bw - 1, bh)
         }
         let i = stats.intervals!
-        s += String(format: "<text x=\"%.0f\" y=\"%.0f\">%lld frames, dropped %lld (driver) + %lld (slomo); interval mean %.3f ms, p50 %.3f, p99 %.3f, max %.3f ms</text>\n",
-                    left, h - 8, stats.framesCaptured, stats.droppedByDriver, stats.droppedBySlomo,
-                    i.meanMicros / 1000, Double(i.p50Micros) / 1000, Double(i.p99Micros) / 1000, Double(i.maxMicros) / 1000)
+        s += String(
+            format:
+                "<text x=\"%.0f\" y=\"%.0f\">%lld frames, dropped %lld (driver) + %lld (slomo); interval mean %.3f ms, p50 %.3f, p99 %.3f, max %.3f ms</text>\n",
+            left, h - 8, stats.framesCaptured, stats.droppedByDriver, stats.droppedBySlomo,
+            i.meanMicros / 1000, Double(i.p50Micros) / 1000, Double(i.p99Micros) / 1000, Double(i.maxMicros) / 1000)
         return s + "</svg>\n"
     }
 

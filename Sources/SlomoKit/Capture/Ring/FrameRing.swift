@@ -188,8 +188,10 @@ public struct RingPlan: Sendable, Codable, Equatable {
     /// Slots for a pre/post-trigger capture: the whole shot, plus headroom for the saver to fall
     /// behind (a quarter of a second, at least 16 frames) and, for H.264/HEVC, a second of lead-in
     /// (see `leadInFrames`), or what `memory` allows if given.
-    public static func plan(format: CaptureFormat, fps: Rational, pre: Rational?, post: Rational?,
-                            memory: Int64?) -> RingPlan {
+    public static func plan(
+        format: CaptureFormat, fps: Rational, pre: Rational?, post: Rational?,
+        memory: Int64?
+    ) -> RingPlan {
         let frameBytes = Swift.max(format.maxFrameBytes, 1)
         let preFrames = pre.map { ($0 * fps).floor } ?? 0
         let postFrames = post.map { ($0 * fps).floor } ?? 0
@@ -210,7 +212,8 @@ public struct RingPlan: Sendable, Codable, Equatable {
         }
         slots = Swift.max(slots, 4)
         let slotBytes = (frameBytes + 63) / 64 * 64
-        return RingPlan(slots: slots, slotBytes: slotBytes, bytes: Int64(slots) * Int64(slotBytes),
-                        preFrames: Int(preFrames), postFrames: Int(postFrames), leadInFrames: leadIn)
+        return RingPlan(
+            slots: slots, slotBytes: slotBytes, bytes: Int64(slots) * Int64(slotBytes),
+            preFrames: Int(preFrames), postFrames: Int(postFrames), leadInFrames: leadIn)
     }
 }

@@ -14,7 +14,9 @@ enum CaptureClock {
     /// read back to back once per process (so the file and the report agree to the microsecond),
     /// added to `t`.
     static func wallTime(ofMonotonic t: Rational) -> Rational { t + wallOffset }
-    private static let wallOffset: Rational = { let mono = now(Clock.monotonic); return now(Clock.realTime) - mono }()
+    private static let wallOffset: Rational = {
+        let mono = now(Clock.monotonic); return now(Clock.realTime) - mono
+    }()
 
     /// A wall-clock time as ISO 8601 UTC with microseconds, as MP4/MOV/Matroska's `creation_time`.
     /// Formatted by hand with `gmtime_r`: it runs on the writer thread at the first frame, and

@@ -66,20 +66,23 @@ public enum CaptureError: SlomoFailure, Sendable {
     public var wording: Wording {
         switch self {
         case .triggerPortUnavailable(let e, let errno):
-            return "udp://\(e): cannot listen for triggers: \(Errno(errno))" + (errno == EADDRINUSE ? " (another program, or another slomo, has this port)" : "")
+            return "udp://\(e): cannot listen for triggers: \(Errno(errno))"
+                + (errno == EADDRINUSE ? " (another program, or another slomo, has this port)" : "")
         case .triggerSendFailed(let e, let errno): return "udp://\(e): cannot send the trigger: \(Errno(errno))"
         case .gpio(let spec, let e):
             switch e {
             case .noSuchChip(let chip, let available):
                 let there = available.isEmpty ? "this machine has none" : "there are: " + available.joined(separator: ", ")
                 return "\(spec): no GPIO chip '\(chip)' (\(there))"
-            case .noSuchLine(let chip, let line, let lines): return "\(spec): \(chip) has no line '\(line)' (it has \(lines): 0...\(lines - 1), or a line's name)"
+            case .noSuchLine(let chip, let line, let lines):
+                return "\(spec): \(chip) has no line '\(line)' (it has \(lines): 0...\(lines - 1), or a line's name)"
             case .lineBusy(let chip, let line, let consumer):
                 let who = consumer.isEmpty ? "another program" : "'\(consumer)'"
                 return "\(spec): line \(line) of \(chip) is held by \(who)"
             case .system(let what, let errno): return "\(spec): \(what) failed: \(errno)"
             }
-        case .signalsNotOwned(let source): return "\(source): a SIGUSR1 trigger needs the application to own the process's signals (ProcessSignals.own() at the start of main)"
+        case .signalsNotOwned(let source):
+            return "\(source): a SIGUSR1 trigger needs the application to own the process's signals (ProcessSignals.own() at the start of main)"
         case .codecNotInContainer(let output, let codec, let container):
             return "\(output): \(Setting.codec) \(codec) cannot be stored in \(container == "mp4" ? "MP4" : container) (use .mkv, .mov or .nut)"
         case .containerRefused(let output, let why): return "\(output): \(why)"
@@ -93,7 +96,8 @@ public enum CaptureError: SlomoFailure, Sendable {
         case .ringTooSmall(let slots, let pre, let preFrames):
             return "\(Setting.ringMemory): \(slots) frames cannot hold \(Setting.preTrigger) \(Seconds(pre)) s (\(preFrames) frames) and 8 more"
         case .ringTooLarge(let source, let trigger, let mode, let plan, let available):
-            let what: Wording = trigger.map { "\(Setting.preTrigger) \(Seconds($0.pre)) s + \(Setting.postTrigger) \(Seconds($0.post)) s" } ?? "the capture ring"
+            let what: Wording =
+                trigger.map { "\(Setting.preTrigger) \(Seconds($0.pre)) s + \(Setting.postTrigger) \(Seconds($0.post)) s" } ?? "the capture ring"
             return "\(source): \(what) at \(mode) needs \(plan.slots) frames × \(plan.slotBytes) bytes = \(Int(plan.mebibytes)) MiB of RAM; "
                 + "only \(available >> 20) MiB are available (keep 256 MiB free): shorten it or lower the size or rate"
         case .motionNeedsRawFrames(let source, let fourcc):
@@ -106,7 +110,8 @@ public enum CaptureError: SlomoFailure, Sendable {
             return "\(camera): runs at \(other), \(first) at \(DecimalText.fps(firstRate)) fps: "
                 + "cameras on one event must run at one rate (choose it with \(Setting.fps), and a size both reach)"
         case .stopped(let output, let frames, let cause, _, let report):
-            return "\(output): recording stopped after \(frames) frames: \(cause); the file plays up to its last complete fragment\(report.map { "; \($0)" } ?? "")"
+            return
+                "\(output): recording stopped after \(frames) frames: \(cause); the file plays up to its last complete fragment\(report.map { "; \($0)" } ?? "")"
         case .synthetic(let why): return why
         }
     }
@@ -117,8 +122,9 @@ extension CaptureSession {
     static func stopped(_ output: String, frames: Int64, _ e: Error, report: String? = nil) -> CaptureError {
         let cause: Wording = "\(e)"
         let code = (e as? any SlomoFailure)?.systemErrno
-        return .stopped(output: output, frames: frames,
-                        cause: code == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),   // named once, at the start
-                        errno: code, report: report)
+        return .stopped(
+            output: output, frames: frames,
+            cause: code == ENOSPC ? "no space left on the device (ENOSPC)" : cause.dropping(prefix: "\(output): "),  // named once, at the start
+            errno: code, report: report)
     }
 }

@@ -4,8 +4,10 @@ import SlomoCore
 /// The capture report and its side file.
 extension CaptureSession {
 
-    func makeReport(output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
-                    catchUp: Rational, shortFrames: Int64) -> CaptureReport {
+    func makeReport(
+        output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
+        catchUp: Rational, shortFrames: Int64
+    ) -> CaptureReport {
         var s = producer.stats
         let (reason, message) = end.outcome, note = end.threadNote
         s.shortFrames += shortFrames
@@ -13,9 +15,12 @@ extension CaptureSession {
         let nominal = source.format.frameDuration.flatMap { try? $0.reciprocal() }
         var warnings: [String] = []
         if let nominal, let achieved = s.achievedFrameRate, achieved * Rational(100) < nominal * Rational(99) {
-            let cause = s.droppedByDriver > 0 ? "the driver dropped \(s.droppedByDriver) frames (sequence gaps: no buffer was queued, or the sensor could not keep up)"
-                : s.droppedBySlomo > 0 ? "slomo's ring was full \(s.droppedBySlomo) times (the writer fell behind: a faster --codec or preset, or a larger --ring-memory)"
-                : "no frame was lost: the camera itself delivered fewer (exposure longer than the frame period, or its clock)"
+            let cause =
+                s.droppedByDriver > 0
+                ? "the driver dropped \(s.droppedByDriver) frames (sequence gaps: no buffer was queued, or the sensor could not keep up)"
+                : s.droppedBySlomo > 0
+                    ? "slomo's ring was full \(s.droppedBySlomo) times (the writer fell behind: a faster --codec or preset, or a larger --ring-memory)"
+                    : "no frame was lost: the camera itself delivered fewer (exposure longer than the frame period, or its clock)"
             warnings.append("achieved \(Seconds(achieved)) fps is more than 1 % below the mode's \(Seconds(nominal)) fps: \(cause)")
         }
         warnings += producer.continuity.warnings
@@ -33,9 +38,11 @@ extension CaptureSession {
             durationSeconds: (s.duration.doubleValue * 1e6).rounded() / 1e6, intervals: s.intervals,
             stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock?.description ?? "unknown (no frame)",
             driverAdjustments: source.adjustments,
-            ring: RingReport(slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
-                             mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
-            captureThread: note, writerThreads: written.writerThreads, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000, warnings: warnings)
+            ring: RingReport(
+                slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
+                mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
+            captureThread: note, writerThreads: written.writerThreads, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000,
+            warnings: warnings)
         report.firstFrameTime = s.firstTimestamp
         report.firstFrameWallTime = s.firstTimestamp.map { CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: $0)) }
         addSourceParts(&report)
@@ -53,11 +60,14 @@ extension CaptureSession {
         if let t = source.transportReport() {
             report.transport = t
             if let cap = t.socketBufferCap, let asked = t.socketBufferBytes, cap < asked {
-                report.warnings.append("the receive socket buffer is capped at \(cap) bytes by net.core.rmem_max (asked \(asked)): raise it (sysctl -w net.core.rmem_max=\(asked)) if packets go missing")
+                report.warnings.append(
+                    "the receive socket buffer is capped at \(cap) bytes by net.core.rmem_max (asked \(asked)): raise it (sysctl -w net.core.rmem_max=\(asked)) if packets go missing"
+                )
             }
             if !t.missingFrameIds.isEmpty {
                 let shown = t.missingFrameIds.prefix(8).map { $0[0] == $0[1] ? "\($0[0])" : "\($0[0])-\($0[1])" }.joined(separator: ", ")
-                report.warnings.append("the camera numbered frames slomo never received: ids \(shown)\(t.missingFrameIds.count > 8 ? "…" : "") (transport.missingFrameIds)")
+                report.warnings.append(
+                    "the camera numbered frames slomo never received: ids \(shown)\(t.missingFrameIds.count > 8 ? "…" : "") (transport.missingFrameIds)")
             }
         }
         let controls = source.cameraControls()
@@ -71,7 +81,9 @@ extension CaptureSession {
     func syncReport(_ report: inout CaptureReport) {
         guard settings.sync else { return }
         report.fileSyncs = written.syncs
-        if let why = written.syncs.refused { report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)") }
+        if let why = written.syncs.refused {
+            report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)")
+        }
     }
 
     /// Counts a finished recording's sound and file syncs for the report.
@@ -86,11 +98,12 @@ extension CaptureSession {
     func audioReport() -> AudioReport? {
         guard let a = audioCapture else { return nil }
         let clock = a.clockNow
-        return AudioReport(device: a.settings.device, sampleRate: a.rate, channels: a.channels,
-                           codec: written.audioCodec, measuredRate: clock.rate,
-                           ppm: (clock.ppm * 10).rounded() / 10, framesWritten: written.audioFrames,
-                           overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: written.audioCorrection,
-                           timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
+        return AudioReport(
+            device: a.settings.device, sampleRate: a.rate, channels: a.channels,
+            codec: written.audioCodec, measuredRate: clock.rate,
+            ppm: (clock.ppm * 10).rounded() / 10, framesWritten: written.audioFrames,
+            overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: written.audioCorrection,
+            timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
     }
 }
 

@@ -10,7 +10,7 @@ extension CaptureSession {
         var reader: RingReader
         var start: Int64
         var triggerIndex: Int64
-        var end: Int64            // last frame index wanted
+        var end: Int64  // last frame index wanted
         var eventTime: Rational
         var wallTime: Rational
         /// What fired it (`TriggerKind.name`: the session's own kind, or the event's source).
@@ -28,8 +28,10 @@ extension CaptureSession {
         var frameTime = Rational.zero
     }
 
-    func runTriggered(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
-                      captureDone: DispatchSemaphore, placer: ShotPlacer) throws -> CaptureReport {
+    func runTriggered(
+        _ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
+        captureDone: DispatchSemaphore, placer: ShotPlacer
+    ) throws -> CaptureReport {
 
         let saver = ShotSaver(settings: settings, context: placer.context, audio: audioCapture, finished: audioWritten)
         saver.run(t, ring: ring, firstWriter: firstWriter)
@@ -40,7 +42,10 @@ extension CaptureSession {
         let report = triggeredReport(t, ring: ring, shots: saved, framesWritten: saver.framesWritten, bytesWritten: saver.bytesWritten, placer: placer)
         // each shot's file gets its own report beside it: the capture's, narrowed to that shot
         for shot in saved { written.writeSidecar(Self.shotReport(report, shot), for: [shot.output]) }
-        if let failure = saver.failure { throw CaptureSession.stopped(TriggerSettings.path(settings.output, shot: shotNumber(saved.count + 1)), frames: 0, failure, report: written.reportNote) }
+        if let failure = saver.failure {
+            throw CaptureSession.stopped(
+                TriggerSettings.path(settings.output, shot: shotNumber(saved.count + 1)), frames: 0, failure, report: written.reportNote)
+        }
         return report
     }
 
@@ -56,10 +61,13 @@ extension CaptureSession {
     }
 
     /// The report of a triggered capture: its shots, the trigger, and the image trigger's costs.
-    func triggeredReport(_ t: TriggerSettings, ring: FrameRing, shots: [ShotReport], framesWritten: Int64, bytesWritten: Int64,
-                         placer: ShotPlacer) -> CaptureReport {
-        var report = makeReport(output: settings.output, framesWritten: framesWritten, bytesWritten: bytesWritten, ring: ring,
-                                backlog: 0, catchUp: .zero, shortFrames: 0)
+    func triggeredReport(
+        _ t: TriggerSettings, ring: FrameRing, shots: [ShotReport], framesWritten: Int64, bytesWritten: Int64,
+        placer: ShotPlacer
+    ) -> CaptureReport {
+        var report = makeReport(
+            output: settings.output, framesWritten: framesWritten, bytesWritten: bytesWritten, ring: ring,
+            backlog: 0, catchUp: .zero, shortFrames: 0)
         report.trigger = t.kind.name
         report.shots = shots
         if case .motion = t.kind {

@@ -27,9 +27,11 @@ public final class CaptureSession: @unchecked Sendable {
     let hooks: CaptureHooks
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
-    public init(source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
-                audio: AudioSettings? = nil, preview: PreviewSettings? = nil, hooks: CaptureHooks = CaptureHooks(),
-                stop: StopToken = ProcessSignals.interrupt) throws {
+    public init(
+        source: CaptureSource, settings: RecordingSettings, limits: CaptureLimits, trigger: TriggerSettings? = nil,
+        audio: AudioSettings? = nil, preview: PreviewSettings? = nil, hooks: CaptureHooks = CaptureHooks(),
+        stop: StopToken = ProcessSignals.interrupt
+    ) throws {
         self.source = source
         self.hooks = hooks
         producer = CaptureThread(source: source, limits: limits, end: end, stop: stop)
@@ -38,19 +40,23 @@ public final class CaptureSession: @unchecked Sendable {
         if !controls.isEmpty { settings.metadata[SlomoTag.controls.rawValue] = AppliedControl.metadataText(controls) }
         self.settings = settings
         self.trigger = trigger
-        _ = try audio?.encoder(for: settings.output)     // a codec the container cannot hold: refused before anything opens
+        _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         previewWriter = try preview.map { try PreviewWriter($0, format: source.format) }
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         var plan = RingPlan.plan(format: source.format, fps: fps, pre: trigger?.pre, post: trigger?.post, memory: limits.ringMemory)
-        if let n = limits.ringFrames { plan = RingPlan(slots: max(n, 2), slotBytes: plan.slotBytes, bytes: Int64(max(n, 2)) * Int64(plan.slotBytes),
-                                                       preFrames: plan.preFrames, postFrames: plan.postFrames, leadInFrames: plan.leadInFrames) }
+        if let n = limits.ringFrames {
+            plan = RingPlan(
+                slots: max(n, 2), slotBytes: plan.slotBytes, bytes: Int64(max(n, 2)) * Int64(plan.slotBytes),
+                preFrames: plan.preFrames, postFrames: plan.postFrames, leadInFrames: plan.leadInFrames)
+        }
         if let t = trigger, plan.slots < plan.preFrames + 8 {
             throw CaptureError.ringTooSmall(slots: plan.slots, preTrigger: t.pre, preFrames: plan.preFrames)
         }
         if let available = SystemMemory.available(), plan.bytes > available - (256 << 20) {
-            throw CaptureError.ringTooLarge(source: source.name, trigger: trigger.map { ($0.pre, $0.post) },
-                                            mode: "\(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps",
-                                            plan: plan, availableBytes: available)
+            throw CaptureError.ringTooLarge(
+                source: source.name, trigger: trigger.map { ($0.pre, $0.post) },
+                mode: "\(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps",
+                plan: plan, availableBytes: available)
         }
         ringPlan = plan
         // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so
@@ -63,7 +69,9 @@ public final class CaptureSession: @unchecked Sendable {
         if trigger?.kind == .signal {
             guard ProcessSignals.isOwned else { throw CaptureError.signalsNotOwned(source: source.name) }
             signalEvents = TriggerEvents(kind: .signal)
-        } else { signalEvents = nil }
+        } else {
+            signalEvents = nil
+        }
         if let t = trigger, case .motion = t.kind {
             guard LumaLayout.of(fourcc: source.format.fourcc) != nil else {
                 throw CaptureError.motionNeedsRawFrames(source: source.name, fourcc: source.format.fourcc)
@@ -99,7 +107,7 @@ public final class CaptureSession: @unchecked Sendable {
         let ring = FrameRing(capacity: ringPlan.slots, slotBytes: ringPlan.slotBytes, lockInMemory: producer.limits.lockMemory)
         // the trigger thread first, at the caller's priority (it waits until the camera streams)
         let gate = StartGate()
-        defer { gate.close() }          // an early failure ends it
+        defer { gate.close() }  // an early failure ends it
         let placer = trigger.map { ShotPlacer(trigger: $0, context: stageContext) }
         placer?.start(ring: ring, gate: gate)
         // The writer (this thread) and the encoder threads it starts inherit a lower priority than
@@ -107,8 +115,11 @@ public final class CaptureSession: @unchecked Sendable {
         // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
         // Not a shot saver: its shot is pinned in the ring, and a saver starved by other programs
         // held it there for seconds (the camera's new frames dropped, the next triggers waiting).
-        if producer.limits.realtime && trigger == nil { written.writerThreads = ThreadPriority.lower() }
-        else if trigger != nil { written.writerThreads = "normal (shot saver: its frames are pinned in the ring)" }
+        if producer.limits.realtime && trigger == nil {
+            written.writerThreads = ThreadPriority.lower()
+        } else if trigger != nil {
+            written.writerThreads = "normal (shot saver: its frames are pinned in the ring)"
+        }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstOutput = trigger.map { t in TriggerSettings.path(settings.output, shot: t.firstShot) } ?? settings.output
         var firstSettings = settings
@@ -158,20 +169,25 @@ public final class CaptureSession: @unchecked Sendable {
 
     // MARK: continuous recording
 
-    func runContinuous(ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
-                       progress: ((Int64) -> Void)?) throws -> CaptureReport {
+    func runContinuous(
+        ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
+        progress: ((Int64) -> Void)?
+    ) throws -> CaptureReport {
         let recorded = ContinuousRecorder(writer: writer, source: source).record(ring, end: end, progress: progress)
         captureDone.wait()
-        if let e = end.startFailure { throw e }      // the camera never streamed: no recording, no report
+        if let e = end.startFailure { throw e }  // the camera never streamed: no recording, no report
         let catchUp = CaptureClock.now() - (end.cameraStoppedAt ?? CaptureClock.now())
         var finishError: Error?
         do { try writer.finish() } catch { finishError = error }
         audioWritten(writer)
-        var report = makeReport(output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
-                                backlog: recorded.backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: recorded.short)
+        var report = makeReport(
+            output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
+            backlog: recorded.backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: recorded.short)
         if let e = recorded.writeError { report.message = report.message ?? "\(e)" }
         written.writeSidecar(report, for: [settings.output])
-        if let e = recorded.writeError ?? finishError { throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: written.reportNote) }
+        if let e = recorded.writeError ?? finishError {
+            throw CaptureSession.stopped(settings.output, frames: writer.framesWritten, e, report: written.reportNote)
+        }
         return report
     }
 
@@ -181,7 +197,6 @@ public final class CaptureSession: @unchecked Sendable {
     var written = WrittenTotals()
 
     // MARK: pre/post-trigger state (CaptureSession+Triggered.swift)
-
 
     /// Shots triggered and not yet saved.
     let shots = ShotQueue()

@@ -51,7 +51,15 @@ public enum TriggerKind: Sendable, Equatable {
     case api
 
     public var name: String {
-        switch self { case .stdin: "stdin"; case .signal: "signal"; case .motion: "motion"; case .network: "udp"; case .sound: "sound"; case .gpio: "gpio"; case .api: "api" }
+        switch self {
+        case .stdin: "stdin";
+        case .signal: "signal";
+        case .motion: "motion";
+        case .network: "udp";
+        case .sound: "sound";
+        case .gpio: "gpio";
+        case .api: "api"
+        }
     }
 }
 
@@ -91,10 +99,12 @@ public struct TriggerSettings: Sendable {
     public func validate(audio: AudioSettings?) throws(SettingError) {
         try validate()
         if case .sound = kind, audio == nil, self.audio == nil {
-            throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE or \(Setting.triggerAudio) DEVICE", quoted: false)
+            throw SettingError(
+                .trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE or \(Setting.triggerAudio) DEVICE", quoted: false)
         }
         if let mic = self.audio, let recorded = audio, mic.device == recorded.device {
-            throw SettingError(.triggerAudio, mic.device, "is the recorded \(Setting.audio) device already: the trigger listens to it without \(Setting.triggerAudio)")
+            throw SettingError(
+                .triggerAudio, mic.device, "is the recorded \(Setting.audio) device already: the trigger listens to it without \(Setting.triggerAudio)")
         }
     }
 

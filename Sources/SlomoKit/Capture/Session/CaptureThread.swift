@@ -30,7 +30,9 @@ final class CaptureThread: @unchecked Sendable {
     /// The thread's body: until the source ends, the capture is asked to end, or a limit is met.
     func run(_ ring: FrameRing) {
         defer { ring.close() }
-        let note = limits.realtime && source.isPaced ? ThreadPriority.raise()
+        let note =
+            limits.realtime && source.isPaced
+            ? ThreadPriority.raise()
             : "normal (\(source.isPaced ? "not asked" : "unpaced source"))"
         end.threadNote = note
         do { try source.start() } catch {
@@ -40,7 +42,8 @@ final class CaptureThread: @unchecked Sendable {
         let multiPlane = source.format.planes.count > 1 ? try? RecordingWriter.layout(of: source.format) : nil
         // the interval list grows on this thread: room for a minute (or the asked length) up front
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
-        stats.intervalsMicros.reserveCapacity(Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
+        stats.intervalsMicros.reserveCapacity(
+            Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
         var firstTime: Rational?
         var stop: (StopReason, String?)?
         let counter = source.frameCounter
@@ -83,7 +86,8 @@ final class CaptureThread: @unchecked Sendable {
         if f.byteCount == 0 { stats.shortFrames += 1; return }
         if let l = multiPlane {
             guard f.planes.count >= l.offsets.count,
-                  zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 }) else { stats.shortFrames += 1; return }
+                zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 })
+            else { stats.shortFrames += 1; return }
         }
         guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
         var offset = 0

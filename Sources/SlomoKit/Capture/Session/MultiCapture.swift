@@ -19,7 +19,7 @@ public struct CameraSkew: Codable, Sendable, Equatable {
     /// Nil when either list has no frame in common time.
     public static func between(_ a: [Rational], reference r: [Rational], camera: String, referenceName: String) -> CameraSkew? {
         guard !a.isEmpty, !r.isEmpty else { return nil }
-        var offsets: [Int64] = []        // µs
+        var offsets: [Int64] = []  // µs
         var j = 0
         for t in a where t >= r.first! && t <= r.last! {
             while j + 1 < r.count && r[j + 1] <= t { j += 1 }
@@ -32,9 +32,10 @@ public struct CameraSkew: Codable, Sendable, Equatable {
         let mags = offsets.map { abs($0) }.sorted()
         func ms(_ us: Int64) -> Double { Double(us) / 1000 }
         let mean = Double(offsets.reduce(0, +)) / Double(offsets.count) / 1000
-        return CameraSkew(camera: camera, reference: referenceName, frames: offsets.count, meanMs: (mean * 1000).rounded() / 1000,
-                          p50Ms: ms(CaptureStats.percentile(mags, 50)), p99Ms: ms(CaptureStats.percentile(mags, 99)),
-                          maxMs: ms(mags.last!))
+        return CameraSkew(
+            camera: camera, reference: referenceName, frames: offsets.count, meanMs: (mean * 1000).rounded() / 1000,
+            p50Ms: ms(CaptureStats.percentile(mags, 50)), p99Ms: ms(CaptureStats.percentile(mags, 99)),
+            maxMs: ms(mags.last!))
     }
 }
 

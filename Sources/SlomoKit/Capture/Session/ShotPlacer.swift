@@ -51,8 +51,10 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
     }
 
     /// Queues a shot whose trigger frame is `index` (`reader`: pinned, holding the frames before it).
-    func enqueue(reader: RingReader, index: Int64, event: Rational,
-                 wall: Rational, source firedBy: String? = nil, latency: Rational?, score: Double?) {
+    func enqueue(
+        reader: RingReader, index: Int64, event: Rational,
+        wall: Rational, source firedBy: String? = nil, latency: Rational?, score: Double?
+    ) {
         let firedBy = firedBy ?? trigger.kind.name
         // the output first: a strobe or a second device waits for nothing else
         let raised = sources?.output?.fire(event: event)
@@ -62,14 +64,18 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         if index - start < preCount {
             let age = CaptureClock.now() - event
             let period = source.format.frameDuration ?? Rational(1, 30)
-            let why = !armedSaid ? "the trigger came before the ring held them (before 'armed')"
-                : age > period * Rational(4) ? "the trigger named an instant \(Seconds(age, decimals: 3)) s before it was read, and the ring keeps --pre-trigger before now (a larger --ring-memory keeps more)"
-                : "the trigger was read too late to keep the rest"
+            let why =
+                !armedSaid
+                ? "the trigger came before the ring held them (before 'armed')"
+                : age > period * Rational(4)
+                    ? "the trigger named an instant \(Seconds(age, decimals: 3)) s before it was read, and the ring keeps --pre-trigger before now (a larger --ring-memory keeps more)"
+                    : "the trigger was read too late to keep the rest"
             warnings.append("\(index - start) of \(preCount) frames before the trigger frame: \(why)")
         }
         let late = reader.frame(index).meta.timestamp - event
         if index == reader.start, late > (source.format.frameDuration ?? Rational(1, 30)) * Rational(2) {
-            warnings.append("the instant named is \(Seconds(late, decimals: 3)) s before the oldest frame the ring still held: the shot starts there, not at the instant")
+            warnings.append(
+                "the instant named is \(Seconds(late, decimals: 3)) s before the oldest frame the ring still held: the shot starts there, not at the instant")
         }
         if keyframed {
             // back from the first pre-trigger frame to the keyframe it is predicted from
@@ -90,14 +96,17 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         var shotNumber = 0
         shots.add { k in
             shotNumber = number(k)
-            return CaptureSession.Shot(number: shotNumber, reader: reader, start: start, triggerIndex: index, end: index + postCount,
-                        eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
-                        warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
-                        frameTime: reader.frame(index).meta.timestamp)
+            return CaptureSession.Shot(
+                number: shotNumber, reader: reader, start: start, triggerIndex: index, end: index + postCount,
+                eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
+                warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
+                frameTime: reader.frame(index).meta.timestamp)
         }
         // said outside the lock: a slow stderr must not hold up the shot writer
-        hooks.onEvent?(.trigger(camera: source.name, shot: shotNumber, source: firedBy, time: event, wall: wall,
-                          latency: latency ?? decided - event))
+        hooks.onEvent?(
+            .trigger(
+                camera: source.name, shot: shotNumber, source: firedBy, time: event, wall: wall,
+                latency: latency ?? decided - event))
     }
 
     /// stdin lines (`trigger`, `quit`), SIGUSR1 or a network message: each event selects the first
@@ -135,8 +144,9 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
                 let behind = newest > time ? ((newest - time) / period).ceiling + 1 : 0
                 let reader = RingReader(ring, from: ring.count - preCount - 4 - room - behind, pinned: true)
                 guard let index = reader.firstFrame(atOrAfter: time) else { reader.close(); return }
-                enqueue(reader: reader, index: index, event: time, wall: wall, source: firedBy,
-                        latency: nil, score: nil)
+                enqueue(
+                    reader: reader, index: index, event: time, wall: wall, source: firedBy,
+                    latency: nil, score: nil)
             }
         }
     }
@@ -147,9 +157,10 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         let t = trigger
         let f = source.format
         let layout = LumaLayout.of(fourcc: f.fourcc)!
-        var detector = MotionDetector(region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
-                                      layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
-                                      step: 2)
+        var detector = MotionDetector(
+            region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
+            layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
+            step: 2)
         // unpinned: the trigger never holds the camera back; frames it falls behind on are skipped
         let reader = RingReader(ring, from: 0, pinned: false)
         defer { motion.skipped += reader.skipped }
@@ -173,9 +184,10 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
             if k >= rearm { sayArmed(ring) }
             if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
                 let decided = CaptureClock.now()
-                enqueue(reader: RingReader(ring, from: k - preCount, pinned: true), index: k,
-                        event: m.timestamp, wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
-                        score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100)
+                enqueue(
+                    reader: RingReader(ring, from: k - preCount, pinned: true), index: k,
+                    event: m.timestamp, wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
+                    score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100)
                 rearm = k + postCount + 1
             }
         }

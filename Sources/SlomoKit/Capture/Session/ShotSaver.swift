@@ -70,7 +70,9 @@ final class ShotSaver: CaptureStage {
         let wall = TriggerEvents.iso8601(shot.wallTime)
         s.metadata.merge(shotTags(shot, pre: pre, preCount: preCount, postCount: postCount, wall: wall)) { _, new in new }
         let w: RecordingWriter
-        if let ready = writer, ready.settings.output == s.output { w = ready } else {
+        if let ready = writer, ready.settings.output == s.output {
+            w = ready
+        } else {
             w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
             w.audio = audio
             try w.prepare()

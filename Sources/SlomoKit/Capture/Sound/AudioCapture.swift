@@ -75,9 +75,9 @@ final class AudioCapture: @unchecked Sendable {
     private let cond = NSCondition()
     private var clock: AudioClock
     private let ring: UnsafeMutablePointer<Int16>
-    private let capacity: Int                     // frames
-    private var end: Int64 = 0                    // frames captured (the next position)
-    private var offset: Int64 = 0                 // our position − the PCM's (overruns move it)
+    private let capacity: Int  // frames
+    private var end: Int64 = 0  // frames captured (the next position)
+    private var offset: Int64 = 0  // our position − the PCM's (overruns move it)
     private var running = false
     private var stopping = false
     private var thread: Thread?
@@ -145,7 +145,7 @@ final class AudioCapture: @unchecked Sendable {
                 if checkGap, let expected = clock.position(atTime: t) {
                     // after an overrun: where the clock says this stamp is, minus where the PCM's count puts it
                     let newOffset = expected - p
-                    let gap = (p - Int64(got.frames) + newOffset) - end       // frames between the old end and these
+                    let gap = (p - Int64(got.frames) + newOffset) - end  // frames between the old end and these
                     if gap > 0 {
                         fillSilence(Int(min(gap, Int64(capacity))))
                         framesLost += gap

@@ -18,7 +18,7 @@ final class CapturedAudio: RetimedAudio {
     private(set) var totalFrames: Int64 = Int64.max / 4
     private var next: Int64?
     private let converter: SampleConverter
-    private var produced: Int64 = 0               // output frames handed out
+    private var produced: Int64 = 0  // output frames handed out
     private var out: PlanarFIFO
     private var first: Int64?
     private let scratch: UnsafeMutableBufferPointer<Float>
@@ -32,8 +32,9 @@ final class CapturedAudio: RetimedAudio {
     init(capture: AudioCapture, start: Rational) throws {
         self.capture = capture
         self.start = start
-        converter = try SampleConverter(channels: capture.channels, inRate: capture.rate, inFormat: .floatPlanar,
-                                        outRate: capture.rate, outFormat: .floatPlanar, compensating: true)
+        converter = try SampleConverter(
+            channels: capture.channels, inRate: capture.rate, inFormat: .floatPlanar,
+            outRate: capture.rate, outFormat: .floatPlanar, compensating: true)
         out = PlanarFIFO(channels: capture.channels)
         scratch = .allocate(capacity: Self.block * capture.channels)
     }

@@ -60,7 +60,7 @@ final class GPIOTriggerSource: TriggerEventSource {
             return nil
         }
         guard let edge else { return nil }
-        let time = Rational(edge.nanoseconds / 1000, 1_000_000)        // to the microsecond, as frames are
+        let time = Rational(edge.nanoseconds / 1000, 1_000_000)  // to the microsecond, as frames are
         if let l = last, time - l < holdoff { return nil }
         last = time
         return .trigger(time, wall: CaptureClock.wallTime(ofMonotonic: time))

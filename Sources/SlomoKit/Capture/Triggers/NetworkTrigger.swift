@@ -74,7 +74,11 @@ final class NetworkTriggerListener: TriggerEventSource {
             let eventMono = Rational(m.at / 1000 - (nowNs - monoNs) / 1000, 1_000_000)
             if let last = lastEvent, eventMono - last < holdoff, last - eventMono < holdoff {
                 ignored += 1
-                onEvent(.ignored(camera: camera, "udp://\(endpoint): a message from \(from.host) ignored: its instant is within --trigger-holdoff \(Seconds(holdoff)) s of the last trigger"))
+                onEvent(
+                    .ignored(
+                        camera: camera,
+                        "udp://\(endpoint): a message from \(from.host) ignored: its instant is within --trigger-holdoff \(Seconds(holdoff)) s of the last trigger"
+                    ))
                 return nil
             }
             lastEvent = eventMono

@@ -28,7 +28,8 @@ final class SoundTriggerSource: TriggerEventSource {
             return SoundTriggerSource(audio: input, levelDBFS: level, holdoff: t.holdoff, ownsInput: true)
         }
         guard let recorded else {
-            throw SettingError(.trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE or \(Setting.triggerAudio) DEVICE", quoted: false)
+            throw SettingError(
+                .trigger, "sound", "listens to the capture's sound input: give \(Setting.audio) DEVICE or \(Setting.triggerAudio) DEVICE", quoted: false)
         }
         return SoundTriggerSource(audio: recorded, levelDBFS: level, holdoff: t.holdoff)
     }

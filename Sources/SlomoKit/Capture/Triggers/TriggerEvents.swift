@@ -77,7 +77,6 @@ final class TriggerEvents: TriggerEventSource {
     }
 }
 
-
 /// Where a session takes its stdin/signal events from: its own `TriggerEvents`, or one camera's
 /// share of a `TriggerFanOut` when several cameras wait for the same event.
 protocol TriggerEventSource: AnyObject {

@@ -67,7 +67,11 @@ final class TriggerOutput: @unchecked Sendable {
             let chip = try GPIOChip.open(spec.chip)
             let line: GPIOOutputLine
             do { line = try chip.requestOutput(try chip.line(spec.line), value: false) } catch { chip.close(); throw error }
-            self.init(spec, set: { v in try line.set(v) }, release: { line.close(); chip.close() })
+            self.init(
+                spec, set: { v in try line.set(v) },
+                release: {
+                    line.close(); chip.close()
+                })
         } catch let e as GPIOError {
             throw CaptureError.gpio(spec.description, e)
         }
@@ -76,7 +80,9 @@ final class TriggerOutput: @unchecked Sendable {
     /// The seam: `set` drives the line (tests record it).
     init(_ spec: TriggerOutputLine, set: @escaping (Bool) throws -> Void, release: @escaping () -> Void = {}) {
         self.spec = spec; self.set = set; self.release = release
-        let t = Thread { [unowned self] in lowering(); finished.signal() }
+        let t = Thread { [unowned self] in
+            lowering(); finished.signal()
+        }
         t.name = "slomo-trigger-out"
         t.start()
     }
@@ -96,9 +102,10 @@ final class TriggerOutput: @unchecked Sendable {
         lowAt = raised + spec.pulse
         cond.broadcast()
         let after = raised - event
-        lastReport = TriggerOutputReport(line: spec.description, raisedTime: raised, afterEvent: after,
-                                         afterEventMs: (after.doubleValue * 1e6).rounded() / 1e3,
-                                         pulseMs: (spec.pulse.doubleValue * 1e6).rounded() / 1e3)
+        lastReport = TriggerOutputReport(
+            line: spec.description, raisedTime: raised, afterEvent: after,
+            afterEventMs: (after.doubleValue * 1e6).rounded() / 1e3,
+            pulseMs: (spec.pulse.doubleValue * 1e6).rounded() / 1e3)
         return lastReport
     }
 

@@ -47,8 +47,10 @@ final class TriggerSources: @unchecked Sendable {
     /// refused before the camera streams; `audio`: the recording's sound input (the sound trigger
     /// hears it unless it has its own microphone); `onEvent`: the network listener's warnings.
     /// Nil for motion (the image trigger reads the ring) and for `.api` without a shared queue.
-    static func open(_ t: TriggerSettings, camera: String, audio: AudioCapture?,
-                     onEvent: (@Sendable (CaptureEvent) -> Void)?) throws -> TriggerEventSource? {
+    static func open(
+        _ t: TriggerSettings, camera: String, audio: AudioCapture?,
+        onEvent: (@Sendable (CaptureEvent) -> Void)?
+    ) throws -> TriggerEventSource? {
         switch t.kind {
         case .motion: return nil
         case .stdin, .signal: return TriggerEvents(kind: t.kind)
