@@ -180,6 +180,14 @@ public final class Encoder {
 
     /// Samples per audio frame the encoder wants (0 = any).
     public var frameSize: Int { Int(ctx!.pointee.frame_size) }
+    /// Samples of priming the encoder puts before the first input sample (AAC: 1024): its first
+    /// packet's pts is the first frame's minus this (`AVCodecContext.initial_padding`).
+    public var initialPadding: Int { Int(ctx!.pointee.initial_padding) }
+    /// The codec configuration the encoder wrote (AAC's AudioSpecificConfig), empty when none.
+    public var extradata: [UInt8] {
+        guard let p = ctx!.pointee.extradata, ctx!.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: p, count: Int(ctx!.pointee.extradata_size)))
+    }
     public var sampleFormat: SampleFormat { SampleFormat(raw: ctx!.pointee.sample_fmt) }
 
     /// `avcodec_send_frame`; nil flushes. Returns false on EAGAIN (drain packets first).
