@@ -55,9 +55,25 @@ public struct RetimeReport: Codable, Sendable {
     /// Signs of a damaged or truncated input, one sentence each: the retime went on with the
     /// packets that are there (empty when the input was whole).
     public var damage: [String] = []
+    /// Per audio track, in order: its packets copied from the source and encoded.
+    public var audioPackets: [AudioPackets] = []
 }
 
 extension RetimeReport {
+    /// How one audio track was written: the source's packets copied unchanged where the map plays
+    /// them at rate 1, the rest rendered and encoded (`AudioSplicePlan`).
+    public struct AudioPackets: Codable, Sendable {
+        /// The source's audio stream.
+        public var stream: Int
+        public var copied: Int
+        public var encoded: Int
+        /// The largest shift of copied audio from the map's time (seconds, under half a codec frame):
+        /// the copies after a change sit on the codec's frame grid.
+        public var shift: Rational
+        /// Why no packet was copied; nil when some were.
+        public var encodedWhole: String?
+    }
+
     public struct Trim: Codable, Sendable {
         /// The part of the source kept (from the frame on screen at `--start` to the end of the last
         /// frame before `--end`), source seconds from the first frame.
@@ -96,7 +112,8 @@ public enum Retimer {
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: vOut, map: map, stored: stored,
             .init(input: r.input, output: r.output, command: "retime", audio: r.audio, audioStreams: r.audioStreams,
-                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false, window: window?.target))
+                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false, window: window?.target,
+                  copyAudio: true))
         let outTB = muxer.timeBase(ofStream: vOut)
         var ticks = try times.ticks(in: outTB)
         demuxer.keepOnly(streams: [timeline.video])
@@ -122,6 +139,7 @@ public enum Retimer {
         report.trim = window.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end, keyframe: $0.keyframe, prerollFrames: $0.preroll) }
         report.audioCodec = audio.codecs.first
         report.audioTracks = audio.writers.count
+        report.audioPackets = audio.packets
         report.droppedStreams = audio.dropped
         report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
         return report

@@ -52,7 +52,8 @@ struct RetimeCommand: ParsableCommand {
         discussion: """
         The output plays the slowed parts slowly at the source's frame rate (variable frame rate). \
         Audio goes through the time-pitch engine and is written in the source's codec where the \
-        container holds it, else AAC (--audio-codec). The speed map is stored as slomo metadata (see \
+        container holds it, else AAC (--audio-codec); AAC packets are copied where the map plays \
+        at rate 1 (--audio-codec auto). The speed map is stored as slomo metadata (see \
         `slomo probe`), so a second retime can start from the original timing.
         Examples:
           slomo retime clip.mp4 -o impact.mp4 --segment 0.25-0.5@1/4
@@ -87,6 +88,8 @@ struct RetimeCommand: ParsableCommand {
             Console.error("slomo: \(output): the copy starts at the keyframe at \(Seconds(t.keyframe)) s; its \(t.prerollFrames) frames before \(Seconds(t.sourceStart)) s are hidden by the file's edit list")
         }
         let source = report.trim.map { "\(Seconds($0.sourceEnd - $0.sourceStart)) s from \(Seconds($0.sourceStart)) s" } ?? "\(Seconds(report.sourceDuration)) s"
-        Console.out("\(report.output): \(report.videoPackets) video packets copied, \(source) -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")
+        let copied = report.audioPackets.reduce(0) { $0 + $1.copied }, encoded = report.audioPackets.reduce(0) { $0 + $1.encoded }
+        let audio = copied > 0 ? "; audio: \(copied) packets copied, \(encoded) encoded" : ""
+        Console.out("\(report.output): \(report.videoPackets) video packets copied, \(source) -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")\(audio)")
     }
 }
