@@ -39,6 +39,11 @@ public struct StreamInfo: Sendable {
     public var rotation: Double?
     /// True when the display matrix also mirrors the picture (negative determinant).
     public var mirrored = false
+    /// Samples per audio packet when the codec's frames have a fixed size (AAC: 1024); 0 when
+    /// unknown or variable (`AVCodecParameters.frame_size`).
+    public var frameSize = 0
+    /// The codec profile's name (`LC`, `HE-AAC`, `High`…), nil when unknown (`avcodec_profile_name`).
+    public var profile: String?
 }
 
 /// An open input file (`AVFormatContext` from `avformat_open_input`); closes it in `deinit`.
@@ -137,7 +142,8 @@ public final class Demuxer {
             metadata: Demuxer.dictionary(s.pointee.metadata),
             intraOnly: desc.map { $0.pointee.props & AV_CODEC_PROP_INTRA_ONLY != 0 } ?? false,
             extradata: par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? [],
-            rotation: rotation, mirrored: mirrored)
+            rotation: rotation, mirrored: mirrored, frameSize: Int(par.frame_size),
+            profile: avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) })
     }
 
     /// Seeks to the keyframe at or before `seconds` on stream `index` (`av_seek_frame` backward).
@@ -152,6 +158,36 @@ public final class Demuxer {
         let t: AVMediaType = kind == .video ? AVMEDIA_TYPE_VIDEO : kind == .audio ? AVMEDIA_TYPE_AUDIO : AVMEDIA_TYPE_DATA
         let i = av_find_best_stream(context, t, -1, -1, nil, 0)
         return i >= 0 ? Int(i) : nil
+    }
+
+    /// One packet of a stream as the container's index lists it, in the order the demuxer reads them.
+    public struct IndexEntry: Sendable, Equatable {
+        /// In the stream's time base (MP4/MOV: the decode time, with the edit list applied).
+        public var timestamp: Int64
+        /// Byte offset of the packet in the file.
+        public var position: Int64
+        public var size: Int
+        public var keyframe: Bool
+        /// Before an edit list's start: decoded but not shown (`AVINDEX_DISCARD_FRAME`).
+        public var discard: Bool
+    }
+
+    /// Stream `i`'s index (`avformat_index_get_entry`): every packet for MP4 and MOV, whose sample
+    /// tables list them all when the file is opened; only some (Matroska's cues) or none elsewhere.
+    public func indexEntries(stream i: Int) -> [IndexEntry] {
+        let s = stream(i)
+        let n = Int(avformat_index_get_entries_count(s))
+        var out: [IndexEntry] = []
+        out.reserveCapacity(n)
+        for k in 0..<n {
+            guard let e = avformat_index_get_entry(s, Int32(k)) else { break }
+            let flags = Int32(e.pointee.flags)
+            out.append(
+                IndexEntry(
+                    timestamp: e.pointee.timestamp, position: e.pointee.pos, size: Int(e.pointee.size),
+                    keyframe: flags & AVINDEX_KEYFRAME != 0, discard: flags & AVINDEX_DISCARD_FRAME != 0))
+        }
+        return out
     }
 
     /// Tells the demuxer to drop every packet of the streams not listed (saves I/O parsing work).

@@ -18,9 +18,11 @@ public struct VideoEncoderSettings: Sendable {
     public var options: [String: String]
     public var threads: Int
 
-    public init(codec: String, width: Int, height: Int, pixelFormat: PixelFormat, frameRate: Rational,
-                timeBase: Rational? = nil, gopSize: Int? = nil, maxBFrames: Int? = nil,
-                options: [String: String] = [:], threads: Int = 0) {
+    public init(
+        codec: String, width: Int, height: Int, pixelFormat: PixelFormat, frameRate: Rational,
+        timeBase: Rational? = nil, gopSize: Int? = nil, maxBFrames: Int? = nil,
+        options: [String: String] = [:], threads: Int = 0
+    ) {
         self.codec = codec; self.width = width; self.height = height; self.pixelFormat = pixelFormat
         self.frameRate = frameRate; self.timeBase = timeBase; self.gopSize = gopSize; self.maxBFrames = maxBFrames
         self.options = options; self.threads = threads
@@ -41,8 +43,10 @@ public struct AudioEncoderSettings: Sendable {
     /// FFmpeg's name of the channel layout to write (`5.1(side)`, `quad`…); nil, unknown, or of
     /// another channel count: FFmpeg's default layout for `channels`.
     public var layout: String?
-    public init(codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:],
-                deep: Bool = false, layout: String? = nil) {
+    public init(
+        codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:],
+        deep: Bool = false, layout: String? = nil
+    ) {
         self.codec = codec; self.sampleRate = sampleRate; self.channels = channels; self.bitRate = bitRate
         self.options = options; self.deep = deep; self.layout = layout
     }
@@ -71,7 +75,9 @@ public final class Encoder {
         guard let ctx else { throw FFmpegError(path: path, operation: "avcodec_alloc_context3", message: "out of memory", category: .internalError) }
         let tb = s.timeBase ?? (try? s.frameRate.reciprocal()) ?? Rational(1, 30)
         guard let avtb = tb.avRational, let avfr = s.frameRate.avRational else {
-            throw FFmpegError(path: path, operation: "encoder \(s.codec)", message: "frame rate \(s.frameRate) does not fit FFmpeg's 32-bit rationals", category: .unsupported)
+            throw FFmpegError(
+                path: path, operation: "encoder \(s.codec)", message: "frame rate \(s.frameRate) does not fit FFmpeg's 32-bit rationals", category: .unsupported
+            )
         }
         timeBase = tb
         ctx.pointee.width = Int32(s.width)
@@ -104,13 +110,15 @@ public final class Encoder {
         // integers for a deep source, else the encoder's first
         let formats = Encoder.list(codec.pointee.sample_fmts, end: AV_SAMPLE_FMT_NONE)
         let deepFormats = s.deep ? [AV_SAMPLE_FMT_S32, AV_SAMPLE_FMT_S32P] : []
-        let format = formats.isEmpty ? AV_SAMPLE_FMT_FLTP
+        let format =
+            formats.isEmpty
+            ? AV_SAMPLE_FMT_FLTP
             : ([AV_SAMPLE_FMT_FLTP, AV_SAMPLE_FMT_FLT] + deepFormats).first { formats.contains($0) } ?? formats[0]
         ctx.pointee.sample_fmt = format
         ctx.pointee.sample_rate = Int32(s.sampleRate)
         ChannelLayout.set(&ctx.pointee.ch_layout, name: s.layout, channels: s.channels)
         if !ChannelLayout.isAccepted(ctx.pointee.ch_layout, by: codec) {
-            ChannelLayout.set(&ctx.pointee.ch_layout, name: nil, channels: s.channels)   // e.g. 5.1(side) into AAC
+            ChannelLayout.set(&ctx.pointee.ch_layout, name: nil, channels: s.channels)  // e.g. 5.1(side) into AAC
         }
         ctx.pointee.bit_rate = Int64(s.bitRate)
         ctx.pointee.time_base = AVRational(num: 1, den: Int32(s.sampleRate))
@@ -161,8 +169,9 @@ public final class Encoder {
 
     private static func find(_ name: String, path: String) throws(FFmpegError) -> UnsafePointer<AVCodec> {
         guard let c = avcodec_find_encoder_by_name(name) else {
-            throw FFmpegError(path: path, operation: "avcodec_find_encoder_by_name(\(name))",
-                              message: "no encoder '\(name)' in this FFmpeg build", category: .unsupported)
+            throw FFmpegError(
+                path: path, operation: "avcodec_find_encoder_by_name(\(name))",
+                message: "no encoder '\(name)' in this FFmpeg build", category: .unsupported)
         }
         return c
     }
@@ -173,13 +182,22 @@ public final class Encoder {
         for (k, v) in options.sorted(by: { $0.key < $1.key }) { av_dict_set(&dict, k, v, 0) }
         try ffcall(path, "avcodec_open2(\(codecName))", category: .unsupported) { avcodec_open2(ctx, codec, &dict) }
         if let left = av_dict_get(dict, "", nil, AV_DICT_IGNORE_SUFFIX) {
-            throw FFmpegError(path: path, operation: "avcodec_open2(\(codecName))",
-                              message: "option '\(String(cString: left.pointee.key))' is not known to \(codecName)", category: .unsupported)
+            throw FFmpegError(
+                path: path, operation: "avcodec_open2(\(codecName))",
+                message: "option '\(String(cString: left.pointee.key))' is not known to \(codecName)", category: .unsupported)
         }
     }
 
     /// Samples per audio frame the encoder wants (0 = any).
     public var frameSize: Int { Int(ctx!.pointee.frame_size) }
+    /// Samples of priming the encoder puts before the first input sample (AAC: 1024): its first
+    /// packet's pts is the first frame's minus this (`AVCodecContext.initial_padding`).
+    public var initialPadding: Int { Int(ctx!.pointee.initial_padding) }
+    /// The codec configuration the encoder wrote (AAC's AudioSpecificConfig), empty when none.
+    public var extradata: [UInt8] {
+        guard let p = ctx!.pointee.extradata, ctx!.pointee.extradata_size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: p, count: Int(ctx!.pointee.extradata_size)))
+    }
     public var sampleFormat: SampleFormat { SampleFormat(raw: ctx!.pointee.sample_fmt) }
 
     /// `avcodec_send_frame`; nil flushes. Returns false on EAGAIN (drain packets first).

@@ -45,6 +45,13 @@ public final class Packet {
     /// inside a GOP). Decoders drop its frame.
     public var isDiscarded: Bool { raw.pointee.flags & AV_PKT_FLAG_DISCARD != 0 }
 
+    /// The packet carries `AV_PKT_DATA_SKIP_SAMPLES` side data: samples of its decoded frame are to
+    /// be dropped (AAC's priming at a stream's start, padding at its end).
+    public var hasSkipSamples: Bool {
+        guard let sd = raw.pointee.side_data else { return false }
+        return (0..<Int(raw.pointee.side_data_elems)).contains { sd[$0].type == AV_PKT_DATA_SKIP_SAMPLES }
+    }
+
     /// The payload bytes, valid only inside `body`.
     public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         try body(UnsafeRawBufferPointer(start: raw.pointee.data, count: Int(raw.pointee.size)))

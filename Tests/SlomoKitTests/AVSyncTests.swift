@@ -35,8 +35,10 @@ import SlomoCore
     /// stands out (30× the median) or it lies at the search's edge. Searching first is what lets
     /// it fail: an energy centre over a fixed ±10 ms window always lies within 10 ms, and read an
     /// empty window's middle when the click was 130 ms late.
-    static func clickCentre(_ x: [Float], sampleRate: Int, near expected: Rational, window: Rational = Rational(1, 100),
-                            search: Rational = Rational(12, 100)) -> Double {
+    static func clickCentre(
+        _ x: [Float], sampleRate: Int, near expected: Rational, window: Rational = Rational(1, 100),
+        search: Rational = Rational(12, 100)
+    ) -> Double {
         let sr = Rational(Int64(sampleRate))
         let c = Int((expected * sr).rounded(.nearest)), w = Int((window * sr).rounded(.nearest))
         let s = Int((search * sr).rounded(.nearest))
@@ -59,7 +61,7 @@ import SlomoCore
     static func offsets(_ output: String, map: RetimeMap, window: Rational = Rational(1, 100)) throws -> [Double] {
         let (x, sr) = try decodedAudio(output, duration: map.target.duration)
         #expect(Int64(x.count) == (map.target.duration * Rational(Int64(sr))).rounded(.nearest))
-        let clicks = CalibrationTone(sampleRate: sr).clickTimes(duration: Rational(2)).dropFirst()   // the first is cut by AAC priming
+        let clicks = CalibrationTone(sampleRate: sr).clickTimes(duration: Rational(2)).dropFirst()  // the first is cut by AAC priming
         // the Hann burst's energy centre is 1 ms after its onset
         return clicks.map { onset in
             let expected = map.targetTime(forSource: onset + Rational(1, 1000))
@@ -75,11 +77,15 @@ import SlomoCore
     static func limit(_ pitch: String) -> Double { pitch == "varispeed" ? 0.2 : 30 }
 
     /// Export (constant-rate video) and retime (copied packets) put every click where the map says.
-    @Test(arguments: ["export", "retime"], ["varispeed", "spectral"])
+    /// Retime copies the AAC packets at rate 1 (#43): after the slowed segment they sit on the AAC
+    /// frame grid, 320 samples (6.7 ms) early here, the segment's audio absorbing it, so the clicks
+    /// there may be that far off besides; with `--audio-codec aac` the whole track is encoded.
+    @Test(arguments: ["export", "retime", "retime-encoded"], ["varispeed", "spectral"])
     func audioIsWhereTheVideoShowsIt(command: String, pitch: String) throws {
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir)
         let output: String, audioFrames: Int64?
+        var shift = 0.0
         if command == "export" {
             var e = ExportRequest(input: src, output: dir.file("e.mp4"), spec: Self.spec)
             e.pitch = pitch
@@ -88,15 +94,20 @@ import SlomoCore
         } else {
             var q = RetimeRequest(input: src, output: dir.file("r.mp4"), spec: Self.spec)
             q.pitch = pitch
+            if command == "retime-encoded" { q.audioCodec = "aac" }
             let r = try Retimer.retime(q)
             #expect(r.outputDuration == Rational(7, 2))
             (output, audioFrames) = (r.output, r.audioFrames)
+            let copied = try #require(r.audioPackets.first)
+            #expect((copied.copied > 0) == (command == "retime"))
+            shift = abs(copied.shift.doubleValue) * 1000
+            #expect(abs(shift - (command == "retime" ? 320.0 / 48 : 0)) < 1e-9, "shift \(shift) ms")
         }
-        #expect(audioFrames == 168_000)          // 0.6 + 0.5 × 4 + 0.9 = 3.5 s at 48 kHz
+        #expect(audioFrames == 168_000)  // 0.6 + 0.5 × 4 + 0.9 = 3.5 s at 48 kHz
         let map = try Self.spec.resolve(duration: Rational(2), frameRate: Rational(240))
         let off = try Self.offsets(output, map: map)
         #expect(off.count == 7)
-        #expect(off.allSatisfy { abs($0) < Self.limit(pitch) }, "click offsets (ms): \(off)")
+        #expect(off.allSatisfy { abs($0) < Self.limit(pitch) + shift }, "click offsets (ms): \(off)")
     }
 
     /// Zero-latency plays its table's rates: asked for 0.55 it plays 1/2, and the video follows the
@@ -114,8 +125,9 @@ import SlomoCore
         q.pitch = "zero-latency"
         let t = try Retimer.retime(q)
         #expect(t.outputDuration == Rational(4) && t.audioFrames == 192_000)
-        let off = try Self.offsets(t.output, map: try RetimeSpec(rate: Rational(1, 2)).resolve(duration: Rational(2), frameRate: nil),
-                                   window: Rational(4, 100))
+        let off = try Self.offsets(
+            t.output, map: try RetimeSpec(rate: Rational(1, 2)).resolve(duration: Rational(2), frameRate: nil),
+            window: Rational(4, 100))
         #expect(off.allSatisfy { abs($0) < 10 }, "click offsets (ms): \(off)")
     }
 }

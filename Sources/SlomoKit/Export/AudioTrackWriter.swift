@@ -37,11 +37,14 @@ final class AudioTrackWriter {
         self.chunkFrames = chunkFrames
         readBlock = chunkFrames ?? Self.readFrames
         self.muxer = muxer
-        encoder = try Encoder(path: path, audio: AudioEncoderSettings(codec: codec, sampleRate: source.sampleRate,
-                                                                       channels: source.channels, bitRate: bitRate,
-                                                                       options: EncoderDefaults.audioOptions(codec), deep: deep,
-                                                                       layout: EncoderDefaults.keepsLayout(codec) ? source.channelLayout : nil),
-                              globalHeader: muxer.wantsGlobalHeader)
+        encoder = try Encoder(
+            path: path,
+            audio: AudioEncoderSettings(
+                codec: codec, sampleRate: source.sampleRate,
+                channels: source.channels, bitRate: bitRate,
+                options: EncoderDefaults.audioOptions(codec), deep: deep,
+                layout: EncoderDefaults.keepsLayout(codec) ? source.channelLayout : nil),
+            globalHeader: muxer.wantsGlobalHeader)
         streamIndex = try muxer.addStream(for: encoder)
         pending = Array(repeating: [], count: source.channels)
     }
@@ -61,7 +64,7 @@ final class AudioTrackWriter {
     /// from the same source position, so a linear fade keeps the level), so the switch does not click.
     func switchSource(to next: any RetimedAudio, crossfade: Int = 0) throws {
         precondition(next.sampleRate == source.sampleRate && next.channels == source.channels)
-        try refill(atLeast: crossfade, readingNoMore: true)   // the old source's continuation, only what the fade needs
+        try refill(atLeast: crossfade, readingNoMore: true)  // the old source's continuation, only what the fade needs
         let fadeOut = pending.map { Array($0.prefix(crossfade)) }
         source = next
         sourceStart = framesWritten
@@ -121,34 +124,12 @@ final class AudioTrackWriter {
         }
     }
 
-    private var converter: SampleConverter?
+    private let filler = AudioFrameFill()
 
-    /// Moves `n` pending samples per channel into `frame`: float directly, other formats through swresample.
+    /// Moves `n` pending samples per channel into `frame`.
     private func fill(_ frame: Frame, count n: Int) throws {
-        let channels = source.channels
-        let f = encoder.sampleFormat
-        if f != .floatPlanar && f != .float {
-            if converter == nil {
-                converter = try SampleConverter(channels: channels, inRate: source.sampleRate, inFormat: .floatPlanar,
-                                                outRate: source.sampleRate, outFormat: f)
-            }
-            try converter!.fill(frame, from: pending, count: n)
-        } else if f.isPlanar {
-            for c in 0..<channels {
-                frame.withPlane(c) { p, _ in
-                    p.withMemoryRebound(to: Float.self, capacity: n) { f in
-                        pending[c].withUnsafeBufferPointer { f.update(from: $0.baseAddress!, count: n) }
-                    }
-                }
-            }
-        } else {
-            frame.withPlane(0) { p, _ in
-                p.withMemoryRebound(to: Float.self, capacity: n * channels) { f in
-                    for c in 0..<channels { for i in 0..<n { f[i * channels + c] = pending[c][i] } }
-                }
-            }
-        }
-        for c in 0..<channels { pending[c].removeFirst(n) }
+        try filler.fill(frame, from: pending, count: n, encoder: encoder, sampleRate: source.sampleRate)
+        for c in 0..<source.channels { pending[c].removeFirst(n) }
     }
 
     /// Ends the track at output time `time` (to the sample; a fixed-size codec's last frame is
@@ -184,11 +165,49 @@ final class AudioTrackWriter {
         try drain()
     }
 
+    /// Packets the encoder gave and the muxer took.
+    private(set) var packetsWritten = 0
+
     private func drain() throws {
         while case .got = try encoder.receive(into: packet) {
+            packetsWritten += 1
             packet.streamIndex = streamIndex
             packet.rescaleTimestamps(from: encoder.timeBase, to: streamTimeBase)
             try muxer.write(packet)
+        }
+    }
+}
+
+/// Fills an encoder's audio frame from planar Float samples: float directly, other formats
+/// through swresample (made on first use).
+final class AudioFrameFill {
+    private var converter: SampleConverter?
+
+    /// The first `n` samples of each channel of `samples` (at `sampleRate`) into `frame` (made by `encoder`).
+    func fill(_ frame: Frame, from samples: [[Float]], count n: Int, encoder: Encoder, sampleRate: Int) throws {
+        let channels = samples.count
+        let f = encoder.sampleFormat
+        if f != .floatPlanar && f != .float {
+            if converter == nil {
+                converter = try SampleConverter(
+                    channels: channels, inRate: sampleRate, inFormat: .floatPlanar,
+                    outRate: sampleRate, outFormat: f)
+            }
+            try converter!.fill(frame, from: samples, count: n)
+        } else if f.isPlanar {
+            for c in 0..<channels {
+                frame.withPlane(c) { p, _ in
+                    p.withMemoryRebound(to: Float.self, capacity: n) { f in
+                        samples[c].withUnsafeBufferPointer { f.update(from: $0.baseAddress!, count: n) }
+                    }
+                }
+            }
+        } else {
+            frame.withPlane(0) { p, _ in
+                p.withMemoryRebound(to: Float.self, capacity: n * channels) { f in
+                    for c in 0..<channels { for i in 0..<n { f[i * channels + c] = samples[c][i] } }
+                }
+            }
         }
     }
 }

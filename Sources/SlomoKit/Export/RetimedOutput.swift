@@ -3,6 +3,37 @@ import SlomoCore
 import SlomoFFmpeg
 import SlomoAudio
 
+/// An audio track export and retime write beside the video, caught up to the video as it goes.
+protocol RetimedTrack: AnyObject {
+    var streamIndex: Int { get }
+    /// The encoder of its encoded packets.
+    var codecName: String { get }
+    var framesWritten: Int64 { get }
+    var copiedPackets: Int { get }
+    var encodedPackets: Int { get }
+    /// The largest shift of copied audio from the map's time (seconds; zero without copies).
+    var largestShift: Rational { get }
+    /// Call after `writeHeader`.
+    func headerWritten()
+    func writeTrack(upTo time: Rational) throws
+    func finishTrack() throws
+}
+
+extension AudioTrackWriter: RetimedTrack {
+    var codecName: String { encoder.codecName }
+    var copiedPackets: Int { 0 }
+    var encodedPackets: Int { packetsWritten }
+    var largestShift: Rational { .zero }
+    func writeTrack(upTo time: Rational) throws { try write(upTo: time) }
+    func finishTrack() throws { try finish() }
+}
+
+extension SplicedAudioTrack: RetimedTrack {
+    var largestShift: Rational { plan.largestShift }
+    func writeTrack(upTo time: Rational) throws { try write(upTo: time) }
+    func finishTrack() throws { try finish() }
+}
+
 /// What export and retime write beside their video: every audio track retimed alike, the
 /// source's metadata with slomo's own beside it, the header; and what the output cannot keep.
 enum RetimedOutput {
@@ -25,21 +56,33 @@ enum RetimedOutput {
         var window: TimeRange? = nil
         /// The output's constant frame rate (export); nil: every source frame kept (retime).
         var outputFrameRate: Rational? = nil
+        /// Retime: copy the source's audio packets where the map plays them at rate 1 (`AudioSplice`).
+        var copyAudio = false
     }
 
     /// The audio tracks written and the source's streams left out, one sentence each.
     struct Tracks {
-        var writers: [AudioTrackWriter]
+        var writers: [any RetimedTrack]
         var dropped: [String]
         /// What became of a phone's capture-rate tag (`com.android.capture.fps`), one sentence.
         var captureRateTag: String? = nil
+        /// Per track: the source stream, and why every packet is encoded (nil when some are copied).
+        var origins: [(stream: Int, encodedWhole: String?)] = []
 
         /// Writes every track up to `time` on the output timeline.
-        func write(upTo time: Rational) throws { for w in writers { try w.write(upTo: time) } }
-        func finish() throws { for w in writers { try w.finish() } }
+        func write(upTo time: Rational) throws { for w in writers { try w.writeTrack(upTo: time) } }
+        func finish() throws { for w in writers { try w.finishTrack() } }
         /// Frames written to the first track (every track has the same length).
         var framesWritten: Int64? { writers.first?.framesWritten }
-        var codecs: [String] { writers.map(\.encoder.codecName) }
+        var codecs: [String] { writers.map(\.codecName) }
+        /// Per track: packets copied and encoded (after `finish`).
+        var packets: [RetimeReport.AudioPackets] {
+            zip(writers, origins).map { w, o in
+                RetimeReport.AudioPackets(
+                    stream: o.stream, copied: w.copiedPackets, encoded: w.encodedPackets,
+                    shift: w.largestShift, encodedWhole: o.encodedWhole)
+            }
+        }
     }
 
     /// After the video stream `video`: each audio track (codec chosen, or refused, before any
@@ -47,31 +90,30 @@ enum RetimedOutput {
     /// (creation time, title, make and model, location…) with slomo's own tags over it (the map as
     /// `slomo_retime`, read back by probe and by a second retime; the source's name and rate; the
     /// batch job key), then the header (MP4/MOV keep every tag as a metadata atom).
-    static func finishHeader(_ muxer: Muxer, demuxer: Demuxer, timeline: MediaTimeline, video: Int, map: RetimeMap,
-                             stored: RetimeMap, _ r: Request) throws -> Tracks {
+    static func finishHeader(
+        _ muxer: Muxer, demuxer: Demuxer, timeline: MediaTimeline, video: Int, map: RetimeMap,
+        stored: RetimeMap, _ r: Request
+    ) throws -> Tracks {
         copyStreamMetadata(muxer, demuxer, from: timeline.video, to: video, reencoded: r.reencoded)
         let chosen = r.audio ? try audioStreams(r.audioStreams, demuxer: demuxer) : []
-        var writers: [AudioTrackWriter] = [], undecodable: [String] = [], firstFailure: Error?
+        var writers: [any RetimedTrack] = [], origins: [(Int, String?)] = [], undecodable: [String] = [], firstFailure: Error?
         for a in chosen {
             let choice = try AudioCodecChoice.resolve(r.audioCodec, source: demuxer.streamInfo(a), muxer: muxer, output: r.output)
-            var source: any RetimedAudio
-            do { source = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin) } catch let e as AudioFailure
-                where r.audioStreams.isEmpty && chosen.count > 1 && [.unsupportedFormat, .decodeFailed, .emptyAudio].contains(e.code) {
+            let w: any RetimedTrack, why: String?
+            do { (w, why) = try track(a, choice: choice, demuxer: demuxer, muxer: muxer, timeline: timeline, map: map, r) } catch let e as AudioFailure
+                where r.audioStreams.isEmpty && chosen.count > 1 && [.unsupportedFormat, .decodeFailed, .emptyAudio].contains(e.code)
+            {
                 // one of several tracks this FFmpeg cannot decode (a phone's spatial audio): the
                 // others are kept and this one is named; a track asked for by number fails the job
-                undecodable.append(droppedSentence(demuxer.streamInfo(a)).replacingOccurrences(of: ": this kind of stream is not retimed", with: "") + ": it cannot be decoded (\(e.cause))")
+                undecodable.append(
+                    droppedSentence(demuxer.streamInfo(a)).replacingOccurrences(of: ": this kind of stream is not retimed", with: "")
+                        + ": it cannot be decoded (\(e.cause))")
                 firstFailure = firstFailure ?? e
                 continue
             }
-            if let window = r.window {
-                let sr = Rational(Int64(source.sampleRate))
-                let skip = (window.start * sr).rounded(.nearest), end = (window.end * sr).rounded(.nearest)
-                source = TrimmedAudio(source, skip: skip, length: end - skip)
-            }
-            let w = try AudioTrackWriter(source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
-                                         bitRate: choice.bitRate, path: r.output, deep: choice.deep)
             copyStreamMetadata(muxer, demuxer, from: a, to: w.streamIndex, reencoded: true)
             writers.append(w)
+            origins.append((a, why))
         }
         let mov = muxer.isISOMedia
         let captureKey = timeline.captureRate?.source
@@ -95,7 +137,7 @@ enum RetimedOutput {
         if writers.isEmpty, let firstFailure { throw firstFailure }
         let kept = Set([timeline.video] + chosen)
         let dropped = demuxer.streams.filter { !kept.contains($0.index) && !($0.kind == .audio && (!r.audio || !r.audioStreams.isEmpty)) }
-        return Tracks(writers: writers, dropped: undecodable + dropped.map(droppedSentence), captureRateTag: captureRateTag)
+        return Tracks(writers: writers, dropped: undecodable + dropped.map(droppedSentence), captureRateTag: captureRateTag, origins: origins)
     }
 
     /// A phone's capture-rate tag as it describes the output: rewritten where the output plays at
@@ -111,6 +153,32 @@ enum RetimedOutput {
         muxer.setMetadata(c.source, after.description)
         let speed = r.outputFrameRate.map { $0 / fps } ?? (c.storedFrameRate * (map.mappings.first?.rate ?? .one)) / fps
         return "\(c.source) \(before) → \(after): the output plays at \(speed) of real time"
+    }
+
+    /// Stream `a`'s output track: its packets copied where the map plays them at rate 1 (retime,
+    /// `AudioSplice`), else rendered and encoded whole, with why.
+    private static func track(
+        _ a: Int, choice: AudioCodecChoice, demuxer: Demuxer, muxer: Muxer, timeline: MediaTimeline,
+        map: RetimeMap, _ r: Request
+    ) throws -> (any RetimedTrack, String?) {
+        var why: String? = nil
+        if r.copyAudio {
+            let spliced: SplicedAudioTrack?
+            (spliced, why) = try AudioSplice.track(
+                a, choice: choice, demuxer: demuxer, muxer: muxer, timeline: timeline, map: map,
+                input: r.input, output: r.output, pitch: r.pitch, window: r.window, requested: r.audioCodec)
+            if let spliced { return (spliced, nil) }
+        }
+        var source: any RetimedAudio = try Retimer.audioSource(r.input, stream: a, map: map, pitch: r.pitch, origin: timeline.origin)
+        if let window = r.window {
+            let sr = Rational(Int64(source.sampleRate))
+            let skip = (window.start * sr).rounded(.nearest), end = (window.end * sr).rounded(.nearest)
+            source = TrimmedAudio(source, skip: skip, length: end - skip)
+        }
+        let w = try AudioTrackWriter(
+            source: RenderAheadAudio(source), muxer: muxer, codec: choice.encoder,
+            bitRate: choice.bitRate, path: r.output, deep: choice.deep)
+        return (w, why)
     }
 
     /// The audio streams to write: those asked for (each checked, in the order given, each once),

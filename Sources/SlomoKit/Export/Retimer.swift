@@ -58,9 +58,25 @@ public struct RetimeReport: Codable, Sendable {
     /// Signs of a damaged or truncated input, one sentence each: the retime went on with the
     /// packets that are there (empty when the input was whole).
     public var damage: [String] = []
+    /// Per audio track, in order: its packets copied from the source and encoded.
+    public var audioPackets: [AudioPackets] = []
 }
 
 extension RetimeReport {
+    /// How one audio track was written: the source's packets copied unchanged where the map plays
+    /// them at rate 1, the rest rendered and encoded (`AudioSplicePlan`).
+    public struct AudioPackets: Codable, Sendable {
+        /// The source's audio stream.
+        public var stream: Int
+        public var copied: Int
+        public var encoded: Int
+        /// The largest shift of copied audio from the map's time (seconds, under half a codec frame):
+        /// the copies after a change sit on the codec's frame grid.
+        public var shift: Rational
+        /// Why no packet was copied; nil when some were.
+        public var encodedWhole: String?
+    }
+
     public struct Trim: Codable, Sendable {
         /// The part of the source kept (from the frame on screen at `--start` to the end of the last
         /// frame before `--end`), source seconds from the first frame.
@@ -77,8 +93,9 @@ public enum Retimer {
     /// The retimed audio of stream `stream` of `input` through `map` with the time-pitch algorithm
     /// named `pitch` (`--pitch`), aligned so that map source time 0 is media time `origin`.
     static func audioSource(_ input: String, stream: Int, map: RetimeMap, pitch: String, origin: Rational) throws -> TimePitchAudioSource {
-        try TimePitchAudioSource(path: input, streamIndex: stream, map: map, algorithm: try TimePitchAlgorithm(parsing: pitch),
-                                 sourceOrigin: origin)
+        try TimePitchAudioSource(
+            path: input, streamIndex: stream, map: map, algorithm: try TimePitchAlgorithm(parsing: pitch),
+            sourceOrigin: origin)
     }
 
     /// `slomo retime`: each packet's exact output times (`RetimedPacketTimes`), then the packets
@@ -98,16 +115,20 @@ public enum Retimer {
         let vOut = try muxer.addStream(copying: timeline.video, from: demuxer, timeBase: times.timeBase, frameRate: times.averageRate)
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: vOut, map: map, stored: stored,
-            .init(input: r.input, output: r.output, command: "retime", audio: r.audio, audioStreams: r.audioStreams,
-                  pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false, window: window?.target))
+            .init(
+                input: r.input, output: r.output, command: "retime", audio: r.audio, audioStreams: r.audioStreams,
+                pitch: r.pitch, audioCodec: r.audioCodec, jobKey: r.jobKey, reencoded: false, window: window?.target,
+                copyAudio: true))
         let outTB = muxer.timeBase(ofStream: vOut)
         var ticks = try times.ticks(in: outTB)
         demuxer.keepOnly(streams: [timeline.video])
         let reader = MediaTimeline.Reader(demuxer, damage: timeline.damage)
         let total = Int64(ticks.pts.count)
         var done: Int64 = 0
-        let copied = try copyPackets(reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB,
-                                     packets: window?.packets) { dts in
+        let copied = try copyPackets(
+            reader, video: timeline.video, to: vOut, of: muxer, times: times, ticks: &ticks, outTB: outTB,
+            packets: window?.packets
+        ) { dts in
             try audio.write(upTo: Rational(ticks: dts, timeBase: outTB))
             done += 1
             progress?(done, total)
@@ -119,12 +140,16 @@ public enum Retimer {
             input: r.input, output: r.output, videoPackets: copied, sourceDuration: timeline.duration,
             outputDuration: window?.target.duration ?? map.target.duration, outputTimeBase: outTB, timestampsRounded: ticks.rounded,
             averageFrameRate: times.averageRate, audioFrames: audio.framesWritten,
-            mappings: map.mappings.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end,
-                                               targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate) })
+            mappings: map.mappings.map {
+                .init(
+                    sourceStart: $0.source.start, sourceEnd: $0.source.end,
+                    targetStart: $0.target.start, targetEnd: $0.target.end, rate: $0.rate)
+            })
         report.damage = reader.damage
         report.trim = window.map { .init(sourceStart: $0.source.start, sourceEnd: $0.source.end, keyframe: $0.keyframe, prerollFrames: $0.preroll) }
         report.audioCodec = audio.codecs.first
         report.audioTracks = audio.writers.count
+        report.audioPackets = audio.packets
         report.droppedStreams = audio.dropped
         report.captureRateTag = audio.captureRateTag
         report.rotationDropped = RetimedOutput.droppedRotation(timeline.info.rotation, muxer: muxer)
@@ -134,9 +159,11 @@ public enum Retimer {
     /// Copies the video packets in order with their mapped times (those of `packets`, file indices
     /// in order, when given: a `CopyWindow`); `beforeWrite` gets each packet's output dts first
     /// (the audio is written up to it). Returns the packets copied.
-    static func copyPackets(_ reader: MediaTimeline.Reader, video: Int, to vOut: Int, of muxer: Muxer, times: RetimedPacketTimes,
-                            ticks: inout RetimedPacketTimes.Ticks, outTB: Rational, packets: [Int]? = nil,
-                            beforeWrite: (Int64) throws -> Void) throws -> Int {
+    static func copyPackets(
+        _ reader: MediaTimeline.Reader, video: Int, to vOut: Int, of muxer: Muxer, times: RetimedPacketTimes,
+        ticks: inout RetimedPacketTimes.Ticks, outTB: Rational, packets: [Int]? = nil,
+        beforeWrite: (Int64) throws -> Void
+    ) throws -> Int {
         let packet = Packet()
         var lastDTS: Int64 = .min
         var index = 0, fileIndex = -1
@@ -211,8 +238,10 @@ struct RetimedPacketTimes {
     /// A source timestamp (the stream's ticks) on the output timeline.
     func mapped(_ ticks: Int64) -> Rational { Self.mapped(ticks, timeline, map, stored, fromOriginal, originTicks) }
 
-    private static func mapped(_ ticks: Int64, _ timeline: MediaTimeline, _ map: RetimeMap, _ stored: RetimeMap,
-                               _ fromOriginal: Bool, _ originTicks: Int64) -> Rational {
+    private static func mapped(
+        _ ticks: Int64, _ timeline: MediaTimeline, _ map: RetimeMap, _ stored: RetimeMap,
+        _ fromOriginal: Bool, _ originTicks: Int64
+    ) -> Rational {
         let t = timeline.time(ofTicks: ticks, originTicks: originTicks)
         if fromOriginal, timeline.previousMap != nil {
             return stored.targetTime(forSource: timeline.originalTime(t))
@@ -231,9 +260,11 @@ struct RetimedPacketTimes {
             return ticks
         }
         // (a decode time that does not fit the time base counts as absent: rebuilt from the pts)
-        let dts = DecodeTimestamps.make(pts: pts, mappedDTS: packets.lazy.map { p in
-            p.dts.flatMap { try? (mapped($0) - offset).ticks(in: outTB, rounding: .nearest) }
-        })
+        let dts = DecodeTimestamps.make(
+            pts: pts,
+            mappedDTS: packets.lazy.map { p in
+                p.dts.flatMap { try? (mapped($0) - offset).ticks(in: outTB, rounding: .nearest) }
+            })
         return Ticks(pts: pts, dts: dts, rounded: rounded)
     }
 }

@@ -23,7 +23,6 @@ struct RetimeOptions: ParsableArguments {
     }
 }
 
-
 /// Export's and retime's own options: their audio track (stretch writes audio only, in its output's
 /// format) and how they read a video's timing (an audio file carries neither a stored speed map nor
 /// a capture rate).
@@ -50,22 +49,26 @@ struct RetimeCommand: ParsableCommand {
         commandName: "retime",
         abstract: "Retime without re-encoding video: packets copied bit for bit, timestamps mapped per segment.",
         discussion: """
-        The output plays the slowed parts slowly at the source's frame rate (variable frame rate). \
-        Audio goes through the time-pitch engine and is written in the source's codec where the \
-        container holds it, else AAC (--audio-codec). The speed map is stored as slomo metadata (see \
-        `slomo probe`), so a second retime can start from the original timing.
-        Examples:
-          slomo retime clip.mp4 -o impact.mp4 --segment 0.25-0.5@1/4
-          slomo retime clip.mp4 -o whole.mkv --rate 1/8 --audio-codec flac
-          slomo retime clip.mp4 -o part.mp4 --start f60 --end f120 --rate 1/4
-        """)
+            The output plays the slowed parts slowly at the source's frame rate (variable frame rate). \
+            Audio goes through the time-pitch engine and is written in the source's codec where the \
+            container holds it, else AAC (--audio-codec); AAC packets are copied where the map plays \
+            at rate 1 (--audio-codec auto). The speed map is stored as slomo metadata (see \
+            `slomo probe`), so a second retime can start from the original timing.
+            Examples:
+              slomo retime clip.mp4 -o impact.mp4 --segment 0.25-0.5@1/4
+              slomo retime clip.mp4 -o whole.mkv --rate 1/8 --audio-codec flac
+              slomo retime clip.mp4 -o part.mp4 --start f60 --end f120 --rate 1/4
+            """)
 
     @Argument(help: "Input media file.", completion: .file()) var input: String
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv).", completion: .file()) var output: String
     @OptionGroup var retime: RetimeOptions
     @OptionGroup var video: VideoJobOptions
     @OptionGroup var trim: TrimOptions
-    @Flag(help: "Where a copy cannot cut at --start or --end (a B-frame's reference, a keyframe), cut at the nearest place it can and say where, instead of refusing.")
+    @Flag(
+        help:
+            "Where a copy cannot cut at --start or --end (a B-frame's reference, a keyframe), cut at the nearest place it can and say where, instead of refusing."
+    )
     var nearestCut = false
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print a JSON summary on stdout.") var json = false
@@ -81,8 +84,10 @@ struct RetimeCommand: ParsableCommand {
         var report: RetimeReport?
         // --nearest-cut: a cut the copy cannot make moves to the nearest one it can (start, then end)
         for attempt in 0..<3 {
-            do { report = try Retimer.retime(request) { done, total in reporter.update(done, total) } } catch ExportError.copyCannotCut(_, let setting, let value, _, let nearest?)
-                where nearestCut && attempt < 2 {
+            do { report = try Retimer.retime(request) { done, total in reporter.update(done, total) } } catch ExportError.copyCannotCut(
+                _, let setting, let value, _, let nearest?)
+                where nearestCut && attempt < 2
+            {
                 if setting == .start { request.trim.start = nearest } else { request.trim.end = nearest }
                 Console.error("slomo: note: \(input): \(CLIFailure.flag(setting)) \(value) moved to \(nearest), the nearest place a copy can cut")
                 continue
@@ -99,9 +104,16 @@ struct RetimeCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report); return }
         if let t = report.trim, t.prerollFrames > 0 {
-            Console.error("slomo: \(output): the copy starts at the keyframe at \(Seconds(t.keyframe)) s; its \(t.prerollFrames) frames before \(Seconds(t.sourceStart)) s are hidden by the file's edit list")
+            Console.error(
+                "slomo: \(output): the copy starts at the keyframe at \(Seconds(t.keyframe)) s; its \(t.prerollFrames) frames before \(Seconds(t.sourceStart)) s are hidden by the file's edit list"
+            )
         }
-        let source = report.trim.map { "\(Seconds($0.sourceEnd - $0.sourceStart)) s from \(Seconds($0.sourceStart)) s" } ?? "\(Seconds(report.sourceDuration)) s"
-        Console.out("\(report.output): \(report.videoPackets) video packets copied, \(source) -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")")
+        let source =
+            report.trim.map { "\(Seconds($0.sourceEnd - $0.sourceStart)) s from \(Seconds($0.sourceStart)) s" } ?? "\(Seconds(report.sourceDuration)) s"
+        let copied = report.audioPackets.reduce(0) { $0 + $1.copied }, encoded = report.audioPackets.reduce(0) { $0 + $1.encoded }
+        let audio = copied > 0 ? "; audio: \(copied) packets copied, \(encoded) encoded" : ""
+        Console.out(
+            "\(report.output): \(report.videoPackets) video packets copied, \(source) -> \(Seconds(report.outputDuration)) s, average \(Seconds(report.averageFrameRate)) fps\(report.timestampsRounded ? " (timestamps rounded to \(report.outputTimeBase) s)" : "")\(audio)"
+        )
     }
 }
