@@ -29,7 +29,7 @@ final class EncodeAhead {
     ) {
         let shared = Shared(depth: depth)
         self.shared = shared
-        let owned = Handoff(first)
+        let owned = RenderAheadAudio.Handoff(first)
         let thread = Thread {
             var handed: (any RetimedAudio)? = owned.take()
             for span in spans {
@@ -104,16 +104,6 @@ final class EncodeAhead {
 
         func cancel() {
             condition.lock(); cancelled = true; condition.broadcast(); condition.unlock()
-        }
-    }
-
-    /// Moves the non-Sendable first render to the worker exactly once.
-    private final class Handoff: @unchecked Sendable {  // `take()` is called once, by the worker, after `init` returns
-        private var source: (any RetimedAudio)?
-        init(_ source: any RetimedAudio) { self.source = source }
-        func take() -> any RetimedAudio {
-            defer { source = nil }
-            return source!
         }
     }
 }

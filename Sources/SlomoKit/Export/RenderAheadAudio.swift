@@ -99,7 +99,7 @@ final class RenderAheadAudio: RetimedAudio {
     }
 
     /// Moves the non-Sendable source to the worker thread exactly once.
-    private final class Handoff: @unchecked Sendable {  // `take()` is called once, by the worker, after `init` returns
+    final class Handoff: @unchecked Sendable {  // `take()` is called once, by the worker, after `init` returns
         private var source: (any RetimedAudio)?
         init(_ source: any RetimedAudio) { self.source = source }
         func take() -> any RetimedAudio {
