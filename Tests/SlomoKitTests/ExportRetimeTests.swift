@@ -256,15 +256,7 @@ import SlomoFFmpeg
 
     /// Luma of frame 0 of `path`, decoded by the ffmpeg CLI.
     static func firstLuma(_ path: String) throws -> [UInt8] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return Array(data)
+        Array(try ffmpegOutput(["-i", path, "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "gray", "pipe:1"]))
     }
 
     /// Odd sizes: FFV1 keeps 321x181; x264 refuses odd 4:2:0, so the last column and row are cropped

@@ -35,14 +35,7 @@ import SlomoFFmpeg
 
     /// A track decoded to mono Float by the ffmpeg CLI (the independent decoder; edit lists applied).
     static func decoded(_ path: String, track: Int = 0) throws -> [Float] {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
-        p.arguments = ["-v", "error", "-i", path, "-map", "0:a:\(track)", "-ac", "1", "-f", "f32le", "pipe:1"]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
+        let data = try ffmpegOutput(["-i", path, "-map", "0:a:\(track)", "-ac", "1", "-f", "f32le", "pipe:1"])
         return data.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 

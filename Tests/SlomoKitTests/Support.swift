@@ -32,3 +32,16 @@ func expectSyntaxError(
         #expect(error.message.contains(message), "\(error.message)", sourceLocation: sourceLocation)
     }
 }
+
+/// What the ffmpeg CLI writes on stdout with `arguments` (the independent decoder of many tests).
+func ffmpegOutput(_ arguments: [String]) throws -> Data {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+    p.arguments = ["-v", "error"] + arguments
+    let out = Pipe()
+    p.standardOutput = out
+    try p.run()
+    let data = out.fileHandleForReading.readDataToEndOfFile()
+    p.waitUntilExit()
+    return data
+}
