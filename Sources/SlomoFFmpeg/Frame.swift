@@ -217,25 +217,11 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
         return d.pointee.log2_chroma_w > 0 || d.pointee.log2_chroma_h > 0
     }
 
-    /// The FFmpeg format of a raw V4L2 fourcc (`YUYV` → yuyv422…); nil for compressed or unknown ones.
+    /// The FFmpeg format of a raw V4L2 fourcc (`YUYV` → yuyv422…), from the capture pixel-format
+    /// table; nil for compressed or unknown ones.
     public init?(v4l2FourCC: String) {
-        let table: [String: AVPixelFormat] = [
-            "YUYV": AV_PIX_FMT_YUYV422, "UYVY": AV_PIX_FMT_UYVY422, "YVYU": AV_PIX_FMT_YVYU422,
-            "NV12": AV_PIX_FMT_NV12, "NV21": AV_PIX_FMT_NV21, "NV16": AV_PIX_FMT_NV16, "YU12": AV_PIX_FMT_YUV420P,
-            "422P": AV_PIX_FMT_YUV422P, "GREY": AV_PIX_FMT_GRAY8, "Y16 ": AV_PIX_FMT_GRAY16LE, "RGB3": AV_PIX_FMT_RGB24,
-            "BGR3": AV_PIX_FMT_BGR24, "XR24": AV_PIX_FMT_BGR0, "AR24": AV_PIX_FMT_BGRA, "RGBP": AV_PIX_FMT_RGB565LE,
-            "BA81": AV_PIX_FMT_BAYER_BGGR8, "GBRG": AV_PIX_FMT_BAYER_GBRG8, "GRBG": AV_PIX_FMT_BAYER_GRBG8, "RGGB": AV_PIX_FMT_BAYER_RGGB8,
-            // multi-planar variants: the same samples, each plane in its own buffer
-            "NM12": AV_PIX_FMT_NV12, "NM21": AV_PIX_FMT_NV21, "NM16": AV_PIX_FMT_NV16,
-            "YM12": AV_PIX_FMT_YUV420P, "YM16": AV_PIX_FMT_YUV422P, "YM24": AV_PIX_FMT_YUV444P, "NV24": AV_PIX_FMT_NV24,
-            // 10/12-bit samples right-aligned in 16-bit little-endian words (gray, and Bayer stored undebayered)
-            "Y10 ": AV_PIX_FMT_GRAY10LE, "Y12 ": AV_PIX_FMT_GRAY12LE,
-            "BG10": AV_PIX_FMT_GRAY10LE, "GB10": AV_PIX_FMT_GRAY10LE, "BA10": AV_PIX_FMT_GRAY10LE, "RG10": AV_PIX_FMT_GRAY10LE,
-            "BG12": AV_PIX_FMT_GRAY12LE, "GB12": AV_PIX_FMT_GRAY12LE, "BA12": AV_PIX_FMT_GRAY12LE, "RG12": AV_PIX_FMT_GRAY12LE,
-            "BG16": AV_PIX_FMT_GRAY16LE, "GB16": AV_PIX_FMT_GRAY16LE, "GR16": AV_PIX_FMT_GRAY16LE, "RG16": AV_PIX_FMT_GRAY16LE,
-        ]
-        guard let f = table[v4l2FourCC] else { return nil }
-        raw = f
+        guard let name = CapturePixelFormat.row(v4l2FourCC)?.ffmpeg else { return nil }
+        self.init(name: name)
     }
 
     public var name: String {
@@ -244,6 +230,9 @@ public struct PixelFormat: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { name }
+
+    /// Bits a pixel takes over every plane, padding excluded (yuyv422 16, nv12 12), as FFmpeg counts them.
+    public var bitsPerPixel: Int { av_pix_fmt_desc_get(raw).map { Int(av_get_bits_per_pixel($0)) } ?? 0 }
 
     /// True for formats whose first plane is 8-bit luma (what the calibration reader samples).
     public var hasEightBitLumaPlane: Bool {

@@ -1,10 +1,11 @@
+import SlomoCore
 import Testing
 @testable import SlomoKit
 
 /// What capture reads from a camera's H.264/HEVC frames (Annex B) through `NALUnits`: whether a
 /// frame is a keyframe, and the parameter sets that become the file's extradata.
 @Suite struct CameraNALTests {
-    func key(_ b: [UInt8], hevc: Bool = false) -> Bool { b.withUnsafeBytes { RecordingWriter.isLikelyKeyframe($0, codec: hevc ? .hevc : .h264) } }
+    func key(_ b: [UInt8], hevc: Bool = false) -> Bool { b.withUnsafeBytes { CapturePixelFormat.Keyframes.nal(hevc ? .hevc : .h264).isKeyframe($0) } }
 
     @Test func theFirstPictureOrASequenceHeaderDecides() {
         // H.264: delimiter (9), SEI (6), then an IDR slice / a P slice; an SPS first

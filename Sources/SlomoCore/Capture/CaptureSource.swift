@@ -30,34 +30,23 @@ public struct CaptureFormat: Sendable, Equatable, Codable {
     }
 
     /// Formats stored as they arrive (no re-encode).
-    public var isCompressed: Bool { ["MJPG", "JPEG", "H264", "HEVC"].contains(fourcc) }
+    public var isCompressed: Bool { pixels?.codec != nil }
 
     /// H.264 or HEVC from the camera: frames predicted from others, so keyframes matter (a shot
     /// starts at one, the preview cannot show a frame alone); the units to read them with.
     public var nalCodec: NALUnits.Codec? {
-        switch fourcc {
-        case "H264": return .h264
-        case "HEVC": return .hevc
-        default: return nil
-        }
+        guard case .nal(let codec) = pixels?.keyframes else { return nil }
+        return codec
     }
 
     /// An 8-bit raw sensor mosaic (BA81, GBRG, GRBG, RGGB): stored and previewed as gray samples.
-    public var isSensor8: Bool { ["BA81", "GBRG", "GRBG", "RGGB"].contains(fourcc) }
+    public var isSensor8: Bool { pixels.map { $0.mosaic != nil && $0.bitsPerPixel == 8 } ?? false }
 
     /// The most bytes one frame can take: the sum of the planes' buffer sizes.
     public var maxFrameBytes: Int { planes.reduce(0) { $0 + $1.size } }
 
     /// Bayer (raw sensor) formats: the colour filter pattern, else nil.
-    public var bayerPattern: String? {
-        switch fourcc {
-        case "BA81", "BG10", "BG12", "BG16": return "BGGR"
-        case "GBRG", "GB10", "GB12", "GB16": return "GBRG"
-        case "GRBG", "BA10", "BA12", "GR16": return "GRBG"
-        case "RGGB", "RG10", "RG12", "RG16": return "RGGB"
-        default: return nil
-        }
-    }
+    public var bayerPattern: String? { pixels?.mosaic }
 
     enum CodingKeys: String, CodingKey { case fourcc, width, height, bytesPerLine, frameDuration, planes }
 }

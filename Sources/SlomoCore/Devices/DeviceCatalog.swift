@@ -104,8 +104,10 @@ public enum FourCCKind {
     public static let compressed: Set<FourCC> = ["MJPG", "JPEG", "H264", "HEVC", "H263", "MPG4", "MPG2", "VP80", "VP90", "AV1F", "dvsd"]
     public static func isCompressed(_ f: FourCC) -> Bool { compressed.contains(f) }
 
-    /// Bytes per pixel of common raw formats (for the USB 2.0 link budget); nil when unknown.
+    /// Bytes per pixel of common raw formats (for the USB 2.0 link budget); nil when unknown: the
+    /// capture pixel-format table's for the formats slomo stores, these for the others a camera may list.
     public static func bytesPerPixel(_ f: FourCC) -> Rational? {
+        if let row = CapturePixelFormat.row(f), row.codec == nil { return Rational(Int64(row.bitsPerPixel), 8) }
         switch f {
         case "YUYV", "UYVY", "YVYU", "VYUY", "422P", "NV16", "NV61", "RGBP", "RGBR", "Y16 ", "Y10 ", "Y12 ", "RG10", "BG10", "GB10", "BA10", "RG12":
             return Rational(2)

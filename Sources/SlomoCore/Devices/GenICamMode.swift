@@ -4,27 +4,15 @@
 /// the camera's increments (GenICam SFNC names throughout).
 public enum GenICamPixelFormat {
     /// The GenICam PixelFormat names slomo stores, with the V4L2 fourcc the ring and the writer use
-    /// for the same memory layout (unpacked samples, little-endian).
-    public static let fourccs: [String: String] = [
-        "Mono8": "GREY", "Mono10": "Y10 ", "Mono12": "Y12 ", "Mono16": "Y16 ",
-        "RGB8": "RGB3", "RGB8Packed": "RGB3", "BGR8": "BGR3", "BGR8Packed": "BGR3",
-        "BayerRG8": "RGGB", "BayerGR8": "GRBG", "BayerGB8": "GBRG", "BayerBG8": "BA81",
-        "BayerRG16": "RG16", "BayerGR16": "GR16", "BayerGB16": "GB16", "BayerBG16": "BG16",
-        "YUV422_8_UYVY": "UYVY", "YUV422Packed": "UYVY", "YUV422_8": "YUYV", "YUV422_YUYV_Packed": "YUYV",
-    ]
+    /// for the same memory layout (unpacked samples, little-endian): the capture pixel-format table's.
+    public static let fourccs: [String: String] = Dictionary(
+        uniqueKeysWithValues: CapturePixelFormat.table.flatMap { row in row.genicam.map { ($0, row.fourcc) } })
 
     /// Bytes per pixel of a stored format (nil: not stored).
-    public static func bytesPerPixel(_ name: String) -> Int? {
-        guard let f = fourccs[name] else { return nil }
-        switch f {
-        case "GREY", "RGGB", "GRBG", "GBRG", "BA81": return 1
-        case "RGB3", "BGR3": return 3
-        default: return 2
-        }
-    }
+    public static func bytesPerPixel(_ name: String) -> Int? { CapturePixelFormat.genicam(name)?.bytesPerPixel }
 
     /// Whether slomo can store frames of this format.
-    public static func isStored(_ name: String) -> Bool { fourccs[name] != nil }
+    public static func isStored(_ name: String) -> Bool { CapturePixelFormat.genicam(name) != nil }
 }
 
 /// An integer feature's range and step, as the camera reports them.

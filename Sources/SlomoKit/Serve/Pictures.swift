@@ -161,11 +161,11 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     }
 
     private func loop(_ ring: FrameRing, format: CaptureFormat) throws {
-        let pixels = format.isCompressed ? nil : format.isSensor8 ? PixelFormat.gray : PixelFormat(v4l2FourCC: format.fourcc)
+        let pixels = format.samples()
         if format.nalCodec != nil || (!format.isCompressed && pixels == nil) {
             throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc)
         }
-        let layout = try pixels.flatMap { try RecordingWriter.layout(of: format, as: $0) }
+        let layout = try format.planeLayout()
         let copy = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, format.maxFrameBytes, layout?.size ?? 0), alignment: 64)
         defer { copy.deallocate() }
         var maker: JPEGMaker?

@@ -124,8 +124,8 @@ final class PreviewWriter: @unchecked Sendable {
         let (muxer, encoder, stream) = try openOutput(timeBase: tb)
         let streamTB = muxer.timeBase(ofStream: stream)
         defer { try? muxer.finish() }
-        let pixels = format.isCompressed ? nil : format.isSensor8 ? PixelFormat.gray : PixelFormat(v4l2FourCC: format.fourcc)
-        let layout = try pixels.flatMap { try RecordingWriter.layout(of: format, as: $0) }
+        let pixels = format.samples()
+        let layout = try format.planeLayout()
         let copy = UnsafeMutableRawPointer.allocate(byteCount: max(1, format.maxFrameBytes, layout?.size ?? 0), alignment: 64)
         defer { copy.deallocate() }
         let scaler = Scaler()

@@ -58,21 +58,11 @@ final class RecordingWriter {
         self.sourceName = sourceName
         _ = try ContainerFormat.forOutput(settings.output)
         try OutputFile.check(settings.output, overwrite: settings.overwrite)
-        // Bayer kept as the sensor's samples (FFV1, raw) is read as gray: swscale would demosaic a bayer_* input
-        // (10/12/16-bit Bayer already reads as gray10/12/16: samples in 16-bit words)
-        let sensor8 = format.isSensor8 && settings.rawCodec != .x264
-        sourcePixels = format.isCompressed ? nil : sensor8 ? .gray : PixelFormat(v4l2FourCC: format.fourcc)
+        // Bayer kept as the sensor's samples (FFV1, raw); x264 is given colour (swscale demosaics)
+        sourcePixels = format.samples(demosaic: settings.rawCodec == .x264)
         if !format.isCompressed && sourcePixels == nil {
             throw CaptureError.rawFormatUnsupported(source: sourceName, fourcc: format.fourcc)
         }
-    }
-
-    /// Where a raw frame's planes lie in the ring: each buffer plane's bytes per line, planes one
-    /// after another (multi-planar buffers are copied into this layout by the capture thread).
-    static func layout(of format: CaptureFormat, as pixels: PixelFormat? = nil) throws -> PlaneLayout? {
-        guard let px = pixels ?? PixelFormat(v4l2FourCC: format.fourcc) else { return nil }
-        let lines = format.planes.count > 1 ? format.planes.map(\.bytesPerLine) : [format.bytesPerLine]
-        return try PlaneLayout(pixelFormat: px, width: format.width, height: format.height, bytesPerLine: lines)
     }
 
     /// The format the encoder stores: x264 gets 8-bit 4:2:0; FFV1 the camera's own sampling and
@@ -101,7 +91,7 @@ final class RecordingWriter {
         guard muxer == nil else { return }
         let m = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output))
         guard let src = sourcePixels else { muxer = m; return }
-        layout = try RecordingWriter.layout(of: format, as: src)
+        layout = try format.planeLayout(as: src)
         let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
         let rate = fps ?? Rational(30)
         let stored = RecordingWriter.storage(for: src, codec: settings.rawCodec)
@@ -229,7 +219,7 @@ final class RecordingWriter {
             packet.dts = packet.pts
             lastDTS = packet.pts!
             packet.streamIndex = stream
-            packet.markKeyframe(format.nalCodec.map { RecordingWriter.isLikelyKeyframe(bytes, codec: $0) } ?? true)
+            packet.markKeyframe(format.pixels?.keyframes.isKeyframe(bytes) ?? true)
             try m.write(packet)
             bytesWritten += Int64(bytes.count)
             try audioTrack?.write(upTo: t, notPast: true)
@@ -314,19 +304,5 @@ final class RecordingWriter {
             return true
         }
         return out
-    }
-
-    /// H.264/HEVC from a camera (Annex B): a keyframe when its first picture NAL is an IDR (H.264)
-    /// or an IRAP picture (HEVC), or when a sequence header (SPS/VPS) comes first — cameras send
-    /// those only with a keyframe. The first picture NAL decides; parameter sets, SEI and
-    /// delimiters before it are skipped (x264's first SEI alone is ~700 bytes), up to 64 KiB.
-    static func isLikelyKeyframe(_ bytes: UnsafeRawBufferPointer, codec: NALUnits.Codec) -> Bool {
-        var key = false
-        NALUnits(codec, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
-            if u.isSequenceHeader { key = true; return false }
-            if u.isPicture { key = u.isKeyPicture; return false }
-            return true
-        }
-        return key
     }
 }

@@ -39,7 +39,7 @@ final class CaptureThread: @unchecked Sendable {
             end.failedToStart(error)
             return
         }
-        let multiPlane = source.format.planes.count > 1 ? try? RecordingWriter.layout(of: source.format) : nil
+        let multiPlane = source.format.planes.count > 1 ? try? source.format.planeLayout() : nil
         // the interval list grows on this thread: room for a minute (or the asked length) up front
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         stats.intervalsMicros.reserveCapacity(

@@ -80,8 +80,8 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         if keyframed {
             // back from the first pre-trigger frame to the keyframe it is predicted from
             var k = start
-            let codec = source.format.nalCodec ?? .h264
-            func key(_ k: Int64) -> Bool { RecordingWriter.isLikelyKeyframe(reader.frame(k).bytes, codec: codec) }
+            let rule = source.format.pixels?.keyframes ?? .nal(.h264)
+            func key(_ k: Int64) -> Bool { rule.isKeyframe(reader.frame(k).bytes) }
             var found = key(k)
             while k > reader.start && !found { k -= 1; found = key(k) }
             if found {
