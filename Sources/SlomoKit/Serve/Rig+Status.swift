@@ -21,8 +21,7 @@ extension Rig {
     public func status() -> RigStatus {
         lock.lock(); defer { lock.unlock() }
         let plan = session?.ringPlan
-        let counts = session?.producer.live
-        let ring = live.currentRing
+        let counts = session?.status
         let now = CaptureClock.now()
         let captured = counts?.framesCaptured ?? sessionReport?.framesCaptured ?? 0
         if let r = rateSample {
@@ -33,12 +32,12 @@ extension Rig {
         }
         var st = state
         var pre: Double?, post: Double?, savingShot: Int?, savingProgress: Double?
-        if let plan, let ring {
+        if let plan, let counts {
             if st == .armed || st == .triggered || st == .saving {
-                pre = plan.preFrames == 0 ? 1 : Swift.min(1, Double(ring.count) / Double(plan.preFrames))
+                pre = plan.preFrames == 0 ? 1 : Swift.min(1, Double(counts.ringFrames) / Double(plan.preFrames))
             }
             if let (n, f) = inFlight.min(by: { $0.key < $1.key }).map({ ($0.key, $0.value) }) {
-                post = plan.postFrames == 0 ? 1 : Swift.min(1, Double(Swift.max(0, ring.count - f.count)) / Double(plan.postFrames))
+                post = plan.postFrames == 0 ? 1 : Swift.min(1, Double(Swift.max(0, counts.ringFrames - f.count)) / Double(plan.postFrames))
                 if post == 1 { st = .saving }
                 savingShot = n
                 savingProgress = f.total > 0 ? Swift.min(1, Double(f.written) / Double(f.total)) : 0

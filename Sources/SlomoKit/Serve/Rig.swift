@@ -133,7 +133,6 @@ public final class Rig: @unchecked Sendable {
             source: source, settings: recording, limits: config.limits, trigger: t,
             audio: config.audio, preview: nil, hooks: hooks, stop: stop)
         lock.lock(); let shared = SharedTrigger(events: triggers, output: output); lock.unlock()
-        live.use(format: source.format)
         let done = DispatchSemaphore(value: 0)
         lock.lock()
         self.session = session
@@ -310,7 +309,7 @@ public final class Rig: @unchecked Sendable {
             lock.lock()
             pendingTriggers = Swift.max(0, pendingTriggers - 1)
             if let n = e.shot {
-                let count = session.flatMap { _ in live.currentRing?.count } ?? 0
+                let count = session?.status.ringFrames ?? 0
                 let post = Int64(session?.ringPlan.postFrames ?? 0)
                 let pre = Int64(session?.ringPlan.preFrames ?? 0)
                 inFlight[n] = (count, 0, pre + post + 1)

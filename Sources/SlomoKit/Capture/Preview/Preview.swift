@@ -40,141 +40,77 @@ public struct PreviewReport: Codable, Sendable {
     public var error: String?
 }
 
-/// Reads the newest frame of the ring at the preview rate — without pinning anything, so the
-/// camera never waits for it — scales it and sends it as MJPEG (MJPEG cameras: their own JPEGs,
-/// not decoded). Runs on its own thread at the lowest priority (nice 19).
-final class PreviewWriter: @unchecked Sendable {
+/// `--preview`'s sink of the live pictures: an MJPEG stream (the camera's own JPEGs, or raw frames
+/// made small JPEGs) muxed and flushed picture by picture to a file, stdout or a URL, each picture
+/// at its frame's kernel time from the first.
+final class PreviewStream: PictureSink {
     let settings: PreviewSettings
-    let format: CaptureFormat
-    private let lock = NSLock()
-    private var stopping = false
-    private var thread: Thread?
-    private var done = DispatchSemaphore(value: 0)
-    private(set) var report: PreviewReport
+    private var muxer: Muxer?
+    private var stream = 0
+    private var streamTB = Rational(1, 1000)
+    private var origin: Rational?
+    private let packet = Packet()
+    private(set) var sent: Int64 = 0
+    private static let timeBase = Rational(1, 1000)
 
-    init(_ settings: PreviewSettings, format: CaptureFormat) throws {
-        self.settings = settings
-        self.format = format
-        guard format.nalCodec == nil else {
-            throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc)
-        }
-        let w = min(settings.width, format.width) & ~1
-        let h = max(2, (w * format.height / max(1, format.width)) & ~1)
-        report = PreviewReport(
-            output: settings.output, fps: settings.fps, width: format.isCompressed ? format.width : w,
-            height: format.isCompressed ? format.height : h, framesSent: 0, framesSkipped: 0, error: nil)
-    }
+    init(_ settings: PreviewSettings) { self.settings = settings }
 
-    func start(ring: FrameRing) {
-        let t = Thread { [self] in
-            run(ring)
-            done.signal()
-        }
-        t.name = "slomo-preview"
-        t.stackSize = 1 << 20
-        thread = t
-        t.start()
-    }
+    var wantsPictures: Bool { true }
 
-    /// Ends the preview (its file or stream is finished) and returns what it did.
-    func stop() -> PreviewReport {
-        lock.lock(); stopping = true; lock.unlock()
-        if thread != nil { done.wait(); thread = nil }
-        return report
-    }
-
-    private var isStopping: Bool { lock.lock(); defer { lock.unlock() }; return stopping }
-
-    private func run(_ ring: FrameRing) {
-        _ = ThreadPriority.nice(19)
-        do { try loop(ring) } catch {
-            report.error = "\(error)"
-        }
-    }
-
-    /// The preview's muxer, its one MJPEG stream (the camera's own JPEGs, or raw frames encoded
-    /// small), the header written and flushed packet by packet.
-    private func openOutput(timeBase tb: Rational) throws -> (muxer: Muxer, encoder: Encoder?, stream: Int) {
+    func open(format: CaptureFormat, width: Int, height: Int) throws {
         let path = settings.output == "-" ? "pipe:1" : settings.output
         let container =
             try settings.format
             ?? (settings.output == "-" || settings.output.contains("://") ? "nut" : ContainerFormat.forOutput(settings.output))
-        let muxer = try Muxer(path: path, formatName: container, name: settings.output)
-        let (w, h) = (report.width, report.height)
-        var encoder: Encoder?
-        let stream: Int
-        if format.isCompressed {
-            stream = try muxer.addStream(encodedVideo: "mjpeg", width: w, height: h, timeBase: tb)
-        } else {
-            let e = try Encoder(
-                path: settings.output,
-                video: VideoEncoderSettings(
-                    codec: "mjpeg", width: w, height: h, pixelFormat: .yuvj420p, frameRate: settings.fps, timeBase: tb,
-                    options: ["b": String(w * h * 3)]), globalHeader: muxer.wantsGlobalHeader)
-            stream = try muxer.addStream(for: e)
-            encoder = e
-        }
-        try muxer.writeHeader(options: ["flush_packets": "1"])
-        return (muxer, encoder, stream)
+        let m = try Muxer(path: path, formatName: container, name: settings.output)
+        stream = try m.addStream(encodedVideo: "mjpeg", width: width, height: height, timeBase: PreviewStream.timeBase)
+        try m.writeHeader(options: ["flush_packets": "1"])
+        streamTB = m.timeBase(ofStream: stream)
+        muxer = m
     }
 
-    private func loop(_ ring: FrameRing) throws {
-        let tb = Rational(1, 1000)
-        let (w, h) = (report.width, report.height)
-        let (muxer, encoder, stream) = try openOutput(timeBase: tb)
-        let streamTB = muxer.timeBase(ofStream: stream)
-        defer { try? muxer.finish() }
-        let pixels = format.samples()
-        let layout = try format.planeLayout()
-        let copy = UnsafeMutableRawPointer.allocate(byteCount: max(1, format.maxFrameBytes, layout?.size ?? 0), alignment: 64)
-        defer { copy.deallocate() }
-        let scaler = Scaler()
-        let packet = Packet()
-        let period = Rational.one / settings.fps
-        var next = CaptureClock.now()
-        var last: Int64 = -1
-        var origin: Rational?
-        while !isStopping {
-            next = next + period
-            let wait = ((next - CaptureClock.now()) * Rational(1_000_000)).rounded(.up)
-            if wait > 0 { CurrentProcess.sleep(microseconds: Int(min(wait, 1_000_000))) }
-            // the newest frame, unpinned: the preview never holds the camera back
-            guard let f = RingReader.newest(in: ring), f.index != last else { report.framesSkipped += 1; continue }
-            let m = f.meta
-            let n = f.bytes.count
-            copy.copyMemory(from: f.bytes.baseAddress!, byteCount: n)
-            guard f.isIntact else { report.framesSkipped += 1; continue }  // overwritten while copied
-            last = f.index
-            if origin == nil { origin = m.timestamp }
-            let pts = try (m.timestamp - origin!).ticks(in: tb, rounding: .nearest)
-            if let e = encoder, let px = pixels, let layout {
-                guard let f = Frame(borrowing: copy, count: n, width: format.width, height: format.height, pixelFormat: px, layout: layout) else {
-                    report.framesSkipped += 1; continue
-                }
-                let small = try scaler.convert(f, width: w, height: h, pixelFormat: .yuvj420p)
-                small.pts = pts
-                while try !e.send(small) { try drain(e, muxer, stream, streamTB, packet) }
-                try drain(e, muxer, stream, streamTB, packet)
-            } else {
-                packet.unref()
-                try packet.setPayload(copy, count: n)
-                packet.pts = pts; packet.dts = pts
-                packet.streamIndex = stream
-                packet.markKeyframe(true)
-                packet.rescaleTimestamps(from: tb, to: streamTB)
-                try muxer.write(packet)
-                report.framesSent += 1
-            }
-        }
-        if let e = encoder { _ = try e.send(nil); try drain(e, muxer, stream, streamTB, packet) }
+    func take(_ picture: LivePicture) throws {
+        guard let muxer else { return }
+        if origin == nil { origin = picture.frameTime }
+        let pts = try (picture.frameTime - origin!).ticks(in: PreviewStream.timeBase, rounding: .nearest)
+        packet.unref()
+        try picture.jpeg.withUnsafeBytes { try packet.setPayload($0.baseAddress!, count: $0.count) }
+        packet.pts = pts
+        packet.dts = pts
+        packet.streamIndex = stream
+        packet.markKeyframe(true)
+        packet.rescaleTimestamps(from: PreviewStream.timeBase, to: streamTB)
+        try muxer.write(packet)
+        sent += 1
     }
 
-    private func drain(_ e: Encoder, _ m: Muxer, _ stream: Int, _ tb: Rational, _ packet: Packet) throws {
-        while case .got = try e.receive(into: packet) {
-            packet.streamIndex = stream
-            packet.rescaleTimestamps(from: e.timeBase, to: tb)
-            try m.write(packet)
-            report.framesSent += 1
-        }
+    func close() throws {
+        defer { muxer = nil }
+        try muxer?.finish()
+    }
+}
+
+/// `capture --preview`: the live-picture stage with one sink, the preview's stream.
+struct CapturePreview {
+    let settings: PreviewSettings
+    let stream: PreviewStream
+    let pictures: LivePictures
+    let width: Int, height: Int
+
+    init(_ settings: PreviewSettings, format: CaptureFormat) throws {
+        guard format.nalCodec == nil else { throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc) }
+        self.settings = settings
+        stream = PreviewStream(settings)
+        pictures = LivePictures(fps: settings.fps, maxWidth: settings.width, sinks: [stream], bitsPerPixel: 3)
+        let size = JPEGMaker(maxWidth: settings.width).outputSize(width: format.width, height: format.height)
+        (width, height) = format.isCompressed ? (format.width, format.height) : size
+    }
+
+    /// Ends the preview (its stream finished) and returns what it did.
+    func stop() -> PreviewReport {
+        pictures.stop()
+        return PreviewReport(
+            output: settings.output, fps: settings.fps, width: width, height: height, framesSent: stream.sent,
+            framesSkipped: pictures.skippedTicks, error: pictures.counts.error)
     }
 }

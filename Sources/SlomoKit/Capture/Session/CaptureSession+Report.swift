@@ -47,7 +47,7 @@ extension CaptureSession {
         report.firstFrameWallTime = s.firstTimestamp.map { CaptureClock.iso8601Micros(CaptureClock.wallTime(ofMonotonic: $0)) }
         addSourceParts(&report)
         // the camera has stopped: so does the preview (its stream is finished)
-        report.preview = previewWriter?.stop()
+        report.preview = preview?.stop()
         if let e = report.preview?.error { report.warnings.append("the preview stopped: \(e) (the recording went on)") }
         report.audio = audioReport()
         syncReport(&report)

@@ -16,8 +16,8 @@ public final class CaptureSession: @unchecked Sendable {
     let trigger: TriggerSettings?
     /// The sound card (`--audio`), opened with the session, started before the camera.
     let audioCapture: AudioCapture?
-    /// The live preview (`--preview`), started with the camera, never holding a frame.
-    let previewWriter: PreviewWriter?
+    /// The live preview (`--preview`): the live-picture stage with the preview's stream as its sink.
+    let preview: CapturePreview?
     public let ringPlan: RingPlan
     /// How and when the capture ends (asked from any thread; the first reason wins).
     let end = SessionEnd()
@@ -41,7 +41,7 @@ public final class CaptureSession: @unchecked Sendable {
         self.settings = settings
         self.trigger = trigger
         _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
-        previewWriter = try preview.map { try PreviewWriter($0, format: source.format) }
+        self.preview = try preview.map { try CapturePreview($0, format: source.format) }
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         var plan = RingPlan.plan(format: source.format, fps: fps, pre: trigger?.pre, post: trigger?.post, memory: limits.ringMemory)
         if let n = limits.ringFrames {
@@ -92,6 +92,9 @@ public final class CaptureSession: @unchecked Sendable {
         let first = trigger?.firstShot ?? 1
         return StageContext(source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, number: { first + $0 - 1 })
     }
+
+    /// The running capture's counts, readable from any thread.
+    public var status: CaptureStatus { producer.live.status }
 
     /// The statistics of the last run (intervals for the plot).
     public var lastStats: CaptureStats {
@@ -146,11 +149,11 @@ public final class CaptureSession: @unchecked Sendable {
         }
         thread.stackSize = 1 << 20
         thread.start()
-        previewWriter?.start(ring: ring)
-        for t in hooks.taps { t.start(ring: ring) }
-        defer { for t in hooks.taps { t.stop() } }
+        // the ring's readers beside the stages: the live pictures (the preview's, a server's viewers)
+        let taps = hooks.taps + (preview.map { [$0.pictures] } ?? [])
+        for t in taps { t.start(ring: ring, format: source.format) }
         // also when the camera never streams (no report is made then); a second stop only returns the report
-        defer { _ = previewWriter?.stop() }
+        defer { for t in taps { t.stop() } }
 
         var report: CaptureReport
         if let trigger, let placer {

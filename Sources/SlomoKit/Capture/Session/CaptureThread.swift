@@ -60,7 +60,7 @@ final class CaptureThread: @unchecked Sendable {
                     stats.record(sequence: f.sequence, timestamp: time, counter: counter)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
                     store(f, at: time, in: ring, planes: multiPlane)
-                    live.note(stats)
+                    live.note(stats, ringFrames: ring.count)
                 }
             } catch {
                 stop = (.driverError, "\(error)")

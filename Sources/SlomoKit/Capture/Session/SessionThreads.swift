@@ -5,21 +5,36 @@ import SlomoCore
 /// What the capture thread has counted, readable from any thread while it runs.
 final class LiveCounts: Sendable {
     private let captured = Atomic<Int64>(0), byDriver = Atomic<Int64>(0), bySlomo = Atomic<Int64>(0), damaged = Atomic<Int64>(0)
-    @inline(__always) func note(_ s: CaptureStats) {
+    private let inRing = Atomic<Int64>(0)
+    @inline(__always) func note(_ s: CaptureStats, ringFrames: Int64) {
         captured.store(s.framesCaptured, ordering: .relaxed)
         byDriver.store(s.droppedByDriver, ordering: .relaxed)
         bySlomo.store(s.droppedBySlomo, ordering: .relaxed)
         damaged.store(s.driverErrors, ordering: .relaxed)
+        inRing.store(ringFrames, ordering: .relaxed)
     }
-    var framesCaptured: Int64 { captured.load(ordering: .relaxed) }
-    var droppedByDriver: Int64 { byDriver.load(ordering: .relaxed) }
-    var droppedBySlomo: Int64 { bySlomo.load(ordering: .relaxed) }
-    var damagedFrames: Int64 { damaged.load(ordering: .relaxed) }
+    var status: CaptureStatus {
+        CaptureStatus(
+            framesCaptured: captured.load(ordering: .relaxed), droppedByDriver: byDriver.load(ordering: .relaxed),
+            droppedBySlomo: bySlomo.load(ordering: .relaxed), damagedFrames: damaged.load(ordering: .relaxed),
+            ringFrames: inRing.load(ordering: .relaxed))
+    }
+}
+
+/// A running capture's counts, as any thread may read them (`CaptureSession.status`).
+public struct CaptureStatus: Sendable, Equatable {
+    public var framesCaptured: Int64
+    public var droppedByDriver: Int64
+    public var droppedBySlomo: Int64
+    public var damagedFrames: Int64
+    /// Frames put in the ring since the session started (the shot placer's and saver's frame numbers).
+    public var ringFrames: Int64
 }
 
 /// A reader of the ring that runs beside the capture (its own thread, never pinning the camera).
 protocol RingTap: AnyObject {
-    func start(ring: FrameRing)
+    /// Starts reading `ring`, whose frames are of `format`.
+    func start(ring: FrameRing, format: CaptureFormat)
     func stop()
 }
 
