@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 import SlomoCore
 
 /// What a capture asks of a GenICam camera (`slomo capture genicam:ID …`).
