@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "SlomoV4L2", dependencies: ["CV4L2", "SlomoCore", "SlomoSystem"]),
         .target(name: "SlomoALSA", dependencies: ["CALSA", "SlomoCore"]),
         // GenICam cameras through Aravis: discovery, features, the mode set up, the stream as a capture producer.
-        .target(name: "SlomoAravis", dependencies: ["CAravis", "SlomoCore"]),
+        .target(name: "SlomoAravis", dependencies: ["CAravis", "SlomoCore", "SlomoSystem"]),
         // Motion-compensated frames: loads libslomo-flow.so on first use (dlopen).
         .target(name: "SlomoFlow", dependencies: ["CFlowAPI", "SlomoCore"], linkerSettings: [.linkedLibrary("dl")]),
         // Time-pitch engines: SoundTouch (time-domain), Rubber Band (spectral), plus slomo's own.

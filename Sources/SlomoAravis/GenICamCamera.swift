@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 import SlomoCore
 
 /// One GenICam camera opened through Aravis (GigE Vision, USB3 Vision, or Aravis's in-process

@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 import SlomoCore
 
 /// A GenICam camera call that failed: the camera, the operation and Aravis's reason, as one line

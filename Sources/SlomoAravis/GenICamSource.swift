@@ -1,6 +1,7 @@
-import CAravis
+internal import CAravis
 import Foundation
 import SlomoCore
+import SlomoSystem
 import Synchronization
 
 /// A GenICam camera as a capture producer: Aravis's stream thread fills preallocated buffers; the
@@ -152,7 +153,10 @@ public final class GenICamSource: CaptureSource {
                 if wait > 0 {
                     // in slices, so that stop() never waits a whole period at a slow rate
                     var left = wait
-                    while left > 0 && !state.stop.load(ordering: .acquiring) { usleep(useconds_t(min(left, 0.05) * 1e6)); left = next - Self.now() }
+                    while left > 0 && !state.stop.load(ordering: .acquiring) {
+                        CurrentProcess.sleep(microseconds: Int(min(left, 0.05) * 1e6))
+                        left = next - Self.now()
+                    }
                 } else {
                     next = Self.now()
                 }
@@ -163,21 +167,18 @@ public final class GenICamSource: CaptureSource {
         triggerThread = t
     }
 
+    /// CLOCK_MONOTONIC in seconds, for pacing and the stall timeout (never a frame's time).
     static func now() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let t = Clock.now(Clock.monotonic)
+        return Double(t.seconds) + Double(t.nanoseconds) / 1e9
     }
 
     /// When the frame's first packet arrived, on CLOCK_MONOTONIC to the µs: Aravis stamps it with
     /// the wall clock (`system_timestamp`, CLOCK_REALTIME in 0.8), moved by the two clocks' offset
     /// now; the moment it was popped when Aravis gave none.
     static func arrival(of buffer: OpaquePointer) -> Rational {
-        var mono = timespec(), real = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &mono)
-        clock_gettime(CLOCK_REALTIME, &real)
-        let monoMicros = Int64(mono.tv_sec) * 1_000_000 + Int64(mono.tv_nsec) / 1000
-        let realMicros = Int64(real.tv_sec) * 1_000_000 + Int64(real.tv_nsec) / 1000
+        let monoMicros = Clock.microseconds(Clock.monotonic)
+        let realMicros = Clock.microseconds(Clock.realTime)
         let system = Int64(truncatingIfNeeded: UInt64(arv_buffer_get_system_timestamp(buffer)) / 1000)
         // a stamp from the future or more than a minute old is not one to trust
         guard system > 0, system <= realMicros, realMicros - system < 60_000_000 else { return Rational(monoMicros, 1_000_000) }
@@ -258,7 +259,7 @@ public final class GenICamSource: CaptureSource {
 
     public func stop() {
         triggers.stop.store(true, ordering: .releasing)
-        while let t = triggerThread, !t.isFinished { usleep(1000) }
+        while let t = triggerThread, !t.isFinished { CurrentProcess.sleep(microseconds: 1000) }
         triggerThread = nil
         if acquiring {
             var e: UnsafeMutablePointer<GError>?

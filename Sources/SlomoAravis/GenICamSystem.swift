@@ -1,4 +1,4 @@
-import CAravis
+internal import CAravis
 import Foundation
 import SlomoCore
 

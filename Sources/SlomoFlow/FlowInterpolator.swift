@@ -1,4 +1,5 @@
 import CFlowAPI
+import SlomoCore
 
 /// Motion-compensated frames between two source frames (OpenCV's DIS optical flow both ways,
 /// projected to each in-between time, warping and mixing: Sources/SlomoFlowCV). The flows are computed once per pair
@@ -12,18 +13,6 @@ public final class FlowInterpolator {
         public init(width: Int, height: Int, chromaShiftX: Int, chromaShiftY: Int, bytesPerSample: Int, bitDepth: Int) {
             self.width = width; self.height = height; self.chromaShiftX = chromaShiftX; self.chromaShiftY = chromaShiftY
             self.bytesPerSample = bytesPerSample; self.bitDepth = bitDepth
-        }
-    }
-
-    /// `--flow-quality`: DIS's presets (ultrafast, fast, medium).
-    public enum Quality: String, Sendable, CaseIterable {
-        case fast, medium, fine
-        var level: Int32 {
-            switch self {
-            case .fast: 0;
-            case .medium: 1;
-            case .fine: 2
-            }
         }
     }
 
@@ -43,7 +32,7 @@ public final class FlowInterpolator {
     let handle: UnsafeMutableRawPointer
     public let layout: Layout
 
-    public init(layout: Layout, quality: Quality, threads: Int) throws(FlowError) {
+    public init(layout: Layout, quality: FlowQuality, threads: Int) throws(FlowError) {
         library = try FlowLibrary.shared()
         self.layout = layout
         var l = slomo_flow_layout(
@@ -95,5 +84,16 @@ public final class FlowInterpolator {
         }
         withUnsafeMutableBytes(of: &f.linesize) { d in for i in 0..<3 { d.storeBytes(of: Int32(p[i].1), toByteOffset: i * 4, as: Int32.self) } }
         return f
+    }
+}
+
+extension FlowQuality {
+    /// The level libslomo-flow.so takes: DIS's presets ultrafast (0), fast (1), medium (2).
+    var level: Int32 {
+        switch self {
+        case .fast: 0;
+        case .medium: 1;
+        case .fine: 2
+        }
     }
 }

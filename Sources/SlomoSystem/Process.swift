@@ -62,4 +62,10 @@ public enum Clock {
         clock_gettime(clock, &ts)
         return (Int64(ts.tv_sec), Int64(ts.tv_nsec))
     }
+
+    /// `clock_gettime(clock)` in whole microseconds (the nanoseconds truncated).
+    public static func microseconds(_ clock: clockid_t = CLOCK_MONOTONIC) -> Int64 {
+        let t = now(clock)
+        return t.seconds * 1_000_000 + t.nanoseconds / 1000
+    }
 }

@@ -70,7 +70,7 @@ struct FlowInterpolationTests {
         return sum / n
     }
 
-    static func interpolator(tenBit: Bool = false, quality: FlowInterpolator.Quality = .medium) throws -> FlowInterpolator {
+    static func interpolator(tenBit: Bool = false, quality: FlowQuality = .medium) throws -> FlowInterpolator {
         try FlowInterpolator(
             layout: .init(width: 320, height: 240, chromaShiftX: 1, chromaShiftY: 1, bytesPerSample: tenBit ? 2 : 1, bitDepth: tenBit ? 10 : 8),
             quality: quality, threads: 0)
@@ -85,8 +85,8 @@ struct FlowInterpolationTests {
     /// A texture moving 8 px right and 4 px down between two frames: the frames at t = 1/4 and 1/2
     /// are the texture moved 2, 1 and 4, 2 px, within a documented 1.5 levels mean (the blend of
     /// the two is off by far more), in every quality.
-    @Test(arguments: FlowInterpolator.Quality.allCases)
-    func aKnownMotionIsRebuiltAtAnyT(quality: FlowInterpolator.Quality) throws {
+    @Test(arguments: FlowQuality.allCases)
+    func aKnownMotionIsRebuiltAtAnyT(quality: FlowQuality) throws {
         let flow = try Self.interpolator(quality: quality)
         let a = try Self.frame(dx: 0, dy: 0), b = try Self.frame(dx: 8, dy: 4)
         let info = try flow.setPair(FlowChooser.planes(a), FlowChooser.planes(b))

@@ -52,6 +52,20 @@ import Testing
         }
     }
 
+    /// A clock in whole microseconds (what GenICam's arrival times are made of): the clock asked,
+    /// read between the readings around it.
+    @Test func microsecondsReadTheClockAsked() {
+        func micros(_ t: (seconds: Int64, nanoseconds: Int64)) -> Int64 { t.seconds * 1_000_000 + t.nanoseconds / 1000 }
+        for clock in [Clock.monotonic, Clock.realTime] {
+            let before = micros(Clock.now(clock))
+            let m = Clock.microseconds(clock)
+            let after = micros(Clock.now(clock))
+            #expect(before <= m && m <= after)
+        }
+        // the wall clock counts from 1970, the monotonic one from boot: each reading is its own clock's
+        #expect(Clock.microseconds(Clock.realTime) - Clock.microseconds(Clock.monotonic) > 1_000_000)
+    }
+
     @Test func aStopTokenIsRaisedOnceAndReadEverywhere() {
         let t = StopToken()
         #expect(!t.isRaised)

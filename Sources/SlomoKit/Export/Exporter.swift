@@ -98,10 +98,6 @@ public struct ExportReport: Codable, Sendable {
     public var interpolation: InterpolationReport?
 }
 
-/// `--flow-quality`: OpenCV DIS's presets ultrafast, fast and medium (Docs/Interpolation.md gives
-/// their cost and quality).
-public enum FlowQuality: String, Sendable, CaseIterable { case fast, medium, fine }
-
 /// `slomo export`: a source (`VideoSource`: demux, decode, skip what no output needs), a frame
 /// chooser (`HoldingChooser` or `MotionChooser` on the plan's CFR schedule) and a sink (`VideoSink`:
 /// convert, turn, encode, mux), with the time-pitch audio interleaved after each frame.

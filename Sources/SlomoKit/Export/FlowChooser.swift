@@ -45,18 +45,17 @@ final class FlowChooser: FrameChooser {
         let layout = FlowInterpolator.Layout(
             width: width, height: height, chromaShiftX: l.chromaShiftX, chromaShiftY: l.chromaShiftY,
             bytesPerSample: l.bytesPerSample, bitDepth: l.bitDepth)
-        let q = FlowInterpolator.Quality(rawValue: quality.rawValue) ?? .medium
         let count = threads > 0 ? threads : Swift.max(1, ProcessInfo.processInfo.activeProcessorCount)
         // each thread works its own pair on one core: OpenCV's own threads would only contend
-        let (first, why) = try Self.open(layout, q, 1)
+        let (first, why) = try Self.open(layout, quality, 1)
         fallback = why
-        workers = first.map { FlowPairs(workers: count, first: $0, quality: q, format: workFormat) }
+        workers = first.map { FlowPairs(workers: count, first: $0, quality: quality, format: workFormat) }
     }
 
     deinit { workers?.stop() }
 
     /// The interpolator, or (frames too small for the flow) why not.
-    static func open(_ layout: FlowInterpolator.Layout, _ quality: FlowInterpolator.Quality, _ threads: Int) throws -> (FlowInterpolator?, String?) {
+    static func open(_ layout: FlowInterpolator.Layout, _ quality: FlowQuality, _ threads: Int) throws -> (FlowInterpolator?, String?) {
         let why: String
         do { return (try FlowInterpolator(layout: layout, quality: quality, threads: threads), nil) } catch {
             guard case .tooSmall(let w) = error else { throw error }

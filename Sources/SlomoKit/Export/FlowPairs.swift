@@ -50,7 +50,7 @@ final class FlowPairs: @unchecked Sendable {  // `queue`, `inFlight` and `stoppi
 
     /// `first`: the interpolator made (and so checked) by the caller, for the first thread; the
     /// others make their own.
-    init(workers: Int, first: FlowInterpolator, quality: FlowInterpolator.Quality, format: PixelFormat) {
+    init(workers: Int, first: FlowInterpolator, quality: FlowQuality, format: PixelFormat) {
         self.workers = Swift.max(1, workers)
         limit = 2 * self.workers + 2
         let layout = first.layout
