@@ -6,7 +6,8 @@ import SlomoKit
 
 /// Request bodies: JSON objects read up to the size limit, each field checked by name, so a refusal
 /// names the field (`postTrigger: expected seconds…`). Numbers may be JSON numbers or fraction
-/// texts ("1/4"); unknown fields are refused, not ignored.
+/// texts ("1/4"); unknown fields are refused, not ignored. The rig's settings
+/// (`PATCH settings`, `arm`) are decoded by their table, `RigOption`.
 enum Body {
     /// The body's bytes (empty when there is none).
     static func read(_ request: Request, limit: Int) async throws -> [UInt8] {
@@ -29,20 +30,9 @@ enum Body {
         return o
     }
 
-    static func rational(_ o: [String: Any], _ key: String) throws(RigRefusal) -> Rational? {
-        guard let v = o[key], !(v is NSNull) else { return nil }
-        if let s = v as? String {
-            do { return try Rational(parsing: s) } catch { throw .badField(key, "'\(s)' is not a number (0.25, \"1/4\")") }
-        }
-        if !isBool(v), let n = v as? NSNumber {
-            do { return try Rational(parsing: n.stringValue) } catch { throw .badField(key, "\(n) is not a number slomo takes (at most 18 digits)") }
-        }
-        throw .badField(key, "expected a number (0.25) or a fraction text (\"1/4\")")
-    }
-
     static func integer(_ o: [String: Any], _ key: String) throws(RigRefusal) -> Int? {
         guard let v = o[key], !(v is NSNull) else { return nil }
-        guard !isBool(v), let n = v as? NSNumber, let i = Int(exactly: n.doubleValue) else {
+        guard !JSONValue.isBool(v), let n = v as? NSNumber, let i = Int(exactly: n.doubleValue) else {
             throw .badField(key, "expected a whole number")
         }
         return i
@@ -54,45 +44,9 @@ enum Body {
         return s
     }
 
-    /// JSON true/false (Foundation hands them over as numbers too).
-    static func isBool(_ v: Any) -> Bool {
-        if v is Bool && !(v is Int) { return true }
-        let t = String(describing: type(of: v))
-        return t == "Bool" || t.contains("Boolean")
-    }
-
-    static func onlyKnown(_ o: [String: Any], _ known: Set<String>) throws(RigRefusal) {
-        if let k = o.keys.sorted().first(where: { !known.contains($0) }) {
-            throw .badField(k, "not a field here (expected \(known.sorted().joined(separator: ", ")))")
-        }
-    }
-
-    /// The settings a PATCH (or an arm) names.
-    struct SettingsPatch {
-        var preTrigger: Rational?, postTrigger: Rational?, shots: Int?, previewFps: Rational?, previewWidth: Int?
-        var names: Set<String> = []
-        func apply(_ s: inout RigSettings) {
-            if let preTrigger { s.preTrigger = preTrigger }
-            if let postTrigger { s.postTrigger = postTrigger }
-            if let shots { s.shots = shots }
-            if let previewFps { s.previewFps = previewFps }
-            if let previewWidth { s.previewWidth = previewWidth }
-        }
-    }
-
-    static func settingsPatch(_ bytes: [UInt8], allowed: Set<String> = ["preTrigger", "postTrigger", "shots", "previewFps", "previewWidth"]) throws(RigRefusal)
-        -> SettingsPatch
-    {
-        let o = try object(bytes)
-        try onlyKnown(o, allowed)
-        var p = SettingsPatch()
-        p.preTrigger = try rational(o, "preTrigger")
-        p.postTrigger = try rational(o, "postTrigger")
-        p.shots = try integer(o, "shots")
-        p.previewFps = try rational(o, "previewFps")
-        p.previewWidth = try integer(o, "previewWidth")
-        p.names = Set(o.keys)
-        return p
+    /// The rig's settings a PATCH (or, `allowed` narrowed, an arm) names: decoded by their table.
+    static func settingsPatch(_ bytes: [UInt8], allowed: [RigOption] = RigOption.allCases) throws(RigRefusal) -> RigSettings.Patch {
+        try RigSettings.patch(object(bytes), allowed: allowed)
     }
 
     /// `POST /api/v1/shots/{id}/export`: `from` and `to` (frames from the trigger frame) and any

@@ -78,7 +78,7 @@ public final class RigServer: Sendable {
         r.post("/api/v1/arm") { [rig, access] request, _ in
             let body = try await Body.read(request, limit: access.maxBody)
             return try await Self.answer {
-                let f = try Body.settingsPatch(body, allowed: ["preTrigger", "postTrigger", "shots"])
+                let f = try Body.settingsPatch(body, allowed: RigOption.allCases.filter(\.armTakes))
                 try rig.arm(preTrigger: f.preTrigger, postTrigger: f.postTrigger, shots: f.shots)
                 return Reply.json(rig.status(), type: "status")
             }

@@ -97,6 +97,25 @@ struct AccessTests {
         #expect(Set(export.keys) == Set(table + ["from", "to"]), "\(export.keys.sorted())")
     }
 
+    /// openapi.json's `Settings` and `Arm` are the rig's option table: every row, its range.
+    @Test func theSettingsSchemasAreTheRigOptionTable() throws {
+        let doc = try #require(try JSONSerialization.jsonObject(with: Data(PageFiles.openAPI)) as? [String: Any])
+        let schemas = try #require((doc["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let settings = try #require((schemas["Settings"] as? [String: Any])?["properties"] as? [String: [String: Any]])
+        let arm = try #require((schemas["Arm"] as? [String: Any])?["properties"] as? [String: Any])
+        #expect(Set(settings.keys) == Set(RigOption.allCases.map(\.field)), "\(settings.keys.sorted())")
+        #expect(Set(arm.keys) == Set(RigOption.allCases.filter(\.armTakes).map(\.field)), "\(arm.keys.sorted())")
+        for o in RigOption.allCases {
+            let p = try #require(settings[o.field])
+            switch o.kind {
+            case .seconds, .rate: #expect(p["$ref"] as? String == "#/components/schemas/Rational", "\(o)")
+            case .count, .pixels:
+                #expect(p["type"] as? String == "integer" && (p["minimum"] as? Int).map { Rational($0) } == o.lowest, "\(o)")
+                #expect((p["maximum"] as? Int).map { Rational($0) } == o.highest, "\(o): maximum")
+            }
+        }
+    }
+
     @Test func settingsRanges() {
         #expect(throws: Never.self) { try RigSettings().check() }
         for (s, field) in [

@@ -51,16 +51,12 @@ public struct RigSettings: Codable, Sendable, Equatable {
     }
 
     /// The settings that need the camera idle (a new ring).
-    public static let needIdle: Set<String> = ["preTrigger", "postTrigger"]
+    public static let needIdle: Set<String> = Set(RigOption.allCases.filter(\.needsIdle).map(\.field))
 
-    /// The ranges each setting takes, naming the field that is out of range.
+    /// The ranges each setting takes (`RigOption`), naming the field that is out of range.
     public func check() throws(RigRefusal) {
-        guard !preTrigger.isNegative, preTrigger <= Rational(3600) else { throw .badField("preTrigger", "must be in [0, 3600] seconds") }
-        guard !postTrigger.isNegative, postTrigger <= Rational(3600) else { throw .badField("postTrigger", "must be in [0, 3600] seconds") }
+        for o in RigOption.allCases where !o.accepts(o.value(in: self)) { throw .badField(o.field, o.rangeWords) }
         guard preTrigger.isPositive || postTrigger.isPositive else { throw .badField("postTrigger", "preTrigger and postTrigger cannot both be 0") }
-        guard (0...10_000).contains(shots) else { throw .badField("shots", "must be in 0...10000 (0: until disarmed)") }
-        guard previewFps.isPositive, previewFps <= Rational(60) else { throw .badField("previewFps", "must be > 0 and at most 60") }
-        guard (64...3840).contains(previewWidth) else { throw .badField("previewWidth", "must be in 64...3840") }
     }
 }
 

@@ -44,9 +44,9 @@ struct ServeCommand: ParsableCommand {
     var tokenFile: String?
     @Flag(help: "No token (loopback addresses only).") var noToken = false
     @Option(help: "Another name the Host header may carry (a DNS name of the rig, a proxy's), repeatable.") var allowedHost: [String] = []
-    @Option(parsing: .unconditional, help: "Shots one arm takes (0: until disarmed).") var shots = 1
-    @Option(parsing: .unconditional, help: "Live pictures per second at most.") var previewFps = "10"
-    @Option(help: "Live picture width at most (pixels).") var previewWidth = 640
+    @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.shots.help)) var shots = 1
+    @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.previewFps.help)) var previewFps = "10"
+    @Option(help: ArgumentHelp(RigOption.previewWidth.help)) var previewWidth = 640
     @Option(help: "An export over HTTP that would write more frames than this is refused (default 18000: 10 min at 30 fps).")
     var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
 

@@ -16,12 +16,15 @@ public struct PreviewSettings: Sendable {
     public var format: String?
     public init(output: String) { self.output = output }
 
-    /// The ranges the preview takes (`SettingError`, the same words for every front end).
+    /// The ranges the preview takes (`SettingError`, the same words for every front end): the
+    /// rig's live-picture rows of `RigOption`.
     public func validate() throws(SettingError) {
-        guard fps.isPositive, fps <= Rational(60) else {
-            throw SettingError(.previewFps, Seconds(fps).description, "must be > 0 and at most 60", quoted: false)
+        guard RigOption.previewFps.accepts(fps) else {
+            throw SettingError(.previewFps, Seconds(fps).description, Wording(verbatim: RigOption.previewFps.rangeWords), quoted: false)
         }
-        guard (64...3840).contains(width) else { throw SettingError(.previewWidth, String(width), "must be in 64...3840", quoted: false) }
+        guard RigOption.previewWidth.accepts(Rational(width)) else {
+            throw SettingError(.previewWidth, String(width), Wording(verbatim: RigOption.previewWidth.rangeWords), quoted: false)
+        }
     }
 }
 

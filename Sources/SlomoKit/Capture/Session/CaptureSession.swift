@@ -94,7 +94,9 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// The running capture's counts, readable from any thread.
-    public var status: CaptureStatus { producer.live.status }
+    public var status: CaptureStatus {
+        producer.live.status
+    }
 
     /// The statistics of the last run (intervals for the plot).
     public var lastStats: CaptureStats {
@@ -182,8 +184,8 @@ public final class CaptureSession: @unchecked Sendable {
         let catchUp = CaptureClock.now() - (end.cameraStoppedAt ?? CaptureClock.now())
         var finishError: Error?
         do { try writer.finish() } catch { finishError = error }
-        audioWritten(writer)
-        var report = makeReport(
+        written.add(writer)
+        var report = reports.report(
             output: settings.output, framesWritten: writer.framesWritten, bytesWritten: writer.bytesWritten, ring: ring,
             backlog: recorded.backlog, catchUp: catchUp.isNegative ? .zero : catchUp, shortFrames: recorded.short)
         if let e = recorded.writeError { report.message = report.message ?? "\(e)" }
@@ -194,7 +196,13 @@ public final class CaptureSession: @unchecked Sendable {
         return report
     }
 
-    // MARK: the report's counters (CaptureSession+Report.swift)
+    // MARK: the report (CaptureReportMaker.swift)
+
+    var reports: CaptureReportMaker {
+        CaptureReportMaker(
+            source: source, producer: producer, end: end, plan: ringPlan, sync: settings.sync, preview: preview, audio: audioCapture,
+            written: written)
+    }
 
     /// What the finished recordings wrote beside their video: sound, file syncs, where the report went.
     var written = WrittenTotals()

@@ -96,7 +96,7 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         var shotNumber = 0
         shots.add { k in
             shotNumber = number(k)
-            return CaptureSession.Shot(
+            return PlacedShot(
                 number: shotNumber, reader: reader, start: start, triggerIndex: index, end: index + postCount,
                 eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
                 warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,

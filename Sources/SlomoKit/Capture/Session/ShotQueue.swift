@@ -7,13 +7,13 @@ import SlomoCore
 final class ShotQueue: @unchecked Sendable {
     // Safe: every `var` is touched under `cond`.
     private let cond = NSCondition()
-    private var pending: [CaptureSession.Shot] = []
+    private var pending: [PlacedShot] = []
     private var ended = false
     private var triggered = 0
     private var read = 0
 
     /// Queues the shot `make` builds from its place among the shots triggered (1, 2, …).
-    func add(_ make: (Int) -> CaptureSession.Shot) {
+    func add(_ make: (Int) -> PlacedShot) {
         cond.lock()
         triggered += 1
         pending.append(make(triggered))
@@ -22,7 +22,7 @@ final class ShotQueue: @unchecked Sendable {
     }
 
     /// The next shot to save, waiting for one; nil once the triggers have ended and none is left.
-    func next() -> CaptureSession.Shot? {
+    func next() -> PlacedShot? {
         cond.lock(); defer { cond.unlock() }
         while pending.isEmpty && !ended { cond.wait() }
         return pending.isEmpty ? nil : pending.removeFirst()
@@ -102,4 +102,29 @@ extension CaptureStage {
     var postCount: Int64 { context.postCount }
     var keyframed: Bool { context.keyframed }
     func number(_ k: Int) -> Int { context.number(k) }
+}
+
+/// A shot the placer decided: its frames held in the ring until the saver writes them.
+struct PlacedShot {
+    var number: Int
+    /// Holds the shot's frames from `start` on until it is saved.
+    var reader: RingReader
+    var start: Int64
+    var triggerIndex: Int64
+    var end: Int64  // last frame index wanted
+    var eventTime: Rational
+    var wallTime: Rational
+    /// What fired it (`TriggerKind.name`: the session's own kind, or the event's source).
+    var source: String
+    var latency: Rational?
+    var score: Double?
+    /// Frames before `start + leadIn` kept only so the first pre-trigger frame decodes (H.264/HEVC).
+    var leadIn: Int64 = 0
+    var warning: String?
+    /// When slomo decided the shot (CLOCK_MONOTONIC).
+    var decided = Rational.zero
+    /// `--trigger-out`: when the line went high.
+    var output: TriggerOutputReport?
+    /// The trigger frame's timestamp as the ring held it when the shot was decided.
+    var frameTime = Rational.zero
 }

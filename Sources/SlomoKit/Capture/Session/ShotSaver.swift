@@ -63,7 +63,7 @@ final class ShotSaver: CaptureStage {
     }
 
     /// Saves one shot: its frames from the ring, in order, as they arrive.
-    func save(_ shot: CaptureSession.Shot, writer: inout RecordingWriter?) throws -> ShotReport {
+    func save(_ shot: PlacedShot, writer: inout RecordingWriter?) throws -> ShotReport {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: shot.number)
         let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
@@ -118,7 +118,7 @@ final class ShotSaver: CaptureStage {
 
     /// A shot's place around its trigger, in the file from its first byte (a server that finds the
     /// file after a crash lists the shot from them: `EarlierShots`).
-    func shotTags(_ shot: CaptureSession.Shot, pre: Int, preCount: Int64, postCount: Int64, wall: String) -> [String: String] {
+    func shotTags(_ shot: PlacedShot, pre: Int, preCount: Int64, postCount: Int64, wall: String) -> [String: String] {
         var t: [SlomoTag: String] = [
             .triggerSource: shot.source, .triggerFrame: String(pre + Int(shot.leadIn)), .preFrames: String(pre),
             .preFramesAsked: String(preCount), .postFramesAsked: String(postCount), .triggerTime: shot.eventTime.description,

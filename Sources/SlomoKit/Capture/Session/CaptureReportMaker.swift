@@ -1,10 +1,21 @@
 import Foundation
 import SlomoCore
 
-/// The capture report and its side file.
-extension CaptureSession {
+/// Makes a capture's report from what its parts counted: the producer's statistics and clock
+/// mending, how the session ended, the ring, the source's own parts (transport, controls), the
+/// preview, the sound and the files' syncs. Made by the session once the camera has stopped.
+struct CaptureReportMaker {
+    let source: CaptureSource
+    let producer: CaptureThread
+    let end: SessionEnd
+    let plan: RingPlan
+    /// `--no-sync` not given: the report says how the files were forced to disk.
+    let sync: Bool
+    let preview: CapturePreview?
+    let audio: AudioCapture?
+    let written: WrittenTotals
 
-    func makeReport(
+    func report(
         output: String, framesWritten: Int64, bytesWritten: Int64, ring: FrameRing, backlog: Int64,
         catchUp: Rational, shortFrames: Int64
     ) -> CaptureReport {
@@ -39,8 +50,8 @@ extension CaptureSession {
             stopReason: reason, message: message, bytesWritten: bytesWritten, timestampClock: source.timestampClock?.description ?? "unknown (no frame)",
             driverAdjustments: source.adjustments,
             ring: RingReport(
-                slots: ringPlan.slots, slotBytes: ringPlan.slotBytes, bytes: ringPlan.bytes,
-                mebibytes: ringPlan.mebibytes, locked: ring.locked, note: ring.lockNote),
+                slots: plan.slots, slotBytes: plan.slotBytes, bytes: plan.bytes,
+                mebibytes: plan.mebibytes, locked: ring.locked, note: ring.lockNote),
             captureThread: note, writerThreads: written.writerThreads, writerBacklogMax: backlog, catchUpSeconds: (catchUp.doubleValue * 1000).rounded() / 1000,
             warnings: warnings)
         report.firstFrameTime = s.firstTimestamp
@@ -79,24 +90,16 @@ extension CaptureSession {
 
     /// The recordings' `fdatasync`s for the report (nil with `--no-sync`); a refusal is a warning.
     func syncReport(_ report: inout CaptureReport) {
-        guard settings.sync else { return }
+        guard sync else { return }
         report.fileSyncs = written.syncs
         if let why = written.syncs.refused {
             report.warnings.append("\(report.output): \(why): the recording was not forced to disk (a power cut may lose more than the last second)")
         }
     }
 
-    /// Counts a finished recording's sound and file syncs for the report.
-    func audioWritten(_ w: RecordingWriter) {
-        written.syncs.add(w.syncs)
-        written.audioFrames += w.audioFramesWritten
-        written.audioCorrection += w.capturedAudio?.correction ?? 0
-        written.audioCodec = w.audioCodec
-    }
-
     /// The sound's part of the report.
     func audioReport() -> AudioReport? {
-        guard let a = audioCapture else { return nil }
+        guard let a = audio else { return nil }
         let clock = a.clockNow
         return AudioReport(
             device: a.settings.device, sampleRate: a.rate, channels: a.channels,
@@ -105,42 +108,36 @@ extension CaptureSession {
             overruns: a.overruns, framesLost: a.framesLost, driftCorrectionFrames: written.audioCorrection,
             timestampPairs: clock.pairs, adjustments: a.pcm.adjustments + (a.failure.map { ["the sound card failed: \($0)"] } ?? []))
     }
-}
 
-/// What a session's finished recordings wrote beside their video, for the report.
-struct WrittenTotals {
-    var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
-    var audioCodec = "pcm_s16le"
-    var syncs = FileSyncs()
-    var reportNote: String?
-    var reportLost = false
-    /// The priority the writer and encoder threads run at, as the report says it.
-    var writerThreads = "normal"
-
-    /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
-    /// recording means the capture did not end cleanly (the recording is still playable). Where it
-    /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
-    /// says where; it never hides the recording's own outcome. Encoded once for all `outputs` (a
-    /// triggered capture's shots each get the whole report).
-    mutating func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
-        guard !outputs.isEmpty else { return }
-        guard let data = try? JSONSchema.document(report) else {
-            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; reportLost = true; return
-        }
-        for output in outputs { writeSidecar(data, path: output + ".capture.json") }
+    /// The report beside shot `shot`'s file: the capture's (camera, ring, drops, trigger), with
+    /// that shot's file, frames and bytes, and that shot alone in `shots`.
+    static func shotReport(_ report: CaptureReport, _ shot: ShotReport) -> CaptureReport {
+        var r = report
+        r.output = shot.output
+        r.framesWritten = shot.framesWritten
+        r.bytesWritten = shot.bytesWritten
+        r.shots = [shot]
+        return r
     }
 
-    private mutating func writeSidecar(_ data: Data, path: String) {
-        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            let why = OutputFile.reason(error)
-            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-            let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
-            if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
-                reportNote = "report not written beside it (\(why)): it is in \(fallback)"
-            } else {
-                reportNote = "report not written (\(why)), nor in \(dir)"
-                reportLost = true
-            }
+    /// The report of a triggered capture: its shots, the trigger, and the image trigger's costs.
+    func triggered(
+        _ t: TriggerSettings, output: String, ring: FrameRing, shots: [ShotReport], framesWritten: Int64, bytesWritten: Int64,
+        placer: ShotPlacer
+    ) -> CaptureReport {
+        var report = self.report(
+            output: output, framesWritten: framesWritten, bytesWritten: bytesWritten, ring: ring,
+            backlog: 0, catchUp: .zero, shortFrames: 0)
+        report.trigger = t.kind.name
+        report.shots = shots
+        if case .motion = t.kind {
+            let motion = placer.motion
+            report.motionFramesEvaluated = motion.evaluated
+            report.motionFramesSkipped = motion.skipped
+            report.motionCpuMicrosPerFrame = motion.evaluated > 0 ? (motion.cpu / Double(motion.evaluated) * 1e7).rounded() / 10 : nil
         }
+        if shots.isEmpty { report.warnings.append("no trigger arrived: nothing was saved") }
+        if let w = placer.sources?.output?.warning { report.warnings.append(w) }
+        return report
     }
 }

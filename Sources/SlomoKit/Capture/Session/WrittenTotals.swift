@@ -1,0 +1,48 @@
+import Foundation
+import SlomoCore
+
+/// What a session's finished recordings wrote beside their video, for the report.
+struct WrittenTotals {
+    var audioFrames: Int64 = 0, audioCorrection: Int64 = 0
+    var audioCodec = "pcm_s16le"
+    var syncs = FileSyncs()
+    var reportNote: String?
+    var reportLost = false
+    /// The priority the writer and encoder threads run at, as the report says it.
+    var writerThreads = "normal"
+
+    /// Counts a finished recording's sound and file syncs.
+    mutating func add(_ w: RecordingWriter) {
+        syncs.add(w.syncs)
+        audioFrames += w.audioFramesWritten
+        audioCorrection += w.capturedAudio?.correction ?? 0
+        audioCodec = w.audioCodec
+    }
+
+    /// `OUTPUT.capture.json`: the report, written atomically at the end. Its absence next to a
+    /// recording means the capture did not end cleanly (the recording is still playable). Where it
+    /// cannot be written (no space, read-only), it goes to the temporary directory and `reportNote`
+    /// says where; it never hides the recording's own outcome. Encoded once for all `outputs` (a
+    /// triggered capture's shots each get the whole report).
+    mutating func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
+        guard !outputs.isEmpty else { return }
+        guard let data = try? JSONSchema.document(report) else {
+            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; reportLost = true; return
+        }
+        for output in outputs { writeSidecar(data, path: output + ".capture.json") }
+    }
+
+    private mutating func writeSidecar(_ data: Data, path: String) {
+        do { try data.write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
+            let why = OutputFile.reason(error)
+            let dir = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+            let fallback = dir + "/" + URL(fileURLWithPath: path).lastPathComponent
+            if (try? data.write(to: URL(fileURLWithPath: fallback), options: .atomic)) != nil {
+                reportNote = "report not written beside it (\(why)): it is in \(fallback)"
+            } else {
+                reportNote = "report not written (\(why)), nor in \(dir)"
+                reportLost = true
+            }
+        }
+    }
+}
