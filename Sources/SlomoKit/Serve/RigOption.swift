@@ -57,8 +57,8 @@ public enum RigOption: String, CaseIterable, Sendable {
 
     public var help: String {
         switch self {
-        case .preTrigger: return "Seconds kept before each trigger (the ring holds them)."
-        case .postTrigger: return "Seconds recorded after each trigger."
+        case .preTrigger: return "Keep this many seconds before the trigger (1 when neither this nor --post-trigger is given)."
+        case .postTrigger: return "Keep this many seconds after the trigger frame (1 when neither this nor --pre-trigger is given)."
         case .shots: return "Shots one arm takes (0: until disarmed)."
         case .previewFps: return "Live pictures per second at most."
         case .previewWidth: return "Live picture width at most (pixels)."

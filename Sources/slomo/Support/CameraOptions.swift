@@ -28,10 +28,8 @@ struct CameraOptions: ParsableArguments {
     var codec = "x264"
     @Option(help: "x264 preset for raw cameras.") var preset = "superfast"
     @Option(parsing: .unconditional, help: "x264 constant rate factor for raw cameras.") var crf = 20
-    @Option(parsing: .unconditional, help: "Keep this many seconds before the trigger (1 when neither this nor --post-trigger is given).") var preTrigger:
-        String?
-    @Option(parsing: .unconditional, help: "Keep this many seconds after the trigger frame (1 when neither this nor --pre-trigger is given).") var postTrigger:
-        String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.preTrigger.help)) var preTrigger: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.postTrigger.help)) var postTrigger: String?
     @Option(help: "Record sound from this ALSA capture device too (hw:1,0, default; see 'slomo devices').") var audio: String?
     @Option(parsing: .unconditional, help: "Sound sample rate in Hz (default: the card's, 48000 where offered).") var audioRate: Int?
     @Option(parsing: .unconditional, help: "Sound channels (default: 2 where offered, else the card's minimum).") var audioChannels: Int?
@@ -77,8 +75,8 @@ struct CameraOptions: ParsableArguments {
     func window() throws -> (pre: Rational, post: Rational) {
         let window = preTrigger == nil && postTrigger == nil ? TriggerSettings.defaultWindow : .zero
         return (
-            try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: Rational(3600)) } ?? window,
-            try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: Rational(3600)) } ?? window
+            try preTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .preTrigger, max: RigOption.preTrigger.highest) } ?? window,
+            try postTrigger.map { v throws(SettingError) in try OptionValues.seconds(v, option: .postTrigger, max: RigOption.postTrigger.highest) } ?? window
         )
     }
 
