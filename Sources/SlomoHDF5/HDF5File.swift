@@ -6,15 +6,27 @@ import SlomoCore
 /// closes it and says whether HDF5 could flush it; `deinit` closes a file never finished (the caller
 /// removes it).
 public final class HDF5File {
+    /// The name errors give (the final name of a file written under a temporary one).
     public let path: String
     private var file: hid_t = -1
 
-    /// Creates `path`, replacing any file of that name (`H5F_ACC_TRUNC`).
-    public init(creating path: String) throws(HDF5Error) {
-        self.path = path
-        slomo_h5_quiet()
-        file = try h5call(path, "H5Fcreate") { H5Fcreate(path, slomo_h5f_acc_trunc(), h5Default, h5Default) }
+    /// Creates `file`, replacing any file of that name (`H5F_ACC_TRUNC`); errors name it `shownAs`
+    /// (default: `file`).
+    public init(creating file: String, shownAs: String? = nil) throws(HDF5Error) {
+        path = shownAs ?? file
+        HDF5File.setUp()
+        self.file = try h5call(path, "H5Fcreate") { H5Fcreate(file, slomo_h5f_acc_trunc(), h5Default, h5Default) }
     }
+
+    /// Before HDF5's first call: no error stack printed on stderr (errors are thrown, one line), and
+    /// no `atexit` handler (`H5dont_atexit`): a file whose close failed (a full disk) stays in HDF5's
+    /// table, and the library's own teardown at exit crashes on it (HDF5 1.10.8, seen here). Every
+    /// file slomo completes is closed by `finish()`; the process's end releases the rest.
+    private static let setUpOnce: Void = {
+        H5dont_atexit()
+        slomo_h5_quiet()
+    }()
+    static func setUp() { _ = setUpOnce }
 
     deinit { if file >= 0 { H5Fclose(file) } }
 

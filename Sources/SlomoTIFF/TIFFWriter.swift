@@ -51,8 +51,8 @@ public struct TIFFError: SlomoFailure, Equatable {
         }
     }
     public var wording: Wording {
-        let cause = errnoCode.map { Errno($0).description }
-        let detail = [cause, message.isEmpty ? nil : "libtiff: \(message)"].compactMap { $0 }.joined(separator: "; ")
+        // the system's words when a system call failed (libtiff's own then only repeats it)
+        let detail = errnoCode.map { Errno($0).description } ?? (message.isEmpty ? "" : "libtiff: \(message)")
         return Wording(verbatim: "\(path): \(operation) failed\(detail.isEmpty ? "" : ": " + detail)")
     }
 }
@@ -62,16 +62,17 @@ public struct TIFFError: SlomoFailure, Equatable {
 /// finished (the caller removes it). The corresponding C functions are `TIFFOpen`,
 /// `TIFFSetField`, `TIFFWriteEncodedStrip`, `TIFFWriteDirectory` and `TIFFClose`.
 public final class TIFFWriter {
+    /// The name errors give (the final name of a file written under a temporary one).
     public let path: String
     private var tif: OpaquePointer?
 
-    /// Creates (or truncates) `path`, little-endian ("wl").
-    public init(path: String) throws(TIFFError) {
-        self.path = path
+    /// Creates (or truncates) `file`, little-endian ("wl"); errors name it `shownAs` (default: `file`).
+    public init(path file: String, shownAs: String? = nil) throws(TIFFError) {
+        path = shownAs ?? file
         slomo_tiff_install_handlers()
         slomo_tiff_clear_error()
         errno = 0
-        tif = TIFFOpen(path, "wl")
+        tif = TIFFOpen(file, "wl")
         if tif == nil { throw failure("TIFFOpen") }
     }
 

@@ -76,7 +76,7 @@ final class TIFFSequenceSink: LabSink {
             description: String(decoding: try encoder.encode(d), as: UTF8.self), software: "slomo convert",
             documentName: (context.input as NSString).lastPathComponent, pageName: "frame \(row.index)")
         let file = try OutputFile(path: name.path(row.index), overwrite: true)
-        let tiff = try TIFFWriter(path: file.temporaryPath)
+        let tiff = try TIFFWriter(path: file.temporaryPath, shownAs: file.finalPath)
         try tiff.write(page, rows: rows, bytesPerRow: bytesPerRow)
         try tiff.finish()
         try file.commit()
@@ -101,7 +101,7 @@ final class HDF5Sink: LabSink {
     init(path: String, context: LabContext, overwrite: Bool) throws {
         self.context = context
         output = try OutputFile(path: path, overwrite: overwrite, inputs: [context.input])
-        let f = try HDF5File(creating: output.temporaryPath)
+        let f = try HDF5File(creating: output.temporaryPath, shownAs: path)
         file = f
         try f.makeGroup("/entry", nxClass: "NXentry")
         try f.makeGroup("/entry/data", nxClass: "NXdata")
