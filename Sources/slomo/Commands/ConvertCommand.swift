@@ -15,7 +15,7 @@ struct ConvertCommand: ParsableCommand {
             trigger frame, time, time from the trigger, duration and sequence number (Docs/LabFormats.md).
             Examples:
               slomo convert shot.mkv -o frames/
-              slomo convert shot.mkv -o take.h5 --start f100 --end f300
+              slomo convert shot.mkv -o take.h5 --start f10 --end f40
             """)
 
     @Argument(help: "A slomo recording or any file FFmpeg reads.", completion: .file()) var input: String
