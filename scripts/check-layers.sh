@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The layering rule SwiftPM cannot enforce (Docs/Architecture.md, "Layers"), checked on imports:
-#   CLI (Sources/slomo) → [SlomoServe (the HTTP server) →] SlomoKit → wrappers (SlomoFFmpeg, SlomoV4L2, SlomoALSA, SlomoAudio, SlomoFlow, SlomoAravis) → SlomoCore
+#   CLI (Sources/slomo) → [SlomoServe (the HTTP server) →] SlomoKit → wrappers (SlomoFFmpeg, SlomoV4L2, SlomoALSA, SlomoAudio, SlomoFlow, SlomoAravis, SlomoTIFF, SlomoHDF5) → SlomoCore
 #   SlomoSystem (POSIX calls and signals) beside the wrappers, usable from every layer above SlomoCore
 # - the CLI, SlomoServe and SlomoKit never import a C module; the CLI and SlomoServe never import a wrapper;
 # - nothing below SlomoServe imports it (the server is a front end, like the CLI);
@@ -28,13 +28,13 @@ forbid() {
   fi
 }
 
-WRAPPERS='SlomoFFmpeg|SlomoV4L2|SlomoALSA|SlomoAudio|SlomoFlow|SlomoAravis'
+WRAPPERS='SlomoFFmpeg|SlomoV4L2|SlomoALSA|SlomoAudio|SlomoFlow|SlomoAravis|SlomoTIFF|SlomoHDF5'
 forbid "Sources/slomo Sources/SlomoServe Sources/SlomoKit" 'C[A-Z][A-Za-z0-9]*' "a C module imported above the wrapper layer"
 forbid "Sources/slomo" "$WRAPPERS" "the CLI imports a wrapper (it goes through SlomoKit)"
 forbid "Sources/SlomoServe" "$WRAPPERS" "the server imports a wrapper (it goes through SlomoKit)"
-forbid "Sources/SlomoKit Sources/SlomoCore Sources/SlomoSystem Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio Sources/SlomoFlow Sources/SlomoAravis" \
+forbid "Sources/SlomoKit Sources/SlomoCore Sources/SlomoSystem Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio Sources/SlomoFlow Sources/SlomoAravis Sources/SlomoTIFF Sources/SlomoHDF5" \
   'SlomoServe' "a layer below the server imports it"
-forbid "Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio Sources/SlomoFlow Sources/SlomoAravis" 'SlomoKit|slomo' \
+forbid "Sources/SlomoFFmpeg Sources/SlomoV4L2 Sources/SlomoALSA Sources/SlomoAudio Sources/SlomoFlow Sources/SlomoAravis Sources/SlomoTIFF Sources/SlomoHDF5" 'SlomoKit|slomo' \
   "a wrapper imports the use-case layer"
 forbid "Sources/SlomoCore" '[A-Za-z_][A-Za-z0-9_.]*' "SlomoCore imports something (stdlib only)"
 forbid "Sources/SlomoSystem Tests/SlomoSystemTests" 'Slomo(Core|Kit|FFmpeg|V4L2|ALSA|Audio|TestSupport)|slomo' \

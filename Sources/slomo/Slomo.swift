@@ -13,7 +13,7 @@ struct Slomo: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             CaptureCommand.self, GenerateCommand.self, ProbeCommand.self, PlanCommand.self,
-            RetimeCommand.self, ExportCommand.self, PlaySubcommand.self, StretchCommand.self, BatchCommand.self,
+            RetimeCommand.self, ExportCommand.self, ConvertCommand.self, PlaySubcommand.self, StretchCommand.self, BatchCommand.self,
             DevicesCommand.self, FormatsCommand.self, ControlsCommand.self, TriggerCommand.self, ServeCommand.self, JobCommand.self,
         ])
 

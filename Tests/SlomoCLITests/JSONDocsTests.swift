@@ -157,7 +157,7 @@ import Testing
         "`slomo controls --json`", "`slomo batch` job lines", "`slomo batch` summary line", "`slomo batch --dry-run` job lines",
         "`slomo batch` refusal line", "`slomo batch … --progress json` lines", "`slomo play` events", "`slomo job` lines",
         "`slomo capture --trigger … --json` events", "`slomo trigger … --json`",
-        "`slomo formats genicam:ID --json`", "`slomo controls genicam:ID --json`",
+        "`slomo formats genicam:ID --json`", "`slomo controls genicam:ID --json`", "`slomo convert … --json`",
     ]
 
     static func outputs(_ heading: String) throws -> [Any] {
@@ -184,6 +184,10 @@ import Testing
             }
         case "`slomo retime … --json`":
             return document(try CLI.run(["retime", clip, "-o", d.file("r.mp4"), "--segment", "0.25-0.5@1/4", "--start", "0.1", "--json"]))
+        case "`slomo convert … --json`":
+            return try [["-o", d.file("frames") + "/", "--end", "f3"], ["-o", d.file("c_%03d.tiff"), "--start", "0.5"]].flatMap {
+                document(try CLI.run(["convert", clip, "--json"] + $0))
+            }
         case "`slomo stretch … --json`":
             return document(try CLI.run(["stretch", clip, "-o", d.file("s.wav"), "--rate", "1/2", "--json"]))
         case "`slomo generate … --json`":

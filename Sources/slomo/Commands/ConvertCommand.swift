@@ -1,0 +1,48 @@
+import ArgumentParser
+import SlomoCore
+import SlomoKit
+
+struct ConvertCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "convert",
+        abstract: "Write a recording's frames as a lab reads them: a TIFF sequence or an HDF5 file, each frame's time beside it.",
+        discussion: """
+            The format follows -o: DIR/ or name_%06d.tiff (a TIFF per frame, 8/16-bit gray or RGB, its times in \
+            ImageDescription), name.h5 (HDF5, frames [n, height, width] as areaDetector writes them). Raw and FFV1 \
+            recordings keep every sample exactly; from a lossy input the decoded pictures are written and a note \
+            says so. --start/--end keep the frames whose own time lies in [start, end). Beside the output, \
+            frames.csv (a sequence's directory) or OUT.frames.csv lists each frame's index, index from the \
+            trigger frame, time, time from the trigger, duration and sequence number (Docs/LabFormats.md).
+            Examples:
+              slomo convert shot.mkv -o frames/
+              slomo convert shot.mkv -o take.h5 --start f10 --end f40
+            """)
+
+    @Argument(help: "A slomo recording or any file FFmpeg reads.", completion: .file()) var input: String
+    @Option(name: .shortAndLong, help: "Output: DIR/, name_%06d.tiff or name.h5.", completion: .file()) var output: String
+    @OptionGroup var trim: TrimOptions
+    @Option(help: "The frame table's path (default: frames.csv in a sequence's directory, OUT.frames.csv beside a file).", completion: .file())
+    var framesCsv: String?
+    @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
+    @Flag(help: "Replace the output (and its frame table) if it exists.") var overwrite = false
+    @Flag(help: "Print a JSON summary with every frame's row on stdout (Docs/JSON.md).") var json = false
+
+    func run() throws {
+        var request = ConvertRequest(input: input, output: output)
+        request.trim = try SourceTrim.parse(start: trim.start, end: trim.end)
+        request.framesTable = framesCsv
+        request.overwrite = overwrite
+        let reporter = try ProgressReporter(mode: progress, label: "convert")
+        let report = try Converter.convert(request) { done, total in reporter.update(done, total) }
+        reporter.finish()
+        if let note = report.note { reporter.say("slomo: note: \(input): \(note)") }
+        if let damage = DamageSummary.line(report.damage) {
+            reporter.say("slomo: warning: \(input): damaged input, converted what decodes: \(damage)")
+        }
+        if json { try JSONOutput.print(report); return }
+        let files = report.firstFile.map { " (\($0) … \(report.lastFile ?? $0))" } ?? ""
+        Console.out(
+            "\(report.output): \(report.frameCount) frames \(report.width)x\(report.height) \(report.sampleFormat)\(files), \(report.exact ? "samples exact" : "samples decoded"); times in \(report.framesTable)"
+        )
+    }
+}
