@@ -136,26 +136,31 @@ public final class DecodedAudioSource: AudioFileSource {
                 return false
             case .needsInput:
                 if flushing { eof = true; return false }
-                if !pendingPacket {
-                    let more: Bool
-                    do { more = try demuxer.readPacket(into: packet) } catch {
-                        // damaged data in the container: skip it; give up after many in a row
-                        corruptPackets += 1
-                        receiveErrors += 1
-                        if receiveErrors > 1000 { flushing = true; _ = try? decoder.send(nil) }
-                        continue
-                    }
-                    if !more { flushing = true; _ = try? decoder.send(nil); continue }
-                    guard packet.streamIndex == streamIndex else { continue }
-                    if packet.isCorrupt { corruptPackets += 1 }
-                }
-                do {
-                    pendingPacket = !(try decoder.send(packet))
-                } catch {
-                    corruptPackets += 1
-                    pendingPacket = false
-                }
+                feed(&receiveErrors)
             }
+        }
+    }
+
+    /// Gives the decoder the stream's next packet (or the end: flushing); damaged data in the
+    /// container is skipped, and after many damaged packets in a row the stream is ended.
+    private func feed(_ receiveErrors: inout Int) {
+        if !pendingPacket {
+            let more: Bool
+            do { more = try demuxer.readPacket(into: packet) } catch {
+                corruptPackets += 1
+                receiveErrors += 1
+                if receiveErrors > 1000 { flushing = true; _ = try? decoder.send(nil) }
+                return
+            }
+            if !more { flushing = true; _ = try? decoder.send(nil); return }
+            guard packet.streamIndex == streamIndex else { return }
+            if packet.isCorrupt { corruptPackets += 1 }
+        }
+        do {
+            pendingPacket = !(try decoder.send(packet))
+        } catch {
+            corruptPackets += 1
+            pendingPacket = false
         }
     }
 

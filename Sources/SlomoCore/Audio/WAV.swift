@@ -118,6 +118,13 @@ public enum WAV {
             }
             return
         }
+        decodeStrided(p, format: format, channels: channels, frames: frames, into: planes)
+    }
+
+    /// `decode` for every other format and channel count: one channel at a time, a sample a stride apart.
+    private static func decodeStrided(
+        _ p: UnsafeRawPointer, format: SampleFormat, channels: Int, frames: Int, into planes: [UnsafeMutablePointer<Float>]
+    ) {
         for c in 0..<channels {
             let out = planes[c]
             var i = c * format.bytes

@@ -160,22 +160,14 @@ public final class LivePictures: RingTap, @unchecked Sendable {
             copy.copyMemory(from: f.bytes.baseAddress!, byteCount: n)
             guard f.isIntact else { count(skipped: 1); continue }  // overwritten while copied
             last = f.index
-            let picture: LivePicture
-            if let px = pixels, let layout {
-                if maker.maxWidth != width { maker = JPEGMaker(maxWidth: width, bitsPerPixel: bitsPerPixel) }
-                guard let frame = Frame(borrowing: copy, count: n, width: format.width, height: format.height, pixelFormat: px, layout: layout) else {
-                    count(skipped: 1); continue
-                }
-                let j = try maker.jpeg(frame)
-                picture = LivePicture(
-                    jpeg: j.bytes, frameIndex: f.index, sequence: m.sequence, frameTime: m.timestamp,
-                    made: CaptureClock.now(), width: j.width, height: j.height)
-            } else {
-                // an MJPEG camera: its own JPEG, not decoded
-                picture = LivePicture(
-                    jpeg: Array(UnsafeRawBufferPointer(start: copy, count: n)), frameIndex: f.index, sequence: m.sequence,
-                    frameTime: m.timestamp, made: CaptureClock.now(), width: format.width, height: format.height)
-            }
+            let bytes = UnsafeRawBufferPointer(start: copy, count: n)
+            if pixels != nil, maker.maxWidth != width { maker = JPEGMaker(maxWidth: width, bitsPerPixel: bitsPerPixel) }
+            let encoded = try pixels.flatMap { px in try layout.flatMap { try maker.picture(bytes, format: format, samples: px, layout: $0) } }
+            if pixels != nil && encoded == nil { count(skipped: 1); continue }
+            // an MJPEG camera: its own JPEG, not decoded
+            let j = encoded ?? (Array(bytes), format.width, format.height)
+            let picture = LivePicture(
+                jpeg: j.0, frameIndex: f.index, sequence: m.sequence, frameTime: m.timestamp, made: CaptureClock.now(), width: j.1, height: j.2)
             count(made: 1)
             viewers.yield(picture)
             for s in sinks where s.wantsPictures { try s.take(picture) }
@@ -206,6 +198,17 @@ final class JPEGMaker {
     func outputSize(width: Int, height: Int) -> (Int, Int) {
         let w = Swift.max(2, Swift.min(maxWidth, width) & ~1)
         return (w, Swift.max(2, (w * height / Swift.max(1, width)) & ~1))
+    }
+
+    /// A raw ring frame's bytes as a JPEG; nil when they do not hold a whole frame of `format`.
+    func picture(
+        _ bytes: UnsafeRawBufferPointer, format: CaptureFormat, samples: PixelFormat, layout: PlaneLayout
+    ) throws -> ([UInt8], Int, Int)? {
+        let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
+        guard let f = Frame(borrowing: base, count: bytes.count, width: format.width, height: format.height, pixelFormat: samples, layout: layout)
+        else { return nil }
+        let j = try jpeg(f)
+        return (j.bytes, j.width, j.height)
     }
 
     func jpeg(_ frame: Frame) throws -> (bytes: [UInt8], width: Int, height: Int) {
