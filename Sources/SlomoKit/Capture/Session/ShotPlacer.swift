@@ -151,50 +151,20 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         }
     }
 
-    /// The image trigger on every frame, without pinning the ring (a frame overwritten before it
-    /// was read is counted as skipped).
+    /// The image trigger (`MotionTrigger`): a trigger source that reads the ring itself; each shot
+    /// it sees is placed on the frame that moved.
     func motionTrigger(threshold: Rational, ring: FrameRing) {
         let t = trigger
-        let f = source.format
-        let layout = LumaLayout.of(fourcc: f.fourcc)!
-        var detector = MotionDetector(
-            region: t.region ?? PixelRegion(x: 0, y: 0, width: f.width, height: f.height),
-            layout: layout, bytesPerLine: f.bytesPerLine > 0 ? f.bytesPerLine : f.width * layout.pixelStride,
-            step: 2)
-        // unpinned: the trigger never holds the camera back; frames it falls behind on are skipped
-        let reader = RingReader(ring, from: 0, pinned: false)
-        defer { motion.skipped += reader.skipped }
-        // armed once the pre-trigger window is full (and never on a camera's first frames, which
-        // often differ while it settles)
-        var rearm: Int64 = Swift.max(preCount, 4)
-        while true {
-            if t.shots > 0 && shots.triggeredCount >= t.shots { return }
-            let f: RingReader.Frame
-            switch reader.next(timeout: 0.2) {
-            case .timedOut: if end.isRequested { return }; continue
-            case .ended: return
-            case .frame(let frame): f = frame
-            }
-            let k = f.index, m = f.meta
-            let c0 = Self.threadCPUTime()
-            let s = detector.score(f.bytes)
-            motion.cpu += Self.threadCPUTime() - c0
-            guard f.isIntact else { motion.skipped += 1; continue }
-            motion.evaluated += 1
-            if k >= rearm { sayArmed(ring) }
-            if let s, k >= rearm, Rational(Int64(s.sum)) > threshold * Rational(Int64(s.samples)) {
+        let motionSource = MotionTrigger(threshold: threshold, region: t.region, format: source.format, preCount: preCount, postCount: postCount)
+        motionSource.run(
+            ring: ring, counters: &motion,
+            enough: { [shots] in t.shots > 0 && shots.triggeredCount >= t.shots }, ended: { [end] in end.isRequested },
+            armed: { sayArmed(ring) },
+            fire: { k, m, score in
                 let decided = CaptureClock.now()
                 enqueue(
                     reader: RingReader(ring, from: k - preCount, pinned: true), index: k,
-                    event: m.timestamp, wall: TriggerEvents.wallClock(), latency: decided - m.timestamp,
-                    score: (Double(s.sum) / Double(s.samples) * 100).rounded() / 100)
-                rearm = k + postCount + 1
-            }
-        }
-    }
-
-    static func threadCPUTime() -> Double {
-        let t = Clock.now(Clock.threadCPUTime)
-        return Double(t.seconds) + Double(t.nanoseconds) / 1e9
+                    event: m.timestamp, wall: TriggerEvents.wallClock(), latency: decided - m.timestamp, score: score)
+            })
     }
 }
