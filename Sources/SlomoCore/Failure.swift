@@ -10,6 +10,9 @@ public enum FailureKind: Sendable, Hashable, CaseIterable {
     case missing
     /// A device exists but cannot be used now or does not do what is asked (busy, not a capture device).
     case unavailable
+    /// The request does not fit the state its object is in now (a rig already armed, a job already
+    /// finished, a shot still being exported): the same request can succeed later.
+    case conflict
     /// A bug in slomo, or a library call that should not fail.
     case bug
     /// The output cannot be created: it exists and may not be replaced, its directory is missing or unwritable.

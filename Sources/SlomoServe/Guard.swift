@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdWebSocket
 import HTTPTypes
+import SlomoCore
 import SlomoKit
 
 /// Every request passes here first: the Host it names, who sends it (the bearer token or the page's
@@ -69,8 +70,8 @@ struct Guard: RouterMiddleware {
             if e.status == .contentTooLarge { return Reply.refuse(.contentTooLarge, "the request body is larger than \(access.maxBody) bytes") }
             if e.status == .notFound { return Reply.refuse(.notFound, "no such resource: \(request.method) \(path)") }
             return Reply.refuse(e.status, e.body ?? e.status.reasonPhrase)
-        } catch let r as RigRefusal {
-            return Reply.refuse(r)
+        } catch let f as any SlomoFailure {
+            return Reply.refuse(f)
         } catch {
             return Reply.refuse(.internalServerError, "\(request.method) \(path) failed: \(error)")
         }

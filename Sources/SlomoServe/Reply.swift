@@ -22,19 +22,17 @@ enum Reply {
 
     struct Refusal: Encodable { var error: String; var field: String? }
 
+    /// HTTP's own refusals (authentication, origin, method, size, media type, range), whose status
+    /// is the protocol's, not a failure's.
     static func refuse(_ status: HTTPResponse.Status, _ sentence: String, field: String? = nil) -> Response {
         json(Refusal(error: sentence, field: field), type: "error", status: status)
     }
 
-    static func refuse(_ r: RigRefusal) -> Response {
-        let status: HTTPResponse.Status =
-            switch r.kind {
-            case .badRequest: .badRequest
-            case .notFound: .notFound
-            case .conflict: .conflict
-            case .unavailable: .serviceUnavailable
-            }
-        return refuse(status, r.message, field: r.field)
+    /// A failure: its status from its kind (`HTTPResponse.Status(_:)`, the one table), its sentence
+    /// with settings named by their field, and the field it refuses.
+    static func refuse(_ failure: any SlomoFailure) -> Response {
+        let field = (failure as? RigRefusal)?.field ?? (failure as? SettingError)?.setting.name
+        return refuse(HTTPResponse.Status(failure.kind), failure.description, field: field)
     }
 
     /// `/` without a session: where to find the URL with the token.

@@ -118,7 +118,7 @@ public final class RigServer: Sendable {
         }
         r.get("/api/v1/shots/:id/file") { [rig] request, context in
             let path: String
-            do { path = try await Self.offload { try rig.shotPath(try Self.number(context, "id")) } } catch let r as RigRefusal { return Reply.refuse(r) }
+            do { path = try await Self.offload { try rig.shotPath(try Self.number(context, "id")) } } catch let f as any SlomoFailure { return Reply.refuse(f) }
             return try await Self.download(path: path, under: rig.config.outDir, request: request, context: context)
         }
         r.get("/api/v1/shots/:id/frames/:frame") { [rig] _, context in
@@ -156,7 +156,7 @@ public final class RigServer: Sendable {
         }
         r.get("/api/v1/jobs/:id/file") { [rig] request, context in
             let path: String
-            do { path = try await Self.offload { try rig.jobPath(try Self.number(context, "id")) } } catch let r as RigRefusal { return Reply.refuse(r) }
+            do { path = try await Self.offload { try rig.jobPath(try Self.number(context, "id")) } } catch let f as any SlomoFailure { return Reply.refuse(f) }
             return try await Self.download(path: path, under: rig.config.outDir, request: request, context: context)
         }
     }
@@ -167,7 +167,7 @@ public final class RigServer: Sendable {
         r.get("/preview.mjpg") { [rig] _, _ in LiveStreams.mjpeg(rig.live) }
         r.get("/snapshot.jpg") { [rig] _, _ in
             guard let p = await rig.live.snapshot() else {
-                return Reply.refuse(.serviceUnavailable, "no picture within 3 s: \(rig.status().live.error ?? "the camera sends no frames")")
+                return Reply.refuse(RigRefusal(.unavailable, "no picture within 3 s: \(rig.status().live.error ?? "the camera sends no frames")"))
             }
             return Reply.bytes(p.jpeg, contentType: "image/jpeg")
         }
@@ -186,9 +186,9 @@ public final class RigServer: Sendable {
     }
 
     /// Runs rig work (which may wait on the camera or a decoder) off the server's threads; a
-    /// refusal becomes its status and sentence.
+    /// refusal becomes its status (by its kind) and sentence.
     static func answer(_ work: @escaping @Sendable () throws -> Response) async throws -> Response {
-        do { return try await offload(work) } catch let r as RigRefusal { return Reply.refuse(r) }
+        do { return try await offload(work) } catch let f as any SlomoFailure { return Reply.refuse(f) }
     }
 
     static func offload<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
@@ -201,9 +201,9 @@ public final class RigServer: Sendable {
     static func download(path: String, under dir: String, request: Request, context: BasicWebSocketRequestContext) async throws -> Response {
         let real = URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
         let root = URL(fileURLWithPath: dir).standardizedFileURL.resolvingSymlinksInPath().path
-        guard real.hasPrefix(root + "/") else { return Reply.refuse(.forbidden, "only files of the output directory are served") }
+        guard real.hasPrefix(root + "/") else { return Reply.refuse(RigRefusal(.notPermitted, "only files of the output directory are served")) }
         guard let size = (try? FileManager.default.attributesOfItem(atPath: real)[.size] as? Int) else {
-            return Reply.refuse(.notFound, "\((path as NSString).lastPathComponent) is not in the output directory any more")
+            return Reply.refuse(RigRefusal(.missing, "\((path as NSString).lastPathComponent) is not in the output directory any more"))
         }
         let name = (real as NSString).lastPathComponent
         let type =

@@ -112,7 +112,7 @@ final class ExportJobs: @unchecked Sendable {
     /// frame and its partial file is removed. A finished job is refused (its file stays).
     func cancel(_ id: Int) throws(RigRefusal) -> RigJob {
         lock.lock()
-        guard var j = jobs[id] else { lock.unlock(); throw RigRefusal(.notFound, "no job \(id)") }
+        guard var j = jobs[id] else { lock.unlock(); throw RigRefusal(.missing, "no job \(id)") }
         switch j.state {
         case .queued:
             j.state = .cancelled
@@ -145,7 +145,7 @@ final class ExportJobs: @unchecked Sendable {
 
     func job(_ id: Int) throws(RigRefusal) -> RigJob {
         lock.lock(); defer { lock.unlock() }
-        guard let j = jobs[id] else { throw RigRefusal(.notFound, "no job \(id)") }
+        guard let j = jobs[id] else { throw RigRefusal(.missing, "no job \(id)") }
         return j
     }
 

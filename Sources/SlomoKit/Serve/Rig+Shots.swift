@@ -3,12 +3,6 @@ import SlomoCore
 
 /// The rig's shots: the list, one shot's report, its frames as pictures, deleting one.
 extension Rig {
-    /// The shot files' name template in the output directory: MP4 for x264 and the camera's own
-    /// compressed frames, Matroska for FFV1 and raw.
-    var template: String { Self.template(config.outDir, config.recording.rawCodec == .x264 ? "mp4" : "mkv") }
-
-    static func template(_ dir: String, _ ext: String) -> String { (dir as NSString).appendingPathComponent("shot%04d.\(ext)") }
-
     /// The saved shot's report: read from the session's shot event (its sidecar is written later).
     func shotSaved(_ r: ShotReport) {
         let entry = RigShot(r)
@@ -19,7 +13,7 @@ extension Rig {
 
     public func shot(_ id: Int) throws(RigRefusal) -> RigShot {
         lock.lock(); defer { lock.unlock() }
-        guard let s = saved[id] else { throw RigRefusal(.notFound, "no shot \(id)\(inFlight[id] != nil ? " yet: it is still being saved" : "")") }
+        guard let s = saved[id] else { throw RigRefusal(.missing, "no shot \(id)\(machine.inFlight.shots[id] != nil ? " yet: it is still being saved" : "")") }
         return s
     }
 
@@ -30,18 +24,16 @@ extension Rig {
     public func frameJPEG(shot id: Int, frame n: Int) throws(RigRefusal) -> [UInt8] {
         let s = try shot(id)
         guard n >= s.firstFrame, n <= s.lastFrame else {
-            throw RigRefusal(.notFound, "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame) (0 is the trigger frame), not \(n)")
+            throw RigRefusal(.missing, "shot \(id) has frames \(s.firstFrame)...\(s.lastFrame) (0 is the trigger frame), not \(n)")
         }
-        lock.lock()
-        let p = pictures[id] ?? ShotPictures(path: s.report.output, width: settings.previewWidth)
-        pictures[id] = p
         // the frames of the last three shots looked at stay decoded; older ones are let go
-        picturesUsed.removeAll { $0 == id }
-        picturesUsed.append(id)
-        while picturesUsed.count > 3 { pictures.removeValue(forKey: picturesUsed.removeFirst())?.cancel() }
+        lock.lock()
+        let width = machine.settings.previewWidth
+        let (p, dropped) = pictures.use(id) { ShotPictures(path: s.report.output, width: width) }
         lock.unlock()
+        for d in dropped { d.cancel() }
         do {
-            guard let j = try p.picture(n + s.report.triggerFrame) else { throw RigRefusal(.notFound, "shot \(id) has no decodable frame \(n)") }
+            guard let j = try p.picture(n + s.report.triggerFrame) else { throw RigRefusal(.missing, "shot \(id) has no decodable frame \(n)") }
             return j
         } catch let r as RigRefusal { throw r } catch {
             throw RigRefusal(.unavailable, "shot \(id): \(exports.redacted("\(error)"))")
@@ -56,8 +48,9 @@ extension Rig {
         }
         lock.lock()
         saved.removeValue(forKey: id)
-        pictures.removeValue(forKey: id)?.cancel()
+        let p = pictures.remove(id)
         lock.unlock()
+        p?.cancel()
         let fm = FileManager.default
         try? fm.removeItem(atPath: s.report.output)
         try? fm.removeItem(atPath: s.report.output + ".capture.json")

@@ -60,21 +60,28 @@ public struct RigSettings: Codable, Sendable, Equatable {
     }
 }
 
-/// Why the rig refused a request: the kind says which HTTP status the server answers with, the
-/// message is the one sentence it sends.
-public struct RigRefusal: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable { case badRequest, notFound, conflict, unavailable }
-    public var kind: Kind
-    public var message: String
+/// Why the rig refused a request: a `SlomoFailure` like every other of the library's, so a front
+/// end acts on its `kind` (the server's one table from kind to HTTP status, `HTTPResponse.Status(_:)`
+/// in SlomoServe; the command line's exit statuses) and shows its `wording`, one sentence that
+/// names the field it refuses (`field`, also sent beside the sentence).
+public struct RigRefusal: SlomoFailure, Sendable, Equatable {
+    public var kind: FailureKind
+    public var wording: Wording
     public var field: String?
-    public init(_ kind: Kind, _ message: String, field: String? = nil) { self.kind = kind; self.message = message; self.field = field }
-    public static func badField(_ field: String, _ why: String) -> RigRefusal { RigRefusal(.badRequest, "\(field): \(why)", field: field) }
-    public var description: String { message }
+    public init(_ kind: FailureKind, _ wording: Wording, field: String? = nil) { self.kind = kind; self.wording = wording; self.field = field }
+    /// A sentence already written (another error's text, a body's decoding).
+    public init(_ kind: FailureKind, _ message: String, field: String? = nil) { self.init(kind, Wording(verbatim: message), field: field) }
+    public static func badField(_ field: String, _ why: String) -> RigRefusal {
+        let w: Wording = "\(Setting(field)): \(why)"
+        return RigRefusal(.badRequest, w, field: field)
+    }
+    /// The sentence, fields named as the API names them.
+    public var message: String { description }
 }
 
 /// The rig's state: `idle → armed → triggered → saving → armed…`; `stopped` once the camera is gone
 /// (the files are finished; the server keeps answering).
-public enum RigState: String, Codable, Sendable { case starting, idle, armed, triggered, saving, stopped }
+public enum RigState: String, Codable, Sendable, CaseIterable { case starting, idle, armed, triggered, saving, stopped }
 
 /// `GET /api/v1/status`, and the body of every `state` event.
 public struct RigStatus: Codable, Sendable {

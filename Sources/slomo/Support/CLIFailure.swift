@@ -32,7 +32,7 @@ enum ExitStatus: Int32, Sendable, CaseIterable {
         case .badRequest: self = .usage
         case .badData: self = .dataError
         case .missing: self = .noInput
-        case .unavailable: self = .unavailable
+        case .unavailable, .conflict: self = .unavailable
         case .bug: self = .software
         case .cannotCreate: self = .cannotCreate
         case .ioFailed: self = .ioError
