@@ -44,18 +44,22 @@ public enum Converter {
         }
         var rows: [LabFrameRow] = []
         rows.reserveCapacity(source.kept.count)
+        // the files are written on a thread of their own while the next frames decode
+        let behind = WriteBehind(sink: sink, rowBytes: source.width * source.samples.format.bytesPerPixel, height: source.height)
         do {
             let damage = try FrameReader(source: source, threads: r.threads).run { rowsPointer, bytesPerRow, sourceIndex in
                 let row = source.table.row(index: rows.count, sourceIndex: sourceIndex)
-                try sink.write(rows: rowsPointer, bytesPerRow: bytesPerRow, row: row)
+                try behind.write(rows: rowsPointer, bytesPerRow: bytesPerRow, row: row)
                 rows.append(row)
                 progress(Int64(rows.count), Int64(source.kept.count))
             }
+            try behind.finish()
             guard !rows.isEmpty else { throw MediaError.noFrames(path: r.input) }
             try sink.finish(rows: rows)
             try OutputFile.write(Data(LabFrameTable.csv(rows).utf8), to: table)
             return ConvertReport(r, output: output, source: source, rows: rows, framesTable: table, damage: damage)
         } catch {
+            behind.stop()  // the sink is this thread's again, `written` final
             sink.abandon()
             guard case .tiffSequence(let name) = output, sink.written > 0 else { throw error }
             // the frames written stay: their table too, when the disk still takes it
