@@ -25,7 +25,7 @@ public enum Converter {
         let exists = FileManager.default.fileExists(atPath: r.output, isDirectory: &isDirectory)
         let output = try LabOutput(parsing: r.output, isDirectory: exists && isDirectory.boolValue)
         let source = try ConvertSource(path: r.input, trim: r.trim)
-        try source.samples.check(fits: output, path: r.output)
+        try source.samples.check(fits: output, path: r.output, mosaic: source.tags[SlomoTag.cfaPattern.rawValue])
         let context = LabContext(
             input: r.input, width: source.width, height: source.height, samples: source.samples, clock: source.clock,
             frameRate: source.frameRate, triggerFrame: source.namedTrigger, tags: source.tags)
@@ -41,6 +41,10 @@ public enum Converter {
             table = r.framesTable ?? path + ".frames.csv"
             try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])
             sink = try HDF5Sink(path: path, context: context, overwrite: r.overwrite)
+        case .cine(let path):
+            table = r.framesTable ?? path + ".frames.csv"
+            try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])
+            sink = try CineSink(path: path, context: context, frames: source.kept.count, utcOffset: source.utcOffset, overwrite: r.overwrite)
         }
         var rows: [LabFrameRow] = []
         rows.reserveCapacity(source.kept.count)
