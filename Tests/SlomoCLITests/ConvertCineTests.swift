@@ -9,7 +9,9 @@ import Testing
 @Suite struct ConvertCineTests {
     /// The Python of the venv with pims (and pycine), nil when it is not made.
     static let readers: String? = {
-        let python = FileManager.default.homeDirectoryForCurrentUser.path + "/.cache/slomo/lab-readers/bin/python"
+        let python =
+            (ProcessInfo.processInfo.environment["XDG_CACHE_HOME"] ?? FileManager.default.homeDirectoryForCurrentUser.path + "/.cache")
+            + "/slomo/lab-readers/bin/python"
         return (try? CLI.tool([python, "-c", "import pims"]))?.status == 0 ? python : nil
     }()
 
@@ -108,7 +110,8 @@ import Testing
         #expect(source == (try Data(contentsOf: URL(fileURLWithPath: d.file("lr")))), "the layout reader's samples differ from the source's")
         #expect(source == (try Data(contentsOf: URL(fileURLWithPath: d.file("cine")))), "FFmpeg's samples differ from the source's")
         if let python = Self.readers {
-            let check = "import sys, pims; c = pims.Cine(sys.argv[1]); t = int(sys.argv[2]); "
+            let check =
+                "import sys, pims; c = pims.Cine(sys.argv[1]); t = int(sys.argv[2]); "
                 + "assert c.header_dict['first_image_no'] == -t and abs(c.get_time_to_trigger(t)) < 1e-9; print('ok')"
             #expect(try CLI.tool([python, "-c", check, d.file("shot.cine"), "\(trigger)"]).stdout == "ok\n")
         }
@@ -119,7 +122,9 @@ import Testing
         let d = TempDir()
         let clip = CLI.generated(d, "c.mp4", ["--fps", "30", "--duration", "0.1", "--size", "160x90"])
         let bggr = d.file("bggr.mkv")
-        let made = try CLI.run(["capture", "--source", "synthetic:fps=250,size=96x64,format=bayer-bggr8,pace=0", "--codec", "ffv1", "--frames", "2", "-o", bggr])
+        let made = try CLI.run([
+            "capture", "--source", "synthetic:fps=250,size=96x64,format=bayer-bggr8,pace=0", "--codec", "ffv1", "--frames", "2", "-o", bggr,
+        ])
         #expect(made.status == 0, "\(made.stderr)")
         let before = d.entries
         expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.cine")]), status: 64, contains: ["c.cine", "colour (yuv420p)", "TIFF sequence"])

@@ -38,7 +38,9 @@ import Testing
         print('ok')
         """
 
-    @Test(arguments: [("gray16", "gray16le", 16, ""), ("bayer-rggb8", "gray", 8, "RGGB"), ("bayer-rggb12", "gray12le", 12, "RGGB"), ("bayer-rggb16", "gray16le", 16, "RGGB")])
+    @Test(arguments: [
+        ("gray16", "gray16le", 16, ""), ("bayer-rggb8", "gray", 8, "RGGB"), ("bayer-rggb12", "gray12le", 12, "RGGB"), ("bayer-rggb16", "gray16le", 16, "RGGB"),
+    ])
     func capturedExactlyWithTheMosaicTagged(format: String, pixels: String, bits: Int, pattern: String) throws {
         let src = Self.captures.file("\(format).mkv")
         let probe = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "stream=pix_fmt:format_tags=slomo_cfa_pattern", "-of", "default=nw=1", src])
