@@ -146,6 +146,15 @@ man() {
   echo "man: Docs/man/slomo.1 (read it with: man Docs/man/slomo.1)"
 }
 
+# lab-readers: the PyPI readers ConvertCineTests uses when present (pims' Cine reader), in a venv of
+# their own (~/.cache/slomo/lab-readers); without it those checks print SKIPPED.
+lab_readers() {
+  local venv=${XDG_CACHE_HOME:-$HOME/.cache}/slomo/lab-readers
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install -q --disable-pip-version-check pims==0.7
+  echo "lab-readers: $venv"
+}
+
 # Mutated media (Docs/Reliability.md): slomo built with AddressSanitizer into .build-asan.
 mutate() {
   swift build --sanitize=address --build-path .build-asan --product slomo 2>&1 | grep -vE 'ld.gold: warning|^\[' || true
@@ -188,10 +197,11 @@ case "${1:-}" in
   layers) layers ;;
   format) format ;;
   man) deps; man ;;
+  lab-readers) lab_readers ;;
   slurm) deps test; slurm ;;
   k8s) deps test; k8s ;;
   fuzz) shift; scripts/fuzz.sh "$@" ;;
   mutate) shift; deps test; mutate "$@" ;;
   tsan) deps test; tsan ;;
-  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|man|format" >&2; exit 64 ;;
+  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|man|lab-readers|format" >&2; exit 64 ;;
 esac

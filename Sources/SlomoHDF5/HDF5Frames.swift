@@ -33,6 +33,9 @@ public final class HDF5Frames {
 
     /// Appends one frame: `height` rows of `width` samples, `bytesPerRow` apart from `rows`.
     public func append(rows: UnsafeRawPointer, bytesPerRow: Int) throws(HDF5Error) {
+        // Debian's HDF5 is thread-safe, and its error printing is set per thread: off on the thread
+        // that appends too (convert's writer thread), one line reported instead of HDF5's stack
+        slomo_h5_quiet()
         let path = file.path
         let sampleBytes = bitsPerSample > 8 ? 2 : 1
         var extent: [hsize_t] = [hsize_t(count + 1), hsize_t(height), hsize_t(width)]

@@ -79,6 +79,22 @@ public struct FileDescriptor: Sendable, Equatable {
         _ = try retryingInterrupts { fsync(fd) }
     }
 
+    /// Creates (or truncates) a file for writing (`O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC`, mode 0644
+    /// less the umask).
+    public static func createForWriting(_ path: String) throws(Errno) -> FileDescriptor {
+        FileDescriptor(rawValue: try retryingInterrupts { open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) })
+    }
+
+    /// `pwrite(2)` of all of `bytes` at `offset`, through short writes and interrupts.
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(Errno) {
+        var done = 0
+        while done < bytes.count {
+            let n = Glibc.pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+            if n < 0 { if errno == EINTR { continue }; throw Errno(errno) }
+            done += n
+        }
+    }
+
     /// `fdatasync(2)`: the file's data (and the metadata needed to read it) reach the disk.
     public func dataSync() throws(Errno) { _ = try retryingInterrupts { fdatasync(rawValue) } }
 

@@ -6,21 +6,24 @@ public enum LabOutput: Sendable, Equatable {
     case tiffSequence(ImageSequenceName)
     /// One HDF5 file (Docs/LabFormats.md gives its layout).
     case hdf5(path: String)
+    /// One Phantom Cine file (`CineLayout`).
+    case cine(path: String)
 
     /// The container's name as reports and errors give it.
     public var formatName: String {
         switch self {
         case .tiffSequence: return "tiff"
         case .hdf5: return "hdf5"
+        case .cine: return "cine"
         }
     }
 
     /// What `-o` may be, for refusals.
-    public static let accepted = "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, or an HDF5 file name.h5"
+    public static let accepted = "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5 or a Phantom Cine file name.cine"
 
     /// Reads `-o`: a name ending in `/`, or an existing directory, is a TIFF sequence inside it
     /// (`frame_000000.tiff`…); `.tif`/`.tiff` with one `%d`/`%0Nd` is a TIFF sequence by that pattern;
-    /// `.h5`/`.hdf5` is HDF5. Formats the issue plans but slomo does not write yet are refused by name.
+    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine. Formats the issue plans but slomo does not write yet are refused by name.
     public init(parsing path: String, isDirectory: Bool = false) throws(LabOutputError) {
         guard !path.isEmpty else { throw LabOutputError(path, "an empty output name: expected \(Self.accepted)") }
         if path.hasSuffix("/") || isDirectory {
@@ -33,9 +36,11 @@ public enum LabOutput: Sendable, Equatable {
         switch ext {
         case "h5", "hdf5":
             self = .hdf5(path: path)
+        case "cine":
+            self = .cine(path: path)
         case "tif", "tiff":
             self = .tiffSequence(try ImageSequenceName(pattern: path))
-        case "cine", "mraw", "dng", "png":
+        case "mraw", "dng", "png":
             throw LabOutputError(path, "slomo convert does not write .\(ext) yet: write \(Self.accepted)")
         default:
             throw LabOutputError(path, "not an output slomo convert writes: expected \(Self.accepted)")

@@ -64,8 +64,20 @@ public struct LabSamples: Sendable, Equatable {
     /// Packed and planar RGB layouts whose values survive a reorder into rgb24/rgb48le.
     static let rgbOrders = ["rgb", "bgr", "rgba", "bgra", "argb", "abgr", "0rgb", "0bgr", "rgb0", "bgr0", "gbrp", "gbrap"]
 
-    /// Refuses a container that cannot hold these samples, naming what would.
-    public func check(fits output: LabOutput, path: String) throws(LabOutputError) {
+    /// Refuses a container that cannot hold these samples (`mosaic`: the source's colour filter,
+    /// `RGGB`), naming what would.
+    public func check(fits output: LabOutput, path: String, mosaic: String? = nil) throws(LabOutputError) {
+        if case .cine = output {
+            guard format.isGray else {
+                throw LabOutputError(
+                    path, "the frames are colour (\(source)) and slomo writes .cine gray or CFA only: write a TIFF sequence instead (DIR/ or name_%06d.tiff)")
+            }
+            if let m = mosaic?.uppercased(), CineLayout.cfaCodes[m] == nil {
+                let names = CineLayout.cfaCodes.keys.sorted().joined(separator: " or ")
+                throw LabOutputError(
+                    path, "the frames are a \(m) mosaic and slomo's .cine names \(names) only: write a TIFF sequence or name.h5 instead")
+            }
+        }
         if case .hdf5 = output, !format.isGray {
             throw LabOutputError(
                 path,

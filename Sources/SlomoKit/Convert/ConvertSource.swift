@@ -17,6 +17,9 @@ struct ConvertSource {
     let tags: [String: String]
     /// The trigger frame's index when the recording names one (`slomo_trigger_frame`).
     let namedTrigger: Int?
+    /// Seconds from the recording's clock to UTC, from its `creation_time` (the wall-clock time of its
+    /// first frame, or of a slomo capture's start): nil when the recording has none.
+    let utcOffset: Rational?
     /// A codec that does not keep samples exactly: the frames written are its decoded pictures.
     let lossy: Bool
     var width: Int { timeline.info.width }
@@ -38,6 +41,7 @@ struct ConvertSource {
         let start = tag(.captureStart).flatMap { try? Rational(parsing: $0) }
         clock = start != nil ? tag(.captureClock) ?? "CLOCK_MONOTONIC" : "file timestamps"
         let base = start ?? timeline.origin
+        utcOffset = meta["creation_time"].flatMap { utcSeconds(iso8601: $0) }.map { $0 - base }
         let times = timeline.frameTimes.map { base + timeline.originalTime($0) }
         let trigger = tag(.triggerFrame).flatMap { Int($0) }.flatMap { times.indices.contains($0) ? $0 : nil }
         namedTrigger = trigger

@@ -25,7 +25,7 @@ public enum Converter {
         let exists = FileManager.default.fileExists(atPath: r.output, isDirectory: &isDirectory)
         let output = try LabOutput(parsing: r.output, isDirectory: exists && isDirectory.boolValue)
         let source = try ConvertSource(path: r.input, trim: r.trim)
-        try source.samples.check(fits: output, path: r.output)
+        try source.samples.check(fits: output, path: r.output, mosaic: source.tags[SlomoTag.cfaPattern.rawValue])
         let context = LabContext(
             input: r.input, width: source.width, height: source.height, samples: source.samples, clock: source.clock,
             frameRate: source.frameRate, triggerFrame: source.namedTrigger, tags: source.tags)
@@ -41,21 +41,29 @@ public enum Converter {
             table = r.framesTable ?? path + ".frames.csv"
             try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])
             sink = try HDF5Sink(path: path, context: context, overwrite: r.overwrite)
+        case .cine(let path):
+            table = r.framesTable ?? path + ".frames.csv"
+            try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])
+            sink = try CineSink(path: path, context: context, frames: source.kept.count, utcOffset: source.utcOffset, overwrite: r.overwrite)
         }
         var rows: [LabFrameRow] = []
         rows.reserveCapacity(source.kept.count)
+        // the files are written on a thread of their own while the next frames decode
+        let behind = WriteBehind(sink: sink, rowBytes: source.width * source.samples.format.bytesPerPixel, height: source.height)
         do {
             let damage = try FrameReader(source: source, threads: r.threads).run { rowsPointer, bytesPerRow, sourceIndex in
                 let row = source.table.row(index: rows.count, sourceIndex: sourceIndex)
-                try sink.write(rows: rowsPointer, bytesPerRow: bytesPerRow, row: row)
+                try behind.write(rows: rowsPointer, bytesPerRow: bytesPerRow, row: row)
                 rows.append(row)
                 progress(Int64(rows.count), Int64(source.kept.count))
             }
+            try behind.finish()
             guard !rows.isEmpty else { throw MediaError.noFrames(path: r.input) }
             try sink.finish(rows: rows)
             try OutputFile.write(Data(LabFrameTable.csv(rows).utf8), to: table)
             return ConvertReport(r, output: output, source: source, rows: rows, framesTable: table, damage: damage)
         } catch {
+            behind.stop()  // the sink is this thread's again, `written` final
             sink.abandon()
             guard case .tiffSequence(let name) = output, sink.written > 0 else { throw error }
             // the frames written stay: their table too, when the disk still takes it

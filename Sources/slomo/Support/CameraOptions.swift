@@ -8,7 +8,10 @@ import SlomoKit
 struct CameraOptions: ParsableArguments {
     @Argument(help: "V4L2 device (default /dev/video0) or genicam:ID, unless --source is given; several: one event, -o with {camera}.", completion: .file())
     var devices: [String] = []
-    @Option(help: "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0")
+    @Option(
+        help:
+            "synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray|gray16|bayer-rggb8…16,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0"
+    )
     var source: String?
     @Flag(help: "Pick the fastest mode (the default; kept for clarity).") var maxFps = false
     @Option(help: "Only this pixel format (fourcc).") var format: String?

@@ -6,14 +6,16 @@ import SlomoFFmpeg
 /// A camera stand-in: calibration frames (the generator's picture and code) at a given rate, paced
 /// in real time on CLOCK_MONOTONIC like a V4L2 driver, or as fast as possible (`pace=0`, ideal
 /// timestamps) for benchmarks. `format=mjpeg` behaves like an MJPEG camera (frames JPEG-encoded by the
-/// source), `format=yuv420p`/`yuyv` like a raw one, `format=gray` like a Mono8 machine-vision camera.
+/// source), `format=yuv420p`/`yuyv` like a raw one, `format=gray` like a Mono8 machine-vision camera,
+/// `format=gray16` or `bayer-rggb8`…`bayer-rggb16` like a lab camera's sensor (`SyntheticSensor`: each
+/// sample a known function of the frame's sequence number).
 /// Like a driver with `buffers` queued buffers, a paced source drops (skips sequence numbers) the
 /// frames its reader is more than `buffers` frame periods late for; timestamps are the frames' due
 /// times, as a driver stamps each frame when it is filled.
 /// A machine-vision camera's numbering and damage are played too: `counter=gev16` numbers frames as
 /// GigE Vision 1.x does (1…65535, then 1), `first-id` sets the first number (to cross a wrap soon),
 /// `damage-every=N` delivers every Nth frame incomplete (packets missing).
-/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,counter=v4l2|gev16|wide,first-id=0,damage-every=0`.
+/// Spec: `synthetic:fps=240,size=1280x720,format=mjpeg|h264|yuv420p|yuyv|gray|gray16|bayer-rggb16|…,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,counter=v4l2|gev16|wide,first-id=0,damage-every=0`.
 public final class SyntheticSource: CaptureSource {
     public let format: CaptureFormat
     public let name = "synthetic"
@@ -31,6 +33,8 @@ public final class SyntheticSource: CaptureSource {
     /// Every Nth frame arrives damaged (0 = never).
     let damageEvery: Int
     public let frameCounter: FrameCounter
+    /// The sensor format's samples, for the formats that are not the calibration picture.
+    let sensor: SyntheticSensor?
     private var index: Int64 = 0
     private var sequence: UInt64 = 0
     private var startTime: Rational = .zero
@@ -51,10 +55,14 @@ public final class SyntheticSource: CaptureSource {
         self.fps = fps; pace = spec.pace; dropEvery = spec.dropEvery; damageEvery = spec.damageEvery
         frameCounter = spec.counter; sequence = spec.firstID
         buffers = spec.buffers; stillUntil = spec.stillUntil
-        let fourcc = fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12"
-        let bpl = fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" || fmt == "gray" ? size.0 : 0
+        let sensor = SyntheticSensor(fmt)
+        self.sensor = sensor
+        let fourcc = sensor?.fourcc ?? (fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12")
+        let bpl = sensor.map { size.0 * $0.bytesPerSample } ?? (fmt == "yuyv" ? size.0 * 2 : fmt == "yuv420p" || fmt == "gray" ? size.0 : 0)
         let frameBytes =
-            fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : fmt == "gray" ? size.0 * size.1 : size.0 * size.1 * 3 + 4096
+            sensor != nil
+            ? bpl * size.1
+            : fmt == "yuyv" ? size.0 * size.1 * 2 : fmt == "yuv420p" ? size.0 * size.1 * 3 / 2 : fmt == "gray" ? size.0 * size.1 : size.0 * size.1 * 3 + 4096
         format = CaptureFormat(
             fourcc: fourcc, width: size.0, height: size.1, bytesPerLine: bpl, frameDuration: Rational.one / fps,
             planes: [CapturePlane(bytesPerLine: bpl, size: frameBytes)])
@@ -92,7 +100,7 @@ public final class SyntheticSource: CaptureSource {
     /// Renders `count` frames now, so a benchmark times only dequeue → store.
     public func preload(_ count: Int) throws {
         for k in 0..<count {
-            let n = try render(index: Int64(k))
+            let n = try render(index: Int64(k), sequence: frameCounter.advanced(sequence, by: UInt64(k)))
             let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: max(n, 1), alignment: 64)
             copy.copyMemory(from: UnsafeRawBufferPointer(rebasing: scratch[0..<n]))
             preloaded.append(copy)
@@ -127,7 +135,7 @@ public final class SyntheticSource: CaptureSource {
             let k = Int(index % Int64(preloaded.count))
             view = UnsafeRawBufferPointer(rebasing: preloaded[k][0..<preloadedCounts[k]])
         } else {
-            let n = try render(index: index)
+            let n = try render(index: index, sequence: sequence)
             view = UnsafeRawBufferPointer(rebasing: scratch[0..<n])
         }
         let damaged = damageEvery > 0 && index > 0 && index % Int64(damageEvery) == 0
@@ -139,8 +147,9 @@ public final class SyntheticSource: CaptureSource {
 
     public func stop() {}
 
-    /// Paints frame `index` into `scratch`; returns its byte count.
-    private func render(index: Int64) throws -> Int {
+    /// Paints frame `index` (sequence number `sequence`) into `scratch`; returns its byte count.
+    private func render(index: Int64, sequence: UInt64) throws -> Int {
+        if let sensor { return sensor.render(sequence: sequence, width: format.width, height: format.height, into: scratch.baseAddress!) }
         try yuv.makeWritable()
         yuv.withPlane(0) { y, ys in
             yuv.withPlane(1) { u, cs in
@@ -205,8 +214,8 @@ struct SyntheticSpec {
                 }
                 size = (p[0], p[1])
             case "format":
-                guard ["mjpeg", "h264", "yuv420p", "yuyv", "gray"].contains(kv[1]) else {
-                    throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p, yuyv or gray", quoted: false)
+                guard ["mjpeg", "h264", "yuv420p", "yuyv", "gray"].contains(kv[1]) || SyntheticSensor(kv[1]) != nil else {
+                    throw SettingError(.source, text, "format must be mjpeg, h264, yuv420p, yuyv, gray, \(SyntheticSensor.names)", quoted: false)
                 }
                 format = kv[1]
             case "gop":
