@@ -13,7 +13,10 @@ public struct ALSAError: SlomoFailure, Sendable {
     public var detail: String
 
     public init(device: String, operation: String, code: Int32, detail: String = "") {
-        self.device = device; self.operation = operation; self.code = code; self.detail = detail
+        self.device = device
+        self.operation = operation
+        self.code = code
+        self.detail = detail
     }
 
     public var description: String {
@@ -67,7 +70,11 @@ public final class PCMCapture {
     public init(device: String, rate wantedRate: Int?, channels wantedChannels: Int?) throws(ALSAError) {
         self.device = device
         let c = try PCMCapture.configure(device, rate: wantedRate, channels: wantedChannels)
-        pcm = c.pcm; rate = c.rate; channels = c.channels; periodFrames = c.period; bufferFrames = c.buffer
+        pcm = c.pcm
+        rate = c.rate
+        channels = c.channels
+        periodFrames = c.period
+        bufferFrames = c.buffer
         if wantedRate == nil && rate != 48_000 { adjustments.append("48000 Hz not offered: capturing at \(rate) Hz") }
     }
 
@@ -83,7 +90,10 @@ public final class PCMCapture {
         snd_pcm_hw_params_malloc(&hw)
         defer { snd_pcm_hw_params_free(hw) }
         func check(_ r: Int32, _ what: String, _ detail: String = "") throws(ALSAError) {
-            if r < 0 { snd_pcm_close(p); throw ALSAError(device: device, operation: what, code: r, detail: detail) }
+            if r < 0 {
+                snd_pcm_close(p)
+                throw ALSAError(device: device, operation: what, code: r, detail: detail)
+            }
         }
         try check(snd_pcm_hw_params_any(p, hw), "snd_pcm_hw_params_any")
         try check(snd_pcm_hw_params_set_access(p, hw, SND_PCM_ACCESS_RW_INTERLEAVED), "interleaved access")
@@ -137,7 +147,10 @@ public final class PCMCapture {
     deinit { close() }
 
     public func close() {
-        if let p = pcm { snd_pcm_drop(p); snd_pcm_close(p) }
+        if let p = pcm {
+            snd_pcm_drop(p)
+            snd_pcm_close(p)
+        }
         pcm = nil
     }
 
@@ -213,7 +226,10 @@ public enum SoundCards {
         var info: OpaquePointer?, pcmInfo: OpaquePointer?
         snd_ctl_card_info_malloc(&info)
         snd_pcm_info_malloc(&pcmInfo)
-        defer { snd_ctl_card_info_free(info); snd_pcm_info_free(pcmInfo) }
+        defer {
+            snd_ctl_card_info_free(info)
+            snd_pcm_info_free(pcmInfo)
+        }
         while snd_card_next(&card) == 0 && card >= 0 {
             var ctl: OpaquePointer?
             guard snd_ctl_open(&ctl, "hw:\(card)", 0) == 0, let ctl else { continue }

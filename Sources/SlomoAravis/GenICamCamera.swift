@@ -104,7 +104,10 @@ public final class GenICamCamera {
     public func enumerationEntries(_ feature: String) -> [String] {
         var n: guint = 0
         var e: UnsafeMutablePointer<GError>?
-        guard let list = arv_camera_dup_available_enumerations_as_strings(camera, feature, &n, &e) else { _ = takeError(&e); return [] }
+        guard let list = arv_camera_dup_available_enumerations_as_strings(camera, feature, &n, &e) else {
+            _ = takeError(&e)
+            return []
+        }
         defer { g_free(list) }
         return (0..<Int(n)).compactMap { list[$0].map { String(cString: $0) } }
     }
@@ -153,8 +156,8 @@ public final class GenICamCamera {
         case 5:
             let on: Bool
             switch value.lowercased() {
-            case "1", "true", "on": on = true;
-            case "0", "false", "off": on = false;
+            case "1", "true", "on": on = true
+            case "0", "false", "off": on = false
             default: throw refuse("expected true or false")
             }
             try call("set \(feature)=\(value)", kind: .badRequest) { arv_camera_set_boolean(camera, feature, on ? 1 : 0, $0) }
@@ -201,8 +204,10 @@ public final class GenICamCamera {
     func describe(_ name: String, node n: UnsafeMutablePointer<ArvGcNode>, kind k: Int32) -> GenICamFeature? {
         guard let f = slomo_arv_feature(n) else { return nil }
         var e: UnsafeMutablePointer<GError>?
-        let implemented = arv_gc_feature_node_is_implemented(f, &e) != 0; _ = takeError(&e)
-        let available = arv_gc_feature_node_is_available(f, &e) != 0; _ = takeError(&e)
+        let implemented = arv_gc_feature_node_is_implemented(f, &e) != 0
+        _ = takeError(&e)
+        let available = arv_gc_feature_node_is_available(f, &e) != 0
+        _ = takeError(&e)
         let types = [2: "integer", 3: "float", 4: "enumeration", 5: "boolean", 6: "command", 7: "string"]
         var access: String
         switch arv_gc_feature_node_get_actual_access_mode(f) {
@@ -218,16 +223,22 @@ public final class GenICamCamera {
         switch k {
         case 2:
             if let i = slomo_arv_integer(n) {
-                out.min = Double(arv_gc_integer_get_min(i, &e)); _ = takeError(&e)
-                out.max = Double(arv_gc_integer_get_max(i, &e)); _ = takeError(&e)
-                out.increment = Double(arv_gc_integer_get_inc(i, &e)); _ = takeError(&e)
+                out.min = Double(arv_gc_integer_get_min(i, &e))
+                _ = takeError(&e)
+                out.max = Double(arv_gc_integer_get_max(i, &e))
+                _ = takeError(&e)
+                out.increment = Double(arv_gc_integer_get_inc(i, &e))
+                _ = takeError(&e)
                 out.unit = arv_gc_integer_get_unit(i).map { String(cString: $0) }
             }
         case 3:
             if let x = slomo_arv_float(n) {
-                out.min = arv_gc_float_get_min(x, &e); _ = takeError(&e)
-                out.max = arv_gc_float_get_max(x, &e); _ = takeError(&e)
-                let inc = arv_gc_float_get_inc(x, &e); _ = takeError(&e)
+                out.min = arv_gc_float_get_min(x, &e)
+                _ = takeError(&e)
+                out.max = arv_gc_float_get_max(x, &e)
+                _ = takeError(&e)
+                let inc = arv_gc_float_get_inc(x, &e)
+                _ = takeError(&e)
                 if inc > 1e-12 && inc.isFinite && inc < 1e300 { out.increment = inc }  // Aravis gives DBL_MIN for none
                 out.unit = arv_gc_float_get_unit(x).map { String(cString: $0) }
             }

@@ -10,7 +10,10 @@ public struct GenICamError: SlomoFailure, Sendable, Equatable {
     public var reason: String
     public var kind: FailureKind
     public init(camera: String, operation: String, reason: String, kind: FailureKind) {
-        self.camera = camera; self.operation = operation; self.reason = reason; self.kind = kind
+        self.camera = camera
+        self.operation = operation
+        self.reason = reason
+        self.kind = kind
     }
     public var wording: Wording { "genicam:\(camera): \(operation): \(reason)" }
 }

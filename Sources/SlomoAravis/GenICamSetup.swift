@@ -36,9 +36,18 @@ extension GenICamCamera {
         if isAvailable("BinningHorizontal") { f.binningHorizontal = try? integerRange("BinningHorizontal") }
         if isAvailable("BinningVertical") { f.binningVertical = try? integerRange("BinningVertical") }
         var lo = 0.0, hi = 0.0
-        if (try? call("frame rate bounds") { arv_camera_get_frame_rate_bounds(camera, &lo, &hi, $0) }) != nil { f.frameRateMin = lo; f.frameRateMax = hi }
-        if (try? call("exposure bounds") { arv_camera_get_exposure_time_bounds(camera, &lo, &hi, $0) }) != nil { f.exposureMin = lo; f.exposureMax = hi }
-        if (try? call("gain bounds") { arv_camera_get_gain_bounds(camera, &lo, &hi, $0) }) != nil { f.gainMin = lo; f.gainMax = hi }
+        if (try? call("frame rate bounds") { arv_camera_get_frame_rate_bounds(camera, &lo, &hi, $0) }) != nil {
+            f.frameRateMin = lo
+            f.frameRateMax = hi
+        }
+        if (try? call("exposure bounds") { arv_camera_get_exposure_time_bounds(camera, &lo, &hi, $0) }) != nil {
+            f.exposureMin = lo
+            f.exposureMax = hi
+        }
+        if (try? call("gain bounds") { arv_camera_get_gain_bounds(camera, &lo, &hi, $0) }) != nil {
+            f.gainMin = lo
+            f.gainMax = hi
+        }
         f.triggerSources = isAvailable("TriggerSource") ? enumerationEntries("TriggerSource") : []
         return f
     }
@@ -55,7 +64,8 @@ extension GenICamCamera {
     /// Stops acquisition, reads what the planner needs and plans `r` (`GenICamSetupPlanner`).
     func plan(_ r: GenICamRequest, modeOnly: Bool) throws(GenICamError) -> GenICamSetupPlan {
         var e: UnsafeMutablePointer<GError>?
-        arv_camera_stop_acquisition(camera, &e); _ = takeError(&e)
+        arv_camera_stop_acquisition(camera, &e)
+        _ = takeError(&e)
         let state = GenICamCameraState(
             pixelFormats: enumerationEntries("PixelFormat"), pixelFormat: (try? string("PixelFormat")) ?? "",
             features: Set(GenICamSetupPlanner.consulted.filter(isAvailable)),
@@ -115,7 +125,8 @@ extension GenICamCamera {
             try setRegion(size: size.map { ($0.first, $0.second) }, offset: offset.map { ($0.first, $0.second) })
         case .clearTriggers:
             var e: UnsafeMutablePointer<GError>?
-            arv_camera_clear_triggers(camera, &e); _ = takeError(&e)
+            arv_camera_clear_triggers(camera, &e)
+            _ = takeError(&e)
         case .set(let feature, let value):
             try set(feature, value)
         case .exposureTime(let feature, let seconds):

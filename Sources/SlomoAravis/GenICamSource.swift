@@ -263,7 +263,8 @@ public final class GenICamSource: CaptureSource {
         triggerThread = nil
         if acquiring {
             var e: UnsafeMutablePointer<GError>?
-            arv_camera_stop_acquisition(camera.camera, &e); _ = takeError(&e)
+            arv_camera_stop_acquisition(camera.camera, &e)
+            _ = takeError(&e)
             acquiring = false
         }
         if let s = stream {
@@ -276,7 +277,9 @@ public final class GenICamSource: CaptureSource {
     private func readStatistics(_ s: UnsafeMutablePointer<ArvStream>) {
         var completed: guint64 = 0, failures: guint64 = 0, underruns: guint64 = 0
         arv_stream_get_statistics(s, &completed, &failures, &underruns)
-        report.completed = UInt64(completed); report.failures = UInt64(failures); report.underruns = UInt64(underruns)
+        report.completed = UInt64(completed)
+        report.failures = UInt64(failures)
+        report.underruns = UInt64(underruns)
         for i in 0..<arv_stream_get_n_infos(s) {
             guard let n = arv_stream_get_info_name(s, i), arv_stream_get_info_type(s, i) == slomo_g_type_uint64() else { continue }
             report.counters[String(cString: n)] = UInt64(arv_stream_get_info_uint64(s, i))

@@ -45,7 +45,8 @@ public enum GenICamSystem {
 
     /// Runs `body` with exactly `interfaces` enabled (Aravis's interface switches are global).
     static func with<T>(_ interfaces: [String], _ body: () throws -> T) rethrows -> T {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         for name in knownInterfaces {
             if interfaces.contains(name) { arv_enable_interface(name) } else { arv_disable_interface(name) }
         }

@@ -85,10 +85,16 @@ public final class DecodedAudioSource: AudioFileSource {
 
     public func read(at position: Int64, count: Int, into planes: [UnsafeMutablePointer<Float>]) throws {
         let end = position + Int64(count)
-        if let p = pending, p.pos < end { pending = nil; put(p.samples, at: p.pos) }
+        if let p = pending, p.pos < end {
+            pending = nil
+            put(p.samples, at: p.pos)
+        }
         while !eof && (placedEnd ?? Int64.min) < end {
             _ = try decodeFrame()
-            if let p = pending, p.pos < end { pending = nil; put(p.samples, at: p.pos) }
+            if let p = pending, p.pos < end {
+                pending = nil
+                put(p.samples, at: p.pos)
+            }
         }
         for c in 0..<channels { planes[c].initialize(repeating: 0, count: count) }
         let have = base + Int64(fifo.count)
@@ -109,7 +115,10 @@ public final class DecodedAudioSource: AudioFileSource {
 
     private func trim() {
         let d = Swift.min(mark - base, Int64(fifo.count))
-        if d > 0 { fifo.drop(Int(d)); base += d }
+        if d > 0 {
+            fifo.drop(Int(d))
+            base += d
+        }
         if fifo.count == 0 && mark > base { base = mark }
     }
 
@@ -121,21 +130,33 @@ public final class DecodedAudioSource: AudioFileSource {
             do { r = try decoder.receive(into: frame) } catch {
                 corruptPackets += 1
                 receiveErrors += 1
-                if receiveErrors > 1000 { eof = true; return false }
+                if receiveErrors > 1000 {
+                    eof = true
+                    return false
+                }
                 continue
             }
             switch r {
             case .got:
-                guard frame.channelCount == channels, frame.sampleCount > 0 else { corruptPackets += 1; continue }
+                guard frame.channelCount == channels, frame.sampleCount > 0 else {
+                    corruptPackets += 1
+                    continue
+                }
                 let samples: [[Float]]
-                do { samples = try converter.planarFloat(from: frame) } catch { corruptPackets += 1; continue }
+                do { samples = try converter.planarFloat(from: frame) } catch {
+                    corruptPackets += 1
+                    continue
+                }
                 place(samples, pts: frame.bestEffortTimestamp)
                 return true
             case .endOfStream:
                 eof = true
                 return false
             case .needsInput:
-                if flushing { eof = true; return false }
+                if flushing {
+                    eof = true
+                    return false
+                }
                 feed(&receiveErrors)
             }
         }
@@ -149,10 +170,17 @@ public final class DecodedAudioSource: AudioFileSource {
             do { more = try demuxer.readPacket(into: packet) } catch {
                 corruptPackets += 1
                 receiveErrors += 1
-                if receiveErrors > 1000 { flushing = true; _ = try? decoder.send(nil) }
+                if receiveErrors > 1000 {
+                    flushing = true
+                    _ = try? decoder.send(nil)
+                }
                 return
             }
-            if !more { flushing = true; _ = try? decoder.send(nil); return }
+            if !more {
+                flushing = true
+                _ = try? decoder.send(nil)
+                return
+            }
             guard packet.streamIndex == streamIndex else { return }
             if packet.isCorrupt { corruptPackets += 1 }
         }
@@ -166,7 +194,10 @@ public final class DecodedAudioSource: AudioFileSource {
 
     /// Puts decoded frames at their timestamp on the source grid.
     private func place(_ samples: [[Float]], pts: Int64?) {
-        if let p = pending { pending = nil; put(p.samples, at: p.pos) }  // (reads place it first; kept in order regardless)
+        if let p = pending {
+            pending = nil
+            put(p.samples, at: p.pos)
+        }  // (reads place it first; kept in order regardless)
         var s = samples
         let n = Int64(s[0].count)
         let stamped = pts.map { ((Rational(ticks: $0, timeBase: timeBase) - origin) * Rational(Int64(sampleRate))).rounded(.nearest) }
@@ -180,7 +211,10 @@ public final class DecodedAudioSource: AudioFileSource {
         placedEnd = Swift.max(placedEnd ?? pos, pos + Int64(s[0].count))
         // a gap over a second (a damaged timestamp can put the next frame hours later): the frame
         // waits until a read reaches it, so the silence is never held in memory
-        if pos > base + Int64(fifo.count) + Int64(sampleRate) { pending = (s, pos); return }
+        if pos > base + Int64(fifo.count) + Int64(sampleRate) {
+            pending = (s, pos)
+            return
+        }
         put(s, at: pos)
     }
 

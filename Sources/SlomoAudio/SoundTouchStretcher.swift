@@ -82,12 +82,18 @@ public final class SoundTouchStretcher: StretchEngine {
         interleaved.withUnsafeMutableBufferPointer { buf in
             if channels == 2 {  // constant strides, so that the loop vectorises
                 let l = planes[0], r = planes[1]
-                for i in 0..<count { buf[2 * i] = l[i]; buf[2 * i + 1] = r[i] }
+                for i in 0..<count {
+                    buf[2 * i] = l[i]
+                    buf[2 * i + 1] = r[i]
+                }
             } else {
                 for c in 0..<channels {
                     let p = planes[c]
                     var j = c
-                    for i in 0..<count { buf[j] = p[i]; j += channels }
+                    for i in 0..<count {
+                        buf[j] = p[i]
+                        j += channels
+                    }
                 }
             }
             _ = soundtouch_putSamples(handle, buf.baseAddress, UInt32(count))
@@ -102,12 +108,18 @@ public final class SoundTouchStretcher: StretchEngine {
             let n = Int(soundtouch_receiveSamples(handle, buf.baseAddress, UInt32(maxCount)))
             if channels == 2 {
                 let l = planes[0], r = planes[1]
-                for i in 0..<n { l[i] = buf[2 * i]; r[i] = buf[2 * i + 1] }
+                for i in 0..<n {
+                    l[i] = buf[2 * i]
+                    r[i] = buf[2 * i + 1]
+                }
             } else {
                 for c in 0..<channels {
                     let p = planes[c]
                     var j = c
-                    for i in 0..<n { p[i] = buf[j]; j += channels }
+                    for i in 0..<n {
+                        p[i] = buf[j]
+                        j += channels
+                    }
                 }
             }
             return n

@@ -18,8 +18,14 @@ public final class VarispeedStretcher: StretchEngine {
         self.channels = channels
         self.rate = rate
         var p = rate.numerator, q = rate.denominator
-        while Swift.min(p, q) < 8000 && Swift.max(p, q) < Int64(Int32.max / 2) { p *= 2; q *= 2 }
-        while Swift.max(p, q) > Int64(Int32.max) { p = (p + 1) / 2; q = (q + 1) / 2 }
+        while Swift.min(p, q) < 8000 && Swift.max(p, q) < Int64(Int32.max / 2) {
+            p *= 2
+            q *= 2
+        }
+        while Swift.max(p, q) > Int64(Int32.max) {
+            p = (p + 1) / 2
+            q = (q + 1) / 2
+        }
         do {
             converter = try SampleConverter(
                 channels: channels, inRate: Int(p), inFormat: .floatPlanar,

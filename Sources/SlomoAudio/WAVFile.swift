@@ -156,7 +156,10 @@ public final class WAVFileWriter {
         guard fd >= 0 else {
             throw WAVWriteError(path: path, problem: .cannotCreate(errno: errno))
         }
-        self.path = path; name = path; self.channels = channels; self.sampleRate = sampleRate
+        self.path = path
+        name = path
+        self.channels = channels
+        self.sampleRate = sampleRate
         pending.reserveCapacity(1 << 17)
         pending.append(contentsOf: repeatElement(0, count: 44))  // header's place
     }

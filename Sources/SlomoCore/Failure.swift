@@ -179,7 +179,11 @@ public struct SettingError: SlomoFailure, Sendable, Hashable {
     public var kind: FailureKind
 
     public init(_ setting: Setting, _ value: String, _ reason: Wording, quoted: Bool = true, kind: FailureKind = .badRequest) {
-        self.setting = setting; self.value = value; self.reason = reason; self.quoted = quoted; self.kind = kind
+        self.setting = setting
+        self.value = value
+        self.reason = reason
+        self.quoted = quoted
+        self.kind = kind
     }
 
     public var wording: Wording { quoted ? "\(setting) '\(value)': \(reason)" : "\(setting) \(value): \(reason)" }

@@ -23,9 +23,16 @@ public struct VideoEncoderSettings: Sendable {
         timeBase: Rational? = nil, gopSize: Int? = nil, maxBFrames: Int? = nil,
         options: [String: String] = [:], threads: Int = 0
     ) {
-        self.codec = codec; self.width = width; self.height = height; self.pixelFormat = pixelFormat
-        self.frameRate = frameRate; self.timeBase = timeBase; self.gopSize = gopSize; self.maxBFrames = maxBFrames
-        self.options = options; self.threads = threads
+        self.codec = codec
+        self.width = width
+        self.height = height
+        self.pixelFormat = pixelFormat
+        self.frameRate = frameRate
+        self.timeBase = timeBase
+        self.gopSize = gopSize
+        self.maxBFrames = maxBFrames
+        self.options = options
+        self.threads = threads
     }
 }
 
@@ -47,8 +54,13 @@ public struct AudioEncoderSettings: Sendable {
         codec: String, sampleRate: Int, channels: Int, bitRate: Int = 128_000, options: [String: String] = [:],
         deep: Bool = false, layout: String? = nil
     ) {
-        self.codec = codec; self.sampleRate = sampleRate; self.channels = channels; self.bitRate = bitRate
-        self.options = options; self.deep = deep; self.layout = layout
+        self.codec = codec
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.bitRate = bitRate
+        self.options = options
+        self.deep = deep
+        self.layout = layout
     }
 }
 

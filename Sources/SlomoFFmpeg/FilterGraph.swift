@@ -25,9 +25,18 @@ public final class FilterGraph {
             avfilter_graph_create_filter(&sink, avfilter_get_by_name("buffersink"), "out", nil, nil, graph)
         }
         var outputs = avfilter_inout_alloc(), inputs = avfilter_inout_alloc()
-        defer { avfilter_inout_free(&outputs); avfilter_inout_free(&inputs) }
-        outputs?.pointee.name = av_strdup("in"); outputs?.pointee.filter_ctx = source; outputs?.pointee.pad_idx = 0; outputs?.pointee.next = nil
-        inputs?.pointee.name = av_strdup("out"); inputs?.pointee.filter_ctx = sink; inputs?.pointee.pad_idx = 0; inputs?.pointee.next = nil
+        defer {
+            avfilter_inout_free(&outputs)
+            avfilter_inout_free(&inputs)
+        }
+        outputs?.pointee.name = av_strdup("in")
+        outputs?.pointee.filter_ctx = source
+        outputs?.pointee.pad_idx = 0
+        outputs?.pointee.next = nil
+        inputs?.pointee.name = av_strdup("out")
+        inputs?.pointee.filter_ctx = sink
+        inputs?.pointee.pad_idx = 0
+        inputs?.pointee.next = nil
         try ffcall("filter", "avfilter_graph_parse_ptr(\(description))", category: .unsupported) {
             avfilter_graph_parse_ptr(graph, description, &inputs, &outputs, nil)
         }

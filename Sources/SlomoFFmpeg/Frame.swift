@@ -329,7 +329,8 @@ public struct PlaneLayout: Sendable, Equatable {
         planeSizes = Array(sizes.prefix(count))
         var off = 0
         offsets = planeSizes.map { s in
-            defer { off += s }; return off
+            defer { off += s }
+            return off
         }
         size = off
     }

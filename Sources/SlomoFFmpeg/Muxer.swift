@@ -96,7 +96,10 @@ public final class Muxer {
         if context.pointee.oformat.pointee.codec_tag == nil { par.pointee.codec_tag = 0 }
         setAppleTag(par)
         if let tb = timeBase.avRational { s.pointee.time_base = tb }
-        if let fr = frameRate?.avRational { s.pointee.avg_frame_rate = fr; s.pointee.r_frame_rate = fr }
+        if let fr = frameRate?.avRational {
+            s.pointee.avg_frame_rate = fr
+            s.pointee.r_frame_rate = fr
+        }
         for i in 0..<Int(src.pointee.nb_side_data) {
             let sd = src.pointee.side_data[i]
             if let dst = av_stream_new_side_data(s, sd.type, sd.size) { dst.update(from: sd.data, count: sd.size) }

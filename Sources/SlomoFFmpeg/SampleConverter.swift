@@ -18,12 +18,17 @@ public final class SampleConverter {
         compensating: Bool = false
     ) throws(FFmpegError) {
         self.channels = channels
-        self.inRate = inRate; self.outRate = outRate
-        self.inFormat = inFormat.raw; self.outFormat = outFormat.raw
+        self.inRate = inRate
+        self.outRate = outRate
+        self.inFormat = inFormat.raw
+        self.outFormat = outFormat.raw
         var outLayout = AVChannelLayout(), inLayout = AVChannelLayout()
         av_channel_layout_default(&outLayout, Int32(channels))
         av_channel_layout_default(&inLayout, Int32(channels))
-        defer { av_channel_layout_uninit(&outLayout); av_channel_layout_uninit(&inLayout) }
+        defer {
+            av_channel_layout_uninit(&outLayout)
+            av_channel_layout_uninit(&inLayout)
+        }
         try ffcall("resampler", "swr_alloc_set_opts2") {
             swr_alloc_set_opts2(&swr, &outLayout, outFormat.raw, Int32(outRate), &inLayout, inFormat.raw, Int32(inRate), 0, nil)
         }
@@ -94,7 +99,10 @@ public final class SampleConverter {
     ) throws(FFmpegError) -> R {
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: Swift.max(1, capacity * channels))
         let planes = UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>.allocate(capacity: Swift.max(1, channels))
-        defer { block.deallocate(); planes.deallocate() }
+        defer {
+            block.deallocate()
+            planes.deallocate()
+        }
         for c in 0..<channels {
             planes[c] = UnsafeMutableRawPointer(block.baseAddress! + c * capacity).assumingMemoryBound(to: UInt8.self)
         }

@@ -11,8 +11,12 @@ public final class FlowInterpolator {
         public var chromaShiftX: Int, chromaShiftY: Int
         public var bytesPerSample: Int, bitDepth: Int
         public init(width: Int, height: Int, chromaShiftX: Int, chromaShiftY: Int, bytesPerSample: Int, bitDepth: Int) {
-            self.width = width; self.height = height; self.chromaShiftX = chromaShiftX; self.chromaShiftY = chromaShiftY
-            self.bytesPerSample = bytesPerSample; self.bitDepth = bitDepth
+            self.width = width
+            self.height = height
+            self.chromaShiftX = chromaShiftX
+            self.chromaShiftY = chromaShiftY
+            self.bytesPerSample = bytesPerSample
+            self.bitDepth = bitDepth
         }
     }
 
@@ -91,8 +95,8 @@ extension FlowQuality {
     /// The level libslomo-flow.so takes: DIS's presets ultrafast (0), fast (1), medium (2).
     var level: Int32 {
         switch self {
-        case .fast: 0;
-        case .medium: 1;
+        case .fast: 0
+        case .medium: 1
         case .fine: 2
         }
     }

@@ -49,7 +49,8 @@ public struct FlowLibrary: @unchecked Sendable {
 
     /// The library, loaded once per process.
     public static func shared() throws(FlowError) -> FlowLibrary {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if loaded == nil { loaded = load() }
         return try loaded!.get()
     }
@@ -73,7 +74,10 @@ public struct FlowLibrary: @unchecked Sendable {
         var why: [String] = []
         for path in candidates() {
             // a missing file is only the next place to look; a file that is there but cannot be loaded is the answer
-            if path.hasPrefix("/"), access(path, F_OK) != 0 { why.append("\(path): not there"); continue }
+            if path.hasPrefix("/"), access(path, F_OK) != 0 {
+                why.append("\(path): not there")
+                continue
+            }
             guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
                 return .failure(.unavailable(dlerror().map { String(cString: $0) } ?? path))
             }

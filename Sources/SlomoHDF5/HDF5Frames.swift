@@ -15,7 +15,11 @@ public final class HDF5Frames {
 
     /// Creates `name` in `file`, empty, with an unlimited first dimension.
     public init(in file: HDF5File, name: String, width: Int, height: Int, bitsPerSample: Int) throws(HDF5Error) {
-        self.file = file; self.name = name; self.width = width; self.height = height; self.bitsPerSample = bitsPerSample
+        self.file = file
+        self.name = name
+        self.width = width
+        self.height = height
+        self.bitsPerSample = bitsPerSample
         let path = file.path
         var dims: [hsize_t] = [0, hsize_t(height), hsize_t(width)]
         var maxDims: [hsize_t] = [slomo_h5s_unlimited(), hsize_t(height), hsize_t(width)]

@@ -14,7 +14,10 @@ public struct ServeAccess: Sendable {
     /// The largest request body read, in bytes.
     public var maxBody = 64 * 1024
     public init(host: String = "127.0.0.1", port: Int = 8080, token: String?, allowedHosts: [String] = []) {
-        self.host = host; self.port = port; self.token = token; self.allowedHosts = allowedHosts
+        self.host = host
+        self.port = port
+        self.token = token
+        self.allowedHosts = allowedHosts
     }
 
     /// `HOST:PORT`, `[V6]:PORT` or `:PORT` (loopback).
@@ -26,7 +29,8 @@ public struct ServeAccess: Sendable {
             port = text[text.index(close, offsetBy: 2)...]
         } else {
             guard let colon = text.lastIndex(of: ":") else { return nil }
-            host = text[..<colon]; port = text[text.index(after: colon)...]
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
         }
         if host.isEmpty { host = "127.0.0.1" }
         guard let p = Int(port), (0...65535).contains(p), !host.contains(" ") else { return nil }
@@ -78,7 +82,10 @@ public struct ServeAccess: Sendable {
             guard let close = authority.firstIndex(of: "]") else { return false }
             name = String(authority[...close])
             let rest = authority[authority.index(after: close)...]
-            if rest.hasPrefix(":") { port = Int(rest.dropFirst()); if port == nil { return false } }
+            if rest.hasPrefix(":") {
+                port = Int(rest.dropFirst())
+                if port == nil { return false }
+            }
         } else if let colon = authority.lastIndex(of: ":") {
             name = String(authority[..<colon])
             port = Int(authority[authority.index(after: colon)...])

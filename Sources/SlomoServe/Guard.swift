@@ -110,8 +110,14 @@ final class Sessions: @unchecked Sendable {
     func open() -> String {
         var g = SystemRandomNumberGenerator()
         let id = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &g)) }.joined()
-        lock.lock(); ids.insert(id); lock.unlock()
+        lock.lock()
+        ids.insert(id)
+        lock.unlock()
         return id
     }
-    func contains(_ id: String) -> Bool { lock.lock(); defer { lock.unlock() }; return ids.contains(id) }
+    func contains(_ id: String) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return ids.contains(id)
+    }
 }

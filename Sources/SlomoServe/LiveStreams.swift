@@ -78,7 +78,11 @@ enum LiveStreams {
                     c.yield(": keep-alive\n\n")
                 }
             }
-            defer { rig.stopEvents(id); forward.cancel(); beat.cancel() }
+            defer {
+                rig.stopEvents(id)
+                forward.cancel()
+                beat.cancel()
+            }
             let first = (try? JSONSchema.line(rig.status(), type: "status")) ?? "{}"
             try await writer.write(ByteBuffer(string: "retry: 1000\nevent: status\ndata: \(first)\n\n"))
             for await line in lines { try await writer.write(ByteBuffer(string: line)) }

@@ -20,7 +20,10 @@ enum Reply {
         return r
     }
 
-    struct Refusal: Encodable { var error: String; var field: String? }
+    struct Refusal: Encodable {
+        var error: String
+        var field: String?
+    }
 
     /// HTTP's own refusals (authentication, origin, method, size, media type, range), whose status
     /// is the protocol's, not a failure's.

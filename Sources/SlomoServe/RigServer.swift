@@ -17,7 +17,10 @@ public final class RigServer: Sendable {
     let sessions = Sessions()
     let port = Port()
 
-    public init(rig: Rig, access: ServeAccess) { self.rig = rig; self.access = access }
+    public init(rig: Rig, access: ServeAccess) {
+        self.rig = rig
+        self.access = access
+    }
 
     /// Serves until `stop` is raised; `listening` is called once the port is bound (with the port,
     /// which is the one asked unless it was 0).
@@ -86,14 +89,19 @@ public final class RigServer: Sendable {
         r.post("/api/v1/trigger") { [rig] _, _ in
             // the instant the request was read; taken here, not behind slower work on another queue
             let time = Rig.now()
-            struct Accepted: Encodable { var accepted = true; var time: Rational; var state: RigState }
+            struct Accepted: Encodable {
+                var accepted = true
+                var time: Rational
+                var state: RigState
+            }
             let at: Rational
             do throws(RigRefusal) { at = try rig.trigger(at: time) } catch { return Reply.refuse(error) }
             return Reply.json(Accepted(time: at, state: rig.status().state), type: "trigger", status: .accepted)
         }
         r.post("/api/v1/disarm") { [rig] _, _ in
             try await Self.answer {
-                try rig.disarm(); return Reply.json(rig.status(), type: "status")
+                try rig.disarm()
+                return Reply.json(rig.status(), type: "status")
             }
         }
         for path in ["/api/v1/arm", "/api/v1/trigger", "/api/v1/disarm"] {
@@ -239,8 +247,16 @@ final class Port: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = 0
     var value: Int {
-        get { lock.lock(); defer { lock.unlock() }; return stored }
-        set { lock.lock(); stored = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return stored
+        }
+        set {
+            lock.lock()
+            stored = newValue
+            lock.unlock()
+        }
     }
 }
 

@@ -73,7 +73,10 @@ public struct FileDescriptor: Sendable, Equatable {
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { b in Glibc.write(fd, b.baseAddress! + done, b.count - done) }
-            if n < 0 { if errno == EINTR { continue }; throw Errno(errno) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno(errno)
+            }
             done += n
         }
         _ = try retryingInterrupts { fsync(fd) }
@@ -90,7 +93,10 @@ public struct FileDescriptor: Sendable, Equatable {
         var done = 0
         while done < bytes.count {
             let n = Glibc.pwrite(rawValue, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-            if n < 0 { if errno == EINTR { continue }; throw Errno(errno) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw Errno(errno)
+            }
             done += n
         }
     }

@@ -36,7 +36,11 @@ public struct GPIOChip: Sendable {
             var name = [CChar](repeating: 0, count: 32), label = [CChar](repeating: 0, count: 32)
             var count: UInt32 = 0
             let rc = cposix_gpio_chip_info(fd, &name, &label, &count)
-            guard rc == 0 else { _ = Glibc.close(fd); if spec.hasPrefix("/") { throw .system("GPIO_GET_CHIPINFO_IOCTL \(path)", Errno(-rc)) }; continue }
+            guard rc == 0 else {
+                _ = Glibc.close(fd)
+                if spec.hasPrefix("/") { throw .system("GPIO_GET_CHIPINFO_IOCTL \(path)", Errno(-rc)) }
+                continue
+            }
             let chip = GPIOChip(
                 path: path, name: cText(name), label: cText(label), lines: Int(count),
                 descriptor: FileDescriptor(rawValue: fd))

@@ -22,7 +22,10 @@ final class Partials: Sendable {
         UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity),
         UnsafeMutablePointer<CChar>.allocate(capacity: lineCapacity)
     )
-    private struct State { var entries: [(path: String, name: String)] = []; var nextLine = 0 }
+    private struct State {
+        var entries: [(path: String, name: String)] = []
+        var nextLine = 0
+    }
     private let state = Mutex(State())
 
     static func prepare() {
@@ -34,7 +37,8 @@ final class Partials: Sendable {
     func register(_ path: String, _ name: String) {
         Partials.prepare()
         state.withLock { s in
-            s.entries.append((path, name)); publish(&s)
+            s.entries.append((path, name))
+            publish(&s)
         }
     }
 
@@ -64,7 +68,10 @@ final class Partials: Sendable {
             free(old)
         }
         let names = s.entries.map(\.name)
-        guard !names.isEmpty else { Partials.message = nil; return }
+        guard !names.isEmpty else {
+            Partials.message = nil
+            return
+        }
         var line = Array(
             "\nslomo: interrupted: \(names.joined(separator: ", ")) not written (the partial \(names.count == 1 ? "file" : "files") removed)\n".utf8CString)
         if line.count > Partials.lineCapacity {

@@ -34,8 +34,12 @@ public enum ProcessSignals {
         Partials.prepare()
         var fds: [Int32] = [0, 0]
         if pipe(&fds) == 0 {
-            for fd in fds { _ = fcntl(fd, F_SETFL, O_NONBLOCK); _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-            timesRead = fds[0]; timesWrite = fds[1]
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+            timesRead = fds[0]
+            timesWrite = fds[1]
         }
         let handler: @convention(c) (Int32) -> Void = { sig in
             let saved = errno
@@ -114,15 +118,26 @@ enum Children {
     }()
     static let lock = Mutex<Void>(())
 
-    static func prepare() { _ = pids; lock.withLock { _ in } }
+    static func prepare() {
+        _ = pids
+        lock.withLock { _ in }
+    }
 
     static func signalAll() {
         var i = 0
-        while i < capacity { if pids[i] > 0 { kill(pids[i], SIGINT) }; i += 1 }
+        while i < capacity {
+            if pids[i] > 0 { kill(pids[i], SIGINT) }
+            i += 1
+        }
     }
 
     static func track(_ pid: pid_t) {
-        lock.withLock { _ in for i in 0..<capacity where pids[i] == 0 { pids[i] = pid; return } }
+        lock.withLock { _ in
+            for i in 0..<capacity where pids[i] == 0 {
+                pids[i] = pid
+                return
+            }
+        }
     }
 
     static func untrack(_ pid: pid_t) {

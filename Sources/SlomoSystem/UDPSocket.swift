@@ -10,7 +10,8 @@ public struct IPv4Endpoint: Sendable, Equatable, CustomStringConvertible {
     public init?(host: String, port: UInt16) {
         var a = in_addr()
         guard inet_pton(AF_INET, host, &a) == 1 else { return nil }
-        address = a.s_addr; self.port = port
+        address = a.s_addr
+        self.port = port
     }
 
     /// 224.0.0.0/4.
@@ -120,5 +121,8 @@ public struct UDPSocket: Sendable {
 }
 
 extension IPv4Endpoint {
-    init(address: UInt32, port: UInt16) { self.address = address; self.port = port }
+    init(address: UInt32, port: UInt16) {
+        self.address = address
+        self.port = port
+    }
 }

@@ -25,8 +25,14 @@ public struct TIFFPage: Sendable, Equatable {
         width: Int, height: Int, samplesPerPixel: Int, bitsPerSample: Int, description: String, software: String,
         documentName: String? = nil, pageName: String? = nil
     ) {
-        self.width = width; self.height = height; self.samplesPerPixel = samplesPerPixel; self.bitsPerSample = bitsPerSample
-        self.description = description; self.software = software; self.documentName = documentName; self.pageName = pageName
+        self.width = width
+        self.height = height
+        self.samplesPerPixel = samplesPerPixel
+        self.bitsPerSample = bitsPerSample
+        self.description = description
+        self.software = software
+        self.documentName = documentName
+        self.pageName = pageName
     }
 
     /// Bytes of one packed row.

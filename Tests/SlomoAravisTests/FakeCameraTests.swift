@@ -11,7 +11,8 @@ import SlomoCore
         let cam = try GenICamCamera(id: "Fake_1")
         #expect(cam.info.vendor == "Aravis" && cam.info.model == "Fake" && cam.info.protocol == "Fake")
         var r = GenICamRequest()
-        r.pixelFormat = "Mono8"; r.size = (320, 240)
+        r.pixelFormat = "Mono8"
+        r.size = (320, 240)
         let f = try cam.formats(for: r)
         #expect(f.sensorWidth == 2048 && f.sensorHeight == 2048)
         #expect(f.pixelFormats.contains(.init(name: "Mono8", storedAs: "GREY")))
@@ -24,7 +25,9 @@ import SlomoCore
     @Test func theRateIsSetLastButOneAndReadBack() throws {
         let cam = try GenICamCamera(id: "Fake_1")
         var r = GenICamRequest()
-        r.pixelFormat = "Mono8"; r.size = (64, 64); r.fps = Rational(250)
+        r.pixelFormat = "Mono8"
+        r.size = (64, 64)
+        r.fps = Rational(250)
         r.controls.shutter = .seconds(Rational(1, 1000))
         r.controls.named = [("TestRegister", "42")]
         let a = try cam.apply(r)
@@ -43,7 +46,8 @@ import SlomoCore
             let g = e as! GenICamError
             return g.kind == .badRequest && g.reason.contains("Mono8") && g.reason.contains("Mono16")
         }
-        r = GenICamRequest(); r.fps = Rational(5000)
+        r = GenICamRequest()
+        r.fps = Rational(5000)
         #expect { try cam.apply(r) } throws: { e in (e as! GenICamError).reason.contains("0.1...1000") }
         #expect { try cam.set("NoSuchFeature", "1") } throws: { e in (e as! GenICamError).kind == .unavailable }
         #expect { try cam.set("GainRaw", "11") } throws: { e in
@@ -69,7 +73,9 @@ import SlomoCore
     @Test func theStreamCountsFrameIdsThroughTheWrap() throws {
         let cam = try GenICamCamera(id: "Fake_1")
         var r = GenICamRequest()
-        r.pixelFormat = "Mono8"; r.size = (160, 120); r.fps = Rational(500)
+        r.pixelFormat = "Mono8"
+        r.size = (160, 120)
+        r.fps = Rational(500)
         let src = try GenICamSource(camera: cam, request: r)
         #expect(src.frameCounter == .gigEVision16)
         try src.start()
@@ -78,7 +84,10 @@ import SlomoCore
         while ids.count < 300 && calls < 10_000 {  // bounded: a dead stream fails the test
             calls += 1
             let end = try src.next { f in
-                ids.append(f.sequence); times.append(f.timestamp); sizes.insert(f.byteCount); #expect(f.damage == nil)
+                ids.append(f.sequence)
+                times.append(f.timestamp)
+                sizes.insert(f.byteCount)
+                #expect(f.damage == nil)
             }
             #expect(end == nil || end == .idle)
         }
@@ -101,11 +110,15 @@ import SlomoCore
     @Test func theCameraClockIsFittedToTheHosts() throws {
         let cam = try GenICamCamera(id: "Fake_1")
         var r = GenICamRequest()
-        r.size = (64, 64); r.fps = Rational(100)
+        r.size = (64, 64)
+        r.fps = Rational(100)
         let src = try GenICamSource(camera: cam, request: r)
         try src.start()
         var n = 0, calls = 0
-        while n < 250 && calls < 10_000 { calls += 1; _ = try src.next { _ in n += 1 } }
+        while n < 250 && calls < 10_000 {
+            calls += 1
+            _ = try src.next { _ in n += 1 }
+        }
         src.stop()
         let t = try #require(src.transportReport())
         let ppm = try #require(t.deviceClockPpm, "no rate error after 2.5 s: \(t)")

@@ -23,7 +23,10 @@ import Testing
 
     @Test func ratesOutsideTheRangeNameTheRangeAndTheAlternatives() {
         func failure(_ a: TimePitchAlgorithm, _ r: Rational) -> AudioFailure? {
-            do { try a.validate(r); return nil } catch { return error }
+            do {
+                try a.validate(r)
+                return nil
+            } catch { return error }
         }
         let td = failure(.timeDomain, Rational(1, 8))
         #expect(td?.code == .rateOutOfRange && td?.kind == .badRequest)

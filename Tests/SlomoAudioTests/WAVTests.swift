@@ -108,9 +108,11 @@ import Testing
         #expect(parse(file(fmt, data: 42)) == nil)  // not whole frames
         #expect(parse(file(fmt), size: 12 + 24 + 8 + 20) == nil)  // data runs past the end of the file
         #expect(parse(file([])) == nil)  // data before fmt
-        var rf64 = file(fmt); rf64.replaceSubrange(0..<4, with: Array("RF64".utf8))
+        var rf64 = file(fmt)
+        rf64.replaceSubrange(0..<4, with: Array("RF64".utf8))
         #expect(parse(rf64) == nil)
-        var mono = fmt; mono.replaceSubrange(10..<12, with: le(1, 2))  // 2 channels declared with a 1-channel block
+        var mono = fmt
+        mono.replaceSubrange(10..<12, with: le(1, 2))  // 2 channels declared with a 1-channel block
         #expect(parse(file(mono)) == nil)
         #expect(WAV.header16(channels: 2, sampleRate: 48_000, frames: 1 << 30) == nil)  // 4 GiB of data
         #expect(WAV.header16(channels: 1, sampleRate: 48_000, frames: 10)?.count == 44)

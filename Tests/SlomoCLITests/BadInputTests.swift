@@ -111,7 +111,10 @@ import Testing
         try p.run()
         // wait until the temporary file exists, then interrupt
         var waited = 0
-        while d.entries.isEmpty && waited < 200 { usleep(50_000); waited += 1 }
+        while d.entries.isEmpty && waited < 200 {
+            usleep(50_000)
+            waited += 1
+        }
         usleep(300_000)
         kill(p.processIdentifier, SIGINT)
         p.waitUntilExit()

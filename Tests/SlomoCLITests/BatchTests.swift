@@ -252,7 +252,10 @@ import Testing
         p.standardError = FileHandle.nullDevice
         try p.run()
         var waited = 0
-        while (try FileManager.default.contentsOfDirectory(atPath: d.file("out"))).isEmpty && waited < 400 { usleep(50_000); waited += 1 }
+        while (try FileManager.default.contentsOfDirectory(atPath: d.file("out"))).isEmpty && waited < 400 {
+            usleep(50_000)
+            waited += 1
+        }
         usleep(500_000)
         kill(p.processIdentifier, SIGINT)
         let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

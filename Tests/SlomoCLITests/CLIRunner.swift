@@ -88,13 +88,15 @@ struct CLI {
         // read both pipes fully before waiting (large JSON would otherwise block the child)
         let group = DispatchGroup()
         nonisolated(unsafe) var outData = Data(), errData = Data()
-        group.enter();
+        group.enter()
         DispatchQueue.global().async {
-            outData = out.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            outData = out.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
         }
-        group.enter();
+        group.enter()
         DispatchQueue.global().async {
-            errData = err.fileHandleForReading.readDataToEndOfFile(); group.leave()
+            errData = err.fileHandleForReading.readDataToEndOfFile()
+            group.leave()
         }
         group.wait()
         p.waitUntilExit()
@@ -137,7 +139,10 @@ extension CLI {
         try probedFrames(path).map { $0["calibrationIndex"] as? Int }
     }
 
-    struct ProbeFailed: Error, CustomStringConvertible { var message: String; var description: String { message } }
+    struct ProbeFailed: Error, CustomStringConvertible {
+        var message: String
+        var description: String { message }
+    }
 }
 
 /// The bad-input contract for one run: exit `status`, one line on stderr, holding every one of `parts`.

@@ -91,7 +91,10 @@ import Testing
         ])
         #expect(made.status == 0, "\(made.stderr)")
         let (disk, skipped) = FullDiskTests.smallDisk(1)
-        if let skipped { print("ConvertCaptureTests: SKIPPED: \(skipped)"); return }
+        if let skipped {
+            print("ConvertCaptureTests: SKIPPED: \(skipped)")
+            return
+        }
         defer { FullDiskTests.unmount(disk) }
         let r = try CLI.run(["convert", clip, "-o", disk.file("f") + "/"])
         expectOneLine(r, status: 74, contains: ["stopped after ", " of 15 frames", "complete and readable", "(ENOSPC)"])

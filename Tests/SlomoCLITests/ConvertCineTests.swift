@@ -77,7 +77,10 @@ import Testing
         let args = [d.file("take.cine"), "\(bits)", try Self.creationTime(src), pts, "0", "\(cfa)", d.file("lr")]
         #expect(try ConvertTests.python(Self.layoutReader, args) == "ok\n")
         #expect(try ConvertTests.python(SyntheticSensorTests.rawCheck, [d.file("lr"), "\(bits)", "\(n)"]) == "ok\n")
-        guard let python = Self.readers else { print("ConvertCineTests: pims SKIPPED: no ~/.cache/slomo/lab-readers venv"); return }
+        guard let python = Self.readers else {
+            print("ConvertCineTests: pims SKIPPED: no ~/.cache/slomo/lab-readers venv")
+            return
+        }
         // pims: gray samples (it refuses uninterpolated CFA pictures) and, for every file, the times from the trigger
         let check = """
             import sys, numpy as np, pims

@@ -100,7 +100,10 @@ import Testing
         try p.run()
         // wait until the temporary output exists, then interrupt
         var waited = 0
-        while d.entries.isEmpty && waited < 400 { usleep(50_000); waited += 1 }
+        while d.entries.isEmpty && waited < 400 {
+            usleep(50_000)
+            waited += 1
+        }
         #expect(!d.entries.isEmpty, "the export never started writing")
         usleep(300_000)
         kill(p.processIdentifier, SIGINT)

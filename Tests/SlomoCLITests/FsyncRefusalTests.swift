@@ -49,7 +49,10 @@ import Testing
     /// warning naming the output, and the report says syncing was refused.
     @Test func refusedSyncIsAWarningAndTheRecordingCompletes() throws {
         let (m, skipped) = try Self.mount(refusing: "EINVAL")
-        guard let m else { print("FsyncRefusalTests: SKIPPED: \(skipped ?? "")"); return }
+        guard let m else {
+            print("FsyncRefusalTests: SKIPPED: \(skipped ?? "")")
+            return
+        }
         defer { m.unmount() }
         let out = m.mountpoint + "/cap.mp4"
         let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "2", "-o", out])
@@ -71,7 +74,10 @@ import Testing
     /// naming the output once, exit 74, and what reached the file plays.
     @Test func failedSyncStopsTheRecordingWithOneLine() throws {
         let (m, skipped) = try Self.mount(refusing: "EIO")
-        guard let m else { print("FsyncRefusalTests: SKIPPED: \(skipped ?? "")"); return }
+        guard let m else {
+            print("FsyncRefusalTests: SKIPPED: \(skipped ?? "")")
+            return
+        }
         defer { m.unmount() }
         let tmp = TempDir()
         let out = m.mountpoint + "/cap.mp4"

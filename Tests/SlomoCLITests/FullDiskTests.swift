@@ -18,7 +18,10 @@ import Testing
 
     @Test func captureIntoAFullDiskStopsWithOneLineAndAPlayableFile() throws {
         let (disk, skipped) = Self.smallDisk(6)
-        if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
+        if let skipped {
+            print("FullDiskTests: SKIPPED: \(skipped)")
+            return
+        }
         defer { Self.unmount(disk) }
         let tmp = TempDir()
         let out = disk.file("cap.mkv")
@@ -45,7 +48,10 @@ import Testing
     /// or ring is set up, one line, exit 73.
     @Test func captureOntoAReadOnlyFileSystemIsRefusedFirst() throws {
         let (disk, skipped) = Self.smallDisk(1)
-        if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
+        if let skipped {
+            print("FullDiskTests: SKIPPED: \(skipped)")
+            return
+        }
         defer { Self.unmount(disk) }
         #expect(try CLI.tool(["mount", "-o", "remount,ro", disk.path]).status == 0)
         let out = disk.file("cap.mp4")
@@ -58,7 +64,10 @@ import Testing
         let clip = src.file("g.mp4")
         #expect(try CLI.run(["generate", "--fps", "60", "--duration", "4", "--size", "1280x720", "-o", clip]).status == 0)
         let (disk, skipped) = Self.smallDisk(1)
-        if let skipped { print("FullDiskTests: SKIPPED: \(skipped)"); return }
+        if let skipped {
+            print("FullDiskTests: SKIPPED: \(skipped)")
+            return
+        }
         defer { Self.unmount(disk) }
         let retime = try CLI.run(["retime", clip, "-o", disk.file("r.mp4"), "--rate", "1/2"])
         #expect(

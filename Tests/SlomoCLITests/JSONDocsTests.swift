@@ -5,8 +5,15 @@ import Testing
 /// output of its command, both ways. A key the output has and the table lacks fails; so does a key
 /// the table lists without `?` that an object of its parent lacks; so does a value of another type.
 @Suite struct JSONDocsTests {
-    struct Row { var type: String; var optional: Bool; var nullable: Bool }
-    struct Section { var rows: [String: Row] = [:]; var examples: [String] = [] }
+    struct Row {
+        var type: String
+        var optional: Bool
+        var nullable: Bool
+    }
+    struct Section {
+        var rows: [String: Row] = [:]
+        var examples: [String] = []
+    }
 
     static var repository: String { CLI.repository }
 
@@ -17,12 +24,22 @@ import Testing
         var heading: String?
         var inExample = false, example: [String] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
-            if line.hasPrefix("## ") { heading = String(line.dropFirst(3)); out[heading!] = Section(); continue }
+            if line.hasPrefix("## ") {
+                heading = String(line.dropFirst(3))
+                out[heading!] = Section()
+                continue
+            }
             guard let h = heading else { continue }
             if inExample {
-                if line.hasPrefix("```") { out[h]!.examples.append(example.joined(separator: "\n")); inExample = false } else { example.append(line) }
+                if line.hasPrefix("```") {
+                    out[h]!.examples.append(example.joined(separator: "\n"))
+                    inExample = false
+                } else {
+                    example.append(line)
+                }
             } else if line.hasPrefix("```json") {
-                inExample = true; example = []
+                inExample = true
+                example = []
             } else if line.hasPrefix("| `") {
                 let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
                 guard cells.count >= 5 else { continue }
@@ -117,7 +134,10 @@ import Testing
         for o in outputs { flatten(o, "", maps: maps, objects: &objects, values: &values) }
         var out: [String] = []
         for (path, vs) in values.sorted(by: { $0.key < $1.key }) {
-            guard let row = section.rows[path] else { out.append("undocumented: \(path)"); continue }
+            guard let row = section.rows[path] else {
+                out.append("undocumented: \(path)")
+                continue
+            }
             if let bad = vs.first(where: { !typeMatches(row, $0) }) { out.append("\(path): documented \(row.type), found \(bad)") }
         }
         for (field, row) in section.rows.sorted(by: { $0.key < $1.key }) where !row.optional {

@@ -36,7 +36,10 @@ import Testing
     /// the commands' examples one to a line, an EXIT STATUS section with every status, and no
     /// option broken by hyphenation at a line end.
     @Test func theManPageReadsWell() throws {
-        guard let mandoc = CLI.which("mandoc") ?? CLI.which("groff") else { Issue.record("neither mandoc nor groff is installed: SKIPPED"); return }
+        guard let mandoc = CLI.which("mandoc") ?? CLI.which("groff") else {
+            Issue.record("neither mandoc nor groff is installed: SKIPPED")
+            return
+        }
         let args = mandoc.hasSuffix("mandoc") ? ["-T", "utf8", "-O", "width=80"] : ["-mandoc", "-T", "utf8", "-rLL=80n"]
         let r = try CLI.run(executable: mandoc, args + [Self.repository + "/Docs/man/slomo.1"], environment: ["MANWIDTH": "80"])
         #expect(r.status == 0, "\(r.stderr)")
@@ -56,7 +59,10 @@ import Testing
             let r = try CLI.run([command, "--help"], environment: ["COLUMNS": "80"])
             var on = false
             for line in r.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
-                if line == "Examples:" { on = true; continue }
+                if line == "Examples:" {
+                    on = true
+                    continue
+                }
                 if on && line.isEmpty { on = false }
                 if on { #expect(line.hasPrefix("  "), "slomo \(command) --help wraps an example: '\(line)'") }
             }
@@ -100,7 +106,10 @@ import Testing
 
     /// fish, in its own completion engine (`complete -C`, what a TAB in fish lists).
     @Test func fishCompletesFileNames() throws {
-        guard let fish = CLI.which("fish") else { Issue.record("fish is not installed (scripts/dev.sh deps test installs it): SKIPPED"); return }
+        guard let fish = CLI.which("fish") else {
+            Issue.record("fish is not installed (scripts/dev.sh deps test installs it): SKIPPED")
+            return
+        }
         let d = try Self.filesFolder()
         try CLI.run(["--generate-completion-script", "fish"]).output.write(to: URL(fileURLWithPath: d.file("slomo.fish")))
         let r = try CLI.run(
@@ -111,7 +120,10 @@ import Testing
 
     /// zsh, typed into an interactive shell on a pseudo-terminal (zsh/zpty): TAB lists the files.
     @Test func zshCompletesFileNames() throws {
-        guard let zsh = CLI.which("zsh") else { Issue.record("zsh is not installed (scripts/dev.sh deps test installs it): SKIPPED"); return }
+        guard let zsh = CLI.which("zsh") else {
+            Issue.record("zsh is not installed (scripts/dev.sh deps test installs it): SKIPPED")
+            return
+        }
         let d = try Self.filesFolder()
         try FileManager.default.createDirectory(atPath: d.file("zf"), withIntermediateDirectories: true)
         try CLI.run(["--generate-completion-script", "zsh"]).output.write(to: URL(fileURLWithPath: d.file("zf/_slomo")))

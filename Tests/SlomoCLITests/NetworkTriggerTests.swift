@@ -61,7 +61,8 @@ import SlomoSystem
         usleep(600_000)  // the rings hold a second before the instant 0.2 s back
         let r = try CLI.run(["trigger", "udp://127.0.0.1:\(pa)", "udp://127.0.0.1:\(pb)", "--at", "-0.2", "--trigger-key", d.file("rig.key"), "--json"])
         #expect(r.status == 0, "\(r.stderr)")
-        a.waitUntilExit(); b.waitUntilExit()
+        a.waitUntilExit()
+        b.waitUntilExit()
         #expect(a.terminationStatus == 0 && b.terminationStatus == 0)
         let sa = try shot(d.file("a.mkv")), sb = try shot(d.file("b.mkv"))
         let ta = Self.seconds(sa["triggerTime"]), tb = Self.seconds(sb["triggerTime"])

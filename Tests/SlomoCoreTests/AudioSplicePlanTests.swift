@@ -81,7 +81,10 @@ import Testing
         let runs = [AudioSplicePlan.PacketRun(first: 1, count: 900, start: -600)]
         let plan = AudioSplicePlan(map: map, window: nil, sampleRate: Self.sr, frameSize: 1024, runs: runs, algorithm: .spectral)
         Self.checkTiling(plan, sourceStart: -600)
-        guard case .encode(let first) = plan.spans.first, case .copy(let c) = plan.spans[1] else { Issue.record("no copy"); return }
+        guard case .encode(let first) = plan.spans.first, case .copy(let c) = plan.spans[1] else {
+            Issue.record("no copy")
+            return
+        }
         #expect(c.offset == 0 && c.shift == .zero)
         #expect(first.leadSilence == 600 && first.keepFrom == nil)
     }

@@ -76,7 +76,10 @@ import Testing
     }
 
     static func refusal(_ r: ControlRequests, _ file: String = "vivid-webcam.txt", frame: Rational? = Rational(1, 60)) -> ControlError? {
-        do { _ = try plan(r, file, frame: frame); return nil } catch let e as ControlError { return e } catch { return nil }
+        do {
+            _ = try plan(r, file, frame: frame)
+            return nil
+        } catch let e as ControlError { return e } catch { return nil }
     }
 
     static func req(_ args: [String: String], controls: [String] = []) throws -> ControlRequests {

@@ -115,7 +115,10 @@ import Testing
         let rp = try Self.catalog("rp2040-tinyusb-uvc-ov2640.txt")
         #expect(rp.formats[0].sizes[0].intervals == .stepwise(min: Rational(1, 25), max: Rational(1), step: Rational(40, 1000)))
         let av = try Self.catalog("alliedvision-alvium-1800-c240c-continuous.txt")
-        guard case .continuous(let min, _)? = av.formats[0].sizes[0].intervals else { Issue.record("not continuous"); return }
+        guard case .continuous(let min, _)? = av.formats[0].sizes[0].intervals else {
+            Issue.record("not continuous")
+            return
+        }
         #expect(min == Rational(1000, 34715))
     }
 
@@ -124,17 +127,22 @@ import Testing
         var r = ModeRequest()
         r.minSize = (1280, 720)
         #expect(FormatSelection.best(in: brio, for: r).map { "\($0.pixelFormat) \($0.width)x\($0.height) \($0.fps)" } == "MJPG 1280x720 90")
-        r = ModeRequest(); r.format = "YUYV"
+        r = ModeRequest()
+        r.format = "YUYV"
         let y = try #require(FormatSelection.best(in: brio, for: r))
         #expect(y.pixelFormat == "YUYV" && y.fps == Rational(30))
-        r = ModeRequest(); r.size = (1920, 1080); r.fps = Rational(45)
+        r = ModeRequest()
+        r.size = (1920, 1080)
+        r.fps = Rational(45)
         #expect(FormatSelection.best(in: brio, for: r)?.fps == Rational(60))  // nearest at or above 45
         // prefer raw over compressed on a tie (same rate and size)
         let blue = try Self.catalog("bluerobotics-lowlight-h264-usb-camera.txt")
-        r = ModeRequest(); r.prefer = ["mjpeg", "h264", "raw"]
+        r = ModeRequest()
+        r.prefer = ["mjpeg", "h264", "raw"]
         #expect(FormatSelection.best(in: blue, for: r)?.pixelFormat == "MJPG")
         // stepwise: --fps 10 gives the step at or below 1/10 s: 0.080 s = 12.5 fps
-        r = ModeRequest(); r.fps = Rational(10)
+        r = ModeRequest()
+        r.fps = Rational(10)
         #expect(FormatSelection.best(in: try Self.catalog("rp2040-tinyusb-uvc-ov2640.txt"), for: r)?.frameDuration == Rational(2, 25))
     }
 

@@ -126,7 +126,10 @@ import Testing
         #expect(throws: ListingParser.Failure(line: 3, reason: "no '(N fps)' or N/M interval in 'Interval: Discrete soon'")) {
             try ListingParser.parse("[0]: 'MJPG' (Motion-JPEG, compressed)\n\tSize: Discrete 640x480\n\t\tInterval: Discrete soon\n")
         }
-        do { _ = try ListingParser.parse("just some text\n"); Issue.record("parsed") } catch {
+        do {
+            _ = try ListingParser.parse("just some text\n")
+            Issue.record("parsed")
+        } catch {
             #expect(error.description == "not a 'v4l2-ctl --list-formats-ext' listing (no pixel format with sizes found)")
             #expect(error.kind == .badData)
         }

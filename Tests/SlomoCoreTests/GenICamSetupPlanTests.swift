@@ -38,7 +38,10 @@ import Testing
     }
 
     static func refusal(_ r: GenICamRequest, _ camera: GenICamCameraState = camera) -> GenICamRefusal? {
-        do { _ = try GenICamSetupPlanner.plan(r, camera: camera); return nil } catch { return error }
+        do {
+            _ = try GenICamSetupPlanner.plan(r, camera: camera)
+            return nil
+        } catch { return error }
     }
 
     static func request(_ edit: (inout GenICamRequest) -> Void) -> GenICamRequest {
@@ -49,8 +52,13 @@ import Testing
 
     /// Everything asked at once: each step in its place.
     static let everything = request {
-        $0.pixelFormat = "Mono16"; $0.size = (64, 48); $0.offset = (8, 4); $0.fps = Rational(250)
-        $0.controls.shutter = .seconds(Rational(1, 1000)); $0.controls.gain = .value(5); $0.controls.whiteBalance = .auto
+        $0.pixelFormat = "Mono16"
+        $0.size = (64, 48)
+        $0.offset = (8, 4)
+        $0.fps = Rational(250)
+        $0.controls.shutter = .seconds(Rational(1, 1000))
+        $0.controls.gain = .value(5)
+        $0.controls.whiteBalance = .auto
         $0.controls.named = [("TestRegister", "42"), ("Gamma", "1.5")]
         $0.cameraTrigger = .software
     }
@@ -72,7 +80,9 @@ import Testing
 
     @Test func theShutterAngleWaitsForTheRateAndTheControlsForIt() throws {
         let r = Self.request {
-            $0.controls.shutter = .angle(Rational(180)); $0.controls.exposure = .lock; $0.controls.named = [("TestRegister", "1")]
+            $0.controls.shutter = .angle(Rational(180))
+            $0.controls.exposure = .lock
+            $0.controls.named = [("TestRegister", "1")]
             $0.cameraTrigger = .line("Line0")
         }
         #expect(
@@ -84,7 +94,8 @@ import Testing
         let old = GenICamCameraState(
             pixelFormats: ["Mono8"], pixelFormat: "Mono8", features: ["ExposureTimeAbs", "GainRaw", "GainAuto"], triggerSources: [])
         let lock = Self.request {
-            $0.controls.shutter = .angle(Rational(90)); $0.controls.gain = .lock
+            $0.controls.shutter = .angle(Rational(90))
+            $0.controls.gain = .lock
         }
         #expect(try Self.steps(lock, old) == ["region sensor at centre", "GainAuto=Off", "rate max", "ExposureTimeAbs=90°"])
         #expect(try Self.reports(lock, old) == ["--gain lock: GainAuto", "--gain lock: GainRaw", "--shutter-angle 90°: ExposureTimeAbs"])
@@ -94,7 +105,8 @@ import Testing
         #expect(try Self.steps(Self.everything, modeOnly: true) == ["PixelFormat=Mono16", "OffsetX=0", "OffsetY=0", "region 64x48 at 8,4"])
         // what the mode alone does not reach is not refused: kelvin, focus
         let r = Self.request {
-            $0.controls.whiteBalance = .value(5600); $0.controls.focus = .auto
+            $0.controls.whiteBalance = .value(5600)
+            $0.controls.focus = .auto
         }
         #expect(try Self.steps(r, modeOnly: true) == ["OffsetX=0", "OffsetY=0", "region sensor at centre"])
     }

@@ -122,7 +122,8 @@ import Testing
             var expected = Rational.zero, covered = Rational.zero
             for s in segments {
                 if case .seconds(let a) = s.start, case .seconds(let b) = s.end {
-                    expected += (b - a) / s.rate; covered += b - a
+                    expected += (b - a) / s.rate
+                    covered += b - a
                 }
             }
             expected += (duration - covered) / rates[r0]

@@ -62,14 +62,20 @@ import Testing
     ])
     func badCurvesAreRefusedWithWhere(text: String, reason: String) {
         #expect(throws: RetimeError.self) { try SpeedCurve(parsing: text) }
-        do { _ = try SpeedCurve(parsing: text); Issue.record("accepted \(text)") } catch {
+        do {
+            _ = try SpeedCurve(parsing: text)
+            Issue.record("accepted \(text)")
+        } catch {
             #expect(error.wording.parts.first == .setting(.curve) && "\(error)".hasPrefix("curve '\(text)': \(reason)"), "\(error)")
         }
     }
 
     @Test func pastTheEndOverlapsAndRateAreRefused() throws {
         func message(_ spec: RetimeSpec) -> String {
-            do { _ = try spec.resolve(duration: Rational(3), frameRate: Rational(240)); return "accepted" } catch { return "\(error)" }
+            do {
+                _ = try spec.resolve(duration: Rational(3), frameRate: Rational(240))
+                return "accepted"
+            } catch { return "\(error)" }
         }
         let curve = try SpeedCurve(parsing: "1@1,2@1/4")
         #expect(message(RetimeSpec(curve: try SpeedCurve(parsing: "0@1,4@1/2"))) == "curve '0@1,4@1/2': key point 2 at 4 s is past the end of the media (3 s)")

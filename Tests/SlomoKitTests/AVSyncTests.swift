@@ -44,14 +44,20 @@ import SlomoCore
         let s = Int((search * sr).rounded(.nearest))
         let a = Swift.max(1, c - s), b = Swift.min(x.count - 1, c + s)
         guard b - a > 2 * w else { return .nan }
-        func d2(_ i: Int) -> Double { let d = Double(x[i + 1]) - 2 * Double(x[i]) + Double(x[i - 1]); return d * d }
+        func d2(_ i: Int) -> Double {
+            let d = Double(x[i + 1]) - 2 * Double(x[i]) + Double(x[i - 1])
+            return d * d
+        }
         let energies = (a..<b).map(d2)
         guard let top = energies.indices.max(by: { energies[$0] < energies[$1] }) else { return .nan }
         let median = energies.sorted()[energies.count / 2]
         let peak = a + top
         guard energies[top] > 30 * Swift.max(median, 1e-20), peak - a > w, b - peak > w else { return .nan }
         var sum = 0.0, weighted = 0.0
-        for i in (peak - w)..<(peak + w) { sum += d2(i); weighted += d2(i) * Double(i) }
+        for i in (peak - w)..<(peak + w) {
+            sum += d2(i)
+            weighted += d2(i) * Double(i)
+        }
         return sum > 0 ? weighted / sum / Double(sampleRate) : .nan
     }
 

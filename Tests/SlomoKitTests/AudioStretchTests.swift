@@ -17,7 +17,10 @@ import Testing
         let src = try TimePitchAudioSource(path: dir.file("c.wav"), map: map, algorithm: .varispeed, sourceOrigin: Rational(1, 2))
         #expect(src.sampleRate == sr && src.channels == 1 && src.totalFrames == 64_000)
         var out: [Float] = []
-        while let b = try src.read(maxFrames: 5000) { #expect(b[0].count <= 5000); out += b[0] }
+        while let b = try src.read(maxFrames: 5000) {
+            #expect(b[0].count <= 5000)
+            out += b[0]
+        }
         #expect(out.count == 64_000)
         // source 0.75 s is map time 0.25 s → output 0.5 s; 1.25 s → 0.75 → 1.5 s
         let first = Signal.burstCentre(out, near: 16_000, window: 2000), second = Signal.burstCentre(out, near: 48_000, window: 2000)
@@ -139,7 +142,8 @@ import Testing
         #expect(try AudioStretch.run(overwrite).outputFrames == 55_125)
         // unknown output extension: usage, nothing written
         do {
-            _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.xyz"), spec: spec)); Issue.record("no error")
+            _ = try AudioStretch.run(AudioStretchRequest(input: dir.file("in.wav"), output: dir.file("o.xyz"), spec: spec))
+            Issue.record("no error")
         } catch let e as StretchError { #expect(e.kind == .badRequest && e.description.contains(".xyz")) }
     }
 
@@ -169,7 +173,10 @@ import Testing
             { _ = try TimePitchAudioSource(path: g.output, map: wholeMap(seconds: Rational(1), rate: .one), algorithm: .spectral, sourceOrigin: .zero) },
             { _ = try AudioStretch.run(AudioStretchRequest(input: g.output, output: dir.file("y.wav"), spec: RetimeSpec())) },
         ] {
-            do { try run(); Issue.record("no error") } catch let e as AudioFailure {
+            do {
+                try run()
+                Issue.record("no error")
+            } catch let e as AudioFailure {
                 #expect(e.code == .noAudioStream && e.kind == .badData && e.description.contains("v.mkv"))
             }
         }

@@ -9,7 +9,8 @@ import SlomoCore
     /// before they existed are still recognised as finished (FNV-1a 64 of the original fields).
     @Test func jobKeysOfOlderJobsStayTheSame() {
         var job = BatchJob(input: "/nonexistent/clip.mp4", output: "/tmp/o.mp4", command: .export)
-        job.rate = "1/2"; job.pitch = "spectral"
+        job.rate = "1/2"
+        job.pitch = "spectral"
         let canonical = ["export", "/nonexistent/clip.mp4", "-1", "0.0", "1/2", "", "", "spectral", "", "", "", "", "", "false"].joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }

@@ -13,7 +13,10 @@ final class ScriptedSource: CaptureSource {
     let frames: [[[UInt8]]]
     private var next = 0
 
-    init(format: CaptureFormat, frames: [[[UInt8]]]) { self.format = format; self.frames = frames }
+    init(format: CaptureFormat, frames: [[[UInt8]]]) {
+        self.format = format
+        self.frames = frames
+    }
     func start() throws {}
     func stop() {}
     func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
@@ -88,7 +91,8 @@ final class ScriptedSource: CaptureSource {
                 let v = y % 2 == 0 ? (x % 2 == 0 ? 200 : 120) : (x % 2 == 0 ? 120 : 40)
                 if wide {
                     let s = v * 16  // 12-bit sample, little-endian in 16 bits
-                    mosaic[y * bpl + 2 * x] = UInt8(s & 0xff); mosaic[y * bpl + 2 * x + 1] = UInt8(s >> 8)
+                    mosaic[y * bpl + 2 * x] = UInt8(s & 0xff)
+                    mosaic[y * bpl + 2 * x + 1] = UInt8(s >> 8)
                 } else {
                     mosaic[y * bpl + x] = UInt8(v)
                 }
@@ -158,5 +162,10 @@ final class ScriptedSource: CaptureSource {
 final class Counter: @unchecked Sendable {
     private let lock = NSLock()
     private var n = 0
-    func increment() -> Int { lock.lock(); defer { lock.unlock() }; n += 1; return n }
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        n += 1
+        return n
+    }
 }

@@ -8,7 +8,10 @@ import SlomoCore
 /// (`CaptureCLITests`), a server its field.
 @Suite struct CaptureRequestValidationTests {
     func refusal(_ body: () throws -> Void) -> (String, String)? {
-        do { try body(); return nil } catch let e as SettingError { return (e.setting.name, e.wording.description) } catch { return ("?", "\(error)") }
+        do {
+            try body()
+            return nil
+        } catch let e as SettingError { return (e.setting.name, e.wording.description) } catch { return ("?", "\(error)") }
     }
 
     @Test func limits() {
@@ -26,7 +29,8 @@ import SlomoCore
         var p = PreviewSettings(output: "-")
         p.fps = Rational(61)
         #expect(refusal { try p.validate() }?.1 == "previewFps 61: must be > 0 and at most 60")
-        p.fps = Rational(1, 2); p.width = 63
+        p.fps = Rational(1, 2)
+        p.width = 63
         #expect(refusal { try p.validate() }?.0 == "previewWidth")
         #expect(refusal { try AudioSettings(device: "hw:0", rate: 7999).validate() }?.0 == "audioRate")
         #expect(refusal { try AudioSettings(device: "hw:0", channels: 33).validate() }?.0 == "audioChannels")
@@ -34,7 +38,8 @@ import SlomoCore
         var d = DeviceCaptureRequest(device: "/dev/video0")
         d.buffers = 65
         #expect(refusal { try d.validate() }?.0 == "buffers")
-        d.buffers = 8; d.bytesPerLine = 0
+        d.buffers = 8
+        d.bytesPerLine = 0
         #expect(refusal { try d.validate() }?.1 == "bytesPerLine 0: must be in 1...1048576")
     }
 
@@ -111,8 +116,16 @@ import SlomoCore
     final class Line: @unchecked Sendable {
         let lock = NSLock()
         var values: [(Bool, Rational)] = []
-        func set(_ v: Bool) { lock.lock(); values.append((v, CaptureClock.now())); lock.unlock() }
-        var all: [(Bool, Rational)] { lock.lock(); defer { lock.unlock() }; return values }
+        func set(_ v: Bool) {
+            lock.lock()
+            values.append((v, CaptureClock.now()))
+            lock.unlock()
+        }
+        var all: [(Bool, Rational)] {
+            lock.lock()
+            defer { lock.unlock() }
+            return values
+        }
     }
 
     @Test func oneRisePerEventThenLowAfterThePulse() throws {

@@ -268,9 +268,18 @@ import SlomoFFmpeg
         limits.realtime = true
         let caller = try #require(Self.nice(task: "self"))
         final class Seen: @unchecked Sendable {
-            let lock = NSLock(); var value: Int?
-            func set(_ v: Int?) { lock.lock(); value = v; lock.unlock() }
-            func get() -> Int? { lock.lock(); defer { lock.unlock() }; return value }
+            let lock = NSLock()
+            var value: Int?
+            func set(_ v: Int?) {
+                lock.lock()
+                value = v
+                lock.unlock()
+            }
+            func get() -> Int? {
+                lock.lock()
+                defer { lock.unlock() }
+                return value
+            }
         }
         let seen = Seen()
         let onArmed: @Sendable () -> Void = {
@@ -331,7 +340,10 @@ import SlomoFFmpeg
                 settings: RecordingSettings(output: dir.file("x.mp4")), limits: CaptureLimits(), trigger: t)
             Issue.record("no error")
         } catch let e as CaptureError {
-            guard case .ringTooLarge = e else { Issue.record("\(e)"); return }
+            guard case .ringTooLarge = e else {
+                Issue.record("\(e)")
+                return
+            }
         }
         #expect(dir.entries.isEmpty)
     }

@@ -138,7 +138,10 @@ import SlomoFFmpeg
         #expect(times == want)
     }
 
-    struct PacketSummary { var hash: Int; var pts: Int64 }
+    struct PacketSummary {
+        var hash: Int
+        var pts: Int64
+    }
     func packets(_ path: String) throws -> ([PacketSummary], Rational) {
         let d = try Demuxer(path: path)
         let v = try #require(d.bestStream(.video))
@@ -162,7 +165,8 @@ import SlomoFFmpeg
             let p = Process()
             p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             p.arguments = ["ffmpeg", "-v", "error", "-i", src, "-c:v", "libx264", "-crf", "10", "-pix_fmt", "yuv420p10le", ten]
-            try p.run(); p.waitUntilExit()
+            try p.run()
+            p.waitUntilExit()
             #expect(p.terminationStatus == 0)
             src = ten
         }

@@ -9,7 +9,10 @@ import Testing
 enum FlowAvailability {
     static let loads = (try? FlowLibrary.shared()) != nil
     static var reason: Comment {
-        do { _ = try FlowLibrary.shared(); return "the flow library loads" } catch { return "skipped: \(error)" }
+        do {
+            _ = try FlowLibrary.shared()
+            return "the flow library loads"
+        } catch { return "skipped: \(error)" }
     }
 }
 
@@ -60,9 +63,11 @@ struct FlowInterpolationTests {
                             va = Double((pa + y * sa).withMemoryRebound(to: UInt16.self, capacity: x + 1) { $0[x] }) / 4
                             vb = Double((pb + y * sb).withMemoryRebound(to: UInt16.self, capacity: x + 1) { $0[x] }) / 4
                         } else {
-                            va = Double(pa[y * sa + x]); vb = Double(pb[y * sb + x])
+                            va = Double(pa[y * sa + x])
+                            vb = Double(pb[y * sb + x])
                         }
-                        sum += abs(va - vb); n += 1
+                        sum += abs(va - vb)
+                        n += 1
                     }
                 }
             }

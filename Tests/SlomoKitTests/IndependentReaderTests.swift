@@ -59,7 +59,10 @@ import SlomoCore
         for line in text.split(separator: "\n") where line.contains("track 1, timestamp ") {
             let stamp = line.split(separator: " ").first { $0.hasPrefix("00:") }.map { String($0.dropLast()) } ?? ""
             let hms = stamp.split(separator: ":").compactMap { Double($0) }
-            guard hms.count == 3 else { Issue.record("unreadable line: \(line)"); continue }
+            guard hms.count == 3 else {
+                Issue.record("unreadable line: \(line)")
+                continue
+            }
             ms.append((hms[0] * 3600 + hms[1] * 60 + hms[2]) * 1000)
         }
         #expect(ms.count == 480)

@@ -74,7 +74,10 @@ import SlomoFFmpeg
         }
         #expect(abs(worst.1 - 1) < 0.2, "block at \(worst.0): RMS \(worst.1) of the tone's", sourceLocation: sourceLocation)
         var run = 0, longest = 0
-        for v in y[from..<to] { run = abs(v) < 1e-4 ? run + 1 : 0; longest = Swift.max(longest, run) }
+        for v in y[from..<to] {
+            run = abs(v) < 1e-4 ? run + 1 : 0
+            longest = Swift.max(longest, run)
+        }
         #expect(longest < 32, "\(longest) silent samples in a row", sourceLocation: sourceLocation)
     }
 

@@ -101,11 +101,13 @@ import SlomoCore
         let dir = TemporaryDirectory()
         let src = try Self.clip(dir)
         var job = BatchJob(input: src, output: dir.file("b.mkv"), command: .retime)
-        job.start = "f30"; job.end = "f90"
+        job.start = "f30"
+        job.end = "f90"
         #expect(try JobPlan.of(job).outputDuration == Rational(1))
         _ = try JobRun(job: job).run()
         #expect(try indices(job.output) == (30..<90).map { Optional($0) })
-        job.start = "f31"; job.output = dir.file("c.mkv")
+        job.start = "f31"
+        job.output = dir.file("c.mkv")
         #expect(throws: ExportError.self) { try JobPlan.of(job) }
     }
 }

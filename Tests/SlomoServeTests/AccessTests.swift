@@ -69,8 +69,14 @@ struct AccessTests {
             #expect(throws: RigRefusal.self) { try Body.settingsPatch(Array(body.utf8)) }
             do { _ = try Body.settingsPatch(Array(body.utf8)) } catch { #expect(error.field == field, "\(body): \(error)") }
         }
-        do { _ = try Body.settingsPatch(Array("{".utf8)); Issue.record("accepted") } catch { #expect(error.message.hasPrefix("the body is not JSON")) }
-        do { _ = try Body.settingsPatch(Array("[]".utf8)); Issue.record("accepted") } catch { #expect(error.message == "the body must be a JSON object") }
+        do {
+            _ = try Body.settingsPatch(Array("{".utf8))
+            Issue.record("accepted")
+        } catch { #expect(error.message.hasPrefix("the body is not JSON")) }
+        do {
+            _ = try Body.settingsPatch(Array("[]".utf8))
+            Issue.record("accepted")
+        } catch { #expect(error.message == "the body must be a JSON object") }
         let e = try Body.exportAsk(Array(#"{"from": -8, "to": 8, "rate": "1/4", "pitch": "mute", "fps": 60}"#.utf8))
         #expect(e.from == -8 && e.to == 8 && e.job.rate == "1/4" && e.job.pitch == "mute" && e.job.fps == "60")
         // a batch manifest's export fields, by the same table; the rate defaults to 1/4
@@ -81,7 +87,10 @@ struct AccessTests {
             (#"{"output": "/etc/x.mp4"}"#, "output", "the server sets it"),
             (#"{"frameblend": "flow"}"#, nil, "unknown field 'frameblend' (did you mean 'frameBlend'?)"),
         ] {
-            do { _ = try Body.exportAsk(Array(body.utf8)); Issue.record("accepted \(body)") } catch {
+            do {
+                _ = try Body.exportAsk(Array(body.utf8))
+                Issue.record("accepted \(body)")
+            } catch {
                 #expect(error.field == field && error.message.contains(words), "\(body): \(error)")
             }
         }
@@ -123,7 +132,10 @@ struct AccessTests {
             (RigSettings(preTrigger: .zero, postTrigger: .zero), "postTrigger"), (RigSettings(shots: -1), "shots"),
             (RigSettings(previewFps: .zero), "previewFps"), (RigSettings(previewWidth: 10), "previewWidth"),
         ] {
-            do { try s.check(); Issue.record("accepted \(s)") } catch { #expect(error.field == field) }
+            do {
+                try s.check()
+                Issue.record("accepted \(s)")
+            } catch { #expect(error.field == field) }
         }
     }
 }

@@ -79,7 +79,10 @@ import Testing
     @Test func theInterruptLineNamesThePartialOutputs() {
         ProcessSignals.registerPartial("/tmp/.x.mp4.partial-1", shownAs: "x.mp4")
         ProcessSignals.registerPartial("/tmp/.y.mkv.partial-1", shownAs: "y.mkv")
-        defer { ProcessSignals.unregisterPartial("/tmp/.x.mp4.partial-1"); ProcessSignals.unregisterPartial("/tmp/.y.mkv.partial-1") }
+        defer {
+            ProcessSignals.unregisterPartial("/tmp/.x.mp4.partial-1")
+            ProcessSignals.unregisterPartial("/tmp/.y.mkv.partial-1")
+        }
         let line = Partials.message.map { String(cString: $0) } ?? ""
         // (other suites' outputs may be registered beside these while they run)
         #expect(

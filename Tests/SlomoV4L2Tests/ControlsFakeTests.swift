@@ -116,7 +116,10 @@ import SlomoTestSupport
         let fake = Self.camera()
         fake.extControls.removeAll { $0.id == ControlID.zoomAbsolute }
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
-        do { _ = try d.apply(Self.mode, controls: Self.requests(["zoom": "2"])); Issue.record("cropped") } catch let e as V4L2Error {
+        do {
+            _ = try d.apply(Self.mode, controls: Self.requests(["zoom": "2"]))
+            Issue.record("cropped")
+        } catch let e as V4L2Error {
             #expect(
                 e.description
                     == "/dev/video0: VIDIOC_G_SELECTION crop bounds (--zoom 2: no zoom_absolute control, and the device cannot crop) failed: No data available (ENODATA)"
@@ -129,7 +132,10 @@ import SlomoTestSupport
         let fake = Self.camera()
         fake.stream = FakeV4L2.Stream()
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
-        do { _ = try V4L2StreamingSource(device: d, mode: Self.mode, buffers: 4, controls: Self.requests(["wb": "5005"])); Issue.record("applied") } catch let e
+        do {
+            _ = try V4L2StreamingSource(device: d, mode: Self.mode, buffers: 4, controls: Self.requests(["wb": "5005"]))
+            Issue.record("applied")
+        } catch let e
             as ControlError
         {
             #expect(
@@ -140,7 +146,10 @@ import SlomoTestSupport
         #expect(!fake.log.contains { $0.hasPrefix("S_EXT") } && !fake.calls.contains(.reqbufs))
         // a write the driver refuses ends the set-up with the control named, before any buffer
         fake.refuseExt[ControlID.gain] = EBUSY
-        do { _ = try V4L2StreamingSource(device: d, mode: Self.mode, buffers: 4, controls: Self.requests(["gain": "80"])); Issue.record("applied") } catch let e
+        do {
+            _ = try V4L2StreamingSource(device: d, mode: Self.mode, buffers: 4, controls: Self.requests(["gain": "80"]))
+            Issue.record("applied")
+        } catch let e
             as V4L2Error
         {
             #expect(e.description == "/dev/video0: VIDIOC_S_EXT_CTRLS gain=80 (--gain 80) failed: Device or resource busy (EBUSY)")
@@ -151,7 +160,10 @@ import SlomoTestSupport
 
     @Test func lockWithoutAnAutomaticModeIsUnavailable() throws {
         let d = try VideoDevice(path: "/dev/video0", syscalls: Self.camera())
-        do { _ = try d.apply(Self.mode, controls: Self.requests(["gain": "lock"])); Issue.record("locked") } catch let e as ControlError {
+        do {
+            _ = try d.apply(Self.mode, controls: Self.requests(["gain": "lock"]))
+            Issue.record("locked")
+        } catch let e as ControlError {
             #expect(e.description == "/dev/video0: --gain lock: the device has no automatic gain to lock (no gain_automatic control)" && e.kind == .unavailable)
         }
     }

@@ -4,7 +4,11 @@ import Testing
 /// The built `slomo devices` / `slomo formats` on this machine (no VM): bad nodes and files give one
 /// line and the documented exit status; every shared listing goes through `--listing --json`.
 @Suite struct DeviceCLITests {
-    struct Run { var status: Int32; var stdout: String; var stderr: String }
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
 
     static func slomo(_ args: [String]) throws -> Run {
         let p = Process()
@@ -34,13 +38,19 @@ import Testing
         (["formats", "--listing", "/etc/hostname", "--fps", "0"], 64, "slomo: --fps '0': must be > 0\n"),
     ])
     func badInputIsOneLineWithItsExitStatus(args: [String], status: Int32, stderr: String) throws {
-        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else { Issue.record("no slomo at \(VividVM.binary)"); return }
+        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else {
+            Issue.record("no slomo at \(VividVM.binary)")
+            return
+        }
         let r = try Self.slomo(args)
         #expect(r.status == status && r.stderr == stderr && r.stdout.isEmpty, "\(r)")
     }
 
     @Test func everyListingGoesThroughTheCLI() throws {
-        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else { Issue.record("no slomo at \(VividVM.binary)"); return }
+        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else {
+            Issue.record("no slomo at \(VividVM.binary)")
+            return
+        }
         let files = try FileManager.default.contentsOfDirectory(atPath: Self.listings.path).filter { $0.hasSuffix(".txt") }.sorted()
         #expect(files.count == 18)
         for f in files {
@@ -61,7 +71,10 @@ import Testing
     static let fixtures = VividVM.root.appendingPathComponent("Tests/SlomoCoreTests/Fixtures/v4l2-controls")
 
     @Test func listingsAsJSONWithTheDocumentedFields() throws {
-        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else { Issue.record("no slomo at \(VividVM.binary)"); return }
+        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else {
+            Issue.record("no slomo at \(VividVM.binary)")
+            return
+        }
         let r = try DeviceCLITests.slomo(["controls", "--listing", Self.fixtures.appendingPathComponent("uvc-webcam-ctrls-partial.txt").path, "--json"])
         #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
         let obj = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -96,7 +109,10 @@ import Testing
         (["formats", "/dev/video-none", "--gain", "lock"], 64, "slomo: camera controls (--shutter, --gain, --control…) are set with --apply\n"),
     ])
     func badInputIsOneLineWithItsExitStatus(args: [String], status: Int32, stderr: String) throws {
-        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else { Issue.record("no slomo at \(VividVM.binary)"); return }
+        guard FileManager.default.isExecutableFile(atPath: VividVM.binary) else {
+            Issue.record("no slomo at \(VividVM.binary)")
+            return
+        }
         let r = try DeviceCLITests.slomo(args)
         #expect(r.status == status && r.stderr.hasPrefix(stderr) && r.stderr.filter { $0 == "\n" }.count == 1 && r.stdout.isEmpty, "\(r)")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/slomo-never.mp4"))

@@ -36,7 +36,10 @@ import SlomoTestSupport
     func openErrorsNameTheDeviceAndErrno(errno e: Int32, cause: String, status: SlomoCore.FailureKind) {
         let fake = FakeV4L2()
         fake.openErrno = e
-        do { _ = try VideoDevice(path: "/dev/video0", syscalls: fake); Issue.record("opened") } catch {
+        do {
+            _ = try VideoDevice(path: "/dev/video0", syscalls: fake)
+            Issue.record("opened")
+        } catch {
             #expect(error.description == "/dev/video0: open failed: \(cause)")
             #expect(error.kind == status)
         }
@@ -47,7 +50,10 @@ import SlomoTestSupport
         fake.kinds["/tmp/file"] = .notCharacterDevice
         fake.kinds["/secret/video0"] = .inaccessible(errno: EACCES)
         func failure(_ path: String, requireCapture: Bool = true) -> V4L2Error? {
-            do { _ = try VideoDevice(path: path, syscalls: fake, requireCapture: requireCapture); return nil } catch { return error }
+            do {
+                _ = try VideoDevice(path: path, syscalls: fake, requireCapture: requireCapture)
+                return nil
+            } catch { return error }
         }
         let missing = failure("/dev/video9")
         #expect(missing?.description == "/dev/video9: open failed: No such file or directory (ENOENT)")
@@ -101,14 +107,20 @@ import SlomoTestSupport
         // ENODEV on the 3rd interval call (the end-of-list probe): unplugged mid-way, exit 74, size and index named
         let f = FakeV4L2()
         f.fail = (.enumFrameintervals, ENODEV, after: 2)
-        do { _ = try VideoDevice(path: "/dev/video0", syscalls: f).catalog(); Issue.record("no error") } catch {
+        do {
+            _ = try VideoDevice(path: "/dev/video0", syscalls: f).catalog()
+            Issue.record("no error")
+        } catch {
             #expect(error.description == "/dev/video0: VIDIOC_ENUM_FRAMEINTERVALS MJPG 640x480 index 2 failed: No such device (ENODEV)")
             #expect(error.kind == .ioFailed)
         }
         // ENOTTY on ENUM_FMT itself: the driver lists no formats
         let g = FakeV4L2()
         g.fail = (.enumFmt, ENOTTY, after: 0)
-        do { _ = try VideoDevice(path: "/dev/video0", syscalls: g).catalog(); Issue.record("no error") } catch {
+        do {
+            _ = try VideoDevice(path: "/dev/video0", syscalls: g).catalog()
+            Issue.record("no error")
+        } catch {
             #expect(error.code == .unsupported && error.description.hasSuffix("(ENOTTY): the driver lists no formats"))
         }
     }

@@ -76,7 +76,10 @@ import SlomoTestSupport
         fake.fail = (.sFmt, EBUSY, after: 0)
         let d = try VideoDevice(path: "/dev/video0", syscalls: fake)
         let mode = CaptureMode(pixelFormat: "MJPG", width: 1280, height: 720, frameDuration: Rational(1, 60), compressed: true)
-        do { _ = try d.apply(mode); Issue.record("applied") } catch let error as V4L2Error {
+        do {
+            _ = try d.apply(mode)
+            Issue.record("applied")
+        } catch let error as V4L2Error {
             #expect(error.description == "/dev/video0: VIDIOC_S_FMT MJPG 1280x720 failed: Device or resource busy (EBUSY)")
             #expect(error.kind == .unavailable && error.code == .busy)
         }

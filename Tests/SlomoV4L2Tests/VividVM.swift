@@ -37,14 +37,16 @@ enum VividVM {
 
     /// Boots the VM once and runs every check; later calls reuse the result (or the failure).
     static func checks() throws -> [String: String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if cached == nil { cached = run(script: "Tests/vivid/checks.sh", out: "vivid-out") }
         return try cached!.get()
     }
 
     /// The sound checks: another boot, with the ALSA loopback card (`--alsa`), `Tests/vivid/audio-checks.sh`.
     static func audioChecks() throws -> [String: String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if cachedAudio == nil {
             cachedAudio = run(
                 script: "Tests/vivid/audio-checks.sh", out: "vivid-audio-out", alsa: true,
@@ -55,7 +57,8 @@ enum VividVM {
 
     /// The GPIO checks: a boot with the kernel's simulated GPIO chip (`--gpio-sim`), `Tests/vivid/gpio-checks.sh`.
     static func gpioChecks() throws -> [String: String] {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if cachedGPIO == nil { cachedGPIO = run(script: "Tests/vivid/gpio-checks.sh", out: "vivid-gpio-out", gpioSim: true) }
         return try cachedGPIO!.get()
     }

@@ -47,7 +47,10 @@ public enum Signal {
     public static func power(_ x: [Float], at frequency: Double, in range: Range<Int>, sampleRate: Int) -> Double {
         var re = 0.0, im = 0.0
         let w = 2 * Double.pi * frequency / Double(sampleRate)
-        for i in range { re += Double(x[i]) * cos(w * Double(i)); im -= Double(x[i]) * sin(w * Double(i)) }
+        for i in range {
+            re += Double(x[i]) * cos(w * Double(i))
+            im -= Double(x[i]) * sin(w * Double(i))
+        }
         let n = Double(range.count)
         return (re * re + im * im) / (n * n) * 4 / 4
     }
@@ -76,7 +79,11 @@ public enum Signal {
     public static func burstCentre(_ x: [Float], near expected: Int, window: Int) -> Double {
         let a = Swift.max(0, expected - window), b = Swift.min(x.count, expected + window)
         var sum = 0.0, weighted = 0.0
-        for i in a..<b { let e = Double(x[i]) * Double(x[i]); sum += e; weighted += e * Double(i) }
+        for i in a..<b {
+            let e = Double(x[i]) * Double(x[i])
+            sum += e
+            weighted += e * Double(i)
+        }
         return sum > 0 ? weighted / sum : -1
     }
 }
@@ -86,12 +93,28 @@ public func writeWAV(_ path: String, _ planes: [[Float]], sampleRate: Int, chann
     let ch = channels ?? planes.count
     let n = planes.first?.count ?? 0
     var d = Data()
-    func u32(_ v: Int) { var x = UInt32(v).littleEndian; d.append(Data(bytes: &x, count: 4)) }
-    func u16(_ v: Int) { var x = UInt16(v).littleEndian; d.append(Data(bytes: &x, count: 2)) }
+    func u32(_ v: Int) {
+        var x = UInt32(v).littleEndian
+        d.append(Data(bytes: &x, count: 4))
+    }
+    func u16(_ v: Int) {
+        var x = UInt16(v).littleEndian
+        d.append(Data(bytes: &x, count: 2))
+    }
     let bytes = n * ch * 2
-    d.append(contentsOf: Array("RIFF".utf8)); u32(36 + bytes); d.append(contentsOf: Array("WAVE".utf8))
-    d.append(contentsOf: Array("fmt ".utf8)); u32(16); u16(1); u16(ch); u32(sampleRate); u32(sampleRate * ch * 2); u16(ch * 2); u16(16)
-    d.append(contentsOf: Array("data".utf8)); u32(bytes)
+    d.append(contentsOf: Array("RIFF".utf8))
+    u32(36 + bytes)
+    d.append(contentsOf: Array("WAVE".utf8))
+    d.append(contentsOf: Array("fmt ".utf8))
+    u32(16)
+    u16(1)
+    u16(ch)
+    u32(sampleRate)
+    u32(sampleRate * ch * 2)
+    u16(ch * 2)
+    u16(16)
+    d.append(contentsOf: Array("data".utf8))
+    u32(bytes)
     for i in 0..<n { for c in 0..<ch { u16(Int(UInt16(bitPattern: Int16(Swift.max(-1, Swift.min(1, planes[c % planes.count][i])) * 32767)))) } }
     try! d.write(to: URL(fileURLWithPath: path))
 }
@@ -113,6 +136,7 @@ public func ffmpegCLI(_ args: [String]) throws {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
     p.arguments = ["-v", "error", "-y"] + args
-    try p.run(); p.waitUntilExit()
+    try p.run()
+    p.waitUntilExit()
     if p.terminationStatus != 0 { throw FixtureToolFailed(arguments: args, status: p.terminationStatus) }
 }

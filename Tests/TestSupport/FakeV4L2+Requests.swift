@@ -20,7 +20,10 @@ extension FakeV4L2 {
         let d = arg.assumingMemoryBound(to: v4l2_fmtdesc.self)
         guard d.pointee.type == bufferType else { return EINVAL }
         let i = Int(d.pointee.index)
-        if endlessFormats { d.pointee.pixelformat = VideoDevice.code("GREY"); return 0 }
+        if endlessFormats {
+            d.pointee.pixelformat = VideoDevice.code("GREY")
+            return 0
+        }
         guard i < formats.count else { return EINVAL }
         d.pointee.pixelformat = VideoDevice.code(formats[i].fourcc)
         d.pointee.flags = formats[i].compressed ? UInt32(V4L2_FMT_FLAG_COMPRESSED) : 0

@@ -77,7 +77,10 @@ public final class FakeV4L2: V4L2Syscalls {
         fileprivate var clockMicros: Int64 = 1_000_000
         /// Modes streamed, in order (`YUYV 640x480`).
         public private(set) var started: [String] = []
-        fileprivate func start(_ mode: String) { started.append(mode); on = true }
+        fileprivate func start(_ mode: String) {
+            started.append(mode)
+            on = true
+        }
         public init() {}
         deinit { for b in buffers { b.deallocate() } }
     }

@@ -114,7 +114,10 @@ public final class AudioRenderer {
                 continue
             }
             feedsWithoutOutput = 0
-            if skip > 0 { skip -= Int64(got); continue }
+            if skip > 0 {
+                skip -= Int64(got)
+                continue
+            }
             emit(seg, count: got, into: &out)
         }
         position += Int64(out[0].count)
@@ -126,7 +129,10 @@ public final class AudioRenderer {
         k = seg.renderStart
         feedsWithoutOutput = 0
         source.discard(before: plan.keepFrom[segmentIndex])
-        guard plan.algorithm != .mute, seg.length > 0 else { engine = nil; return }
+        guard plan.algorithm != .mute, seg.length > 0 else {
+            engine = nil
+            return
+        }
         glidePiece = 0
         let e: any StretchEngine = seg.rate == .one && seg.glide == nil ? PassThroughEngine(channels: channels) : try makeEngine(seg.rate)
         engine = e
@@ -193,14 +199,17 @@ public final class AudioRenderer {
                     let g = AudioRenderPlan.fadeGain(j, of: fadeLength)
                     let prev = j < tail[c].count ? tail[c][j] : 0
                     out[c].append(prev * (1 - g) + src[i] * g)
-                    i += 1; kk += 1
+                    i += 1
+                    kk += 1
                 } else if kk < tailStart {
                     let m = Int(Swift.min(Int64(n - i), tailStart - kk))
                     out[c].append(contentsOf: src[i..<(i + m)])
-                    i += m; kk += Int64(m)
+                    i += m
+                    kk += Int64(m)
                 } else {
                     nextTail[c].append(contentsOf: src[i..<n])
-                    kk += Int64(n - i); i = n
+                    kk += Int64(n - i)
+                    i = n
                 }
             }
         }

@@ -17,7 +17,8 @@ public struct OnsetDetector: Sendable {
 
     /// `levelDBFS`: the onset level in dBFS (−90…0); `holdoff`: seconds with no second onset.
     public init(sampleRate: Int, channels: Int, levelDBFS: Double, holdoff: Rational, cutoffHz: Double = 200) {
-        self.sampleRate = sampleRate; self.channels = channels
+        self.sampleRate = sampleRate
+        self.channels = channels
         threshold = Float(pow10(levelDBFS / 20))
         holdoffFrames = (holdoff * Rational(Int64(sampleRate))).rounded(.nearest)
         warmUp = Int64(sampleRate / 20)
@@ -25,9 +26,15 @@ public struct OnsetDetector: Sendable {
         let f = cutoffHz / Double(sampleRate)  // w = 2π·f
         let alpha = sin2pi(f) / (2 * 0.7071067811865476), c = cos2pi(f)
         let a0 = 1 + alpha
-        b0 = Float((1 + c) / 2 / a0); b1 = Float(-(1 + c) / a0); b2 = b0
-        a1 = Float(-2 * c / a0); a2 = Float((1 - alpha) / a0)
-        x1 = Array(repeating: 0, count: channels); x2 = x1; y1 = x1; y2 = x1
+        b0 = Float((1 + c) / 2 / a0)
+        b1 = Float(-(1 + c) / a0)
+        b2 = b0
+        a1 = Float(-2 * c / a0)
+        a2 = Float((1 - alpha) / a0)
+        x1 = Array(repeating: 0, count: channels)
+        x2 = x1
+        y1 = x1
+        y2 = x1
     }
 
     /// Feeds `count` frames, one plane per channel, that start at frame `position` of the stream
@@ -41,7 +48,10 @@ public struct OnsetDetector: Sendable {
             for i in 0..<count {
                 let x = p[i]
                 let y = b0 * x + b1 * sx1 + b2 * sx2 - a1 * sy1 - a2 * sy2
-                sx2 = sx1; sx1 = x; sy2 = sy1; sy1 = y
+                sx2 = sx1
+                sx1 = x
+                sy2 = sy1
+                sy1 = y
                 if abs(y) >= threshold { loud[i] = true }
             }
             (x1[c], x2[c], y1[c], y2[c]) = (sx1, sx2, sy1, sy2)
@@ -61,9 +71,15 @@ public struct OnsetDetector: Sendable {
 /// 10^x without Foundation (SlomoCore imports nothing): e^(x·ln 10) by halving, a series, squaring.
 private func pow10(_ x: Double) -> Double {
     var k = 0, y = x * 2.302585092994046
-    while abs(y) > 0.5 { y /= 2; k += 1 }
+    while abs(y) > 0.5 {
+        y /= 2
+        k += 1
+    }
     var term = 1.0, sum = 1.0
-    for n in 1...20 { term *= y / Double(n); sum += term }
+    for n in 1...20 {
+        term *= y / Double(n)
+        sum += term
+    }
     for _ in 0..<k { sum *= sum }
     return sum
 }

@@ -123,10 +123,16 @@ public final class ShortGrainWSOLA: StretchEngine {
             var best = nominal, bestScore = score(nominal)
             func consider(_ q: Int) {
                 let s = score(q)
-                if s > bestScore || (s == bestScore && abs(q - nominal) < abs(best - nominal)) { bestScore = s; best = q }
+                if s > bestScore || (s == bestScore && abs(q - nominal) < abs(best - nominal)) {
+                    bestScore = s
+                    best = q
+                }
             }
             var q = lo + ((nominal - lo) & 1)  // the coarse grid goes through the nominal position
-            while q <= hi { consider(q); q += 2 }
+            while q <= hi {
+                consider(q)
+                q += 2
+            }
             let coarse = best  // refine around the coarse winner (no array per grain)
             if coarse - 1 >= lo { consider(coarse - 1) }
             if coarse + 1 <= hi { consider(coarse + 1) }
@@ -152,7 +158,11 @@ public final class ShortGrainWSOLA: StretchEngine {
         previousFrac = frac
         // the first hop is final: move it out, shift the accumulator
         var h = hop
-        if dropOutput > 0 { let d = Swift.min(dropOutput, h); dropOutput -= d; h -= d }
+        if dropOutput > 0 {
+            let d = Swift.min(dropOutput, h)
+            dropOutput -= d
+            h -= d
+        }
         if h > 0 {
             for c in 0..<channels { ready.appendChannel(c, accumulator[c][(hop - h)..<hop]) }
         }
@@ -170,7 +180,10 @@ public final class ShortGrainWSOLA: StretchEngine {
             input.drop(d)
             monoHead += d
             inputBase += d
-            if monoHead >= 65_536 && monoHead * 2 >= mono.count { mono.removeFirst(monoHead); monoHead = 0 }
+            if monoHead >= 65_536 && monoHead * 2 >= mono.count {
+                mono.removeFirst(monoHead)
+                monoHead = 0
+            }
         }
     }
 

@@ -80,7 +80,10 @@ public enum TimePitchAlgorithm: String, Sendable, CaseIterable, Codable, CustomS
             var result = try RetimeMap(mappings: played)
             // no rate snapped: the same map, glides kept; snapped (zero-latency): neighbours that
             // snapped to the same rate are one piece (a curve becomes a few steps)
-            if played == map.mappings { result.glides = map.glides; return result }
+            if played == map.mappings {
+                result.glides = map.glides
+                return result
+            }
             return result.coalesced()
         } catch {
             throw AudioFailure(.invalidRate, subject: "retime map", operation: "plan", cause: "\(error)")

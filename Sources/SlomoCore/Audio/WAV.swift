@@ -131,22 +131,38 @@ public enum WAV {
             let step = channels * format.bytes
             switch format {
             case .u8:
-                for k in 0..<frames { out[k] = Float(Int(p.load(fromByteOffset: i, as: UInt8.self)) - 0x80) * (1 / 128); i += step }
+                for k in 0..<frames {
+                    out[k] = Float(Int(p.load(fromByteOffset: i, as: UInt8.self)) - 0x80) * (1 / 128)
+                    i += step
+                }
             case .s16:
-                for k in 0..<frames { out[k] = Float(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i, as: Int16.self))) * (1 / 32768); i += step }
+                for k in 0..<frames {
+                    out[k] = Float(Int16(littleEndian: p.loadUnaligned(fromByteOffset: i, as: Int16.self))) * (1 / 32768)
+                    i += step
+                }
             case .s24:
                 for k in 0..<frames {
                     let v =
                         Int32(p.load(fromByteOffset: i, as: UInt8.self)) | Int32(p.load(fromByteOffset: i + 1, as: UInt8.self)) << 8
                         | Int32(Int8(bitPattern: p.load(fromByteOffset: i + 2, as: UInt8.self))) << 16
-                    out[k] = Float(v) * (1 / 8_388_608); i += step
+                    out[k] = Float(v) * (1 / 8_388_608)
+                    i += step
                 }
             case .s32:
-                for k in 0..<frames { out[k] = Float(Int32(littleEndian: p.loadUnaligned(fromByteOffset: i, as: Int32.self))) * (1 / 2_147_483_648); i += step }
+                for k in 0..<frames {
+                    out[k] = Float(Int32(littleEndian: p.loadUnaligned(fromByteOffset: i, as: Int32.self))) * (1 / 2_147_483_648)
+                    i += step
+                }
             case .f32:
-                for k in 0..<frames { out[k] = Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt32.self))); i += step }
+                for k in 0..<frames {
+                    out[k] = Float(bitPattern: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt32.self)))
+                    i += step
+                }
             case .f64:
-                for k in 0..<frames { out[k] = Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self)))); i += step }
+                for k in 0..<frames {
+                    out[k] = Float(Double(bitPattern: UInt64(littleEndian: p.loadUnaligned(fromByteOffset: i, as: UInt64.self))))
+                    i += step
+                }
             }
         }
     }
@@ -197,11 +213,19 @@ public enum WAV {
         let data = frames * Int64(channels * 2)
         guard data + 36 <= Int64(UInt32.max) else { return nil }
         var h: [UInt8] = []
-        h.append(ascii: "RIFF"); h.append(le32: UInt32(data + 36)); h.append(ascii: "WAVE")
-        h.append(ascii: "fmt "); h.append(le32: 16); h.append(le16: 1); h.append(le16: UInt16(channels))
-        h.append(le32: UInt32(sampleRate)); h.append(le32: UInt32(sampleRate * channels * 2))
-        h.append(le16: UInt16(channels * 2)); h.append(le16: 16)
-        h.append(ascii: "data"); h.append(le32: UInt32(data))
+        h.append(ascii: "RIFF")
+        h.append(le32: UInt32(data + 36))
+        h.append(ascii: "WAVE")
+        h.append(ascii: "fmt ")
+        h.append(le32: 16)
+        h.append(le16: 1)
+        h.append(le16: UInt16(channels))
+        h.append(le32: UInt32(sampleRate))
+        h.append(le32: UInt32(sampleRate * channels * 2))
+        h.append(le16: UInt16(channels * 2))
+        h.append(le16: 16)
+        h.append(ascii: "data")
+        h.append(le32: UInt32(data))
         return h
     }
 }
@@ -211,6 +235,12 @@ extension [UInt8] {
     fileprivate func le16(_ at: Int) -> UInt16 { UInt16(self[at]) | UInt16(self[at + 1]) << 8 }
     fileprivate func le32(_ at: Int) -> UInt32 { UInt32(le16(at)) | UInt32(le16(at + 2)) << 16 }
     fileprivate mutating func append(ascii s: String) { append(contentsOf: s.utf8) }
-    fileprivate mutating func append(le16 v: UInt16) { append(UInt8(v & 0xFF)); append(UInt8(v >> 8)) }
-    fileprivate mutating func append(le32 v: UInt32) { append(le16: UInt16(v & 0xFFFF)); append(le16: UInt16(v >> 16)) }
+    fileprivate mutating func append(le16 v: UInt16) {
+        append(UInt8(v & 0xFF))
+        append(UInt8(v >> 8))
+    }
+    fileprivate mutating func append(le32 v: UInt32) {
+        append(le16: UInt16(v & 0xFFFF))
+        append(le16: UInt16(v >> 16))
+    }
 }

@@ -91,7 +91,10 @@ public enum CalibrationCode {
             var sum = 0, n = 0
             for y in y0..<y1 {
                 let row = luma + y * stride
-                for x in x0..<x1 { sum += Int(row[x]); n += 1 }
+                for x in x0..<x1 {
+                    sum += Int(row[x])
+                    n += 1
+                }
             }
             means.append(sum / n)
         }

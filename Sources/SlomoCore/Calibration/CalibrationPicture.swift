@@ -103,7 +103,10 @@ public struct CalibrationTone: Sendable {
     public func clickTimes(duration: Rational) -> [Rational] {
         var out: [Rational] = []
         var t = Rational.zero
-        while t < duration { out.append(t); t += clickInterval }
+        while t < duration {
+            out.append(t)
+            t += clickInterval
+        }
         return out
     }
 }
@@ -117,7 +120,10 @@ extension Double {
     static func sinTwoPi(_ x: Double) -> Double {
         var t = x - x.rounded(.down)  // [0, 1)
         var sign = 1.0
-        if t >= 0.5 { t -= 0.5; sign = -1 }  // sin(2π(t+1/2)) = -sin(2πt)
+        if t >= 0.5 {
+            t -= 0.5
+            sign = -1
+        }  // sin(2π(t+1/2)) = -sin(2πt)
         if t > 0.25 { t = 0.5 - t }  // symmetry about 1/4
         let a = 2 * Double.pi * t  // [0, π/2]
         if a > Double.pi / 4 { return sign * cosPoly(Double.pi / 2 - a) }
@@ -126,13 +132,19 @@ extension Double {
     static func sinPoly(_ a: Double) -> Double {
         let a2 = a * a
         var term = a, sum = a
-        for k in 1...9 { term *= -a2 / Double((2 * k) * (2 * k + 1)); sum += term }
+        for k in 1...9 {
+            term *= -a2 / Double((2 * k) * (2 * k + 1))
+            sum += term
+        }
         return sum
     }
     static func cosPoly(_ a: Double) -> Double {
         let a2 = a * a
         var term = 1.0, sum = 1.0
-        for k in 1...9 { term *= -a2 / Double((2 * k - 1) * (2 * k)); sum += term }
+        for k in 1...9 {
+            term *= -a2 / Double((2 * k - 1) * (2 * k))
+            sum += term
+        }
         return sum
     }
 }

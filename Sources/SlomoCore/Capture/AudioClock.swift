@@ -23,8 +23,10 @@ public struct AudioClock: Sendable {
 
     public init(nominalRate: Int, window: Int = 4096) {
         precondition(nominalRate > 0 && window >= 2)
-        self.nominalRate = nominalRate; self.window = window
-        positions.reserveCapacity(window); micros.reserveCapacity(window)
+        self.nominalRate = nominalRate
+        self.window = window
+        positions.reserveCapacity(window)
+        micros.reserveCapacity(window)
     }
 
     /// Adds one pair: `position` frames had been captured at kernel time `time` (positions only grow).
@@ -32,11 +34,13 @@ public struct AudioClock: Sendable {
         let us = (time * Rational(1_000_000)).rounded(.nearest)
         if origin == nil { origin = (position, us) }
         if positions.count < window {
-            positions.append(position); micros.append(us)
+            positions.append(position)
+            micros.append(us)
             sum(position, us, sign: 1)
         } else {
             sum(positions[head], micros[head], sign: -1)
-            positions[head] = position; micros[head] = us
+            positions[head] = position
+            micros[head] = us
             head = (head + 1) % window
             sum(position, us, sign: 1)
             // once per turn of the window, the origin moves to its oldest pair: the sums stay as
@@ -48,19 +52,34 @@ public struct AudioClock: Sendable {
 
     private mutating func rebase() {
         origin = (positions[head], micros[head])
-        n = 0; sx = 0; sy = 0; sxx = 0; sxy = 0
+        n = 0
+        sx = 0
+        sy = 0
+        sxx = 0
+        sxy = 0
         for i in positions.indices { sum(positions[i], micros[i], sign: 1) }
     }
 
     private mutating func sum(_ position: Int64, _ us: Int64, sign: Int128) {
         let x = Int128(position - origin!.x), y = Int128(us - origin!.y)
-        n += sign; sx += sign * x; sy += sign * y; sxx += sign * x * x; sxy += sign * x * y
+        n += sign
+        sx += sign * x
+        sy += sign * y
+        sxx += sign * x * x
+        sxy += sign * x * y
     }
 
     /// Forgets every pair (after the card's stream restarted).
     public mutating func reset() {
-        positions.removeAll(keepingCapacity: true); micros.removeAll(keepingCapacity: true); head = 0
-        origin = nil; n = 0; sx = 0; sy = 0; sxx = 0; sxy = 0
+        positions.removeAll(keepingCapacity: true)
+        micros.removeAll(keepingCapacity: true)
+        head = 0
+        origin = nil
+        n = 0
+        sx = 0
+        sy = 0
+        sxx = 0
+        sxy = 0
     }
 
     /// Seconds of positions the pairs must span before the slope is fitted too: over a shorter

@@ -117,8 +117,14 @@ extension CapturePixelFormat.Keyframes {
         guard case .nal(let codec) = self else { return true }
         var key = false
         NALUnits(codec, framing: .annexB).forEach(in: bytes, limit: 65_536) { u in
-            if u.isSequenceHeader { key = true; return false }
-            if u.isPicture { key = u.isKeyPicture; return false }
+            if u.isSequenceHeader {
+                key = true
+                return false
+            }
+            if u.isPicture {
+                key = u.isKeyPicture
+                return false
+            }
             return true
         }
         return key

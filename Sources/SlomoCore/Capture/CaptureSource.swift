@@ -3,7 +3,10 @@
 public struct CapturePlane: Sendable, Equatable, Codable {
     public var bytesPerLine: Int
     public var size: Int
-    public init(bytesPerLine: Int, size: Int) { self.bytesPerLine = bytesPerLine; self.size = size }
+    public init(bytesPerLine: Int, size: Int) {
+        self.bytesPerLine = bytesPerLine
+        self.size = size
+    }
 }
 
 /// The shape of a captured stream: what the ring and the writer need to store it.
@@ -24,8 +27,11 @@ public struct CaptureFormat: Sendable, Equatable, Codable {
         fourcc: String, width: Int, height: Int, bytesPerLine: Int = 0, frameDuration: Rational? = nil,
         planes: [CapturePlane] = []
     ) {
-        self.fourcc = fourcc; self.width = width; self.height = height
-        self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration
+        self.fourcc = fourcc
+        self.width = width
+        self.height = height
+        self.bytesPerLine = bytesPerLine
+        self.frameDuration = frameDuration
         self.planes = planes
     }
 
@@ -65,7 +71,10 @@ public struct BorrowedFrame {
     public var damage: FrameDamage?
 
     public init(planes: [UnsafeRawBufferPointer], timestamp: Rational, sequence: UInt64, damage: FrameDamage? = nil) {
-        self.planes = planes; self.timestamp = timestamp; self.sequence = sequence; self.damage = damage
+        self.planes = planes
+        self.timestamp = timestamp
+        self.sequence = sequence
+        self.damage = damage
     }
 
     public var byteCount: Int { planes.reduce(0) { $0 + $1.count } }
@@ -138,7 +147,10 @@ public struct TimestampClock: Sendable, Equatable, CustomStringConvertible {
     }
     public var clock: Clock
     public var instant: Instant
-    public init(_ clock: Clock, _ instant: Instant) { self.clock = clock; self.instant = instant }
+    public init(_ clock: Clock, _ instant: Instant) {
+        self.clock = clock
+        self.instant = instant
+    }
     /// `CLOCK_MONOTONIC, end of frame`: the report's `timestampClock`.
     public var description: String { "\(clock.rawValue), \(instant.rawValue)" }
 }

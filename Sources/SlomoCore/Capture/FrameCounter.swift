@@ -8,7 +8,8 @@ public struct FrameCounter: Sendable, Equatable {
     public var last: UInt64
     public init(first: UInt64, last: UInt64) {
         precondition(last > first)
-        self.first = first; self.last = last
+        self.first = first
+        self.last = last
     }
 
     public static let v4l2 = FrameCounter(first: 0, last: UInt64(UInt32.max))

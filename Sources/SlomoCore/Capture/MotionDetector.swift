@@ -32,7 +32,12 @@ public struct LumaLayout: Sendable, Equatable {
 /// A rectangle of the picture in pixels.
 public struct PixelRegion: Sendable, Equatable, Codable {
     public var x: Int, y: Int, width: Int, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
 
     /// `X,Y,W,H`.
     public init(parsing text: String) throws(SettingError) {
@@ -60,7 +65,10 @@ public struct MotionDetector: Sendable {
     private var previous: [UInt8] = []
 
     public init(region: PixelRegion, layout: LumaLayout, bytesPerLine: Int, step: Int = 2) {
-        self.region = region; self.layout = layout; self.bytesPerLine = bytesPerLine; self.step = Swift.max(1, step)
+        self.region = region
+        self.layout = layout
+        self.bytesPerLine = bytesPerLine
+        self.step = Swift.max(1, step)
     }
 
     /// Samples read per frame.

@@ -12,7 +12,11 @@ public struct TriggerMessage: Sendable, Equatable {
     public var sent: Int64
     public var nonce: UInt64
 
-    public init(at: Int64, sent: Int64, nonce: UInt64) { self.at = at; self.sent = sent; self.nonce = nonce }
+    public init(at: Int64, sent: Int64, nonce: UInt64) {
+        self.at = at
+        self.sent = sent
+        self.nonce = nonce
+    }
 
     /// The signed part: the line without ` mac=…`.
     public var signedText: String { "\(TriggerMessage.magic) at=\(at) sent=\(sent) nonce=\(TriggerMessage.hex(nonce))" }

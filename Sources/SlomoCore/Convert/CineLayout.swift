@@ -26,8 +26,14 @@ public struct CineLayout: Sendable, Equatable {
         width: Int, height: Int, bitsPerSample: Int, realBits: Int, mosaic: String?, firstImageNumber: Int, frameRate: Rational?,
         description: String
     ) {
-        self.width = width; self.height = height; self.bitsPerSample = bitsPerSample; self.realBits = realBits
-        self.mosaic = mosaic; self.firstImageNumber = firstImageNumber; self.frameRate = frameRate; self.description = description
+        self.width = width
+        self.height = height
+        self.bitsPerSample = bitsPerSample
+        self.realBits = realBits
+        self.mosaic = mosaic
+        self.firstImageNumber = firstImageNumber
+        self.frameRate = frameRate
+        self.description = description
     }
 
     /// The `SETUP` block's size as written in its `Length` (the readers' structure, whose tail is zeros).
@@ -78,9 +84,13 @@ public struct CineLayout: Sendable, Equatable {
         try setup(&b, exposure: exposures.first ?? .zero, lastImage: firstImageNumber + n - 1)
         // tagged blocks: BlockSize (with its 8-byte head), Type, Reserved (1 when another block
         // follows, as readers take it: pims stops at a 0), then the data
-        b.append(UInt32(8 + 8 * n)); b.append(UInt16(1002)); b.append(UInt16(1))
+        b.append(UInt32(8 + 8 * n))
+        b.append(UInt16(1002))
+        b.append(UInt16(1))
         for t in times { b.append(try Self.time64(t)) }
-        b.append(UInt32(8 + 4 * n)); b.append(UInt16(1003)); b.append(UInt16(0))
+        b.append(UInt32(8 + 4 * n))
+        b.append(UInt16(1003))
+        b.append(UInt16(0))
         for e in exposures { b.append(try Self.fraction32(e)) }
         for i in 0..<n { b.append(UInt64(imagesStart + i * recordBytes)) }
         return b.bytes
@@ -116,7 +126,10 @@ public struct CineLayout: Sendable, Equatable {
     public static func time64(_ t: Rational) throws(RationalError) -> UInt64 {
         var seconds = t.floor
         var fraction = try (t - Rational(seconds)).ticks(in: Rational(1, 1 << 32), rounding: .nearest)
-        if fraction == 1 << 32 { fraction = 0; seconds += 1 }
+        if fraction == 1 << 32 {
+            fraction = 0
+            seconds += 1
+        }
         return UInt64(UInt32(truncatingIfNeeded: fraction)) | UInt64(UInt32(truncatingIfNeeded: seconds)) << 32
     }
 
@@ -147,7 +160,10 @@ public func utcSeconds(iso8601 text: String) -> Rational? {
     else { return nil }
     func number(_ r: Range<Int>) -> Int64? {
         var v: Int64 = 0
-        for i in r { guard s[i] >= 48, s[i] <= 57 else { return nil }; v = v * 10 + Int64(s[i] - 48) }
+        for i in r {
+            guard s[i] >= 48, s[i] <= 57 else { return nil }
+            v = v * 10 + Int64(s[i] - 48)
+        }
         return v
     }
     guard let y = number(0..<4), let m = number(5..<7), let d = number(8..<10), let hh = number(11..<13), let mm = number(14..<16),

@@ -28,7 +28,10 @@ public struct LabFrameTable: Sendable, Equatable {
     public var firstSequence: Int64?
 
     public init(times: [Rational], end: Rational, triggerFrame: Int, firstSequence: Int64? = nil) {
-        self.times = times; self.end = end; self.triggerFrame = triggerFrame; self.firstSequence = firstSequence
+        self.times = times
+        self.end = end
+        self.triggerFrame = triggerFrame
+        self.firstSequence = firstSequence
     }
 
     /// The trigger frame's time: the first frame's when the trigger index lies outside the source.

@@ -64,7 +64,10 @@ public struct ImageSequenceName: Sendable, Equatable, CustomStringConvertible {
     public var suffix: String
 
     public init(directory: String, prefix: String, digits: Int, suffix: String) {
-        self.directory = directory; self.prefix = prefix; self.digits = digits; self.suffix = suffix
+        self.directory = directory
+        self.prefix = prefix
+        self.digits = digits
+        self.suffix = suffix
     }
 
     /// Parses `dir/name_%06d.tiff` (`%d` is `%01d`): exactly one number pattern, in the file's name.
@@ -105,7 +108,10 @@ public struct ImageSequenceName: Sendable, Equatable, CustomStringConvertible {
 public struct LabOutputError: SlomoFailure, Equatable {
     public var path: String
     public var reason: String
-    public init(_ path: String, _ reason: String) { self.path = path; self.reason = reason }
+    public init(_ path: String, _ reason: String) {
+        self.path = path
+        self.reason = reason
+    }
     public var kind: FailureKind { .badRequest }
     public var wording: Wording { Wording(verbatim: "\(path): \(reason)") }
 }

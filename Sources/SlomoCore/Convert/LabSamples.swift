@@ -44,19 +44,24 @@ public struct LabSamples: Sendable, Equatable {
         significantBits = depth
         let big = name.hasSuffix("be")
         if name == "gray" || name.hasPrefix("bayer_") && !name.hasSuffix("16le") && !name.hasSuffix("16be") {
-            format = .gray8; fidelity = .same
+            format = .gray8
+            fidelity = .same
         } else if name.hasPrefix("gray") && !name.hasPrefix("grayf") || name.hasPrefix("bayer_") {
             format = depth > 8 ? .gray16 : .gray8
             fidelity = big ? .rearranged : .same
             if name.hasPrefix("bayer_") { significantBits = depth > 8 ? 16 : 8 }
         } else if name == "ya8" || name == "ya16le" || name == "ya16be" {
-            format = depth > 8 ? .gray16 : .gray8; fidelity = .rearranged
+            format = depth > 8 ? .gray16 : .gray8
+            fidelity = .rearranged
         } else if name == "rgb24" || name == "rgb48le" {
-            format = depth > 8 ? .rgb16 : .rgb8; fidelity = .same
+            format = depth > 8 ? .rgb16 : .rgb8
+            fidelity = .same
         } else if Self.rgbOrders.contains(where: { name.hasPrefix($0) }) {
-            format = depth > 8 ? .rgb16 : .rgb8; fidelity = .rearranged
+            format = depth > 8 ? .rgb16 : .rgb8
+            fidelity = .rearranged
         } else {
-            format = depth > 8 ? .rgb16 : .rgb8; fidelity = .converted
+            format = depth > 8 ? .rgb16 : .rgb8
+            fidelity = .converted
             significantBits = format.bitsPerSample
         }
     }

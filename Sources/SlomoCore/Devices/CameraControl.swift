@@ -34,7 +34,10 @@ public struct CameraControl: Sendable, Equatable, Codable {
         ]
         public var list: [String] { Flags.names.filter { contains($0.0) }.map(\.1) }
         public init(from decoder: any Decoder) throws { self.init(names: try decoder.singleValueContainer().decode([String].self)) }
-        public func encode(to encoder: any Encoder) throws { var c = encoder.singleValueContainer(); try c.encode(list) }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(list)
+        }
         public init(names: [String]) {
             var f = Flags()
             for n in names { if let hit = Flags.names.first(where: { $0.1 == n }) { f.insert(hit.0) } }
@@ -47,7 +50,11 @@ public struct CameraControl: Sendable, Equatable, Codable {
         public var index: Int64
         public var name: String?
         public var value: Int64?
-        public init(index: Int64, name: String? = nil, value: Int64? = nil) { self.index = index; self.name = name; self.value = value }
+        public init(index: Int64, name: String? = nil, value: Int64? = nil) {
+            self.index = index
+            self.name = name
+            self.value = value
+        }
     }
 
     public var id: UInt32
@@ -73,9 +80,18 @@ public struct CameraControl: Sendable, Equatable, Codable {
         step: Int64 = 1, defaultValue: Int64 = 0, value: Int64? = nil, text: String? = nil, flags: Flags = [],
         menu: [MenuItem] = []
     ) {
-        self.id = id; self.name = name; self.label = label ?? name; self.kind = kind
-        self.minimum = minimum; self.maximum = maximum; self.step = step; self.defaultValue = defaultValue
-        self.value = value; self.text = text; self.flags = flags; self.menu = menu
+        self.id = id
+        self.name = name
+        self.label = label ?? name
+        self.kind = kind
+        self.minimum = minimum
+        self.maximum = maximum
+        self.step = step
+        self.defaultValue = defaultValue
+        self.value = value
+        self.text = text
+        self.flags = flags
+        self.menu = menu
     }
 
     /// The control class (`user`, `camera`, …); `vendor` for a driver's private controls: ids in a

@@ -41,7 +41,10 @@ public enum ControlListing {
             guard let open = trimmed.firstIndex(of: "("), let close = trimmed[open...].firstIndex(of: ")"),
                 let colon = trimmed[close...].firstIndex(of: ":")
             else {
-                if line.first != " " && line.first != "\t" { heading = String(trimmed); continue }
+                if line.first != " " && line.first != "\t" {
+                    heading = String(trimmed)
+                    continue
+                }
                 throw ParseError(line: n + 1, reason: "not a control line: '\(trimmed.prefix(60))'")
             }
             do throws(ParseError) {

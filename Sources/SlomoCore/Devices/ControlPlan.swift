@@ -13,7 +13,11 @@ public enum ControlStep: Sendable, Equatable {
         public var option: String
         public var requested: String
         public var note: String?
-        public init(_ option: String, _ requested: String, note: String? = nil) { self.option = option; self.requested = requested; self.note = note }
+        public init(_ option: String, _ requested: String, note: String? = nil) {
+            self.option = option
+            self.requested = requested
+            self.note = note
+        }
     }
 
     public var origin: Origin {

@@ -7,8 +7,8 @@ public struct ControlRequests: Sendable, Equatable {
         case value(Int64), auto, lock
         public var description: String {
             switch self {
-            case .value(let v): return String(v);
-            case .auto: return "auto";
+            case .value(let v): return String(v)
+            case .auto: return "auto"
             case .lock: return "lock"
             }
         }

@@ -35,7 +35,10 @@ public enum FrameIntervals: Hashable, Sendable, Codable {
 public struct Dimensions: Hashable, Sendable, Codable, CustomStringConvertible {
     public var width: Int
     public var height: Int
-    public init(width: Int, height: Int) { self.width = width; self.height = height }
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
     public var area: Int { width * height }
     /// `1280x720`
     public var description: String { "\(width)x\(height)" }
@@ -76,7 +79,9 @@ public struct SizeEntry: Hashable, Sendable, Codable {
     /// depend on the size; a live probe asks at the current or requested size). nil for discrete sizes.
     public var intervalsSize: Dimensions?
     public init(size: FrameSize, intervals: FrameIntervals?, intervalsSize: Dimensions? = nil) {
-        self.size = size; self.intervals = intervals; self.intervalsSize = intervalsSize
+        self.size = size
+        self.intervals = intervals
+        self.intervalsSize = intervalsSize
     }
 }
 
@@ -88,8 +93,12 @@ public struct PixelFormatEntry: Hashable, Sendable, Codable {
     public var emulated: Bool
     public var sizes: [SizeEntry]
     public init(index: Int, fourcc: FourCC, description: String, compressed: Bool, emulated: Bool, sizes: [SizeEntry]) {
-        self.index = index; self.fourcc = fourcc; self.description = description
-        self.compressed = compressed; self.emulated = emulated; self.sizes = sizes
+        self.index = index
+        self.fourcc = fourcc
+        self.description = description
+        self.compressed = compressed
+        self.emulated = emulated
+        self.sizes = sizes
     }
 }
 
@@ -129,10 +138,18 @@ extension FrameIntervals {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         switch self {
-        case .discrete(let list): try c.encode("discrete", forKey: .type); try c.encode(list, forKey: .intervals)
+        case .discrete(let list):
+            try c.encode("discrete", forKey: .type)
+            try c.encode(list, forKey: .intervals)
         case .stepwise(let lo, let hi, let step):
-            try c.encode("stepwise", forKey: .type); try c.encode(lo, forKey: .min); try c.encode(hi, forKey: .max); try c.encode(step, forKey: .step)
-        case .continuous(let lo, let hi): try c.encode("continuous", forKey: .type); try c.encode(lo, forKey: .min); try c.encode(hi, forKey: .max)
+            try c.encode("stepwise", forKey: .type)
+            try c.encode(lo, forKey: .min)
+            try c.encode(hi, forKey: .max)
+            try c.encode(step, forKey: .step)
+        case .continuous(let lo, let hi):
+            try c.encode("continuous", forKey: .type)
+            try c.encode(lo, forKey: .min)
+            try c.encode(hi, forKey: .max)
         }
     }
 
@@ -157,7 +174,10 @@ extension FrameSize {
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: Key.self)
         switch self {
-        case .discrete(let w, let h): try c.encode("discrete", forKey: .type); try c.encode(w, forKey: .width); try c.encode(h, forKey: .height)
+        case .discrete(let w, let h):
+            try c.encode("discrete", forKey: .type)
+            try c.encode(w, forKey: .width)
+            try c.encode(h, forKey: .height)
         case .stepwise(let mw, let mh, let xw, let xh, let sw, let sh):
             try c.encode("stepwise", forKey: .type)
             for (k, v) in [(Key.minWidth, mw), (.minHeight, mh), (.maxWidth, xw), (.maxHeight, xh), (.stepWidth, sw), (.stepHeight, sh)] {

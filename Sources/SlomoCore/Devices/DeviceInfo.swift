@@ -25,9 +25,18 @@ public struct DeviceInfo: Sendable, Codable, Equatable {
         path: String, driver: String, card: String, bus: String, capabilities: UInt32, deviceCaps: UInt32, isCapture: Bool,
         isMultiplanar: Bool, isMetadata: Bool, canStream: Bool, hasTimePerFrame: Bool?, capabilityNames: [String]
     ) {
-        self.path = path; self.driver = driver; self.card = card; self.bus = bus; self.capabilities = capabilities
-        self.deviceCaps = deviceCaps; self.isCapture = isCapture; self.isMultiplanar = isMultiplanar; self.isMetadata = isMetadata
-        self.canStream = canStream; self.hasTimePerFrame = hasTimePerFrame; self.capabilityNames = capabilityNames
+        self.path = path
+        self.driver = driver
+        self.card = card
+        self.bus = bus
+        self.capabilities = capabilities
+        self.deviceCaps = deviceCaps
+        self.isCapture = isCapture
+        self.isMultiplanar = isMultiplanar
+        self.isMetadata = isMetadata
+        self.canStream = canStream
+        self.hasTimePerFrame = hasTimePerFrame
+        self.capabilityNames = capabilityNames
     }
 }
 
@@ -62,9 +71,16 @@ public struct AppliedMode: Sendable, Codable, Equatable {
         requested: CaptureMode, pixelFormat: FourCC, width: Int, height: Int, bytesPerLine: Int, frameDuration: Rational?,
         dvTimingsFrameDuration: Rational? = nil, timePerFrameSupported: Bool, controls: [String: Int32], adjustments: [String]
     ) {
-        self.requested = requested; self.pixelFormat = pixelFormat; self.width = width; self.height = height
-        self.bytesPerLine = bytesPerLine; self.frameDuration = frameDuration; self.dvTimingsFrameDuration = dvTimingsFrameDuration
-        self.timePerFrameSupported = timePerFrameSupported; self.controls = controls; self.adjustments = adjustments
+        self.requested = requested
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.bytesPerLine = bytesPerLine
+        self.frameDuration = frameDuration
+        self.dvTimingsFrameDuration = dvTimingsFrameDuration
+        self.timePerFrameSupported = timePerFrameSupported
+        self.controls = controls
+        self.adjustments = adjustments
         exact =
             pixelFormat == requested.pixelFormat && width == requested.width && height == requested.height
             && frameDuration == requested.frameDuration
@@ -99,8 +115,13 @@ public struct AppliedControl: Sendable, Codable, Equatable {
     public var note: String?
 
     public init(name: String, option: String, requested: String, written: Int64?, readBack: Int64?, readBackText: String? = nil, note: String? = nil) {
-        self.name = name; self.option = option; self.requested = requested; self.written = written
-        self.readBack = readBack; self.readBackText = readBackText; self.note = note
+        self.name = name
+        self.option = option
+        self.requested = requested
+        self.written = written
+        self.readBack = readBack
+        self.readBackText = readBackText
+        self.note = note
     }
 }
 
@@ -121,7 +142,12 @@ extension AppliedControl {
 /// A pixel rectangle (V4L2 selection).
 public struct PixelRect: Sendable, Codable, Equatable, CustomStringConvertible {
     public var left: Int, top: Int, width: Int, height: Int
-    public init(left: Int, top: Int, width: Int, height: Int) { self.left = left; self.top = top; self.width = width; self.height = height }
+    public init(left: Int, top: Int, width: Int, height: Int) {
+        self.left = left
+        self.top = top
+        self.width = width
+        self.height = height
+    }
     public var description: String { "\(width)x\(height) at \(left),\(top)" }
 
     /// The middle 1/factor of `self`, sizes rounded down to even, centred on even offsets.
@@ -138,7 +164,10 @@ public struct AppliedCrop: Sendable, Codable, Equatable {
     public var requested: PixelRect
     public var readBack: PixelRect
     public init(factor: Rational, bounds: PixelRect, requested: PixelRect, readBack: PixelRect) {
-        self.factor = factor; self.bounds = bounds; self.requested = requested; self.readBack = readBack
+        self.factor = factor
+        self.bounds = bounds
+        self.requested = requested
+        self.readBack = readBack
     }
 }
 

@@ -14,8 +14,12 @@ public struct CaptureMode: Hashable, Sendable, Codable {
     public var rateMeasured = false
 
     public init(pixelFormat: FourCC, width: Int, height: Int, frameDuration: Rational, compressed: Bool, exceedsUSB2Budget: Bool = false) {
-        self.pixelFormat = pixelFormat; self.width = width; self.height = height; self.frameDuration = frameDuration
-        self.compressed = compressed; self.exceedsUSB2Budget = exceedsUSB2Budget
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.frameDuration = frameDuration
+        self.compressed = compressed
+        self.exceedsUSB2Budget = exceedsUSB2Budget
     }
 
     public var fps: Rational { Rational.one / frameDuration }
@@ -135,7 +139,10 @@ public enum FormatSelection {
         func pref(_ m: CaptureMode) -> Int { request.prefer.firstIndex(of: storageKind(m)) ?? request.prefer.count }
         var best: CaptureMode?
         for m in candidates(in: catalog, for: request) {
-            guard let b = best else { best = m; continue }
+            guard let b = best else {
+                best = m
+                continue
+            }
             let better: Bool
             if m.frameDuration != b.frameDuration {
                 // with --fps the closest rate at or above wins (longer duration); otherwise the fastest

@@ -20,7 +20,11 @@ public struct GenICamRange: Sendable, Equatable, Codable {
     public var min: Int64
     public var max: Int64
     public var increment: Int64
-    public init(min: Int64, max: Int64, increment: Int64 = 1) { self.min = min; self.max = max; self.increment = Swift.max(1, increment) }
+    public init(min: Int64, max: Int64, increment: Int64 = 1) {
+        self.min = min
+        self.max = max
+        self.increment = Swift.max(1, increment)
+    }
 
     /// The nearest value at or below `v` on the grid min + k·increment, within the range (in 128
     /// bits: a feature without a minimum reports Int64.min).
@@ -34,7 +38,12 @@ public struct GenICamRange: Sendable, Equatable, Codable {
 /// A region of the sensor: the size first, then where it lies.
 public struct GenICamRegion: Sendable, Equatable, Codable, CustomStringConvertible {
     public var x: Int64, y: Int64, width: Int64, height: Int64
-    public init(x: Int64, y: Int64, width: Int64, height: Int64) { self.x = x; self.y = y; self.width = width; self.height = height }
+    public init(x: Int64, y: Int64, width: Int64, height: Int64) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
     public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 
     /// The region `size` (nil: the whole sensor at this binning) at `offset` (nil: centred),
@@ -86,7 +95,7 @@ public enum CameraTrigger: Sendable, Equatable, CustomStringConvertible {
     /// The TriggerSource value.
     public var source: String {
         switch self {
-        case .line(let l): l;
+        case .line(let l): l
         case .software: "Software"
         }
     }
@@ -104,7 +113,10 @@ public struct GenICamFormats: Sendable, Codable, Equatable {
         public var name: String
         /// The fourcc slomo stores it as; nil: offered by the camera, not stored by slomo.
         public var storedAs: String?
-        public init(name: String, storedAs: String?) { self.name = name; self.storedAs = storedAs }
+        public init(name: String, storedAs: String?) {
+            self.name = name
+            self.storedAs = storedAs
+        }
     }
     public var pixelFormats: [PixelFormat]
     public var pixelFormat: String
@@ -136,9 +148,20 @@ public struct GenICamFormats: Sendable, Codable, Equatable {
         sensorWidth: Int64, sensorHeight: Int64, width: GenICamRange, height: GenICamRange, offsetX: GenICamRange, offsetY: GenICamRange,
         region: GenICamRegion, triggerSources: [String]
     ) {
-        self.camera = camera; self.vendor = vendor; self.model = model; self.serial = serial; self.protocol = `protocol`
-        self.pixelFormats = pixelFormats; self.pixelFormat = pixelFormat; self.sensorWidth = sensorWidth; self.sensorHeight = sensorHeight
-        self.width = width; self.height = height; self.offsetX = offsetX; self.offsetY = offsetY; self.region = region
+        self.camera = camera
+        self.vendor = vendor
+        self.model = model
+        self.serial = serial
+        self.protocol = `protocol`
+        self.pixelFormats = pixelFormats
+        self.pixelFormat = pixelFormat
+        self.sensorWidth = sensorWidth
+        self.sensorHeight = sensorHeight
+        self.width = width
+        self.height = height
+        self.offsetX = offsetX
+        self.offsetY = offsetY
+        self.region = region
         self.triggerSources = triggerSources
     }
 }
@@ -156,7 +179,11 @@ public struct GenICamFeature: Sendable, Codable, Equatable {
     public var increment: Double?
     public var unit: String?
     public var entries: [String]?
-    public init(name: String, type: String, access: String) { self.name = name; self.type = type; self.access = access }
+    public init(name: String, type: String, access: String) {
+        self.name = name
+        self.type = type
+        self.access = access
+    }
 }
 
 /// A GenICam stream's transport as the report gives it: buffers, packet size, socket buffer, and
@@ -188,5 +215,8 @@ public struct TransportReport: Sendable, Codable, Equatable {
     /// `--camera-trigger`: the source, the pulses counted (software) and their rate from the frames.
     public var cameraTrigger: String?
     public var softwareTriggersSent: Int64?
-    public init(protocol: String, buffers: Int) { self.protocol = `protocol`; self.buffers = buffers }
+    public init(protocol: String, buffers: Int) {
+        self.protocol = `protocol`
+        self.buffers = buffers
+    }
 }

@@ -29,7 +29,10 @@ public struct GenICamCameraState: Sendable, Equatable {
     /// TriggerSource's entries (empty: no trigger).
     public var triggerSources: [String]
     public init(pixelFormats: [String], pixelFormat: String, features: Set<String>, triggerSources: [String]) {
-        self.pixelFormats = pixelFormats; self.pixelFormat = pixelFormat; self.features = features; self.triggerSources = triggerSources
+        self.pixelFormats = pixelFormats
+        self.pixelFormat = pixelFormat
+        self.features = features
+        self.triggerSources = triggerSources
     }
 }
 
@@ -66,7 +69,10 @@ public enum GenICamStep: Sendable, Equatable {
     /// Two integers: a size (width, height) or an offset (x, y).
     public struct Pair: Sendable, Equatable {
         public var first: Int64, second: Int64
-        public init(_ first: Int64, _ second: Int64) { self.first = first; self.second = second }
+        public init(_ first: Int64, _ second: Int64) {
+            self.first = first
+            self.second = second
+        }
     }
 }
 
@@ -82,7 +88,11 @@ public struct GenICamRefusal: Error, Sendable, Equatable {
     public var operation: String
     public var reason: String
     public var kind: FailureKind
-    public init(_ operation: String, _ reason: String, _ kind: FailureKind) { self.operation = operation; self.reason = reason; self.kind = kind }
+    public init(_ operation: String, _ reason: String, _ kind: FailureKind) {
+        self.operation = operation
+        self.reason = reason
+        self.kind = kind
+    }
 }
 
 /// The order GenICam cameras need, as a pure function of the request and what the camera reports

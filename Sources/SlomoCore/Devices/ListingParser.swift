@@ -77,7 +77,9 @@ public enum ListingParser {
         }
         return DeviceCatalog(
             formats: kept.enumerated().map { i, f in
-                var g = f; g.index = i; return g
+                var g = f
+                g.index = i
+                return g
             })
     }
 

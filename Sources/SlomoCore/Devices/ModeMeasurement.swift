@@ -9,8 +9,11 @@ public struct MeasurementCandidate: Sendable, Equatable {
     public var advertised: Rational?
 
     public init(pixelFormat: FourCC, width: Int, height: Int, compressed: Bool, advertised: Rational?) {
-        self.pixelFormat = pixelFormat; self.width = width; self.height = height
-        self.compressed = compressed; self.advertised = advertised
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.compressed = compressed
+        self.advertised = advertised
     }
 
     /// The mode to apply: the advertised rate, or, when there is none, the `measured` duration
@@ -52,7 +55,10 @@ public struct ModeMeasurement: Sendable, Equatable, Encodable {
     public var error: String?
 
     public init(_ c: MeasurementCandidate, stats: CaptureStats, shortFrames: Int64, error: String?) {
-        pixelFormat = c.pixelFormat; width = c.width; height = c.height; compressed = c.compressed
+        pixelFormat = c.pixelFormat
+        width = c.width
+        height = c.height
+        compressed = c.compressed
         advertisedFrameDuration = c.advertised
         frames = stats.framesCaptured
         seconds = stats.duration
@@ -115,7 +121,10 @@ public enum NominalRate {
         for candidate in [Rational(n), Rational(n * 1000, 1001), Rational((r * Rational(1001, 1000)).rounded(.nearest) * 1000, 1001)] {
             guard candidate.isPositive else { continue }
             let error = ((candidate - r) / r).magnitude
-            if error <= bestError && (best == nil || error < bestError) { best = candidate; bestError = error }
+            if error <= bestError && (best == nil || error < bestError) {
+                best = candidate
+                bestError = error
+            }
         }
         let rate = best ?? Rational(max(1, (r * Rational(1000)).rounded(.nearest)), 1000)
         return try? rate.reciprocal()
@@ -169,7 +178,10 @@ extension FormatSelection {
             var mode = CaptureMode(pixelFormat: m.pixelFormat, width: m.width, height: m.height, frameDuration: d, compressed: m.compressed)
             mode.rateMeasured = true
             func pref(_ x: CaptureMode) -> Int { request.prefer.firstIndex(of: storageKind(x)) ?? request.prefer.count }
-            guard let (_, b) = best else { best = (m, mode); continue }
+            guard let (_, b) = best else {
+                best = (m, mode)
+                continue
+            }
             let better = d != b.frameDuration ? d < b.frameDuration : mode.area != b.area ? mode.area > b.area : pref(mode) < pref(b)
             if better { best = (m, mode) }
         }

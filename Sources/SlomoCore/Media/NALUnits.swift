@@ -17,7 +17,10 @@ public struct NALUnits: Sendable, Equatable {
     public let codec: Codec
     public let framing: Framing
 
-    public init(_ codec: Codec, framing: Framing) { self.codec = codec; self.framing = framing }
+    public init(_ codec: Codec, framing: Framing) {
+        self.codec = codec
+        self.framing = framing
+    }
 
     /// The framing a stream's extradata says (an avcC/hvcC record gives the size field's width;
     /// anything else is Annex B).
@@ -91,7 +94,8 @@ public struct NALUnits: Sendable, Equatable {
     public func units(in packet: UnsafeRawBufferPointer, limit: Int = .max) -> [Unit] {
         var out: [Unit] = []
         forEach(in: packet, limit: limit) {
-            out.append($0); return true
+            out.append($0)
+            return true
         }
         return out
     }

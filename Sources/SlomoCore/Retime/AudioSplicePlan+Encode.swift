@@ -3,7 +3,11 @@
 extension AudioSplicePlan.Geometry {
     /// A piece of the map between two joins: its source range, the target duration it plays over
     /// and whether its rate changes (a pass-through piece keeps rate 1 and absorbs nothing).
-    private struct Piece { var source: TimeRange; var duration: Rational; var changed: Bool }
+    private struct Piece {
+        var source: TimeRange
+        var duration: Rational
+        var changed: Bool
+    }
 
     /// The span from `start` to `end`, or nil when its audio cannot be made exactly as long as the
     /// frames between them (no rate change to absorb the difference, a rate that would leave its
@@ -13,7 +17,9 @@ extension AudioSplicePlan.Geometry {
             keepFrom: nil, keepUntil: nil, feedStart: 0, feedEnd: total, leadSilence: 0,
             map: map, sourceStart: .zero, skip: 0)
         switch end {
-        case .copyStart(let b, _): span.keepUntil = b; span.feedEnd = b + AudioSplicePlan.postRoll * frame
+        case .copyStart(let b, _):
+            span.keepUntil = b
+            span.feedEnd = b + AudioSplicePlan.postRoll * frame
         case .outputEnd: break
         }
         var s0: Rational

@@ -32,7 +32,11 @@ public struct AudioSplicePlan: Sendable, Equatable {
         public var first: Int
         public var count: Int
         public var start: Int64
-        public init(first: Int, count: Int, start: Int64) { self.first = first; self.count = count; self.start = start }
+        public init(first: Int, count: Int, start: Int64) {
+            self.first = first
+            self.count = count
+            self.start = start
+        }
     }
 
     /// Source packets copied unchanged: packet `packets.lowerBound + j` at output sample `start + j × frameSize`.
@@ -87,7 +91,10 @@ public struct AudioSplicePlan: Sendable, Equatable {
         self.frameSize = frameSize
         let g = Geometry(map: map, window: window, sampleRate: sampleRate, frameSize: frameSize, algorithm: algorithm)
         totalFrames = g.total
-        guard algorithm != .mute, map.target.start == .zero, frameSize > 0, g.total > 4 * g.frame else { spans = []; return }
+        guard algorithm != .mute, map.target.start == .zero, frameSize > 0, g.total > 4 * g.frame else {
+            spans = []
+            return
+        }
         var chosen: [(encode: Encode, copy: Copy)] = []
         for region in g.regions() {
             for run in runs where run.count > 2 {
@@ -139,7 +146,9 @@ extension AudioSplicePlan {
         let fadeHalf: Int64, warmUp: Int64
 
         init(map: RetimeMap, window: TimeRange?, sampleRate: Int, frameSize: Int, algorithm: TimePitchAlgorithm) {
-            self.map = map; self.window = window; self.algorithm = algorithm
+            self.map = map
+            self.window = window
+            self.algorithm = algorithm
             sr = Rational(Int64(sampleRate))
             frame = Int64(frameSize)
             if let w = window {
@@ -172,7 +181,10 @@ extension AudioSplicePlan {
             var out: [Region] = []
             var i = 0
             while i < ms.count {
-                guard passesThrough(ms[i]) else { i += 1; continue }
+                guard passesThrough(ms[i]) else {
+                    i += 1
+                    continue
+                }
                 var j = i
                 while j + 1 < ms.count, passesThrough(ms[j + 1]) { j += 1 }
                 let source = TimeRange(start: ms[i].source.start, end: ms[j].source.end)

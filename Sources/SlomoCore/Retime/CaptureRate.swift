@@ -15,7 +15,9 @@ public struct CaptureRate: Sendable, Equatable, Codable {
     public var source: String
 
     public init(captureFrameRate: Rational, storedFrameRate: Rational, source: String) {
-        self.captureFrameRate = captureFrameRate; self.storedFrameRate = storedFrameRate; self.source = source
+        self.captureFrameRate = captureFrameRate
+        self.storedFrameRate = storedFrameRate
+        self.source = source
     }
 
     /// From container metadata (keys compared in lower case); nil without a positive capture rate.
@@ -48,7 +50,9 @@ public struct CaptureRate: Sendable, Equatable, Codable {
             s.rate = fileRate(forRealTime: spec.rate)
         }
         s.segments = spec.segments.map {
-            var g = $0; g.rate = fileRate(forRealTime: $0.rate); return g
+            var g = $0
+            g.rate = fileRate(forRealTime: $0.rate)
+            return g
         }
         return s
     }

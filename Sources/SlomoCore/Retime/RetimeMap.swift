@@ -169,7 +169,10 @@ public struct Seconds: CustomStringConvertible {
     public var value: Rational
     /// Most decimals shown (trailing zeros removed).
     public var decimals: Int
-    public init(_ value: Rational, decimals: Int = 6) { self.value = value; self.decimals = decimals }
+    public init(_ value: Rational, decimals: Int = 6) {
+        self.value = value
+        self.decimals = decimals
+    }
     public var description: String {
         if value.isInteger { return "\(value.numerator)" }
         if decimals <= 0 { return "\(value.rounded(.nearest))" }
@@ -232,7 +235,10 @@ extension RetimeMap {
         var out: [TimeMapping] = []
         for m in mappings {
             if m.target.start >= end { break }
-            if m.target.end <= end { out.append(m); continue }
+            if m.target.end <= end {
+                out.append(m)
+                continue
+            }
             let sEnd = m.source.start + (end - m.target.start) * m.source.duration / m.target.duration
             out.append(TimeMapping(source: TimeRange(start: m.source.start, end: sEnd), target: TimeRange(start: m.target.start, end: end)))
         }

@@ -72,7 +72,10 @@ public struct SegmentSpec: Hashable, Sendable, Codable, CustomStringConvertible 
     public var text: String
 
     public init(start: TimePoint, end: TimePoint, rate: Rational, ramp: Rational? = nil, text: String? = nil) {
-        self.start = start; self.end = end; self.rate = rate; self.ramp = ramp
+        self.start = start
+        self.end = end
+        self.rate = rate
+        self.ramp = ramp
         self.text = text ?? "\(start)-\(end)@\(rate)\(ramp.map { ":\(Seconds($0))" } ?? "")"
     }
 

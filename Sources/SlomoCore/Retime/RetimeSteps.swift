@@ -2,7 +2,11 @@
 /// a glide (a curve, a ramp's side) with its exact output length.
 struct RetimeSteps {
     /// A segment placed on the media.
-    struct Piece { var start: Rational; var end: Rational; var spec: SegmentSpec }
+    struct Piece {
+        var start: Rational
+        var end: Rational
+        var spec: SegmentSpec
+    }
 
     let rate: Rational
     let curve: SpeedCurve.Resolved?
@@ -17,7 +21,10 @@ struct RetimeSteps {
     private var cursor = Rational.zero
 
     init(rate: Rational, curve: SpeedCurve.Resolved?, curveNodes: [Rational]?, frameRate: Rational?) {
-        self.rate = rate; self.curve = curve; self.curveNodes = curveNodes; self.frameRate = frameRate
+        self.rate = rate
+        self.curve = curve
+        self.curveNodes = curveNodes
+        self.frameRate = frameRate
         curvePending = curve != nil
     }
 
@@ -29,7 +36,8 @@ struct RetimeSteps {
     }
 
     mutating func append(_ a: Rational, _ b: Rational, _ r: Rational, length: Rational? = nil) {
-        steps.append((a, b, r)); lengths.append(length)
+        steps.append((a, b, r))
+        lengths.append(length)
     }
 
     /// A gliding piece of the map: its pieces cut at the nodes, each with its exact output length.

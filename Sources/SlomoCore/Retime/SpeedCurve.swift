@@ -13,7 +13,10 @@ public struct SpeedCurve: Hashable, Sendable, Codable, CustomStringConvertible {
     public struct Key: Hashable, Sendable, Codable {
         public var time: TimePoint
         public var rate: Rational
-        public init(time: TimePoint, rate: Rational) { self.time = time; self.rate = rate }
+        public init(time: TimePoint, rate: Rational) {
+            self.time = time
+            self.rate = rate
+        }
     }
 
     public var keys: [Key]

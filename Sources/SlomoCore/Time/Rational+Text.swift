@@ -29,7 +29,10 @@ extension Rational {
     init(decimal text: Substring) throws(RationalError) {
         var s = text.trimmingSpaces
         var negative = false
-        if s.first == "-" || s.first == "+" { negative = s.first == "-"; s = s.dropFirst() }
+        if s.first == "-" || s.first == "+" {
+            negative = s.first == "-"
+            s = s.dropFirst()
+        }
         guard !s.isEmpty else { throw .invalidText(String(text)) }
         var numerator: Int64 = 0
         var denominator: Int64 = 1
@@ -81,7 +84,10 @@ extension Rational: Codable {
             return
         }
         let single = try decoder.singleValueContainer()
-        if let i = try? single.decode(Int64.self) { self = Rational(i); return }
+        if let i = try? single.decode(Int64.self) {
+            self = Rational(i)
+            return
+        }
         let text = try single.decode(String.self)
         do { self = try Rational(parsing: text) } catch {
             throw DecodingError.dataCorruptedError(in: single, debugDescription: "\(error)")

@@ -43,9 +43,15 @@ public struct Rational: Hashable, Comparable, Sendable {
 
     static func reduce(_ n: Int128, _ d: Int128) -> Rational? {
         var n = n, d = d
-        if d < 0 { n = -n; d = -d }
+        if d < 0 {
+            n = -n
+            d = -d
+        }
         let g = gcd(n.magnitude, d.magnitude)
-        if g > 1 { n /= Int128(g); d /= Int128(g) }
+        if g > 1 {
+            n /= Int128(g)
+            d /= Int128(g)
+        }
         guard let n64 = Int64(exactly: n), let d64 = Int64(exactly: d) else { return nil }
         return Rational(unchecked: n64, denominator: d64)
     }

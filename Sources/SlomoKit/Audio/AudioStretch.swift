@@ -18,8 +18,12 @@ public struct AudioStretchRequest: Sendable {
         input: String, output: String, spec: RetimeSpec, algorithm: TimePitchAlgorithm = .spectral,
         overwrite: Bool = false, streamIndex: Int? = nil
     ) {
-        self.input = input; self.output = output; self.spec = spec; self.algorithm = algorithm
-        self.overwrite = overwrite; self.streamIndex = streamIndex
+        self.input = input
+        self.output = output
+        self.spec = spec
+        self.algorithm = algorithm
+        self.overwrite = overwrite
+        self.streamIndex = streamIndex
     }
 }
 

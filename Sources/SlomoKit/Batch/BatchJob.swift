@@ -108,11 +108,26 @@ public struct BatchJob: Codable, Sendable, Equatable {
         set { set(.rotation, newValue.map(JobOption.Value.text)) }
     }
 
-    private func text(_ o: JobOption) -> String? { if case .text(let v)? = options[o] { return v }; return nil }
-    private func texts(_ o: JobOption) -> [String] { if case .texts(let v)? = options[o] { return v }; return [] }
-    private func number(_ o: JobOption) -> Int? { if case .number(let v)? = options[o] { return v }; return nil }
-    private func numbers(_ o: JobOption) -> [Int] { if case .numbers(let v)? = options[o] { return v }; return [] }
-    private func flag(_ o: JobOption) -> Bool { if case .flag(let v)? = options[o] { return v }; return false }
+    private func text(_ o: JobOption) -> String? {
+        if case .text(let v)? = options[o] { return v }
+        return nil
+    }
+    private func texts(_ o: JobOption) -> [String] {
+        if case .texts(let v)? = options[o] { return v }
+        return []
+    }
+    private func number(_ o: JobOption) -> Int? {
+        if case .number(let v)? = options[o] { return v }
+        return nil
+    }
+    private func numbers(_ o: JobOption) -> [Int] {
+        if case .numbers(let v)? = options[o] { return v }
+        return []
+    }
+    private func flag(_ o: JobOption) -> Bool {
+        if case .flag(let v)? = options[o] { return v }
+        return false
+    }
     /// Sets an option; its default (nil, empty, false) is stored as "not set".
     public mutating func set(_ o: JobOption, _ value: JobOption.Value?) { options[o] = value?.isDefault == false ? value : nil }
 
@@ -174,7 +189,9 @@ public struct BatchJob: Codable, Sendable, Equatable {
     }
 
     public init(input: String, output: String, command: Command = .export) {
-        self.input = input; self.output = output; self.command = command
+        self.input = input
+        self.output = output
+        self.command = command
     }
 
     /// Checks option values the same way the commands do, so a bad job fails before anything runs.
@@ -263,7 +280,10 @@ public struct ShardSpec: Sendable, Equatable {
         count = n
     }
 
-    public init(index: Int, count: Int) { self.index = index; self.count = count }
+    public init(index: Int, count: Int) {
+        self.index = index
+        self.count = count
+    }
 
     public func contains(jobNumber k: Int) -> Bool { k % count == index - 1 }
 }

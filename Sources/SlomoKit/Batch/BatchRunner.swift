@@ -45,8 +45,15 @@ public struct BatchSummary: Codable, Sendable {
         total: Int, ok: Int, failed: Int, skipped: Int, interrupted: Int, elapsedSeconds: Double,
         jobs: Int, threadsPerJob: Int, shard: String?
     ) {
-        self.total = total; self.ok = ok; self.failed = failed; self.skipped = skipped; self.interrupted = interrupted
-        self.elapsedSeconds = elapsedSeconds; self.parallelJobs = jobs; self.threadsPerJob = threadsPerJob; self.shard = shard
+        self.total = total
+        self.ok = ok
+        self.failed = failed
+        self.skipped = skipped
+        self.interrupted = interrupted
+        self.elapsedSeconds = elapsedSeconds
+        self.parallelJobs = jobs
+        self.threadsPerJob = threadsPerJob
+        self.shard = shard
     }
 }
 
@@ -60,7 +67,9 @@ public final class BatchRunner: @unchecked Sendable {
         public var shard: ShardSpec?
         public var executable: String
         public init(jobs: Int, threadsPerJob: Int, executable: String) {
-            self.jobs = jobs; self.threadsPerJob = threadsPerJob; self.executable = executable
+            self.jobs = jobs
+            self.threadsPerJob = threadsPerJob
+            self.executable = executable
         }
 
         /// The ranges a batch's parallelism takes (`SettingError`, the same words for every front end).
@@ -87,7 +96,10 @@ public final class BatchRunner: @unchecked Sendable {
     /// passes SIGINT on to the running children so they remove their partial outputs).
     let stop: StopToken
 
-    public init(options: Options, stop: StopToken = ProcessSignals.interrupt) { self.options = options; self.stop = stop }
+    public init(options: Options, stop: StopToken = ProcessSignals.interrupt) {
+        self.options = options
+        self.stop = stop
+    }
 
     /// Checks the whole list before anything runs: duplicate outputs, output directories,
     /// inputs that are the outputs of other jobs.
@@ -156,13 +168,18 @@ public final class BatchRunner: @unchecked Sendable {
                 defer { group.leave() }
                 while true {
                     lock.lock()
-                    guard nextIndex < jobs.count, !stop.isRaised else { lock.unlock(); return }
+                    guard nextIndex < jobs.count, !stop.isRaised else {
+                        lock.unlock()
+                        return
+                    }
                     let (number, job) = jobs[nextIndex]
                     nextIndex += 1
                     lock.unlock()
                     started?(number, job)
                     let record = runOne(number, job, progress: progress)
-                    lock.lock(); records.append(record); lock.unlock()
+                    lock.lock()
+                    records.append(record)
+                    lock.unlock()
                     emit(record)
                 }
             }
@@ -188,7 +205,8 @@ public final class BatchRunner: @unchecked Sendable {
         p.standardOutput = out
         p.standardError = err
         do { try p.run() } catch {
-            record.status = .failed; record.error = "cannot start \(options.executable): \(error)"
+            record.status = .failed
+            record.error = "cannot start \(options.executable): \(error)"
             return record
         }
         ProcessSignals.trackChild(p.processIdentifier)
@@ -249,7 +267,10 @@ final class TailCollector: @unchecked Sendable {
             group.leave()
         }
     }
-    func wait() -> [String] { group.wait(); return tail }
+    func wait() -> [String] {
+        group.wait()
+        return tail
+    }
 }
 
 /// Splits what a pipe delivers into lines as they arrive, until its end (a batch child's stdout).

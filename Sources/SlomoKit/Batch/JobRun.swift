@@ -50,7 +50,9 @@ public struct JobRun: Sendable {
         r.audio = !job.noAudio
         if let audioCodec = job.audioCodec { r.audioCodec = audioCodec }
         r.audioStreams = job.audioStreams
-        r.codec = job.codec; r.preset = job.preset; r.crf = job.crf
+        r.codec = job.codec
+        r.preset = job.preset
+        r.crf = job.crf
         r.delivery = p.delivery
         r.trim = p.trim
         if let blend = p.frameBlend { r.frameBlend = blend }
@@ -111,7 +113,11 @@ public struct JobRequest: Codable, Sendable, Equatable {
     public var threads: Int
     /// The job's fingerprint, stored in the output (`slomo_job`) so a re-run recognises it.
     public var key: String
-    public init(job: BatchJob, threads: Int, key: String) { self.job = job; self.threads = threads; self.key = key }
+    public init(job: BatchJob, threads: Int, key: String) {
+        self.job = job
+        self.threads = threads
+        self.key = key
+    }
 }
 
 /// The last line `slomo job` writes on stdout (after `ProgressEvent` lines): how the job ended.
@@ -126,10 +132,15 @@ public struct JobResult: Codable, Sendable, Equatable {
     public var frames: Int64?
     public var warnings: [String] = []
 
-    public init(frames: Int64?, warnings: [String]) { self.frames = frames; self.warnings = warnings }
+    public init(frames: Int64?, warnings: [String]) {
+        self.frames = frames
+        self.warnings = warnings
+    }
 
     public init(failure message: String, exitStatus: Int32) {
-        status = .failed; error = message; self.exitStatus = exitStatus
+        status = .failed
+        error = message
+        self.exitStatus = exitStatus
     }
 
     /// How a child stopped by SIGINT or SIGTERM exits (128 + SIGINT, the shell's convention).

@@ -196,14 +196,23 @@ public enum Manifest {
         var pendingQuote = false
         while let c = it.next() {
             if quoted {
-                if c == "\"" { pendingQuote = true; quoted = false } else { cur.append(c) }
+                if c == "\"" {
+                    pendingQuote = true
+                    quoted = false
+                } else {
+                    cur.append(c)
+                }
             } else if c == "\"" {
                 if pendingQuote { cur.append("\"") }
-                quoted = true; pendingQuote = false
+                quoted = true
+                pendingQuote = false
             } else if c == "," {
-                out.append(cur.trimmingCharacters(in: .whitespaces)); cur = ""; pendingQuote = false
+                out.append(cur.trimmingCharacters(in: .whitespaces))
+                cur = ""
+                pendingQuote = false
             } else {
-                cur.append(c); pendingQuote = false
+                cur.append(c)
+                pendingQuote = false
             }
         }
         guard !quoted else { throw ManifestError.content(at: place, "unterminated quote") }
@@ -264,7 +273,10 @@ public enum Manifest {
                 case .numbers:
                     var have: [Int] = []
                     if case .numbers(let a)? = job.options[o] { have = a }
-                    if let n = v as? Int, !(v is Bool) { job.set(o, .numbers(have + [n])); continue }
+                    if let n = v as? Int, !(v is Bool) {
+                        job.set(o, .numbers(have + [n]))
+                        continue
+                    }
                     guard let a = v as? [Any], a.allSatisfy({ $0 is Int && !($0 is Bool) }) else {
                         throw ManifestError.content(at: at(k), "\(k): expected a stream number or a list of them")
                     }

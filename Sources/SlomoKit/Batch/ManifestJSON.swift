@@ -52,7 +52,10 @@ struct ManifestJSON {
 
     static func parse(_ bytes: [UInt8]) throws(SyntaxError) -> Node {
         var p = ManifestJSON(bytes: bytes)
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { p.i = 3; p.lineStart = 3 }  // a UTF-8 byte order mark
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) {
+            p.i = 3
+            p.lineStart = 3
+        }  // a UTF-8 byte order mark
         let root = try p.value(context: "the manifest")
         p.skipSpace()
         if p.i < bytes.count { throw p.error("unexpected '\(p.peekText)' after the end of the manifest") }
@@ -74,7 +77,10 @@ struct ManifestJSON {
     private mutating func skipSpace() {
         while i < bytes.count {
             switch bytes[i] {
-            case 10: i += 1; line += 1; lineStart = i
+            case 10:
+                i += 1
+                line += 1
+                lineStart = i
             case 32, 9, 13: i += 1
             default: return
             }
@@ -90,9 +96,15 @@ struct ManifestJSON {
         case UInt8(ascii: "{"): return Node(value: try object(), line: startLine)
         case UInt8(ascii: "["): return Node(value: try array(), line: startLine)
         case UInt8(ascii: "\""): return Node(value: .string(try string()), line: startLine)
-        case UInt8(ascii: "t"): try word("true"); return Node(value: .bool(true), line: startLine)
-        case UInt8(ascii: "f"): try word("false"); return Node(value: .bool(false), line: startLine)
-        case UInt8(ascii: "n"): try word("null"); return Node(value: .null, line: startLine)
+        case UInt8(ascii: "t"):
+            try word("true")
+            return Node(value: .bool(true), line: startLine)
+        case UInt8(ascii: "f"):
+            try word("false")
+            return Node(value: .bool(false), line: startLine)
+        case UInt8(ascii: "n"):
+            try word("null")
+            return Node(value: .null, line: startLine)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return Node(value: try number(), line: startLine)
         default:
             throw error("expected \(context) (a string in double quotes, number, object, list, true, false or null), found '\(peekText)'")
@@ -113,7 +125,10 @@ struct ManifestJSON {
         while true {
             skipSpace()
             guard i < bytes.count else { throw error("the file ends inside an object: a '}' is missing") }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(fields) }
+            if bytes[i] == UInt8(ascii: "}") {
+                i += 1
+                return .object(fields)
+            }
             guard bytes[i] == UInt8(ascii: "\"") else {
                 throw error("expected a field name in double quotes\(fields.last.map { " after field '\($0.key)'" } ?? ""), found '\(peekText)'")
             }
@@ -136,7 +151,10 @@ struct ManifestJSON {
         while true {
             skipSpace()
             guard i < bytes.count else { throw error("the file ends inside a list: a ']' is missing") }
-            if bytes[i] == UInt8(ascii: "]") { i += 1; return .array(items) }
+            if bytes[i] == UInt8(ascii: "]") {
+                i += 1
+                return .array(items)
+            }
             items.append(try value(context: "list item \(items.count)"))
             if try !another(close: "]", inside: "a list", after: "list item \(items.count - 1)") { return .array(items) }
         }
@@ -147,8 +165,14 @@ struct ManifestJSON {
     private mutating func another(close: Unicode.Scalar, inside: String, after: String) throws(SyntaxError) -> Bool {
         skipSpace()
         guard i < bytes.count else { throw error("the file ends inside \(inside): a '\(close)' is missing") }
-        if bytes[i] == UInt8(ascii: ",") { i += 1; return true }
-        if bytes[i] == UInt8(ascii: close) { i += 1; return false }
+        if bytes[i] == UInt8(ascii: ",") {
+            i += 1
+            return true
+        }
+        if bytes[i] == UInt8(ascii: close) {
+            i += 1
+            return false
+        }
         throw error("expected ',' or '\(close)' after \(after), found '\(peekText)'")
     }
 

@@ -22,7 +22,10 @@ public struct OutputError: SlomoFailure, Sendable, Equatable {
     public var path: String
     public var problem: Problem
 
-    public init(_ path: String, _ problem: Problem) { self.path = path; self.problem = problem }
+    public init(_ path: String, _ problem: Problem) {
+        self.path = path
+        self.problem = problem
+    }
 
     public var systemErrno: Int32? {
         switch problem {
@@ -69,7 +72,11 @@ public struct InputError: SlomoFailure, Sendable, Equatable {
     public var role: Role
     public var problem: Problem
 
-    public init(_ path: String, _ role: Role, _ problem: Problem) { self.path = path; self.role = role; self.problem = problem }
+    public init(_ path: String, _ role: Role, _ problem: Problem) {
+        self.path = path
+        self.role = role
+        self.problem = problem
+    }
 
     public var kind: FailureKind {
         switch (role, problem) {
@@ -100,7 +107,10 @@ public struct InputError: SlomoFailure, Sendable, Equatable {
 public struct FileRetimeError: SlomoFailure, Sendable, Equatable {
     public var path: String
     public var error: RetimeError
-    public init(_ path: String, _ error: RetimeError) { self.path = path; self.error = error }
+    public init(_ path: String, _ error: RetimeError) {
+        self.path = path
+        self.error = error
+    }
     public var kind: FailureKind { .badRequest }
     public var wording: Wording { "\(path): \(error)" }
 }

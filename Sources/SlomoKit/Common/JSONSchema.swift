@@ -66,7 +66,10 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
     /// A `note` or `warning` event: the line that would have gone to stderr as text.
     public var message: String?
 
-    public init(done: Int64, total: Int64) { self.done = done; self.total = total }
+    public init(done: Int64, total: Int64) {
+        self.done = done
+        self.total = total
+    }
 
     /// A diagnostic line ("slomo: warning: …" or "slomo: note: …") as an event of its own kind.
     public init(diagnostic line: String) {
@@ -75,7 +78,9 @@ public struct ProgressEvent: Codable, Sendable, Equatable {
     }
 
     public init(jobsDone: Int, jobs: Int, fraction: Double, frames: Int64, fps: Double, etaSeconds: Double) {
-        self.jobsDone = jobsDone; self.jobs = jobs; self.frames = frames
+        self.jobsDone = jobsDone
+        self.jobs = jobs
+        self.frames = frames
         self.fraction = (fraction * 10_000).rounded() / 10_000
         self.throughputFps = (fps * 10).rounded() / 10
         self.etaSeconds = (etaSeconds * 10).rounded() / 10

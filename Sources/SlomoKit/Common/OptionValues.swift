@@ -51,7 +51,10 @@ public enum OptionValues {
         var body = text.uppercased()
         if body.hasSuffix("IB") { body.removeLast(2) } else if body.hasSuffix("B") { body.removeLast() }
         var scale: Int64 = 1
-        if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
+        if let u = body.last, let m = units[u] {
+            scale = m
+            body.removeLast()
+        }
         // in 128 bits: `601111112G` or a long decimal must be refused, never overflow (found by fuzz-values)
         guard let r = try? Rational(parsing: body), r.isPositive,
             case let bytes = Int128(r.numerator) * Int128(scale) / Int128(r.denominator), bytes <= Int128(1) << 50

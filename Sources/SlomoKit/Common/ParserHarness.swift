@@ -15,9 +15,15 @@ public enum ParserHarness {
     /// A saved v4l2-ctl listing read both ways: formats (then the selection) and controls.
     public static func listing(_ text: String) -> (formats: Bool, controls: Bool) {
         var formats = false, controls = false
-        if let catalog = try? ListingParser.parse(text) { _ = FormatSelection.best(in: catalog, for: ModeRequest()); formats = true }
+        if let catalog = try? ListingParser.parse(text) {
+            _ = FormatSelection.best(in: catalog, for: ModeRequest())
+            formats = true
+        }
         if let list = try? ControlListing.parse(text) {
-            for c in list { _ = c.describe(c.value ?? 0); _ = c.refusal(of: c.defaultValue) }
+            for c in list {
+                _ = c.describe(c.value ?? 0)
+                _ = c.refusal(of: c.defaultValue)
+            }
             controls = true
         }
         return (formats, controls)

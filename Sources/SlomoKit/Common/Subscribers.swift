@@ -15,25 +15,43 @@ final class Subscribers<Element: Sendable>: @unchecked Sendable {
 
     func add() -> (id: Int, values: AsyncStream<Element>) {
         let (stream, c) = AsyncStream<Element>.makeStream(bufferingPolicy: .bufferingNewest(keep))
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         let id = next
         next += 1
         all[id] = c
         return (id, stream)
     }
 
-    func remove(_ id: Int) { lock.lock(); let c = all.removeValue(forKey: id); lock.unlock(); c?.finish() }
+    func remove(_ id: Int) {
+        lock.lock()
+        let c = all.removeValue(forKey: id)
+        lock.unlock()
+        c?.finish()
+    }
 
     func yield(_ value: Element) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         for c in all.values { if case .dropped = c.yield(value) { replaced += 1 } }
     }
 
     func finishAll() {
-        lock.lock(); let cs = all.values; all.removeAll(); lock.unlock()
+        lock.lock()
+        let cs = all.values
+        all.removeAll()
+        lock.unlock()
         for c in cs { c.finish() }
     }
 
-    var count: Int { lock.lock(); defer { lock.unlock() }; return all.count }
-    var replacedCount: Int64 { lock.lock(); defer { lock.unlock() }; return replaced }
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return all.count
+    }
+    var replacedCount: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return replaced
+    }
 }

@@ -76,7 +76,10 @@ final class CineSink: LabSink {
     /// `pwrite` of all of `bytes`; a failure names the file and the system's error.
     private func put(_ bytes: [UInt8], at offset: Int, _ fd: FileDescriptor) throws(OutputError) {
         let failed: Errno? = bytes.withUnsafeBytes { b in
-            do throws(Errno) { try fd.write(b, at: Int64(offset)); return nil } catch { return error }
+            do throws(Errno) {
+                try fd.write(b, at: Int64(offset))
+                return nil
+            } catch { return error }
         }
         if let failed { throw OutputError(output.finalPath, .writeFailed(errno: failed.rawValue)) }
     }

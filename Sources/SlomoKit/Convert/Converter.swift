@@ -13,7 +13,10 @@ public struct ConvertRequest: Sendable {
     public var framesTable: String?
     public var overwrite = false
     public var threads = 0
-    public init(input: String, output: String) { self.input = input; self.output = output }
+    public init(input: String, output: String) {
+        self.input = input
+        self.output = output
+    }
 }
 
 public enum Converter {

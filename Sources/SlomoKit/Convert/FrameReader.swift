@@ -29,7 +29,10 @@ struct FrameReader {
         func receive() throws -> Bool {
             while true {
                 let f = Frame()
-                guard let got = try decoder.receiveUnlessDamaged(into: f) else { undecodable += 1; continue }
+                guard let got = try decoder.receiveUnlessDamaged(into: f) else {
+                    undecodable += 1
+                    continue
+                }
                 guard case .got = got else { return false }
                 guard let p = f.bestEffortTimestamp, let k = index[timeline.time(ofTicks: p, originTicks: originTicks)],
                     source.kept.contains(k), k > last

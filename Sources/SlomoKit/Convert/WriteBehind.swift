@@ -78,7 +78,10 @@ final class WriteBehind {
 
     /// The queue and the free buffers, guarded by one condition variable.
     private final class Shared: @unchecked Sendable {  // every field is read and written under `condition`
-        struct Job { var buffer: UnsafeMutableRawBufferPointer; var row: LabFrameRow }
+        struct Job {
+            var buffer: UnsafeMutableRawBufferPointer
+            var row: LabFrameRow
+        }
         private let condition = NSCondition()
         private var free: [UnsafeMutableRawBufferPointer]
         private let all: [UnsafeMutableRawBufferPointer]
@@ -86,11 +89,15 @@ final class WriteBehind {
         private var closed = false, stopped = false, exited = false
         private var failure: (any Error)?
 
-        init(buffers: [UnsafeMutableRawBufferPointer]) { free = buffers; all = buffers }
+        init(buffers: [UnsafeMutableRawBufferPointer]) {
+            free = buffers
+            all = buffers
+        }
         deinit { for b in all { b.deallocate() } }
 
         func freeBuffer() throws -> UnsafeMutableRawBufferPointer {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while free.isEmpty && failure == nil && !exited { condition.wait() }
             if let failure { throw failure }
             guard let b = free.popLast() else { throw CancellationError() }
@@ -98,31 +105,58 @@ final class WriteBehind {
         }
 
         func queue(_ job: Job) {
-            condition.lock(); jobs.append(job); condition.broadcast(); condition.unlock()
+            condition.lock()
+            jobs.append(job)
+            condition.broadcast()
+            condition.unlock()
         }
 
         /// Writer: the next frame, nil when closed and drained or stopped.
         func next() -> Job? {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while jobs.isEmpty && !closed && !stopped { condition.wait() }
             guard !stopped, !jobs.isEmpty else { return nil }
             return jobs.removeFirst()
         }
 
         func done(_ buffer: UnsafeMutableRawBufferPointer) {
-            condition.lock(); free.append(buffer); condition.broadcast(); condition.unlock()
+            condition.lock()
+            free.append(buffer)
+            condition.broadcast()
+            condition.unlock()
         }
 
         func fail(_ error: any Error, returning buffer: UnsafeMutableRawBufferPointer) {
-            condition.lock(); failure = error; free.append(buffer); condition.broadcast(); condition.unlock()
+            condition.lock()
+            failure = error
+            free.append(buffer)
+            condition.broadcast()
+            condition.unlock()
         }
 
-        func exit() { condition.lock(); exited = true; condition.broadcast(); condition.unlock() }
-        func close() { condition.lock(); closed = true; condition.broadcast(); condition.unlock() }
-        func stop() { condition.lock(); stopped = true; condition.broadcast(); condition.unlock() }
+        func exit() {
+            condition.lock()
+            exited = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        func close() {
+            condition.lock()
+            closed = true
+            condition.broadcast()
+            condition.unlock()
+        }
+        func stop() {
+            condition.lock()
+            stopped = true
+            condition.broadcast()
+            condition.unlock()
+        }
 
         func waitForExit() throws {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while !exited { condition.wait() }
             if let failure { throw failure }
         }

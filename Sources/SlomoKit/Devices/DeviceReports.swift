@@ -17,8 +17,13 @@ public struct MaxFpsMode: Codable, Sendable, Equatable {
     public var exceedsUSB2Budget: Bool
 
     public init(_ m: CaptureMode) {
-        pixelFormat = m.pixelFormat; width = m.width; height = m.height; frameDuration = m.frameDuration
-        fps = (m.fps.doubleValue * 1000).rounded() / 1000; compressed = m.compressed; exceedsUSB2Budget = m.exceedsUSB2Budget
+        pixelFormat = m.pixelFormat
+        width = m.width
+        height = m.height
+        frameDuration = m.frameDuration
+        fps = (m.fps.doubleValue * 1000).rounded() / 1000
+        compressed = m.compressed
+        exceedsUSB2Budget = m.exceedsUSB2Budget
     }
 }
 
@@ -109,10 +114,14 @@ public struct ControlEntry: Encodable, Sendable {
 
     init(_ c: CameraControl) {
         control = c
-        name = c.name; label = c.label; group = c.group; type = c.kind.rawValue
+        name = c.name
+        label = c.label
+        group = c.group
+        type = c.kind.rawValue
         id = "0x" + String(repeating: "0", count: max(0, 8 - String(c.id, radix: 16).count)) + String(c.id, radix: 16)
         let ranged = [.integer, .integer64, .menu, .integerMenu, .boolean, .bitmask, .string].contains(c.kind)
-        minimum = ranged ? c.minimum : nil; maximum = ranged ? c.maximum : nil
+        minimum = ranged ? c.minimum : nil
+        maximum = ranged ? c.maximum : nil
         step = [.integer, .integer64, .string].contains(c.kind) ? c.step : nil
         self.default = ranged && c.kind != .string ? c.defaultValue : nil
         value = c.value
@@ -125,11 +134,19 @@ public struct ControlEntry: Encodable, Sendable {
 
     public func encode(to encoder: any Swift.Encoder) throws {
         var k = encoder.container(keyedBy: CodingKeys.self)
-        try k.encode(name, forKey: .name); try k.encode(label, forKey: .label); try k.encode(id, forKey: .id)
-        try k.encode(group, forKey: .group); try k.encode(type, forKey: .type)
-        try k.encode(minimum, forKey: .minimum); try k.encode(maximum, forKey: .maximum); try k.encode(step, forKey: .step)
-        try k.encode(self.default, forKey: .default); try k.encode(value, forKey: .value); try k.encode(valueText, forKey: .valueText)
-        try k.encode(flags, forKey: .flags); try k.encodeIfPresent(menu, forKey: .menu)
+        try k.encode(name, forKey: .name)
+        try k.encode(label, forKey: .label)
+        try k.encode(id, forKey: .id)
+        try k.encode(group, forKey: .group)
+        try k.encode(type, forKey: .type)
+        try k.encode(minimum, forKey: .minimum)
+        try k.encode(maximum, forKey: .maximum)
+        try k.encode(step, forKey: .step)
+        try k.encode(self.default, forKey: .default)
+        try k.encode(value, forKey: .value)
+        try k.encode(valueText, forKey: .valueText)
+        try k.encode(flags, forKey: .flags)
+        try k.encodeIfPresent(menu, forKey: .menu)
     }
 }
 

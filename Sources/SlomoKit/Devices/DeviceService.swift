@@ -80,7 +80,10 @@ public enum DeviceService {
                     stats.record(sequence: frame.sequence, timestamp: frame.timestamp)
                     if let d = frame.damage { stats.damaged(d) } else if frame.byteCount < minimum { short += 1 }
                 }
-                if case .disconnected(let why)? = end { failure = why; break }
+                if case .disconnected(let why)? = end {
+                    failure = why
+                    break
+                }
                 if (end != nil && end != .idle) || CaptureClock.now() > deadline { break }
             }
         } catch {

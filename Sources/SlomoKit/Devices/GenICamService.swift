@@ -65,7 +65,9 @@ public enum GenICamService {
     /// With `measure`, the mode streams that long and the frames received are counted.
     public static func formats(device: String, format: String?, size: String?, offset: String?, measure seconds: Rational?) throws -> GenICamFormats {
         var r = DeviceCaptureRequest(device: device)
-        r.format = format; r.size = size; r.offset = offset
+        r.format = format
+        r.size = size
+        r.offset = offset
         let g = try request(r)
         let camera = try GenICamCamera(id: try id(of: device))
         let asked = format != nil || size != nil || offset != nil || seconds != nil
@@ -82,7 +84,8 @@ public enum GenICamService {
                     if frame.damage != nil { damaged += 1 }
                 }
                 if case .disconnected(let why)? = end {
-                    source.stop(); throw GenICamError(camera: camera.id, operation: "measure", reason: why, kind: .ioFailed)
+                    source.stop()
+                    throw GenICamError(camera: camera.id, operation: "measure", reason: why, kind: .ioFailed)
                 }
             }
             source.stop()

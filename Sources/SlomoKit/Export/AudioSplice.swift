@@ -83,8 +83,10 @@ enum AudioSplice {
         private let originSamples: Int64?
 
         init(timeBase: Rational, origin: Rational, sampleRate: Int, frameSize: Int) {
-            self.timeBase = timeBase; self.origin = origin
-            sr = Rational(Int64(sampleRate)); frame = Int64(frameSize)
+            self.timeBase = timeBase
+            self.origin = origin
+            sr = Rational(Int64(sampleRate))
+            frame = Int64(frameSize)
             tolerance = Swift.max(1, (timeBase * sr).ceiling)
             let o = origin * sr
             originSamples = timeBase * sr == .one && o.isInteger ? o.numerator : nil
@@ -99,7 +101,10 @@ enum AudioSplice {
         /// The next packet: its time (nil: unusable) and duration in ticks (0: unknown).
         mutating func add(_ time: Int64?, duration: Int64) {
             defer { index += 1 }
-            guard let time else { open = false; return }
+            guard let time else {
+                open = false
+                return
+            }
             let pos = position(time)
             let fits = duration == 0 || abs((Rational(ticks: duration, timeBase: timeBase) * sr).rounded(.nearest) - frame) <= tolerance
             if open, let last = all.last, abs(pos - (last.start + Int64(last.count) * frame)) <= tolerance {

@@ -78,10 +78,14 @@ struct CopyWindow {
         private let t: [Rational], keys: [Bool], shownBefore: [Rational?]
 
         init(_ t: [Rational], keys: [Bool]) {
-            self.t = t; self.keys = keys
+            self.t = t
+            self.keys = keys
             // the latest time shown by a packet before each index
             var latest: Rational? = nil, shown: [Rational?] = []
-            for x in t { shown.append(latest); latest = latest.map { Swift.max($0, x) } ?? x }
+            for x in t {
+                shown.append(latest)
+                latest = latest.map { Swift.max($0, x) } ?? x
+            }
             shownBefore = shown
             starts = t.indices.filter { i in keys[i] && (shown[i].map { $0 < t[i] } ?? true) }.map { t[$0] }.sorted()
             // in display order: a cut before position i is clean when no frame before it comes later in the file

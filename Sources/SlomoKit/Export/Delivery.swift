@@ -25,7 +25,8 @@ public struct Delivery: Sendable, Equatable {
             guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0, w + h > 0, w <= 16384, h <= 16384 else {
                 throw SettingError(.size, size, "expected WIDTHxHEIGHT (e.g. 1280x720; 1280x0 keeps the aspect), at most 16384")
             }
-            d.width = w; d.height = h
+            d.width = w
+            d.height = h
         }
         if let pixFmt {
             guard PixelFormat(name: pixFmt) != nil else { throw SettingError(.pixFmt, pixFmt, "not a pixel format FFmpeg knows (e.g. yuv420p, yuv420p10le)") }
@@ -37,7 +38,10 @@ public struct Delivery: Sendable, Equatable {
             let units: [Character: Int64] = ["K": 1000, "M": 1_000_000, "G": 1_000_000_000]
             var body = bitrate.uppercased()
             var scale: Int64 = 1
-            if let u = body.last, let m = units[u] { scale = m; body.removeLast() }
+            if let u = body.last, let m = units[u] {
+                scale = m
+                body.removeLast()
+            }
             guard let r = try? Rational(parsing: body), r.isPositive, r <= Rational(1_000_000_000), case let b = r * Rational(scale),
                 b >= Rational(10_000), b <= Rational(1_000_000_000)
             else {

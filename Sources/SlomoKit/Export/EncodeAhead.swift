@@ -15,7 +15,12 @@ import SlomoFFmpeg
 ///   at its next packet.
 final class EncodeAhead {
     /// One kept packet of an encoded span; times in output samples.
-    struct EncodedPacket: Sendable { var pts: Int64; var duration: Int64; var key: Bool; var data: [UInt8] }
+    struct EncodedPacket: Sendable {
+        var pts: Int64
+        var duration: Int64
+        var key: Bool
+        var data: [UInt8]
+    }
     enum Item { case packet(EncodedPacket), spanEnd, failed(any Error) }
 
     private let shared: Shared
@@ -79,7 +84,8 @@ final class EncodeAhead {
 
         /// Worker: waits for room; false when the reader is gone.
         func put(_ item: Item) -> Bool {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while items.count - head >= depth && !cancelled { condition.wait() }
             if cancelled { return false }
             items.append(item)
@@ -88,22 +94,30 @@ final class EncodeAhead {
         }
 
         func peek() -> Item {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while items.count == head { condition.wait() }
             return items[head]
         }
 
         func pop() {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             guard head < items.count else { return }
             if case .failed = items[head] { return }
             head += 1
-            if head > 1024 { items.removeFirst(head); head = 0 }
+            if head > 1024 {
+                items.removeFirst(head)
+                head = 0
+            }
             condition.broadcast()
         }
 
         func cancel() {
-            condition.lock(); cancelled = true; condition.broadcast(); condition.unlock()
+            condition.lock()
+            cancelled = true
+            condition.broadcast()
+            condition.unlock()
         }
     }
 }

@@ -40,7 +40,10 @@ struct ExportFramePlan {
     /// The source frame whose pts is exactly `p` (the last of equal ones), by binary search.
     func index(ofPTS p: Int64) -> Int? {
         var lo = 0, hi = frameTicks.count
-        while lo < hi { let mid = (lo + hi) / 2; if frameTicks[mid] <= p { lo = mid + 1 } else { hi = mid } }
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if frameTicks[mid] <= p { lo = mid + 1 } else { hi = mid }
+        }
         return lo > 0 && frameTicks[lo - 1] == p ? lo - 1 : nil
     }
 

@@ -50,7 +50,9 @@ public struct ExportRequest: Sendable {
     /// throws `ExportError.cancelled` and leaves nothing under the output's name.
     public var stop: StopToken?
     public init(input: String, output: String, spec: RetimeSpec) {
-        self.input = input; self.output = output; self.spec = spec
+        self.input = input
+        self.output = output
+        self.spec = spec
     }
 }
 

@@ -40,7 +40,10 @@ final class FlowChooser: FrameChooser {
         plan: ExportFramePlan, sink: any FrameSink, workFormat: PixelFormat, width: Int, height: Int,
         quality: FlowQuality, threads: Int
     ) throws {
-        self.plan = plan; self.sink = sink; self.workFormat = workFormat; self.quality = quality
+        self.plan = plan
+        self.sink = sink
+        self.workFormat = workFormat
+        self.quality = quality
         guard let l = workFormat.planarYUV else { throw FlowError.failed("\(workFormat) is not planar YUV") }
         let layout = FlowInterpolator.Layout(
             width: width, height: height, chromaShiftX: l.chromaShiftX, chromaShiftY: l.chromaShiftY,
@@ -166,7 +169,10 @@ final class FlowChooser: FrameChooser {
     }
 
     private func compact() {
-        if slotsHead > 64 && slotsHead * 2 > slots.count { slots.removeFirst(slotsHead); slotsHead = 0 }
+        if slotsHead > 64 && slotsHead * 2 > slots.count {
+            slots.removeFirst(slotsHead)
+            slotsHead = 0
+        }
     }
 
     var interpolation: InterpolationReport? {

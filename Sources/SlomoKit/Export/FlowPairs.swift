@@ -17,7 +17,11 @@ final class FlowPairJob: @unchecked Sendable {
     fileprivate(set) var done = false
 
     init(a: Frame, b: Frame, i: Int, j: Int, times: [Rational]) {
-        self.a = a; self.b = b; self.i = i; self.j = j; self.times = times
+        self.a = a
+        self.b = b
+        self.i = i
+        self.j = j
+        self.times = times
     }
 
     /// The flow, and the frames unless the pair is a cut.
@@ -75,33 +79,47 @@ final class FlowPairs: @unchecked Sendable {  // `queue`, `inFlight` and `stoppi
 
     /// Hands a pair to the next free thread.
     func submit(_ job: FlowPairJob) {
-        cond.lock(); queue.append(job); cond.broadcast(); cond.unlock()
+        cond.lock()
+        queue.append(job)
+        cond.broadcast()
+        cond.unlock()
     }
 
     /// Waits until `job` is worked.
     func wait(_ job: FlowPairJob) {
-        cond.lock(); while !job.done { cond.wait() }; cond.unlock()
+        cond.lock()
+        while !job.done { cond.wait() }
+        cond.unlock()
     }
 
     func isDone(_ job: FlowPairJob) -> Bool {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         return job.done
     }
 
     /// Lets the threads end after the pair each is working: pairs not yet taken are dropped (after
     /// `finish` there are none; after a failure nobody will read them).
     func stop() {
-        cond.lock(); stopping = true; queue.removeAll(); cond.broadcast(); cond.unlock()
+        cond.lock()
+        stopping = true
+        queue.removeAll()
+        cond.broadcast()
+        cond.unlock()
     }
 
     private func next() -> FlowPairJob? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         while queue.isEmpty && !stopping { cond.wait() }
         return queue.isEmpty ? nil : queue.removeFirst()
     }
 
     private func finished(_ job: FlowPairJob) {
-        cond.lock(); job.done = true; cond.broadcast(); cond.unlock()
+        cond.lock()
+        job.done = true
+        cond.broadcast()
+        cond.unlock()
     }
 
     /// A thread that could not make its interpolator works no pairs: every pair it would have

@@ -69,7 +69,11 @@ final class HoldingChooser: FrameChooser {
     private var held: (frame: Frame, index: Int)?
     private var lastShownIndex = -1
 
-    init(plan: ExportFramePlan, sink: any FrameSink, blend: Bool) { self.plan = plan; self.sink = sink; self.blend = blend }
+    init(plan: ExportFramePlan, sink: any FrameSink, blend: Bool) {
+        self.plan = plan
+        self.sink = sink
+        self.blend = blend
+    }
 
     func take(_ frame: Frame, index k: Int) throws {
         if let h = held {
@@ -126,7 +130,9 @@ final class MotionChooser: FrameChooser {
     private var lastPushed: Frame?
 
     init(_ r: ExportRequest, plan: ExportFramePlan, map: RetimeMap, sink: VideoSink) throws {
-        self.plan = plan; self.map = map; self.sink = sink
+        self.plan = plan
+        self.map = map
+        self.sink = sink
         frameRate = r.frameRate
         graph = try FilterGraph(
             width: sink.width, height: sink.height, pixelFormat: sink.workFormat, timeBase: Self.timeBase,
@@ -151,7 +157,11 @@ final class MotionChooser: FrameChooser {
         try graph.push(nil)
         try pull()
         // minterpolate ends before its last input: show the last source frame to the end of the schedule
-        while next < plan.total, let last = lastPushed { try sink.encode(try last.reference(), next); repeated += 1; next += 1 }
+        while next < plan.total, let last = lastPushed {
+            try sink.encode(try last.reference(), next)
+            repeated += 1
+            next += 1
+        }
     }
 
     private func pull() throws {

@@ -48,7 +48,10 @@ struct MediaTimeline {
     final class Reader {
         let demuxer: Demuxer
         private(set) var damage: [String]
-        init(_ demuxer: Demuxer, damage: [String] = []) { self.demuxer = demuxer; self.damage = damage }
+        init(_ demuxer: Demuxer, damage: [String] = []) {
+            self.demuxer = demuxer
+            self.damage = damage
+        }
         func next(into p: Packet, after read: Int) throws(FFmpegError) -> Bool {
             // through a Result: a `catch where` on a typed throw crashes Swift 6.3's AllocBoxToStack
             switch Result(catching: { () throws(FFmpegError) in try demuxer.readPacket(into: p) }) {

@@ -54,7 +54,9 @@ final class RenderAheadAudio: RetimedAudio {
     func read(maxFrames: Int) throws -> [[Float]]? {
         if offset >= (current.first?.count ?? 0) {
             switch shared.take() {
-            case .block(let b): current = b; offset = 0
+            case .block(let b):
+                current = b
+                offset = 0
             case .end: return nil
             case .failed(let e): throw e
             }
@@ -76,7 +78,8 @@ final class RenderAheadAudio: RetimedAudio {
 
         /// Worker: waits for room; false when the reader is gone.
         func put(_ item: Item) -> Bool {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while items.count >= depth && !cancelled { condition.wait() }
             if cancelled { return false }
             items.append(item)
@@ -86,7 +89,8 @@ final class RenderAheadAudio: RetimedAudio {
 
         /// Reader: waits for the next item (the last item, `.end` or `.failed`, stays and repeats).
         func take() -> Item {
-            condition.lock(); defer { condition.unlock() }
+            condition.lock()
+            defer { condition.unlock() }
             while items.isEmpty { condition.wait() }
             guard case .block = items[0] else { return items[0] }
             condition.broadcast()
@@ -94,7 +98,10 @@ final class RenderAheadAudio: RetimedAudio {
         }
 
         func cancel() {
-            condition.lock(); cancelled = true; condition.broadcast(); condition.unlock()
+            condition.lock()
+            cancelled = true
+            condition.broadcast()
+            condition.unlock()
         }
     }
 

@@ -25,7 +25,9 @@ public struct RetimeRequest: Sendable {
     /// `--start`/`--end`: the part of the source kept, to the frame (`CopyWindow`).
     public var trim = SourceTrim()
     public init(input: String, output: String, spec: RetimeSpec) {
-        self.input = input; self.output = output; self.spec = spec
+        self.input = input
+        self.output = output
+        self.spec = spec
     }
 }
 
@@ -175,8 +177,14 @@ public enum Retimer {
             var pts = mappedPTS, dts = ticks.dts[index]
             index += 1
             // only where rounding made two times equal (a coarse output time base)
-            if dts <= lastDTS { dts = lastDTS + 1; ticks.rounded = true }
-            if pts < dts { pts = dts; ticks.rounded = true }
+            if dts <= lastDTS {
+                dts = lastDTS + 1
+                ticks.rounded = true
+            }
+            if pts < dts {
+                pts = dts
+                ticks.rounded = true
+            }
             lastDTS = dts
             // duration: until the mapped end of this frame's source interval
             let p = packet.pts ?? packet.dts ?? 0
@@ -211,14 +219,23 @@ struct RetimedPacketTimes {
     private let selected: [Int]?
 
     /// Per packet, in file order: pts and dts in the output time base; `rounded` when a time did not fit it.
-    struct Ticks { var pts: [Int64]; var dts: [Int64]; var rounded: Bool }
+    struct Ticks {
+        var pts: [Int64]
+        var dts: [Int64]
+        var rounded: Bool
+    }
 
     init(timeline: MediaTimeline, map: RetimeMap, stored: RetimeMap, fromOriginal: Bool, window: CopyWindow? = nil) throws {
         let origin = try timeline.originTicks()
         let offset = window?.target.start ?? .zero
         let mapped = { (ticks: Int64) in Self.mapped(ticks, timeline, map, stored, fromOriginal, origin) - offset }
-        self.timeline = timeline; self.map = map; self.stored = stored; self.fromOriginal = fromOriginal
-        originTicks = origin; selected = window?.packets; self.offset = offset
+        self.timeline = timeline
+        self.map = map
+        self.stored = stored
+        self.fromOriginal = fromOriginal
+        originTicks = origin
+        selected = window?.packets
+        self.offset = offset
         // (computed where needed, not kept: an hour at 30 fps is 108,000 packets, and memory should
         // not grow with the input — Docs/Reliability.md, long runs)
         let packets = Self.packets(timeline, selected)

@@ -7,7 +7,10 @@ import SlomoCore
 public struct SourceTrim: Sendable, Equatable {
     public var start: TimePoint?
     public var end: TimePoint?
-    public init(start: TimePoint? = nil, end: TimePoint? = nil) { self.start = start; self.end = end }
+    public init(start: TimePoint? = nil, end: TimePoint? = nil) {
+        self.start = start
+        self.end = end
+    }
     public var isEmpty: Bool { start == nil && end == nil }
 
     /// Parses the two options' texts (nil: not given).
@@ -65,7 +68,10 @@ final class TrimmedAudio: RetimedAudio {
 
     func read(maxFrames: Int) throws -> [[Float]]? {
         while toSkip > 0 {
-            guard let b = try base.read(maxFrames: Int(Swift.min(Int64(1 << 16), toSkip))) else { toSkip = 0; break }
+            guard let b = try base.read(maxFrames: Int(Swift.min(Int64(1 << 16), toSkip))) else {
+                toSkip = 0
+                break
+            }
             toSkip -= Int64(b[0].count)
             if toSkip < 0 {  // read past the cut: keep the tail
                 let keep = Int(-toSkip)

@@ -12,7 +12,10 @@ public enum VideoCodecChoice {
     /// What each encoder slomo documents takes: its presets (nil: it has none) and its CRF range
     /// (nil: it has no constant-quality factor). From the encoders' option tables in FFmpeg 5.1
     /// (`ffmpeg -h encoder=NAME`) and x264/x265's preset lists.
-    struct Tuning { var presets: [String]?; var crf: ClosedRange<Int>? }
+    struct Tuning {
+        var presets: [String]?
+        var crf: ClosedRange<Int>?
+    }
     static let x26xPresets = ["ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow", "slower", "veryslow", "placebo"]
     static let tuning: [String: Tuning] = [
         "libx264": Tuning(presets: x26xPresets, crf: 0...51),

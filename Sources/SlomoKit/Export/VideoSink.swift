@@ -59,7 +59,8 @@ final class VideoSink {
             r, codec: codec, pixelFormat: pixelFormat, turns: pixelTurns,
             width: target?.0 ?? info.width, height: target?.1 ?? info.height, muxer: muxer)
         self.encoder = encoder
-        width = w; height = h
+        width = w
+        height = h
         cropped = !scales && (w != info.width || h != info.height) ? "\(info.width)x\(info.height) → \(w)x\(h)" : nil
         stream = try muxer.addStream(for: encoder)
         // `format`: transpose takes no 4:2:2 (ProRes), for which libavfilter converts; back to the encoder's format

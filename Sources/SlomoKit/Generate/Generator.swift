@@ -25,8 +25,11 @@ public struct GenerateRequest: Sendable {
     public var overwrite = false
 
     public init(output: String, frameRate: Rational, duration: Rational, width: Int, height: Int) {
-        self.output = output; self.frameRate = frameRate; self.duration = duration
-        self.width = width; self.height = height
+        self.output = output
+        self.frameRate = frameRate
+        self.duration = duration
+        self.width = width
+        self.height = height
     }
 
     public static let maxFrameRate = Rational(1000)
@@ -176,7 +179,8 @@ private final class CalibrationOutput {
             audioStream = try muxer.addStream(for: a)
             audio = a
         } else {
-            audio = nil; audioStream = -1
+            audio = nil
+            audioStream = -1
         }
         tone = CalibrationTone(sampleRate: r.sampleRate)
         sampleRate = r.sampleRate

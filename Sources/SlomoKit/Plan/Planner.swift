@@ -59,7 +59,10 @@ public struct PlanReport: Codable, Sendable {
                 let i = CFRSchedule.frameIndex(at: s, in: times)
                 if i + 1 < times.count && s > times[i] {
                     between += 1
-                    if i != lastPair { pairs += 1; lastPair = i }
+                    if i != lastPair {
+                        pairs += 1
+                        lastPair = i
+                    }
                 } else {
                     at += 1
                 }

@@ -52,7 +52,12 @@ struct PlayClock {
     }
 
     mutating func pause() { if pausedAt == nil { pausedAt = DispatchTime.now().uptimeNanoseconds } }
-    mutating func resume() { if let p = pausedAt { wallStart += DispatchTime.now().uptimeNanoseconds - p; pausedAt = nil } }
+    mutating func resume() {
+        if let p = pausedAt {
+            wallStart += DispatchTime.now().uptimeNanoseconds - p
+            pausedAt = nil
+        }
+    }
 }
 
 /// One playback's output and state: the muxer with the copied video stream and the PCM audio
@@ -79,7 +84,8 @@ final class PlaySession {
     init(_ r: PlayRequest, events: @escaping (PlayEvent) -> Void) throws {
         self.r = r
         self.events = events
-        rate = r.rate; pitch = r.pitch
+        rate = r.rate
+        pitch = r.pitch
         timeline = try MediaTimeline(path: r.input)
         (muxer, file) = try Self.openOutput(r)
         demuxer = try MediaInput.openInput(r.input)
@@ -187,7 +193,8 @@ final class PlaySession {
                 (live, rate) = saved
                 return reject(c, error)
             }
-            e.event = "rate"; e.rate = new
+            e.event = "rate"
+            e.rate = new
             pendingLatency = ("rate", when, clock.at(when))
         case .pitch(let p):
             let saved = pitch
@@ -196,7 +203,8 @@ final class PlaySession {
                 pitch = saved
                 return reject(c, error)
             }
-            e.event = "pitch"; e.pitch = p
+            e.event = "pitch"
+            e.pitch = p
             pendingLatency = ("pitch", when, clock.at(when))
         case .seek(let s):
             let target = Swift.min(s, timeline.duration)
@@ -206,7 +214,8 @@ final class PlaySession {
             seeking = true
             lastSourceDTS = nil
             try restartAudio()
-            e.event = "seek"; e.position = target.doubleValue
+            e.event = "seek"
+            e.position = target.doubleValue
             pendingLatency = ("seek", when, clock.at(when))
         }
         events(e)
@@ -242,9 +251,12 @@ final class PlaySession {
         if dts <= live.lastDTS { dts = live.lastDTS + 1 }
         let pts = Swift.max(dts, try (live.outTime(sp) + live.shift).ticks(in: outTB, rounding: .nearest))
         live.maxSourceWritten = Rational.max(live.maxSourceWritten, sp)
-        packet.dts = dts; packet.pts = pts; packet.duration = 0
+        packet.dts = dts
+        packet.pts = pts
+        packet.duration = 0
         packet.streamIndex = vOut
-        live.lastDTS = dts; live.lastOut = tt
+        live.lastDTS = dts
+        live.lastOut = tt
         try audio?.write(upTo: tt)
         try muxer.write(packet)
         muxer.flush()
@@ -274,7 +286,10 @@ final class PlaySession {
         let videoFrom = live.t0 + live.shift
         e.videoFromSeconds = videoFrom.doubleValue
         e.videoEffectMs = ms(videoFrom)
-        if let a = audio { e.audioFromSeconds = a.switchedAt.doubleValue; e.audioEffectMs = ms(a.switchedAt) }
+        if let a = audio {
+            e.audioFromSeconds = a.switchedAt.doubleValue
+            e.audioEffectMs = ms(a.switchedAt)
+        }
         events(e)
         pendingLatency = nil
     }

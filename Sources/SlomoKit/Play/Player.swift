@@ -21,7 +21,10 @@ public struct PlayRequest: Sendable {
     public var lead = Rational(1, 100)
     /// Replace an existing output file (never the input).
     public var overwrite = false
-    public init(input: String, output: String) { self.input = input; self.output = output }
+    public init(input: String, output: String) {
+        self.input = input
+        self.output = output
+    }
 
     /// The ranges playback takes: a lead of 1…1000 ms.
     public func validate() throws(SettingError) {
@@ -90,9 +93,14 @@ public final class PlayCommandQueue: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [(PlayCommand, DispatchTime)] = []
     public init() {}
-    public func push(_ c: PlayCommand) { lock.lock(); items.append((c, .now())); lock.unlock() }
+    public func push(_ c: PlayCommand) {
+        lock.lock()
+        items.append((c, .now()))
+        lock.unlock()
+    }
     func pop() -> (PlayCommand, DispatchTime)? {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return items.isEmpty ? nil : items.removeFirst()
     }
 }

@@ -189,7 +189,9 @@ public enum Prober {
         out.durationSeconds = out.duration.map(display)
         switch s.kind {
         case .video:
-            out.width = s.width; out.height = s.height; out.pixelFormat = s.pixelFormat
+            out.width = s.width
+            out.height = s.height
+            out.pixelFormat = s.pixelFormat
             // libavformat guesses r_frame_rate = 1/time base for variable-rate MP4s (a capture's 1000000):
             // that is no nominal rate at all
             out.nominalFrameRate = s.realFrameRate.flatMap { $0 * s.timeBase == .one ? nil : $0 }
@@ -203,8 +205,10 @@ public enum Prober {
             out.frameIntervalMin = m.minInterval
             out.frameIntervalMax = m.maxInterval
         case .audio:
-            out.sampleRate = s.sampleRate; out.channels = s.channels
-            out.channelLayout = s.channelLayout; out.sampleFormat = s.sampleFormat
+            out.sampleRate = s.sampleRate
+            out.channels = s.channels
+            out.channelLayout = s.channelLayout
+            out.sampleFormat = s.sampleFormat
             if let d = out.duration, s.sampleRate > 0 { out.sampleCount = (d * Rational(Int64(s.sampleRate))).rounded(.nearest) }
         default: break
         }
@@ -222,7 +226,10 @@ public enum Prober {
         func drain() throws {
             while true {
                 let r: CodecReceive
-                do { r = try decoder.receive(into: frame) } catch { errors += 1; continue }
+                do { r = try decoder.receive(into: frame) } catch {
+                    errors += 1
+                    continue
+                }
                 guard case .got = r else { return }
                 entries.append(try entry(frame, timeBase: timeBase, scaler: scaler))
             }
@@ -279,7 +286,11 @@ public struct FrameRateMeasurement: Sendable {
             !last.subtractingReportingOverflow(first).overflow
         else { return }
         var minD = Int64.max, maxD = Int64.min
-        for i in 1..<pts.count { let d = pts[i] - pts[i - 1]; minD = Swift.min(minD, d); maxD = Swift.max(maxD, d) }
+        for i in 1..<pts.count {
+            let d = pts[i] - pts[i - 1]
+            minD = Swift.min(minD, d)
+            maxD = Swift.max(maxD, d)
+        }
         minInterval = Rational(ticks: minD, timeBase: timeBase)
         maxInterval = Rational(ticks: maxD, timeBase: timeBase)
         let meanTicks = Rational(last - first, Int64(pts.count - 1))
@@ -295,7 +306,10 @@ public struct FrameRateMeasurement: Sendable {
                 let (d, o) = t.subtractingReportingOverflow(p)
                 return !o && abs(d) <= 1
             }
-            if matches { rate = nominal; onNominalGrid = true }
+            if matches {
+                rate = nominal
+                onNominalGrid = true
+            }
         }
     }
 }

@@ -79,17 +79,23 @@ final class ExportJobs: @unchecked Sendable {
             let report = try Exporter.export(r) { [weak self] done, total in
                 let p = total > 0 ? Double(done) / Double(total) : 0
                 self?.update(n) { $0.progress = p }
-                if p - lastSaid >= 0.05 { lastSaid = p; self?.changed(n, p, nil) }
+                if p - lastSaid >= 0.05 {
+                    lastSaid = p
+                    self?.changed(n, p, nil)
+                }
             }
             update(n) {
-                $0.state = .done; $0.progress = 1; $0.outputFrames = report.outputFrames
+                $0.state = .done
+                $0.progress = 1
+                $0.outputFrames = report.outputFrames
             }
         } catch ExportError.cancelled {
             update(n) { $0.state = .cancelled }
         } catch {
             let text = redacted("\(error)")
             update(n) {
-                $0.state = .failed; $0.error = text
+                $0.state = .failed
+                $0.error = text
             }
         }
         lock.lock()
@@ -105,14 +111,22 @@ final class ExportJobs: @unchecked Sendable {
     }
 
     private func update(_ n: Int, _ change: (inout RigJob) -> Void) {
-        lock.lock(); if var j = jobs[n] { change(&j); jobs[n] = j }; lock.unlock()
+        lock.lock()
+        if var j = jobs[n] {
+            change(&j)
+            jobs[n] = j
+        }
+        lock.unlock()
     }
 
     /// `DELETE /api/v1/jobs/{id}`: a queued job never runs; a running one stops after its current
     /// frame and its partial file is removed. A finished job is refused (its file stays).
     func cancel(_ id: Int) throws(RigRefusal) -> RigJob {
         lock.lock()
-        guard var j = jobs[id] else { lock.unlock(); throw RigRefusal(.missing, "no job \(id)") }
+        guard var j = jobs[id] else {
+            lock.unlock()
+            throw RigRefusal(.missing, "no job \(id)")
+        }
         switch j.state {
         case .queued:
             j.state = .cancelled
@@ -144,16 +158,22 @@ final class ExportJobs: @unchecked Sendable {
     }
 
     func job(_ id: Int) throws(RigRefusal) -> RigJob {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard let j = jobs[id] else { throw RigRefusal(.missing, "no job \(id)") }
         return j
     }
 
-    var all: [RigJob] { lock.lock(); defer { lock.unlock() }; return jobs.values.sorted { $0.id < $1.id } }
+    var all: [RigJob] {
+        lock.lock()
+        defer { lock.unlock() }
+        return jobs.values.sorted { $0.id < $1.id }
+    }
 
     /// Whether shot `shot` has a job queued or running.
     func busy(shot: Int) -> Bool {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return jobs.values.contains { $0.shot == shot && ($0.state == .running || $0.state == .queued) }
     }
 

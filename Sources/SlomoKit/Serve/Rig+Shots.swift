@@ -6,13 +6,20 @@ extension Rig {
     /// The saved shot's report: read from the session's shot event (its sidecar is written later).
     func shotSaved(_ r: ShotReport) {
         let entry = RigShot(r)
-        lock.lock(); saved[r.shot] = entry; lock.unlock()
+        lock.lock()
+        saved[r.shot] = entry
+        lock.unlock()
     }
 
-    public func shots() -> [RigShot] { lock.lock(); defer { lock.unlock() }; return saved.values.sorted { $0.id < $1.id } }
+    public func shots() -> [RigShot] {
+        lock.lock()
+        defer { lock.unlock() }
+        return saved.values.sorted { $0.id < $1.id }
+    }
 
     public func shot(_ id: Int) throws(RigRefusal) -> RigShot {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         guard let s = saved[id] else { throw RigRefusal(.missing, "no shot \(id)\(machine.inFlight.shots[id] != nil ? " yet: it is still being saved" : "")") }
         return s
     }

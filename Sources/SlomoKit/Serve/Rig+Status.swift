@@ -32,7 +32,10 @@ extension Rig {
 /// The rig's events, in the order they happened (`GET /api/v1/events`).
 extension Rig {
     /// The rig's events from now on, in order (a client that falls 256 events behind loses the oldest).
-    public func events() -> (id: Int, events: AsyncStream<RigEvent>) { let (id, values) = watchers.add(); return (id, values) }
+    public func events() -> (id: Int, events: AsyncStream<RigEvent>) {
+        let (id, values) = watchers.add()
+        return (id, values)
+    }
 
     public func stopEvents(_ id: Int) { watchers.remove(id) }
 

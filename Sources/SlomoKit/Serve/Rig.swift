@@ -62,18 +62,25 @@ public final class Rig: @unchecked Sendable {
         lock.unlock()
         // the output line and the trigger's line or port first: one in use is refused before anything streams
         let out = try config.triggerOutput.map { try TriggerOutput($0) }
-        lock.lock(); output = out; lock.unlock()
+        lock.lock()
+        output = out
+        lock.unlock()
         do {
             let l = try RigTriggerLine.open(
                 config.trigger, fired: { [weak self] in self?.fired($0, at: $1, wall: $2) },
                 said: { [weak self] in self?.emit($0, source: $1, message: $2) })
-            lock.lock(); line = l; lock.unlock()
+            lock.lock()
+            line = l
+            lock.unlock()
             do { try startSession() } catch {
                 _ = try? send(.sessionFailedToStart("\(error)"))
                 l?.close()
                 throw error
             }
-        } catch { out?.close(); throw error }
+        } catch {
+            out?.close()
+            throw error
+        }
         let t = Thread { [weak self] in
             while let self, !self.lock.withLock({ self.machine.closing }) {
                 self.tick()
@@ -90,7 +97,8 @@ public final class Rig: @unchecked Sendable {
     /// already triggered are saved, then the camera stops. The numbers of the jobs cancelled.
     @discardableResult
     public func stop() -> [Int] {
-        control.lock(); defer { control.unlock() }
+        control.lock()
+        defer { control.unlock() }
         return (try? send(.closeAsked)) ?? []
     }
 
@@ -138,13 +146,19 @@ public final class Rig: @unchecked Sendable {
     }
 
     private func startSession() throws {
-        lock.lock(); let settings = machine.settings, out = output, listed = saved.keys.max() ?? 0; lock.unlock()
+        lock.lock()
+        let settings = machine.settings, out = output, listed = saved.keys.max() ?? 0
+        lock.unlock()
         var hooks = CaptureHooks(onEvent: { [weak self] e in self?.sessionEvent(e) })
         hooks.onShot = { [weak self] r in self?.shotSaved(r) }
         hooks.onShotProgress = { [weak self] shot, written, total in _ = try? self?.send(.shotProgressed(shot: shot, written: written, total: total)) }
         hooks.taps = [live]
         let run = try RigSession(config, settings: settings, listed: listed, output: out, hooks: hooks)
-        lock.lock(); running = run; sessionReport = nil; rate = RateMeter(); lock.unlock()
+        lock.lock()
+        running = run
+        sessionReport = nil
+        rate = RateMeter()
+        lock.unlock()
         // the machine knows the session before its thread can say anything of it
         let plan = run.session.ringPlan
         _ = try? send(.sessionStarted(preFrames: plan.preFrames, postFrames: plan.postFrames, at: CaptureClock.now()))
@@ -168,7 +182,8 @@ public final class Rig: @unchecked Sendable {
 
     /// `POST /api/v1/arm`: optionally a new window (idle only: a new ring) and shot count.
     public func arm(preTrigger: Rational? = nil, postTrigger: Rational? = nil, shots: Int? = nil) throws(RigRefusal) {
-        control.lock(); defer { control.unlock() }
+        control.lock()
+        defer { control.unlock() }
         var next = currentSettings
         if let preTrigger { next.preTrigger = preTrigger }
         if let postTrigger { next.postTrigger = postTrigger }
@@ -189,14 +204,16 @@ public final class Rig: @unchecked Sendable {
 
     /// `POST /api/v1/disarm`: no further trigger is taken; shots already triggered are still saved.
     public func disarm() throws(RigRefusal) {
-        control.lock(); defer { control.unlock() }
+        control.lock()
+        defer { control.unlock() }
         try send(.disarmAsked)
     }
 
     /// `PATCH /api/v1/settings`: changes what it names; the window only while idle (a new ring:
     /// the camera reopened).
     public func change(_ patch: (inout RigSettings) -> Void, touching fields: Set<String>) throws(RigRefusal) {
-        control.lock(); defer { control.unlock() }
+        control.lock()
+        defer { control.unlock() }
         var next = currentSettings
         patch(&next)
         try send(.settingsChangeAsked(next, fields: fields))

@@ -222,7 +222,11 @@ public struct RigTrigger: Sendable, Equatable {
     public var time: Rational
     public var wall: Rational
     public var source: String
-    public init(time: Rational, wall: Rational, source: String) { self.time = time; self.wall = wall; self.source = source }
+    public init(time: Rational, wall: Rational, source: String) {
+        self.time = time
+        self.wall = wall
+        self.source = source
+    }
 }
 
 /// What happens to the rig: a client asks, or the camera's session says what it did.

@@ -27,8 +27,13 @@ public struct RigConfig: Sendable {
         limits: CaptureLimits, audio: AudioSettings?, settings: RigSettings, trigger: TriggerSettings? = nil,
         triggerOutput: TriggerOutputLine? = nil
     ) {
-        self.openSource = openSource; self.outDir = outDir; self.recording = recording
-        self.limits = limits; self.audio = audio; self.settings = settings; self.trigger = trigger
+        self.openSource = openSource
+        self.outDir = outDir
+        self.recording = recording
+        self.limits = limits
+        self.audio = audio
+        self.settings = settings
+        self.trigger = trigger
         self.triggerOutput = triggerOutput
     }
 }
@@ -46,8 +51,11 @@ public struct RigSettings: Codable, Sendable, Equatable {
         preTrigger: Rational = TriggerSettings.defaultWindow, postTrigger: Rational = TriggerSettings.defaultWindow, shots: Int = 1,
         previewFps: Rational = Rational(10), previewWidth: Int = 640
     ) {
-        self.preTrigger = preTrigger; self.postTrigger = postTrigger; self.shots = shots
-        self.previewFps = previewFps; self.previewWidth = previewWidth
+        self.preTrigger = preTrigger
+        self.postTrigger = postTrigger
+        self.shots = shots
+        self.previewFps = previewFps
+        self.previewWidth = previewWidth
     }
 
     /// The settings that need the camera idle (a new ring).
@@ -68,7 +76,11 @@ public struct RigRefusal: SlomoFailure, Sendable, Equatable {
     public var kind: FailureKind
     public var wording: Wording
     public var field: String?
-    public init(_ kind: FailureKind, _ wording: Wording, field: String? = nil) { self.kind = kind; self.wording = wording; self.field = field }
+    public init(_ kind: FailureKind, _ wording: Wording, field: String? = nil) {
+        self.kind = kind
+        self.wording = wording
+        self.field = field
+    }
     /// A sentence already written (another error's text, a body's decoding).
     public init(_ kind: FailureKind, _ message: String, field: String? = nil) { self.init(kind, Wording(verbatim: message), field: field) }
     public static func badField(_ field: String, _ why: String) -> RigRefusal {

@@ -23,7 +23,11 @@ struct RigCamera {
     }
 
     init(name: String, format: CaptureFormat?, counts: CaptureStatus?, plan: RingPlan?, report: CaptureReport? = nil) {
-        self.name = name; self.format = format; self.counts = counts; self.plan = plan; self.report = report
+        self.name = name
+        self.format = format
+        self.counts = counts
+        self.plan = plan
+        self.report = report
         nominalFrameRate = counts == nil ? nil : (format?.frameDuration).flatMap { try? $0.reciprocal() }
     }
 

@@ -48,11 +48,18 @@ final class RigTriggerLine: @unchecked Sendable {
 
     private init(_ source: TriggerEventSource) { self.source = source }
 
-    private var current: TriggerEventSource? { lock.lock(); defer { lock.unlock() }; return source }
+    private var current: TriggerEventSource? {
+        lock.lock()
+        defer { lock.unlock() }
+        return source
+    }
 
     /// Lets go of the line or port once its thread has ended.
     func close() {
-        lock.lock(); let s = source; source = nil; lock.unlock()
+        lock.lock()
+        let s = source
+        source = nil
+        lock.unlock()
         guard let s else { return }
         done.wait()
         s.close()

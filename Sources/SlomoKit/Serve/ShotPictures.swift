@@ -16,17 +16,31 @@ final class ShotPictures: @unchecked Sendable {
     let path: String
 
     /// Stops the decoding (the shot was let go or deleted); waiting requests get what is decoded.
-    func cancel() { cond.lock(); cancelled = true; cond.broadcast(); cond.unlock() }
-    private var isCancelled: Bool { cond.lock(); defer { cond.unlock() }; return cancelled }
+    func cancel() {
+        cond.lock()
+        cancelled = true
+        cond.broadcast()
+        cond.unlock()
+    }
+    private var isCancelled: Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        return cancelled
+    }
 
     init(path: String, width: Int) {
         self.path = path
         let t = Thread { [self] in
             _ = ThreadPriority.nice(10)
             do { try decode(width: width) } catch {
-                cond.lock(); failure = error; cond.unlock()
+                cond.lock()
+                failure = error
+                cond.unlock()
             }
-            cond.lock(); finished = true; cond.broadcast(); cond.unlock()
+            cond.lock()
+            finished = true
+            cond.broadcast()
+            cond.unlock()
         }
         t.name = "slomo-shot-frames"
         t.start()
@@ -34,7 +48,8 @@ final class ShotPictures: @unchecked Sendable {
 
     /// Frame `index` of the file (0: its first), nil when the file has no such frame.
     func picture(_ index: Int) throws -> [UInt8]? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         while pictures.count <= index && !finished && !cancelled { cond.wait() }
         if index < pictures.count { return pictures[index] }
         if let failure { throw failure }
@@ -52,12 +67,18 @@ final class ShotPictures: @unchecked Sendable {
             while case .got = try decoder.receive(into: frame) {
                 let j = try maker.jpeg(frame)
                 frame.unref()
-                cond.lock(); pictures.append(j.bytes); cond.broadcast(); cond.unlock()
+                cond.lock()
+                pictures.append(j.bytes)
+                cond.broadcast()
+                cond.unlock()
             }
         }
         while try demuxer.readPacket(into: packet) {
             if isCancelled { return }
-            guard packet.streamIndex == stream else { packet.unref(); continue }
+            guard packet.streamIndex == stream else {
+                packet.unref()
+                continue
+            }
             while try !decoder.send(packet) { try drain() }
             packet.unref()
             try drain()

@@ -20,7 +20,10 @@ public struct ShotsInFlight: Sendable, Equatable {
     /// Frames put in the ring since the session started, as last read.
     public private(set) var ringFrames: Int64 = 0
 
-    public init(preFrames: Int = 0, postFrames: Int = 0) { self.preFrames = preFrames; self.postFrames = postFrames }
+    public init(preFrames: Int = 0, postFrames: Int = 0) {
+        self.preFrames = preFrames
+        self.postFrames = postFrames
+    }
 
     public var isEmpty: Bool { shots.isEmpty }
 

@@ -128,7 +128,9 @@ struct BatchCommand: ParsableCommand {
                 if let f = plan.outputFrames { line["outputFrames"] = f }
             } catch {
                 let f = CLIFailure(error)
-                line["status"] = "refused"; line["exitStatus"] = Int(f.status); line["error"] = f.message
+                line["status"] = "refused"
+                line["exitStatus"] = Int(f.status)
+                line["error"] = f.message
                 Console.error("slomo: job \(s.number): \(f.message)")
                 refused += 1
             }
@@ -153,7 +155,8 @@ struct BatchCommand: ParsableCommand {
         var manifestPath = manifest
         var files = inputs
         if manifestPath == nil, files.count == 1, Manifest.extensions.contains(URL(fileURLWithPath: files[0]).pathExtension.lowercased()) {
-            manifestPath = files[0]; files = []
+            manifestPath = files[0]
+            files = []
         }
         if let out = outDir {
             var isDir: ObjCBool = false
@@ -271,16 +274,22 @@ final class BatchProgress: @unchecked Sendable {
 
     init(mode: String) throws { reporter = try ProgressReporter(mode: mode, label: "batch") }
 
-    func start(jobs n: Int) { lock.lock(); jobs = n; lock.unlock() }
+    func start(jobs n: Int) {
+        lock.lock()
+        jobs = n
+        lock.unlock()
+    }
 
     func frames(job: Int, done: Int64, total: Int64) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         running[job] = (done, total)
         report(force: false)
     }
 
     func finished(job: Int) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         if let r = running.removeValue(forKey: job) { framesFinished += r.done }  // a failed job stops short
         finishedJobs += 1
         report(force: true)

@@ -326,5 +326,10 @@ final class ArmedCount: @unchecked Sendable {
     private let lock = NSLock()
     private var left: Int
     init(_ n: Int) { left = n }
-    func one() -> Bool { lock.lock(); defer { lock.unlock() }; left -= 1; return left == 0 }
+    func one() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        left -= 1
+        return left == 0
+    }
 }

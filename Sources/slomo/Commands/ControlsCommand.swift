@@ -31,13 +31,19 @@ struct ControlsCommand: ParsableCommand {
         try check()
         if let d = device, GenICamService.isGenICam(d) {
             let features = try GenICamService.controls(device: d)
-            if json { try JSONOutput.print(GenICamControlsReport(camera: d, features: features)); return }
+            if json {
+                try JSONOutput.print(GenICamControlsReport(camera: d, features: features))
+                return
+            }
             Console.out("\(d): \(features.count) features")
             for f in features { Console.out(ControlsTable.line(f)) }
             return
         }
         let report = try listing.map { try DeviceService.controls(listing: $0) } ?? DeviceService.controls(device: device ?? "/dev/video0")
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         if let d = report.device { Console.out("\(d.path): \(d.card) (\(d.driver), \(d.bus))") } else { Console.out("\(report.source):") }
         if report.controls.isEmpty { Console.out("  no controls") }
         for (group, list) in report.grouped {

@@ -42,7 +42,10 @@ struct ConvertCommand: ParsableCommand {
         if let damage = DamageSummary.line(report.damage) {
             reporter.say("slomo: warning: \(input): damaged input, converted what decodes: \(damage)")
         }
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         let files = report.firstFile.map { " (\($0) … \(report.lastFile ?? $0))" } ?? ""
         Console.out(
             "\(report.output): \(report.frameCount) frames \(report.width)x\(report.height) \(report.sampleFormat)\(files), \(report.exact ? "samples exact" : "samples decoded"); times in \(report.framesTable)"

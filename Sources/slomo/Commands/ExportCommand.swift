@@ -37,11 +37,16 @@ struct ExportCommand: ParsableCommand {
     func run() throws {
         var run = try retime.run(.export, input: input, output: output, overwrite: overwrite)
         try video.apply(to: &run)
-        run.job.fps = fps; run.job.codec = codec; run.job.preset = preset; run.job.crf = crf
+        run.job.fps = fps
+        run.job.codec = codec
+        run.job.preset = preset
+        run.job.crf = crf
         delivery.apply(to: &run.job)
         let reporter = try ProgressReporter(mode: progress, label: "export")
         if let note = OptionValues.ntscNote(fps, option: .fps) { reporter.say("slomo: note: " + note.rendered(naming: CLIFailure.flag)) }
-        run.job.frameBlend = frameBlend; run.job.flowQuality = flowQuality; run.job.rotation = rotation
+        run.job.frameBlend = frameBlend
+        run.job.flowQuality = flowQuality
+        run.job.rotation = rotation
         run.skipUnneeded = !decodeAll
         run.threads = threads
         let r = try run.exportRequest()
@@ -66,7 +71,10 @@ struct ExportCommand: ParsableCommand {
             )
         }
         if let f = report.interpolation?.fallback { reporter.say("slomo: note: \(input): \(f)") }
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         Console.out(
             "\(report.output): \(report.outputFrames) frames at \(report.frameRate) fps (\(Seconds(report.outputDuration)) s); decoded \(report.decodedPackets) of \(report.sourceFrames) source frames, \(String(format: "%.1f", report.encodeFps)) fps"
         )
@@ -78,7 +86,10 @@ struct TrimOptions: ParsableArguments {
     @Option(help: ArgumentHelp(JobOption.start.help)) var start: String?
     @Option(help: ArgumentHelp(JobOption.end.help)) var end: String?
 
-    func apply(to job: inout BatchJob) { job.start = start; job.end = end }
+    func apply(to job: inout BatchJob) {
+        job.start = start
+        job.end = end
+    }
 }
 
 /// Export's part of the source and its delivery (`--start`, `--end`, `--size`, `--pix-fmt`,
@@ -91,7 +102,11 @@ struct DeliveryOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.gop.help)) var gop: Int?
 
     func apply(to job: inout BatchJob) {
-        trim.apply(to: &job); job.size = size; job.pixFmt = pixFmt; job.bitrate = bitrate; job.gop = gop
+        trim.apply(to: &job)
+        job.size = size
+        job.pixFmt = pixFmt
+        job.bitrate = bitrate
+        job.gop = gop
     }
 }
 
@@ -116,7 +131,8 @@ final class ProgressReporter: @unchecked Sendable {
     }
 
     func update(_ done: Int64, _ total: Int64) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         switch mode {
         case .bar: bar.update(done, total)
         case .json:
@@ -137,7 +153,8 @@ final class ProgressReporter: @unchecked Sendable {
     /// A batch's aggregated progress: jobs finished, overall fraction (finished jobs plus running
     /// exports' frame fractions), output frames so far.
     func batch(jobsDone: Int, jobs: Int, fraction: Double, frames: Int64, fps: Double, eta: Double) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         switch mode {
         case .bar:
             bar.draw(
@@ -153,8 +170,12 @@ final class ProgressReporter: @unchecked Sendable {
     /// A diagnostic line: on stderr as it is, or with `--progress json` as a `note` or `warning`
     /// event, so that every line there stays JSON.
     func say(_ line: String) {
-        lock.lock(); defer { lock.unlock() }
-        guard mode == .json else { Console.error(line); return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard mode == .json else {
+            Console.error(line)
+            return
+        }
         if let l = try? JSONSchema.line(ProgressEvent(diagnostic: line), type: "progress") { Console.error(l) }
     }
 

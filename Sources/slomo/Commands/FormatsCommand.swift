@@ -54,7 +54,10 @@ struct FormatsCommand: ParsableCommand {
 
     func run() throws {
         try check()
-        if let d = device, GenICamService.isGenICam(d) { try genicam(d); return }
+        if let d = device, GenICamService.isGenICam(d) {
+            try genicam(d)
+            return
+        }
         if offset != nil { throw CommandLineError("\(Setting.offset) is for GenICam cameras (genicam:ID)", .badRequest) }
         let request = try DeviceService.request(format: format, size: size, minSize: minSize, fps: fps, prefer: prefer)
         let controls = try cameraControls.requests()
@@ -73,7 +76,10 @@ struct FormatsCommand: ParsableCommand {
         } else {
             report = try DeviceService.formats(device: device ?? "/dev/video0", request: request, apply: apply, controls: controls)
         }
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         for line in FormatsTable.lines(report) { Console.out(line) }
     }
 }
@@ -89,7 +95,10 @@ extension FormatsCommand {
         let seconds: Rational? = measure ? try OptionValues.rational(measureSeconds, option: .measureSeconds) : nil
         if let s = seconds, !(s.isPositive && s <= Rational(60)) { throw SettingError(.measureSeconds, measureSeconds, "must be > 0 and at most 60") }
         let f = try GenICamService.formats(device: device, format: format, size: size, offset: offset, measure: seconds)
-        if json { try JSONOutput.print(f); return }
+        if json {
+            try JSONOutput.print(f)
+            return
+        }
         func r(_ x: GenICamRange) -> String { "\(x.min)...\(x.max)" + (x.increment > 1 ? " step \(x.increment)" : "") }
         func d(_ v: Double?) -> String { v.map { String(format: "%g", $0) } ?? "?" }
         Console.out("\(f.camera): \(f.vendor) \(f.model) (serial \(f.serial), \(f.protocol))")

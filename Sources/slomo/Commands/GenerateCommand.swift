@@ -40,8 +40,13 @@ struct GenerateCommand: ParsableCommand {
             throw SettingError(.codec, codec, "\(OptionValues.expected(GenerateRequest.VideoCodec.self))")
         }
         r.codec = c
-        r.preset = preset; r.crf = crf; r.gop = gop; r.referenceInterval = referenceInterval
-        r.sampleRate = sampleRate; r.audio = !noAudio; r.overwrite = overwrite
+        r.preset = preset
+        r.crf = crf
+        r.gop = gop
+        r.referenceInterval = referenceInterval
+        r.sampleRate = sampleRate
+        r.audio = !noAudio
+        r.overwrite = overwrite
         let progress = Progress(label: "generate")
         let report = try Generator.generate(r) { done, total in progress.update(done, total) }
         progress.finish()

@@ -50,7 +50,10 @@ struct PlanCommand: ParsableCommand {
             listFrames: frames, frameBlend: try blend(),
             trim: try SourceTrim.parse(start: trim.start, end: trim.end))
         if let plot { try OutputFile.write(Data(PlanPlot.svg(report).utf8), to: plot) }
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         Console.out(
             "\(file): \(Seconds(report.sourceDuration)) s source -> \(Seconds(report.targetDuration)) s output, \(report.outputFrames) frames at \(report.outputFrameRate) fps"
         )

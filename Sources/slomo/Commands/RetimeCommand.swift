@@ -15,7 +15,10 @@ struct RetimeOptions: ParsableArguments {
     /// The job these options and `input`/`output` describe, and how to run it in this process.
     func run(_ command: BatchJob.Command, input: String, output: String, overwrite: Bool) throws -> JobRun {
         var job = BatchJob(input: input, output: output, command: command)
-        job.rate = rate; job.segments = segments; job.ramps = ramps; job.curve = curve
+        job.rate = rate
+        job.segments = segments
+        job.ramps = ramps
+        job.curve = curve
         job.pitch = pitch
         var run = try JobRun(job: job)
         run.overwrite = overwrite
@@ -34,7 +37,9 @@ struct VideoJobOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
 
     func apply(to run: inout JobRun) throws {
-        run.job.noAudio = noAudio; run.job.audioCodec = audioCodec; run.job.audioStreams = audioStream
+        run.job.noAudio = noAudio
+        run.job.audioCodec = audioCodec
+        run.job.audioStreams = audioStream
         switch relativeTo {
         case "original": run.fromOriginal = true
         case "current": run.fromOriginal = false
@@ -102,7 +107,10 @@ struct RetimeCommand: ParsableCommand {
         if let damage = DamageSummary.line(report.damage) {
             Console.error("slomo: warning: \(input): damaged input, retimed the packets that are there: \(damage)")
         }
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         if let t = report.trim, t.prerollFrames > 0 {
             Console.error(
                 "slomo: \(output): the copy starts at the keyframe at \(Seconds(t.keyframe)) s; its \(t.prerollFrames) frames before \(Seconds(t.sourceStart)) s are hidden by the file's edit list"

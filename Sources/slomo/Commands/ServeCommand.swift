@@ -162,6 +162,14 @@ final class FailureBox: @unchecked Sendable {
     // Safe: `stored` under `lock`.
     private let lock = NSLock()
     private var stored: Error?
-    func set(_ e: Error) { lock.lock(); stored = e; lock.unlock() }
-    var error: Error? { lock.lock(); defer { lock.unlock() }; return stored }
+    func set(_ e: Error) {
+        lock.lock()
+        stored = e
+        lock.unlock()
+    }
+    var error: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
 }

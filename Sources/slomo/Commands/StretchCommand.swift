@@ -28,7 +28,10 @@ struct StretchCommand: ParsableCommand {
         var run = try retime.run(.stretch, input: input, output: output, overwrite: overwrite)
         run.streamIndex = stream
         let report = try AudioStretch.run(try run.stretchRequest())
-        if json { try JSONOutput.print(report); return }
+        if json {
+            try JSONOutput.print(report)
+            return
+        }
         let rates = zip(report.requestedRates, report.rates).map { $0 == $1 ? "\($1)" : "\($0)→\($1)" }
         var line = "\(report.output): \(report.inputFrames) -> \(report.outputFrames) frames at \(report.sampleRate) Hz, "
         line += "\(report.channels) ch, \(report.algorithm) at \(rates.joined(separator: ", "))"

@@ -32,7 +32,10 @@ struct TriggerCommand: ParsableCommand {
         let key = try TriggerKey.load(triggerKey)
         let instant = try Self.instant(at, now: TriggerSender.wallClockNow())
         let sent = try TriggerSender.send(to: endpoints, at: instant, key: key)
-        if json { try JSONOutput.print(TriggerSender.Report(sent: sent)); return }
+        if json {
+            try JSONOutput.print(TriggerSender.Report(sent: sent))
+            return
+        }
         for s in sent {
             Console.out("sent to \(s.to): at \(Seconds(s.at, decimals: 6)) s (wall clock), \(Seconds(s.at - s.sentAt, decimals: 3)) s from sending")
         }

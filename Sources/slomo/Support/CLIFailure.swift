@@ -51,7 +51,10 @@ struct CLIFailure: Error {
 
     /// nil for errors that are not slomo's (ArgumentParser's own: help, version, parse errors).
     init?(classifying error: any Error) {
-        if let f = error as? CLIFailure { self = f; return }
+        if let f = error as? CLIFailure {
+            self = f
+            return
+        }
         guard let e = error as? any SlomoFailure else { return nil }
         message = e.wording.rendered(naming: CLIFailure.flag)
         status = ExitStatus(e.kind).rawValue
@@ -59,7 +62,10 @@ struct CLIFailure: Error {
 
     /// Any error, an unknown one as an internal error (70).
     init(_ error: any Error) {
-        if let known = CLIFailure(classifying: error) { self = known; return }
+        if let known = CLIFailure(classifying: error) {
+            self = known
+            return
+        }
         message = "internal error: \(error)"
         status = ExitStatus.software.rawValue
     }
@@ -82,7 +88,10 @@ struct CLIFailure: Error {
 struct CommandLineError: SlomoFailure {
     let wording: Wording
     let kind: FailureKind
-    init(_ wording: Wording, _ kind: FailureKind) { self.wording = wording; self.kind = kind }
+    init(_ wording: Wording, _ kind: FailureKind) {
+        self.wording = wording
+        self.kind = kind
+    }
 }
 
 /// The CLI's own settings (the library's are in `Setting`).

@@ -46,8 +46,14 @@ struct CameraOptions: ParsableArguments {
     func request(_ device: String, controls: ControlRequests) -> DeviceCaptureRequest {
         var r = DeviceCaptureRequest(device: device)
         r.controls = controls
-        r.format = format; r.size = size; r.minSize = minSize; r.fps = fps; r.buffers = buffers; r.bytesPerLine = bytesPerLine
-        r.offset = offset; r.cameraTrigger = cameraTrigger
+        r.format = format
+        r.size = size
+        r.minSize = minSize
+        r.fps = fps
+        r.buffers = buffers
+        r.bytesPerLine = bytesPerLine
+        r.offset = offset
+        r.cameraTrigger = cameraTrigger
         return r
     }
 
@@ -70,7 +76,10 @@ struct CameraOptions: ParsableArguments {
         guard let raw = RecordingSettings.RawCodec(rawValue: codec) else {
             throw CommandLineError("\(Setting.codec) '\(codec)': \(OptionValues.expected(RecordingSettings.RawCodec.self))", .badRequest)
         }
-        settings.rawCodec = raw; settings.preset = preset; settings.crf = crf; settings.sync = !noSync
+        settings.rawCodec = raw
+        settings.preset = preset
+        settings.crf = crf
+        settings.sync = !noSync
         return settings
     }
 

@@ -70,16 +70,24 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     }
 
     public var counts: Counts {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         return Counts(viewers: viewers.count, pictures: made, replaced: viewers.replacedCount, fps: fps, width: maxWidth, error: failed)
     }
 
     /// Ticks that found no new frame, or whose frame was overwritten while it was copied.
-    var skippedTicks: Int64 { lock.lock(); defer { lock.unlock() }; return skipped }
+    var skippedTicks: Int64 {
+        lock.lock()
+        defer { lock.unlock() }
+        return skipped
+    }
 
     /// The rate and width of the pictures (applied from the next picture on).
     public func set(fps: Rational? = nil, width: Int? = nil) {
-        lock.lock(); if let fps { self.fps = fps }; if let width { maxWidth = width }; lock.unlock()
+        lock.lock()
+        if let fps { self.fps = fps }
+        if let width { maxWidth = width }
+        lock.unlock()
     }
 
     /// A new viewer: its pictures, one pending at most. `stopWatching` with its id ends it.
@@ -106,11 +114,16 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     // MARK: the stage
 
     func start(ring: FrameRing, format: CaptureFormat) {
-        lock.lock(); stopping = false; failed = nil; lock.unlock()
+        lock.lock()
+        stopping = false
+        failed = nil
+        lock.unlock()
         let t = Thread { [self] in
             _ = ThreadPriority.nice(19)
             do { try loop(ring, format: format) } catch {
-                lock.lock(); failed = "\(error)"; lock.unlock()
+                lock.lock()
+                failed = "\(error)"
+                lock.unlock()
             }
             for s in sinks { try? s.close() }
             done.signal()
@@ -122,8 +135,13 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     }
 
     func stop() {
-        lock.lock(); stopping = true; lock.unlock()
-        if thread != nil { done.wait(); thread = nil }
+        lock.lock()
+        stopping = true
+        lock.unlock()
+        if thread != nil {
+            done.wait()
+            thread = nil
+        }
     }
 
     /// Whether the stage's thread runs now (between `start` and `stop`).
@@ -137,7 +155,9 @@ public final class LivePictures: RingTap, @unchecked Sendable {
             throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc)
         }
         let layout = try format.planeLayout()
-        lock.lock(); var maker = JPEGMaker(maxWidth: maxWidth, bitsPerPixel: bitsPerPixel); lock.unlock()
+        lock.lock()
+        var maker = JPEGMaker(maxWidth: maxWidth, bitsPerPixel: bitsPerPixel)
+        lock.unlock()
         let size = format.isCompressed ? (format.width, format.height) : maker.outputSize(width: format.width, height: format.height)
         for s in sinks { try s.open(format: format, width: size.0, height: size.1) }
         let copy = UnsafeMutableRawPointer.allocate(byteCount: Swift.max(1, format.maxFrameBytes, layout?.size ?? 0), alignment: 64)
@@ -150,20 +170,36 @@ public final class LivePictures: RingTap, @unchecked Sendable {
             lock.unlock()
             if stop { return }
             // pictures are made only while someone watches
-            guard wanted else { CurrentProcess.sleep(microseconds: 10_000); next = CaptureClock.now(); continue }
+            guard wanted else {
+                CurrentProcess.sleep(microseconds: 10_000)
+                next = CaptureClock.now()
+                continue
+            }
             let wait = ((next - CaptureClock.now()) * Rational(1_000_000)).rounded(.up)
-            if wait > 0 { CurrentProcess.sleep(microseconds: Int(Swift.min(wait, 100_000))); continue }
+            if wait > 0 {
+                CurrentProcess.sleep(microseconds: Int(Swift.min(wait, 100_000)))
+                continue
+            }
             next = Swift.max(next + Rational.one / fps, CaptureClock.now() - Rational.one / fps)
             // the newest frame, unpinned: the pictures never hold the camera back
-            guard let f = RingReader.newest(in: ring), f.index != last else { count(skipped: 1); continue }
+            guard let f = RingReader.newest(in: ring), f.index != last else {
+                count(skipped: 1)
+                continue
+            }
             let m = f.meta, n = f.bytes.count
             copy.copyMemory(from: f.bytes.baseAddress!, byteCount: n)
-            guard f.isIntact else { count(skipped: 1); continue }  // overwritten while copied
+            guard f.isIntact else {
+                count(skipped: 1)
+                continue
+            }  // overwritten while copied
             last = f.index
             let bytes = UnsafeRawBufferPointer(start: copy, count: n)
             if pixels != nil, maker.maxWidth != width { maker = JPEGMaker(maxWidth: width, bitsPerPixel: bitsPerPixel) }
             let encoded = try pixels.flatMap { px in try layout.flatMap { try maker.picture(bytes, format: format, samples: px, layout: $0) } }
-            if pixels != nil && encoded == nil { count(skipped: 1); continue }
+            if pixels != nil && encoded == nil {
+                count(skipped: 1)
+                continue
+            }
             // an MJPEG camera: its own JPEG, not decoded
             let j = encoded ?? (Array(bytes), format.width, format.height)
             let picture = LivePicture(
@@ -175,7 +211,10 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     }
 
     private func count(made: Int64 = 0, skipped: Int64 = 0) {
-        lock.lock(); self.made += made; self.skipped += skipped; lock.unlock()
+        lock.lock()
+        self.made += made
+        self.skipped += skipped
+        lock.unlock()
     }
 }
 

@@ -23,7 +23,9 @@ struct SyntheticSensor: Equatable {
     init?(_ name: String) {
         let gray = ["gray10": "Y10 ", "gray12": "Y12 ", "gray16": "Y16 "]
         if let fourcc = gray[name] {
-            self.fourcc = fourcc; bits = Int(name.dropFirst(4))!; mosaic = nil
+            self.fourcc = fourcc
+            bits = Int(name.dropFirst(4))!
+            mosaic = nil
             return
         }
         guard name.hasPrefix("bayer-"), name.count > 10 else { return nil }
@@ -35,7 +37,9 @@ struct SyntheticSensor: Equatable {
                 $0.mosaic == pattern && (depth == 8 ? $0.bitsPerPixel == 8 : $0.ffmpeg == samples)
             })
         else { return nil }
-        fourcc = row.fourcc; bits = depth; mosaic = pattern
+        fourcc = row.fourcc
+        bits = depth
+        mosaic = pattern
     }
 
     /// Sample (x, y) of the frame with sequence number `s`: `(s·1031 + x·37 + y·613) mod 2^bits`

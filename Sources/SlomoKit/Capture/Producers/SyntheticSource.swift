@@ -52,9 +52,14 @@ public final class SyntheticSource: CaptureSource {
     public init(spec text: String) throws {
         let spec = try SyntheticSpec(parsing: text)
         let fps = spec.fps, size = spec.size, fmt = spec.format, gop = spec.gop, preload = spec.preload
-        self.fps = fps; pace = spec.pace; dropEvery = spec.dropEvery; damageEvery = spec.damageEvery
-        frameCounter = spec.counter; sequence = spec.firstID
-        buffers = spec.buffers; stillUntil = spec.stillUntil
+        self.fps = fps
+        pace = spec.pace
+        dropEvery = spec.dropEvery
+        damageEvery = spec.damageEvery
+        frameCounter = spec.counter
+        sequence = spec.firstID
+        buffers = spec.buffers
+        stillUntil = spec.stillUntil
         let sensor = SyntheticSensor(fmt)
         self.sensor = sensor
         let fourcc = sensor?.fourcc ?? (fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12")
@@ -111,14 +116,18 @@ public final class SyntheticSource: CaptureSource {
     public func start() throws { startTime = CaptureClock.now() }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
-        if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 { index += 1; sequence = frameCounter.advanced(sequence, by: 1) }
+        if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 {
+            index += 1
+            sequence = frameCounter.advanced(sequence, by: 1)
+        }
         if pace {
             // a reader more than `buffers` periods late finds only the newest frames (driver drops)
             let now = CaptureClock.now()
             let latest = ((now - startTime) * fps).floor
             if latest - index >= Int64(buffers) {
                 let lost = latest - index - Int64(buffers) + 1
-                index += lost; sequence = frameCounter.advanced(sequence, by: UInt64(lost))
+                index += lost
+                sequence = frameCounter.advanced(sequence, by: UInt64(lost))
             }
         }
         let due = startTime + Rational(index) / fps

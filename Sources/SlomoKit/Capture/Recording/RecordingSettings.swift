@@ -12,8 +12,8 @@ public struct RecordingSettings: Sendable {
         /// FFmpeg's encoder.
         var encoder: String {
             switch self {
-            case .x264: "libx264";
-            case .ffv1: "ffv1";
+            case .x264: "libx264"
+            case .ffv1: "ffv1"
             case .raw: "rawvideo"
             }
         }
@@ -66,6 +66,9 @@ public struct FileSyncs: Codable, Sendable, Equatable {
     public var refused: String?
     public init() {}
     mutating func add(_ o: FileSyncs) {
-        count += o.count; totalMicros += o.totalMicros; maxMicros = max(maxMicros, o.maxMicros); refused = refused ?? o.refused
+        count += o.count
+        totalMicros += o.totalMicros
+        maxMicros = max(maxMicros, o.maxMicros)
+        refused = refused ?? o.refused
     }
 }

@@ -90,7 +90,10 @@ final class RecordingWriter {
     func prepare() throws {
         guard muxer == nil else { return }
         let m = try Muxer(path: settings.output, formatName: ContainerFormat.forOutput(settings.output))
-        guard let src = sourcePixels else { muxer = m; return }
+        guard let src = sourcePixels else {
+            muxer = m
+            return
+        }
         layout = try format.planeLayout(as: src)
         let fps = format.frameDuration.flatMap { try? $0.reciprocal() }
         let rate = fps ?? Rational(30)
@@ -234,19 +237,27 @@ final class RecordingWriter {
     private func syncIfDue(_ timestamp: Rational, force: Bool = false) throws {
         guard settings.sync, syncs.refused == nil else { return }
         if !force, let last = lastSync, timestamp - last < Rational(1) { return }
-        if lastSync == nil && !force { lastSync = timestamp; return }
+        if lastSync == nil && !force {
+            lastSync = timestamp
+            return
+        }
         lastSync = timestamp
         if syncFile == nil {
             // only a regular file is synced (a FIFO or device output is not a file on a disk)
-            guard (try? Files.status(settings.output).isRegular) == true else { syncs.refused = "the output is not a regular file"; return }
+            guard (try? Files.status(settings.output).isRegular) == true else {
+                syncs.refused = "the output is not a regular file"
+                return
+            }
             do throws(Errno) { syncFile = try FileDescriptor.openForReading(settings.output) } catch {
-                syncs.refused = "cannot open for fdatasync: \(error.words)"; return
+                syncs.refused = "cannot open for fdatasync: \(error.words)"
+                return
             }
         }
         let start = CaptureClock.now()
         do throws(Errno) { try syncFile?.dataSync() } catch {
             if [.invalidArgument, .readOnlyFileSystem, .notSupported].contains(error) {
-                syncs.refused = "the file system refuses fdatasync (\(error.words))"; return
+                syncs.refused = "the file system refuses fdatasync (\(error.words))"
+                return
             }
             throw CaptureError.syncFailed(output: settings.output, errno: error.rawValue)
         }
@@ -277,7 +288,10 @@ final class RecordingWriter {
     /// on disk stay playable.
     func finish() throws {
         guard let m = muxer, headerWritten else { return }
-        if let e = encoder { _ = try e.send(nil); try drain() }
+        if let e = encoder {
+            _ = try e.send(nil)
+            try drain()
+        }
         if let track = audioTrack, let captured = capturedAudio, let last = lastTimestamp {
             let lastSourceTime = last - first!, lastOutputTime = outputTime(last)
             // the sound ends where the last frame ends (through the map when slowed while recording)

@@ -19,7 +19,10 @@ public enum StatsPlot {
         let top = 50.0, th = 250.0, pw = w - left - right
         var times: [Double] = []
         var t = 0.0
-        for v in iv { t += v / 1000; times.append(t) }
+        for v in iv {
+            t += v / 1000
+            times.append(t)
+        }
         let xTicks = Ticks(upTo: Swift.max(times.last!, 0.001))
         s += frame(x: left, y: top, w: pw, h: th, x: xTicks, y: yTicks, xLabel: "time since the first frame (s)", yLabel: "frame interval (ms)")
         var path = ""

@@ -61,7 +61,10 @@ final class FrameRing: @unchecked Sendable {
         if !ok {
             // fault every page in now rather than on the capture thread
             var off = 0
-            while off < total { memory.storeBytes(of: 0, toByteOffset: off, as: UInt8.self); off += 4096 }
+            while off < total {
+                memory.storeBytes(of: 0, toByteOffset: off, as: UInt8.self)
+                off += 4096
+            }
         }
         locked = ok
         lockNote = note
@@ -78,7 +81,8 @@ final class FrameRing: @unchecked Sendable {
 
     /// The slot for the next frame, or nil when a pin holds the frame it would overwrite.
     func reserve() -> (index: Int64, pointer: UnsafeMutableRawPointer)? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let n = published
         if let low = pins.values.min(), low <= n - Int64(capacity) { return nil }
         writing = true
@@ -97,22 +101,34 @@ final class FrameRing: @unchecked Sendable {
 
     /// No more frames: readers waiting past the end are woken with `false`.
     func close() {
-        cond.lock(); closed = true; cond.broadcast(); cond.unlock()
+        cond.lock()
+        closed = true
+        cond.broadcast()
+        cond.unlock()
     }
 
     // MARK: readers
 
     /// Frames published so far (the next frame's index).
-    var count: Int64 { cond.lock(); defer { cond.unlock() }; return published }
+    var count: Int64 {
+        cond.lock()
+        defer { cond.unlock() }
+        return published
+    }
 
     /// The oldest index whose bytes are still intact.
-    var oldest: Int64 { cond.lock(); defer { cond.unlock() }; return oldestLocked }
+    var oldest: Int64 {
+        cond.lock()
+        defer { cond.unlock() }
+        return oldestLocked
+    }
 
     private var oldestLocked: Int64 { Swift.max(0, published + (writing ? 1 : 0) - Int64(capacity)) }
 
     /// Pins frames from `index` on (clamped to the oldest intact one); returns the pin and where it starts.
     func pin(from index: Int64) -> (id: Int, start: Int64) {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let start = Swift.max(index, oldestLocked)
         let id = nextPinID
         nextPinID += 1
@@ -124,25 +140,30 @@ final class FrameRing: @unchecked Sendable {
     /// frames published so far. (Nothing waits on pins: the producer never blocks.)
     @discardableResult
     func advance(_ id: Int, to index: Int64) -> Int64 {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         if let p = pins[id], index > p { pins[id] = index }
         return published
     }
 
     func unpin(_ id: Int) {
-        cond.lock(); pins[id] = nil; cond.unlock()
+        cond.lock()
+        pins[id] = nil
+        cond.unlock()
     }
 
     /// Blocks until frame `index` is published (true) or the ring is closed before it (false).
     func wait(for index: Int64) -> Bool {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         while published <= index && !closed { cond.wait() }
         return published > index
     }
 
     /// Like `wait(for:)` but gives up after `seconds` (nil: timed out).
     func wait(for index: Int64, seconds: Double) -> Bool? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let deadline = Date(timeIntervalSinceNow: seconds)
         while published <= index && !closed {
             if !cond.wait(until: deadline) { return published > index ? true : (closed ? false : nil) }
@@ -151,13 +172,15 @@ final class FrameRing: @unchecked Sendable {
     }
 
     func meta(_ index: Int64) -> Meta {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         return meta[Int(index % Int64(capacity))]
     }
 
     /// True while frame `index` has not been overwritten (for readers that do not pin).
     func isIntact(_ index: Int64) -> Bool {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         return index >= oldestLocked && index < published
     }
 

@@ -37,9 +37,11 @@ final class RingReader {
         self.ring = ring
         if pinned {
             let p = ring.pin(from: index)
-            pin = p.id; start = p.start
+            pin = p.id
+            start = p.start
         } else {
-            pin = nil; start = Swift.max(index, ring.oldest)
+            pin = nil
+            start = Swift.max(index, ring.oldest)
         }
         position = start
     }

@@ -15,7 +15,8 @@ enum CaptureClock {
     /// added to `t`.
     static func wallTime(ofMonotonic t: Rational) -> Rational { t + wallOffset }
     private static let wallOffset: Rational = {
-        let mono = now(Clock.monotonic); return now(Clock.realTime) - mono
+        let mono = now(Clock.monotonic)
+        return now(Clock.realTime) - mono
     }()
 
     /// A wall-clock time as ISO 8601 UTC with microseconds, as MP4/MOV/Matroska's `creation_time`.
@@ -27,7 +28,10 @@ enum CaptureClock {
         var seconds = time_t(micros / 1_000_000)
         var c = tm()
         gmtime_r(&seconds, &c)
-        func pad(_ v: Int64, _ width: Int) -> String { let s = String(v); return String(repeating: "0", count: Swift.max(0, width - s.count)) + s }
+        func pad(_ v: Int64, _ width: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: Swift.max(0, width - s.count)) + s
+        }
         return "\(pad(Int64(c.tm_year) + 1900, 4))-\(pad(Int64(c.tm_mon) + 1, 2))-\(pad(Int64(c.tm_mday), 2))T"
             + "\(pad(Int64(c.tm_hour), 2)):\(pad(Int64(c.tm_min), 2)):\(pad(Int64(c.tm_sec), 2)).\(pad(micros % 1_000_000, 6))Z"
     }

@@ -25,7 +25,10 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
     public var complete: Bool?
     public var warning: String?
 
-    public init(_ event: Kind, camera: String) { self.event = event; self.camera = camera }
+    public init(_ event: Kind, camera: String) {
+        self.event = event
+        self.camera = camera
+    }
 
     /// A trigger message ignored (malformed, wrongly signed, outside the replay window), and why.
     static func ignored(camera: String, _ why: String) -> CaptureEvent {
@@ -37,7 +40,10 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
     /// A trigger received for shot `shot`.
     static func trigger(camera: String, shot: Int, source: String, time: Rational, wall: Rational, latency: Rational) -> CaptureEvent {
         var e = CaptureEvent(.trigger, camera: camera)
-        e.shot = shot; e.source = source; e.eventTime = time; e.wallTime = TriggerEvents.iso8601(wall)
+        e.shot = shot
+        e.source = source
+        e.eventTime = time
+        e.wallTime = TriggerEvents.iso8601(wall)
         e.latencyMs = (latency.doubleValue * 1e6).rounded() / 1e3
         return e
     }
@@ -45,8 +51,13 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
     /// Shot `r` saved.
     static func shot(camera: String, _ r: ShotReport) -> CaptureEvent {
         var e = CaptureEvent(.shot, camera: camera)
-        e.shot = r.shot; e.output = r.output; e.frames = r.framesWritten; e.preFrames = r.preFrames; e.postFrames = r.postFrames
-        e.complete = r.complete; e.warning = r.warning
+        e.shot = r.shot
+        e.output = r.output
+        e.frames = r.framesWritten
+        e.preFrames = r.preFrames
+        e.postFrames = r.postFrames
+        e.complete = r.complete
+        e.warning = r.warning
         return e
     }
 

@@ -17,7 +17,10 @@ public struct CaptureLimits: Sendable {
     public var lockMemory = true
     /// Run the capture thread at real-time priority (SCHED_FIFO, else a raised nice value).
     public var realtime = true
-    public init(duration: Rational? = nil, frames: Int64? = nil) { self.duration = duration; self.frames = frames }
+    public init(duration: Rational? = nil, frames: Int64? = nil) {
+        self.duration = duration
+        self.frames = frames
+    }
 
     /// The ranges a capture's limits take, checked before a camera opens by whoever asks for the
     /// capture (the command line, and next the server), in the same words.
@@ -52,12 +55,12 @@ public enum TriggerKind: Sendable, Equatable {
 
     public var name: String {
         switch self {
-        case .stdin: "stdin";
-        case .signal: "signal";
-        case .motion: "motion";
-        case .network: "udp";
-        case .sound: "sound";
-        case .gpio: "gpio";
+        case .stdin: "stdin"
+        case .signal: "signal"
+        case .motion: "motion"
+        case .network: "udp"
+        case .sound: "sound"
+        case .gpio: "gpio"
         case .api: "api"
         }
     }
@@ -91,7 +94,10 @@ public struct TriggerSettings: Sendable {
     /// What `--pre-trigger` and `--post-trigger` are when neither is given.
     public static let defaultWindow = Rational.one
     public init(kind: TriggerKind, pre: Rational, post: Rational, shots: Int = 1) {
-        self.kind = kind; self.pre = pre; self.post = post; self.shots = shots
+        self.kind = kind
+        self.pre = pre
+        self.post = post
+        self.shots = shots
     }
 
     /// The ranges a trigger's settings take, and (given the capture's sound input) whether a sound
@@ -136,9 +142,16 @@ public struct TriggerSettings: Sendable {
         let fm = FileManager.default
         var n = 1, last = 0
         while n <= 100_000 {
-            if fm.fileExists(atPath: path(template, shot: n)) { last = n; n += 1; continue }
+            if fm.fileExists(atPath: path(template, shot: n)) {
+                last = n
+                n += 1
+                continue
+            }
             // a gap: look a little further for later shots (one deleted in between)
-            if let later = (n + 1...n + 64).first(where: { fm.fileExists(atPath: path(template, shot: $0)) }) { n = later; continue }
+            if let later = (n + 1...n + 64).first(where: { fm.fileExists(atPath: path(template, shot: $0)) }) {
+                n = later
+                continue
+            }
             break
         }
         return last + 1

@@ -21,7 +21,10 @@ final class CaptureThread: @unchecked Sendable {
     let live = LiveCounts()
 
     init(source: CaptureSource, limits: CaptureLimits, end: SessionEnd, stop: StopToken) {
-        self.source = source; self.limits = limits; self.end = end; self.stopToken = stop
+        self.source = source
+        self.limits = limits
+        self.end = end
+        self.stopToken = stop
     }
 
     /// The capture thread's mending of clock jumps (read for the report once the camera stopped).
@@ -49,14 +52,20 @@ final class CaptureThread: @unchecked Sendable {
         let counter = source.frameCounter
         continuity = TimestampContinuity(frameDuration: source.format.frameDuration, counter: counter)
         while stop == nil {
-            if stopToken.isRaised { stop = (.signal, nil); break }
+            if stopToken.isRaised {
+                stop = (.signal, nil)
+                break
+            }
             if end.isRequested { break }
             let finished: CaptureEnd?
             do {
                 finished = try source.next { f in
                     let time = continuity.mend(f.timestamp, sequence: f.sequence)
                     if firstTime == nil { firstTime = time }
-                    if let d = limits.duration, time - firstTime! >= d { stop = (.duration, nil); return }
+                    if let d = limits.duration, time - firstTime! >= d {
+                        stop = (.duration, nil)
+                        return
+                    }
                     stats.record(sequence: f.sequence, timestamp: time, counter: counter)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
                     store(f, at: time, in: ring, planes: multiPlane)
@@ -82,14 +91,26 @@ final class CaptureThread: @unchecked Sendable {
     /// `planes`: a multi-planar format's layout, each plane where the picture's layout puts it.
     @inline(__always)
     func store(_ f: BorrowedFrame, at time: Rational, in ring: FrameRing, planes multiPlane: PlaneLayout?) {
-        if let d = f.damage { stats.damaged(d); return }
-        if f.byteCount == 0 { stats.shortFrames += 1; return }
+        if let d = f.damage {
+            stats.damaged(d)
+            return
+        }
+        if f.byteCount == 0 {
+            stats.shortFrames += 1
+            return
+        }
         if let l = multiPlane {
             guard f.planes.count >= l.offsets.count,
                 zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 })
-            else { stats.shortFrames += 1; return }
+            else {
+                stats.shortFrames += 1
+                return
+            }
         }
-        guard let slot = ring.reserve() else { stats.droppedBySlomo += 1; return }
+        guard let slot = ring.reserve() else {
+            stats.droppedBySlomo += 1
+            return
+        }
         var offset = 0
         if let l = multiPlane {
             for k in 0..<l.offsets.count {

@@ -131,8 +131,16 @@ private final class ResultBox: @unchecked Sendable {
     private let lock = NSLock()
     private var results: [Result<CaptureReport, Error>?]
     init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<CaptureReport, Error>) { lock.lock(); results[i] = r; lock.unlock() }
-    var all: [Result<CaptureReport, Error>?] { lock.lock(); defer { lock.unlock() }; return results }
+    func set(_ i: Int, _ r: Result<CaptureReport, Error>) {
+        lock.lock()
+        results[i] = r
+        lock.unlock()
+    }
+    var all: [Result<CaptureReport, Error>?] {
+        lock.lock()
+        defer { lock.unlock() }
+        return results
+    }
 }
 
 extension CaptureStats {
@@ -143,7 +151,10 @@ extension CaptureStats {
         var out = [first]
         out.reserveCapacity(intervalsMicros.count + 1)
         var us: Int64 = 0
-        for d in intervalsMicros { us += d; out.append(first + Rational(us, 1_000_000)) }
+        for d in intervalsMicros {
+            us += d
+            out.append(first + Rational(us, 1_000_000))
+        }
         return out
     }
 }

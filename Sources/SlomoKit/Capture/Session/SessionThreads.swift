@@ -46,10 +46,16 @@ final class StartGate: @unchecked Sendable {
     private var state: Bool?
     func open() { set(true) }
     func close() { set(false) }
-    private func set(_ v: Bool) { cond.lock(); if state == nil { state = v }; cond.broadcast(); cond.unlock() }
+    private func set(_ v: Bool) {
+        cond.lock()
+        if state == nil { state = v }
+        cond.broadcast()
+        cond.unlock()
+    }
     /// True once opened; false once closed before.
     func wait() -> Bool {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         while state == nil { cond.wait() }
         return state!
     }
@@ -70,31 +76,66 @@ final class SessionEnd: @unchecked Sendable {
     /// Asks the capture to end for `reason` (kept only if it is the first).
     func request(_ reason: StopReason, _ message: String? = nil) {
         lock.lock()
-        if !requested { self.reason = reason; self.message = message }
+        if !requested {
+            self.reason = reason
+            self.message = message
+        }
         requested = true
         lock.unlock()
     }
 
-    var isRequested: Bool { lock.lock(); defer { lock.unlock() }; return requested }
+    var isRequested: Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        return requested
+    }
 
     /// The camera did not start: the run throws `error` (no recording, no report).
     func failedToStart(_ error: Error) {
-        lock.lock(); startError = error; requested = true; reason = .error; lock.unlock()
+        lock.lock()
+        startError = error
+        requested = true
+        reason = .error
+        lock.unlock()
     }
 
-    var startFailure: Error? { lock.lock(); defer { lock.unlock() }; return startError }
+    var startFailure: Error? {
+        lock.lock()
+        defer { lock.unlock() }
+        return startError
+    }
 
     /// The capture thread stopped the camera now (the writer's catch-up is measured from it).
-    func cameraStopped() { lock.lock(); stoppedAt = CaptureClock.now(); lock.unlock() }
+    func cameraStopped() {
+        lock.lock()
+        stoppedAt = CaptureClock.now()
+        lock.unlock()
+    }
 
-    var cameraStoppedAt: Rational? { lock.lock(); defer { lock.unlock() }; return stoppedAt }
+    var cameraStoppedAt: Rational? {
+        lock.lock()
+        defer { lock.unlock() }
+        return stoppedAt
+    }
 
     /// The capture thread's priority, as the report says it.
     var threadNote: String {
-        get { lock.lock(); defer { lock.unlock() }; return note }
-        set { lock.lock(); note = newValue; lock.unlock() }
+        get {
+            lock.lock()
+            defer { lock.unlock() }
+            return note
+        }
+        set {
+            lock.lock()
+            note = newValue
+            lock.unlock()
+        }
     }
 
     /// Why it ended, with the message that came with it.
-    var outcome: (reason: StopReason, message: String?) { lock.lock(); defer { lock.unlock() }; return (reason, message) }
+    var outcome: (reason: StopReason, message: String?) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (reason, message)
+    }
 }

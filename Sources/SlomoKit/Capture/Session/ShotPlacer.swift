@@ -21,7 +21,8 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
     private(set) var motion = MotionCounters()
 
     init(trigger: TriggerSettings, context: StageContext) {
-        self.trigger = trigger; self.context = context
+        self.trigger = trigger
+        self.context = context
     }
 
     /// Once, when the ring holds the whole pre-trigger window: scripts wait for it before they trigger.
@@ -83,7 +84,10 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
             let rule = source.format.pixels?.keyframes ?? .nal(.h264)
             func key(_ k: Int64) -> Bool { rule.isKeyframe(reader.frame(k).bytes) }
             var found = key(k)
-            while k > reader.start && !found { k -= 1; found = key(k) }
+            while k > reader.start && !found {
+                k -= 1
+                found = key(k)
+            }
             if found {
                 leadIn = start - k
                 start = k
@@ -143,7 +147,10 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
                 let newest = ring.count > 0 ? ring.meta(ring.count - 1).timestamp : time
                 let behind = newest > time ? ((newest - time) / period).ceiling + 1 : 0
                 let reader = RingReader(ring, from: ring.count - preCount - 4 - room - behind, pinned: true)
-                guard let index = reader.firstFrame(atOrAfter: time) else { reader.close(); return }
+                guard let index = reader.firstFrame(atOrAfter: time) else {
+                    reader.close()
+                    return
+                }
                 enqueue(
                     reader: reader, index: index, event: time, wall: wall, source: firedBy,
                     latency: nil, score: nil)

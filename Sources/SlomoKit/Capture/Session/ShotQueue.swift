@@ -23,13 +23,19 @@ final class ShotQueue: @unchecked Sendable {
 
     /// The next shot to save, waiting for one; nil once the triggers have ended and none is left.
     func next() -> PlacedShot? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         while pending.isEmpty && !ended { cond.wait() }
         return pending.isEmpty ? nil : pending.removeFirst()
     }
 
     /// The trigger thread has ended: no further shot comes.
-    func triggersEnded() { cond.lock(); ended = true; cond.broadcast(); cond.unlock() }
+    func triggersEnded() {
+        cond.lock()
+        ended = true
+        cond.broadcast()
+        cond.unlock()
+    }
 
     /// Waits until the trigger thread has ended; the shots it placed that were never saved (their
     /// readers closed).
@@ -42,13 +48,26 @@ final class ShotQueue: @unchecked Sendable {
     }
 
     /// Shots triggered so far.
-    var triggeredCount: Int { cond.lock(); defer { cond.unlock() }; return triggered }
+    var triggeredCount: Int {
+        cond.lock()
+        defer { cond.unlock() }
+        return triggered
+    }
 
     /// Whether a triggered shot waits for the saver.
-    var hasWaiting: Bool { cond.lock(); defer { cond.unlock() }; return !pending.isEmpty }
+    var hasWaiting: Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        return !pending.isEmpty
+    }
 
     /// A shot's frames have all been read from the ring.
-    func shotRead() { cond.lock(); read += 1; cond.broadcast(); cond.unlock() }
+    func shotRead() {
+        cond.lock()
+        read += 1
+        cond.broadcast()
+        cond.unlock()
+    }
 
     /// Blocks until every triggered shot's frames are read, or `stop()` says the capture ended.
     func waitUntilRead(unless stop: () -> Bool) {

@@ -18,7 +18,10 @@ final class ShotSaver: CaptureStage {
     private(set) var failure: Error?
 
     init(settings: RecordingSettings, context: StageContext, audio: AudioCapture?, finished: @escaping (RecordingWriter) -> Void) {
-        self.settings = settings; self.context = context; self.audio = audio; self.finished = finished
+        self.settings = settings
+        self.context = context
+        self.audio = audio
+        self.finished = finished
     }
 
     /// Saves shots until the triggers end, `t.shots` are saved, or a write fails.
@@ -28,7 +31,8 @@ final class ShotSaver: CaptureStage {
             do {
                 let r = try save(shot, writer: &nextWriter)
                 saved.append(r)
-                framesWritten += r.framesWritten; bytesWritten += r.bytesWritten
+                framesWritten += r.framesWritten
+                bytesWritten += r.bytesWritten
                 hooks.onShot?(r)
                 hooks.onEvent?(.shot(camera: source.name, r))
             } catch {
@@ -38,7 +42,10 @@ final class ShotSaver: CaptureStage {
                 end.request(.writeError, "\(error)")
                 return
             }
-            if t.shots > 0 && saved.count >= t.shots { end.request(.shots); return }
+            if t.shots > 0 && saved.count >= t.shots {
+                end.request(.shots)
+                return
+            }
             // armed again: the next shot's encoder is ready before its trigger
             if nextWriter == nil { nextWriter = preparedWriter(shot: number(saved.count + 1)) }
             // armed again only when no trigger is already waiting (its shot is next, not a new one)

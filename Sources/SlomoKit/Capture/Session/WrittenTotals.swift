@@ -27,7 +27,9 @@ struct WrittenTotals {
     mutating func writeSidecar(_ report: CaptureReport, for outputs: [String]) {
         guard !outputs.isEmpty else { return }
         guard let data = try? JSONSchema.document(report) else {
-            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"; reportLost = true; return
+            reportNote = "\(outputs.first ?? report.output).capture.json: the report could not be encoded"
+            reportLost = true
+            return
         }
         for output in outputs { writeSidecar(data, path: output + ".capture.json") }
     }

@@ -22,7 +22,10 @@ public struct AudioSettings: Sendable {
     }
 
     public init(device: String, rate: Int? = nil, channels: Int? = nil, codec: String? = nil) {
-        self.device = device; self.rate = rate; self.channels = channels; self.codec = codec
+        self.device = device
+        self.rate = rate
+        self.channels = channels
+        self.codec = codec
     }
 
     /// The encoder for a recording named `output`: the requested one, or the lossless default.
@@ -101,7 +104,9 @@ final class AudioCapture: @unchecked Sendable {
     /// Starts the card and the reading thread (raised priority where allowed, like the camera's).
     func start() throws {
         try pcm.start()
-        cond.lock(); running = true; cond.unlock()
+        cond.lock()
+        running = true
+        cond.unlock()
         let t = Thread { [self] in loop() }
         t.name = "slomo-audio"
         t.stackSize = 1 << 20
@@ -120,25 +125,39 @@ final class AudioCapture: @unchecked Sendable {
         pcm.close()
     }
 
-    private var isRunning: Bool { cond.lock(); defer { cond.unlock() }; return running }
+    private var isRunning: Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        return running
+    }
 
     private func loop() {
         _ = ThreadPriority.raise()
         let block = UnsafeMutablePointer<Int16>.allocate(capacity: pcm.periodFrames * 4 * pcm.channels)
         defer {
             block.deallocate()
-            cond.lock(); running = false; cond.broadcast(); cond.unlock()
+            cond.lock()
+            running = false
+            cond.broadcast()
+            cond.unlock()
         }
         var checkGap = false
         while true {
-            cond.lock(); let stop = stopping; cond.unlock()
+            cond.lock()
+            let stop = stopping
+            cond.unlock()
             if stop { return }
             let got: PCMRead, overrun: Bool
             do { (got, overrun) = try pcm.read(into: block, frames: pcm.periodFrames * 4) } catch {
-                cond.lock(); failure = error.description; cond.unlock()
+                cond.lock()
+                failure = error.description
+                cond.unlock()
                 return
             }
-            if overrun { checkGap = true; continue }
+            if overrun {
+                checkGap = true
+                continue
+            }
             guard got.frames > 0 else { continue }
             cond.lock()
             if let p = got.stampPosition, let t = got.time {
@@ -186,14 +205,19 @@ final class AudioCapture: @unchecked Sendable {
     }
 
     /// The clock as fitted so far.
-    var clockNow: AudioClock { cond.lock(); defer { cond.unlock() }; return clock }
+    var clockNow: AudioClock {
+        cond.lock()
+        defer { cond.unlock() }
+        return clock
+    }
 
     var overruns: Int { pcm.overruns }
 
     /// Waits until `position` has been captured, the card stopped, or `seconds` passed; returns
     /// the frames captured so far.
     func wait(for position: Int64, seconds: Double) -> Int64 {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let deadline = Date(timeIntervalSinceNow: seconds)
         while end < position && running && !stopping && failure == nil {
             if !cond.wait(until: deadline) { break }
@@ -203,7 +227,8 @@ final class AudioCapture: @unchecked Sendable {
 
     /// Waits until the clock has at least `pairs` timestamps (or the card stopped / `seconds` passed).
     func waitForClock(pairs: Int, seconds: Double) -> AudioClock {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let deadline = Date(timeIntervalSinceNow: seconds)
         while clock.pairs < pairs && running && !stopping && failure == nil {
             if !cond.wait(until: deadline) { break }
@@ -215,7 +240,8 @@ final class AudioCapture: @unchecked Sendable {
     /// longer (or not yet) in the ring are silence. Returns how many of them were real samples.
     @discardableResult
     func copy(from: Int64, count: Int, into planes: inout [[Float]]) -> Int {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let start = planes[0].count
         for c in 0..<channels { planes[c].append(contentsOf: repeatElement(0, count: count)) }
         // the part the ring holds, [lo, hi): decoded a run at a time (the ring wraps once at most)

@@ -116,7 +116,10 @@ final class LiveSampleSource: AudioFileSource {
 
     func read(at position: Int64, count: Int, into planes: [UnsafeMutablePointer<Float>]) throws {
         while !ended && base + Int64(held.count) < position + Int64(count) {
-            guard let block = try captured.read(maxFrames: 4096) else { ended = true; break }
+            guard let block = try captured.read(maxFrames: 4096) else {
+                ended = true
+                break
+            }
             held.append(block)
         }
         // what is held of [position, position + count) is copied whole; the rest is silence

@@ -41,7 +41,8 @@ final class GPIOTriggerSource: TriggerEventSource {
     /// Requests the line now (before the camera streams): a missing chip or line, or one another
     /// program holds, is refused up front.
     init(_ spec: GPIOTriggerLine, debounce: Rational, holdoff: Rational) throws {
-        self.spec = spec; self.holdoff = holdoff
+        self.spec = spec
+        self.holdoff = holdoff
         do throws(GPIOError) {
             chip = try GPIOChip.open(spec.chip)
             let offset = try chip.line(spec.line)
@@ -66,5 +67,8 @@ final class GPIOTriggerSource: TriggerEventSource {
         return .trigger(time, wall: CaptureClock.wallTime(ofMonotonic: time))
     }
 
-    func close() { line.close(); chip.close() }
+    func close() {
+        line.close()
+        chip.close()
+    }
 }

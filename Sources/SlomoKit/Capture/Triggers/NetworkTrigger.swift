@@ -56,7 +56,11 @@ final class NetworkTriggerListener: TriggerEventSource {
 
     /// Binds now (before the camera streams), so a port in use is refused up front.
     init(endpoint: IPv4Endpoint, key: [UInt8], holdoff: Rational, camera: String, onEvent: @escaping (CaptureEvent) -> Void) throws {
-        self.endpoint = endpoint; self.key = key; self.holdoff = holdoff; self.camera = camera; self.onEvent = onEvent
+        self.endpoint = endpoint
+        self.key = key
+        self.holdoff = holdoff
+        self.camera = camera
+        self.onEvent = onEvent
         do { socket = try UDPSocket.listening(on: endpoint) } catch {
             throw CaptureError.triggerPortUnavailable(endpoint: endpoint.description, errno: error.rawValue)
         }

@@ -91,9 +91,15 @@ final class TriggerQueue: TriggerEventSource, @unchecked Sendable {
     // Safe: `queue` under `cond`.
     private let cond = NSCondition()
     private var queue: [TriggerEvents.Event] = []
-    func push(_ e: TriggerEvents.Event) { cond.lock(); queue.append(e); cond.broadcast(); cond.unlock() }
+    func push(_ e: TriggerEvents.Event) {
+        cond.lock()
+        queue.append(e)
+        cond.broadcast()
+        cond.unlock()
+    }
     func next(timeoutMilliseconds: Int32) -> TriggerEvents.Event? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         let deadline = Date(timeIntervalSinceNow: Double(timeoutMilliseconds) / 1000)
         while queue.isEmpty { if !cond.wait(until: deadline) { return nil } }
         return queue.removeFirst()
@@ -117,7 +123,9 @@ final class TriggerFanOut: @unchecked Sendable {
         shares = (0..<cameras).map { _ in Share() }
         let t = Thread { [self] in
             while true {
-                lock.lock(); let stop = stopped; lock.unlock()
+                lock.lock()
+                let stop = stopped
+                lock.unlock()
                 if stop { return }
                 guard let e = self.source.next(timeoutMilliseconds: 50) else { continue }
                 for s in shares { s.push(e) }
@@ -130,7 +138,9 @@ final class TriggerFanOut: @unchecked Sendable {
     }
 
     func close() {
-        lock.lock(); stopped = true; lock.unlock()
+        lock.lock()
+        stopped = true
+        lock.unlock()
         source.close()
     }
 }

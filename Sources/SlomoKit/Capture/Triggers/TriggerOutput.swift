@@ -66,11 +66,15 @@ final class TriggerOutput: @unchecked Sendable {
         do {
             let chip = try GPIOChip.open(spec.chip)
             let line: GPIOOutputLine
-            do { line = try chip.requestOutput(try chip.line(spec.line), value: false) } catch { chip.close(); throw error }
+            do { line = try chip.requestOutput(try chip.line(spec.line), value: false) } catch {
+                chip.close()
+                throw error
+            }
             self.init(
                 spec, set: { v in try line.set(v) },
                 release: {
-                    line.close(); chip.close()
+                    line.close()
+                    chip.close()
                 })
         } catch let e as GPIOError {
             throw CaptureError.gpio(spec.description, e)
@@ -79,9 +83,12 @@ final class TriggerOutput: @unchecked Sendable {
 
     /// The seam: `set` drives the line (tests record it).
     init(_ spec: TriggerOutputLine, set: @escaping (Bool) throws -> Void, release: @escaping () -> Void = {}) {
-        self.spec = spec; self.set = set; self.release = release
+        self.spec = spec
+        self.set = set
+        self.release = release
         let t = Thread { [unowned self] in
-            lowering(); finished.signal()
+            lowering()
+            finished.signal()
         }
         t.name = "slomo-trigger-out"
         t.start()
@@ -90,7 +97,8 @@ final class TriggerOutput: @unchecked Sendable {
     /// Raises the line for the event at `event` (once: a later call for the same event returns the
     /// first one's report); nil when the line could not be set (said once in `warning`).
     func fire(event: Rational) -> TriggerOutputReport? {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         if let e = lastEvent, e == event { return lastReport }
         lastEvent = event
         do { try set(true) } catch {
@@ -110,12 +118,20 @@ final class TriggerOutput: @unchecked Sendable {
     }
 
     /// Why the line could not be raised, if it once could not.
-    var warning: String? { cond.lock(); defer { cond.unlock() }; return failure }
+    var warning: String? {
+        cond.lock()
+        defer { cond.unlock() }
+        return failure
+    }
 
     private func lowering() {
-        cond.lock(); defer { cond.unlock() }
+        cond.lock()
+        defer { cond.unlock() }
         while !closed {
-            guard let at = lowAt else { cond.wait(); continue }
+            guard let at = lowAt else {
+                cond.wait()
+                continue
+            }
             let left = at - CaptureClock.now()
             if left > .zero {
                 _ = cond.wait(until: Date(timeIntervalSinceNow: left.doubleValue))
@@ -129,7 +145,10 @@ final class TriggerOutput: @unchecked Sendable {
     /// Ends the pulse now if one is on, lowers the line and gives it back.
     func close() {
         cond.lock()
-        if closed { cond.unlock(); return }
+        if closed {
+            cond.unlock()
+            return
+        }
         closed = true
         cond.broadcast()
         cond.unlock()

@@ -18,7 +18,8 @@ public struct CaptureHooks: @unchecked Sendable {
     var taps: [RingTap] = []
 
     public init(onArmed: (@Sendable () -> Void)? = nil, onEvent: (@Sendable (CaptureEvent) -> Void)? = nil) {
-        self.onArmed = onArmed; self.onEvent = onEvent
+        self.onArmed = onArmed
+        self.onEvent = onEvent
     }
 }
 
@@ -40,7 +41,10 @@ final class TriggerSources: @unchecked Sendable {
     private let ownsEvents: Bool, ownsOutput: Bool
 
     init(events: TriggerEventSource?, output: TriggerOutput?, ownsEvents: Bool, ownsOutput: Bool) {
-        self.events = events; self.output = output; self.ownsEvents = ownsEvents; self.ownsOutput = ownsOutput
+        self.events = events
+        self.output = output
+        self.ownsEvents = ownsEvents
+        self.ownsOutput = ownsOutput
     }
 
     /// The event source of a trigger kind, opened now: a GPIO line or a network port in use is
