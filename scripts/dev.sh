@@ -126,6 +126,7 @@ test() {
   # the real-driver suites on their own, after the rest: their emulated VMs are timed checks (a
   # capture's start, its drops, sound placed on the video clock) and must not share the two cores
   # with a few hundred CLI tests
+  lab_readers                            # pims (PyPI), the Cine reader ConvertCineTests reads with
   swift test --skip-build --skip Vivid
   scripts/serve-tests.sh                 # slomo serve: the API, its refusals, the page in chromium
   swift test --skip-build --filter Vivid
@@ -146,8 +147,8 @@ man() {
   echo "man: Docs/man/slomo.1 (read it with: man Docs/man/slomo.1)"
 }
 
-# lab-readers: the PyPI readers ConvertCineTests uses when present (pims' Cine reader), in a venv of
-# their own (~/.cache/slomo/lab-readers); without it those checks print SKIPPED.
+# lab-readers: the PyPI readers ConvertCineTests uses (pims' Cine reader), in a venv of their own
+# (~/.cache/slomo/lab-readers), made by the test command; without it those checks print SKIPPED.
 lab_readers() {
   local venv=${XDG_CACHE_HOME:-$HOME/.cache}/slomo/lab-readers
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
