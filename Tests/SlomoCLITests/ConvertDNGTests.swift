@@ -13,14 +13,18 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(d.entries == ["f_0000.dng", "f_0001.dng", "f_0002.dng", "f_0003.dng", "f_0004.dng", "f_0005.dng", "f_0006.dng", "f_0007.dng", "frames.csv"])
         // exiftool: the DNG tags, and each frame's CinemaDNG time code (its UTC time of day, 30 a second)
-        let tags = try CLI.tool(["exiftool", "-j", "-n", "-DNGVersion", "-PhotometricInterpretation", "-CFARepeatPatternDim", "-CFAPattern2",
-            "-BlackLevel", "-WhiteLevel", "-FrameRate", d.file("f_0000.dng")])
+        let tags = try CLI.tool([
+            "exiftool", "-j", "-n", "-DNGVersion", "-PhotometricInterpretation", "-CFARepeatPatternDim", "-CFAPattern2",
+            "-BlackLevel", "-WhiteLevel", "-FrameRate", d.file("f_0000.dng"),
+        ])
         let json = try #require((try JSONSerialization.jsonObject(with: Data(tags.stdout.utf8)) as? [[String: Any]])?.first)
         #expect(json["DNGVersion"] as? String == "1 4 0 0" && json["PhotometricInterpretation"] as? Int == 32803, "\(json)")
         #expect(json["CFARepeatPatternDim"] as? String == "2 2" && json["CFAPattern2"] as? String == "0 1 1 2", "\(json)")
         #expect(json["BlackLevel"] as? Int == 0 && json["WhiteLevel"] as? Int == (1 << bits) - 1 && json["FrameRate"] as? Int == 250, "\(json)")
-        let codes = try CLI.tool(["exiftool", "-T", "-TimeCodes", d.file("f_0000.dng"),
-            d.file("f_0007.dng")]).stdout.split(separator: "\n").map(String.init)
+        let codes = try CLI.tool([
+            "exiftool", "-T", "-TimeCodes", d.file("f_0000.dng"),
+            d.file("f_0007.dng"),
+        ]).stdout.split(separator: "\n").map(String.init)
         let creation = try ConvertCineTests.creationTime(src), pts = try ConvertTests.ffprobeTimes(src)
         let expected = """
             import sys, calendar, datetime
@@ -37,13 +41,18 @@ import Testing
             let pgm = try CLI.tool(["bash", "-c", "dcraw -D -4 -c '\(d.file(String(format: "f_%04d.dng", i)))' | tail -c \(64 * 96 * 2) >> '\(d.file("raw"))'"])
             #expect(pgm.status == 0, "\(pgm.stderr)")
         }
-        let bigEndian = "import sys; d = open(sys.argv[1], 'rb').read(); open(sys.argv[1], 'wb').write(bytes(b for i in range(0, len(d), 2) for b in (d[i+1], d[i])))"
+        let bigEndian =
+            "import sys; d = open(sys.argv[1], 'rb').read(); open(sys.argv[1], 'wb').write(bytes(b for i in range(0, len(d), 2) for b in (d[i+1], d[i])))"
         _ = try ConvertTests.python(bigEndian, [d.file("raw")])
-        #expect(try ConvertTests.python(SyntheticSensorTests.rawCheck.replacingOccurrences(of: "np.uint16 if bits > 8 else np.uint8", with: "np.uint16"), [d.file("raw"), "\(bits)", "\(n)"]) == "ok\n")
+        #expect(
+            try ConvertTests.python(
+                SyntheticSensorTests.rawCheck.replacingOccurrences(of: "np.uint16 if bits > 8 else np.uint8", with: "np.uint16"),
+                [d.file("raw"), "\(bits)", "\(n)"]) == "ok\n")
         // LibRaw: the pattern, and frame 5's unprocessed samples
         #expect(try CLI.tool(["raw-identify", "-v", d.file("f_0005.dng")]).stdout.contains("Filter pattern: RGGBRGGBRGGBRGGB"))
         #expect(try CLI.tool(["unprocessed_raw", "-T", d.file("f_0005.dng")]).status == 0)
-        let check = "import sys, numpy as np, tifffile; y, x = np.mgrid[0:64, 0:96]; bits = int(sys.argv[2]); n = 5; "
+        let check =
+            "import sys, numpy as np, tifffile; y, x = np.mgrid[0:64, 0:96]; bits = int(sys.argv[2]); n = 5; "
             + "a = tifffile.imread(sys.argv[1]); assert (a == \(SyntheticSensorTests.formula)).all(); print('ok')"
         #expect(try ConvertTests.python(check, [d.file("f_0005.dng.tiff"), "\(bits)"]) == "ok\n")
     }

@@ -17,7 +17,9 @@ public struct DNGFrame: Sendable, Equatable {
     public static func cfaPattern(_ name: String) -> [UInt8]? {
         let colours: [Character: UInt8] = ["R": 0, "G": 1, "B": 2]
         let sites = name.uppercased().compactMap { colours[$0] }
-        guard sites.count == 4, name.count == 4, sites.filter({ $0 == 1 }).count == 2, Set(sites).count == 3 else { return nil }
+        // a Bayer pattern: green on one diagonal, red and blue on the other
+        guard sites.count == 4, name.count == 4, Set(sites).count == 3, sites[0] == sites[3] && sites[0] == 1 || sites[1] == sites[2] && sites[1] == 1
+        else { return nil }
         return sites
     }
 

@@ -30,7 +30,8 @@ public enum LabOutput: Sendable, Equatable {
     }
 
     /// What `-o` may be, for refusals.
-    public static let accepted = "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine or a DNG pattern name_%06d.dng (mosaics)"
+    public static let accepted =
+        "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine or a DNG pattern name_%06d.dng (mosaics)"
 
     /// Reads `-o`: a name ending in `/`, or an existing directory, is a TIFF sequence inside it
     /// (`frame_000000.tiff`…); `.tif`/`.tiff` with one `%d`/`%0Nd` is a TIFF sequence by that pattern;

@@ -69,7 +69,9 @@ public struct LabSamples: Sendable, Equatable {
     public func check(fits output: LabOutput, path: String, mosaic: String? = nil) throws(LabOutputError) {
         if case .dngSequence = output, mosaic.flatMap({ DNGFrame.cfaPattern($0) }) == nil || !format.isGray {
             throw LabOutputError(
-                path, "the frames are not a sensor mosaic (\(source)\(mosaic.map { ", \($0)" } ?? "")) and DNG holds mosaics: write a TIFF sequence instead (DIR/ or name_%06d.tiff)")
+                path,
+                "the frames are not a sensor mosaic (\(source)\(mosaic.map { ", \($0)" } ?? "")) and DNG holds mosaics: write a TIFF sequence instead (DIR/ or name_%06d.tiff)"
+            )
         }
         if case .cine = output {
             guard format.isGray else {
