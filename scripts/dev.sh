@@ -36,11 +36,13 @@ BUILD_PACKAGES=(
 # (unshare from util-linux, ip from iproute2); chromium and chromium-driver (the same version: Debian ties them) for
 # the page of `slomo serve` in a real browser (scripts/serve-tests.sh); curl for Docs/Serve.md's example;
 # readers slomo did not write for slomo convert's files (ConvertTests): libtiff's tiffinfo/tiffdump,
-# HDF5's h5dump, and Debian's python3-tifffile, python3-h5py and python3-numpy (run as /usr/bin/python3).
+# HDF5's h5dump, and Debian's python3-tifffile, python3-h5py and python3-numpy (run as /usr/bin/python3);
+# for DNG (ConvertDNGTests) exiftool, dcraw and LibRaw's tools.
 TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
   mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils aravis-tools aravis-tools-cli iproute2 util-linux
   chromium chromium-driver curl libtiff-tools hdf5-tools python3-tifffile python3-h5py python3-numpy
+  libimage-exiftool-perl dcraw libraw-bin
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
 # sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench;

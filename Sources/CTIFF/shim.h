@@ -17,6 +17,25 @@ static inline int slomo_tiff_set_string(TIFF *tif, uint32_t tag, const char *val
 /// TIFFSetField for a RATIONAL tag, which libtiff takes as a double (XResolution, YResolution).
 static inline int slomo_tiff_set_rational(TIFF *tif, uint32_t tag, double value) { return TIFFSetField(tif, tag, (float)value); }
 
+/// TIFFSetField for a tag of a fixed count of values, given as an array (DNGVersion: 4 bytes,
+/// CFARepeatPatternDim: 2 shorts).
+static inline int slomo_tiff_set_array(TIFF *tif, uint32_t tag, const void *values) { return TIFFSetField(tif, tag, values); }
+/// TIFFSetField for a tag of a variable count, the count first (16-bit for libtiff's TIFF_VARIABLE
+/// tags): CFAPattern and TimeCodes (bytes), BlackLevel, AsShotNeutral, ColorMatrix1 (floats), WhiteLevel (uint32).
+static inline int slomo_tiff_set_counted(TIFF *tif, uint32_t tag, uint16_t count, const void *values) {
+    return TIFFSetField(tif, tag, (int)count, values);
+}
+/// Teaches this file's libtiff CinemaDNG's TimeCodes (51043, bytes) and FrameRate (51044, one
+/// SRATIONAL), which libtiff 4.5 does not know; per file, as libtiff keeps its field table per file.
+static inline int slomo_tiff_register_cinemadng(TIFF *tif) {
+    static const TIFFFieldInfo fields[] = {
+        {51043, -1, -1, TIFF_BYTE, FIELD_CUSTOM, 1, 1, (char *)"TimeCodes"},
+        {51044, 1, 1, TIFF_SRATIONAL, FIELD_CUSTOM, 1, 0, (char *)"FrameRate"},
+    };
+    if (TIFFFindField(tif, 51043, TIFF_ANY) != NULL) return 0;
+    return TIFFMergeFieldInfo(tif, fields, 2);
+}
+
 /// The last message libtiff's error handler gave on this thread ("" when none since the last clear);
 /// a function's own static, since Swift emits no storage for a header's static variable.
 static inline char *slomo_tiff_error_buffer(void) {

@@ -20,6 +20,8 @@ public struct TIFFPage: Sendable, Equatable {
     public var documentName: String?
     /// PageName (285), when given.
     public var pageName: String?
+    /// A DNG's tags: the picture is then one sensor mosaic (PhotometricInterpretation CFA, 32803).
+    public var dng: DNGFrame?
 
     public init(
         width: Int, height: Int, samplesPerPixel: Int, bitsPerSample: Int, description: String, software: String,
@@ -95,7 +97,7 @@ public final class TIFFWriter {
         guard let tif else { throw TIFFError(path: path, operation: "write after finish", message: "", errnoCode: nil) }
         let u16: [(UInt32, Int)] = [
             (UInt32(TIFFTAG_BITSPERSAMPLE), page.bitsPerSample), (UInt32(TIFFTAG_SAMPLESPERPIXEL), page.samplesPerPixel),
-            (UInt32(TIFFTAG_PHOTOMETRIC), page.samplesPerPixel == 1 ? Int(PHOTOMETRIC_MINISBLACK) : Int(PHOTOMETRIC_RGB)),
+            (UInt32(TIFFTAG_PHOTOMETRIC), page.dng != nil ? 32803 : page.samplesPerPixel == 1 ? Int(PHOTOMETRIC_MINISBLACK) : Int(PHOTOMETRIC_RGB)),
             (UInt32(TIFFTAG_PLANARCONFIG), Int(PLANARCONFIG_CONTIG)), (UInt32(TIFFTAG_COMPRESSION), Int(COMPRESSION_NONE)),
             (UInt32(TIFFTAG_ORIENTATION), Int(ORIENTATION_TOPLEFT)), (UInt32(TIFFTAG_SAMPLEFORMAT), Int(SAMPLEFORMAT_UINT)),
             (UInt32(TIFFTAG_RESOLUTIONUNIT), Int(RESUNIT_NONE)),
@@ -111,7 +113,11 @@ public final class TIFFWriter {
             (TIFFTAG_DOCUMENTNAME, page.documentName), (TIFFTAG_PAGENAME, page.pageName),
         ]
         for (tag, text) in texts where ok { if let text { ok = slomo_tiff_set_string(tif, UInt32(tag), text) == 1 } }
+        if ok, let dng = page.dng { ok = Self.setDNG(tif, dng) }
         guard ok else { throw failure("TIFFSetField") }
+        // a DNG's directory before its picture, where raw readers look first: dcraw 9.28 stops with
+        // "Unexpected end of file" on a directory after the picture (libtiff's default; libraw reads both)
+        if page.dng != nil { guard TIFFCheckpointDirectory(tif) == 1 else { throw failure("TIFFCheckpointDirectory") } }
         let row = page.rowBytes
         errno = 0
         if bytesPerRow == row {
@@ -126,6 +132,30 @@ public final class TIFFWriter {
                 }
             }
         }
+    }
+
+    /// A DNG's own tags (DNG 1.4, CinemaDNG): version, CFA layout and pattern, levels, camera, an
+    /// identity colour matrix under D65 with a neutral white (the colour response is not known), the
+    /// frame rate and time code. False when libtiff refused one.
+    private static func setDNG(_ tif: OpaquePointer, _ d: DNGFrame) -> Bool {
+        var ok = slomo_tiff_register_cinemadng(tif) >= 0
+        let version: [UInt8] = [1, 4, 0, 0], backward: [UInt8] = [1, 1, 0, 0], repeatDim: [UInt16] = [2, 2]
+        ok = ok && slomo_tiff_set_array(tif, UInt32(TIFFTAG_DNGVERSION), version) == 1
+        ok = ok && slomo_tiff_set_array(tif, UInt32(TIFFTAG_DNGBACKWARDVERSION), backward) == 1
+        ok = ok && slomo_tiff_set_string(tif, UInt32(TIFFTAG_UNIQUECAMERAMODEL), d.cameraModel) == 1
+        ok = ok && slomo_tiff_set_array(tif, UInt32(TIFFTAG_CFAREPEATPATTERNDIM), repeatDim) == 1
+        ok = ok && slomo_tiff_set_counted(tif, UInt32(TIFFTAG_CFAPATTERN), UInt16(d.cfaPattern.count), d.cfaPattern) == 1
+        let black: [Float] = [Float(d.blackLevel)], white: [UInt32] = [UInt32(d.whiteLevel)]
+        ok = ok && slomo_tiff_set_counted(tif, UInt32(TIFFTAG_BLACKLEVEL), 1, black) == 1
+        ok = ok && slomo_tiff_set_counted(tif, UInt32(TIFFTAG_WHITELEVEL), 1, white) == 1
+        let matrix: [Float] = [1, 0, 0, 0, 1, 0, 0, 0, 1], neutral: [Float] = [1, 1, 1]
+        ok = ok && slomo_tiff_set_counted(tif, UInt32(TIFFTAG_COLORMATRIX1), 9, matrix) == 1
+        ok = ok && slomo_tiff_set_counted(tif, UInt32(TIFFTAG_ASSHOTNEUTRAL), 3, neutral) == 1
+        ok = ok && slomo_tiff_set_u16(tif, UInt32(TIFFTAG_CALIBRATIONILLUMINANT1), 21) == 1  // D65
+        ok = ok && slomo_tiff_set_counted(tif, 51043, UInt16(d.timeCode.count), d.timeCode) == 1
+        // libtiff takes a rational as a double: the rate's nearest
+        if ok, let r = d.frameRate { ok = slomo_tiff_set_rational(tif, 51044, r.doubleValue) == 1 }
+        return ok
     }
 
     /// Writes the directory and closes the file (a failure names the call; the file is then incomplete).

@@ -8,6 +8,16 @@ public enum LabOutput: Sendable, Equatable {
     case hdf5(path: String)
     /// One Phantom Cine file (`CineLayout`).
     case cine(path: String)
+    /// One DNG per frame (a CinemaDNG sequence) of a sensor mosaic (`DNGFrame`).
+    case dngSequence(ImageSequenceName)
+
+    /// The names of a sequence's files; nil for a single file.
+    public var sequence: ImageSequenceName? {
+        switch self {
+        case .tiffSequence(let n), .dngSequence(let n): return n
+        case .hdf5, .cine: return nil
+        }
+    }
 
     /// The container's name as reports and errors give it.
     public var formatName: String {
@@ -15,15 +25,17 @@ public enum LabOutput: Sendable, Equatable {
         case .tiffSequence: return "tiff"
         case .hdf5: return "hdf5"
         case .cine: return "cine"
+        case .dngSequence: return "dng"
         }
     }
 
     /// What `-o` may be, for refusals.
-    public static let accepted = "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5 or a Phantom Cine file name.cine"
+    public static let accepted =
+        "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine or a DNG pattern name_%06d.dng (mosaics)"
 
     /// Reads `-o`: a name ending in `/`, or an existing directory, is a TIFF sequence inside it
     /// (`frame_000000.tiff`…); `.tif`/`.tiff` with one `%d`/`%0Nd` is a TIFF sequence by that pattern;
-    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine. Formats the issue plans but slomo does not write yet are refused by name.
+    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine; `.dng` with a `%d` a DNG sequence. Formats the issue plans but slomo does not write yet are refused by name.
     public init(parsing path: String, isDirectory: Bool = false) throws(LabOutputError) {
         guard !path.isEmpty else { throw LabOutputError(path, "an empty output name: expected \(Self.accepted)") }
         if path.hasSuffix("/") || isDirectory {
@@ -40,7 +52,9 @@ public enum LabOutput: Sendable, Equatable {
             self = .cine(path: path)
         case "tif", "tiff":
             self = .tiffSequence(try ImageSequenceName(pattern: path))
-        case "mraw", "dng", "png":
+        case "dng":
+            self = .dngSequence(try ImageSequenceName(pattern: path))
+        case "mraw", "png":
             throw LabOutputError(path, "slomo convert does not write .\(ext) yet: write \(Self.accepted)")
         default:
             throw LabOutputError(path, "not an output slomo convert writes: expected \(Self.accepted)")
@@ -77,7 +91,7 @@ public struct ImageSequenceName: Sendable, Equatable, CustomStringConvertible {
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let parts = name.split(separator: "%", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-            throw LabOutputError(path, "a TIFF sequence needs one frame number in its name: name_%06d.tiff, or a directory DIR/")
+            throw LabOutputError(path, "a sequence needs one frame number in its name: name_%06d.tiff or name_%06d.dng, or a directory DIR/")
         }
         let spec = parts[1]
         guard let d = spec.firstIndex(of: "d") else {

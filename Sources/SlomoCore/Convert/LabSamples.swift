@@ -72,6 +72,12 @@ public struct LabSamples: Sendable, Equatable {
     /// Refuses a container that cannot hold these samples (`mosaic`: the source's colour filter,
     /// `RGGB`), naming what would.
     public func check(fits output: LabOutput, path: String, mosaic: String? = nil) throws(LabOutputError) {
+        if case .dngSequence = output, mosaic.flatMap({ DNGFrame.cfaPattern($0) }) == nil || !format.isGray {
+            throw LabOutputError(
+                path,
+                "the frames are not a sensor mosaic (\(source)\(mosaic.map { ", \($0)" } ?? "")) and DNG holds mosaics: write a TIFF sequence instead (DIR/ or name_%06d.tiff)"
+            )
+        }
         if case .cine = output {
             guard format.isGray else {
                 throw LabOutputError(

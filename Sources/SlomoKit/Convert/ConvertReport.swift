@@ -6,7 +6,7 @@ public struct ConvertReport: Codable, Sendable {
     public var input: String
     /// `-o` as given (a sequence's pattern or directory, or the file).
     public var output: String
-    /// `tiff` or `hdf5`.
+    /// `tiff`, `hdf5`, `cine` or `dng`.
     public var format: String
     /// A sequence's first and last file.
     public var firstFile: String?
@@ -40,7 +40,7 @@ public struct ConvertReport: Codable, Sendable {
         input = r.input
         self.output = r.output
         format = output.formatName
-        if case .tiffSequence(let name) = output {
+        if let name = output.sequence {
             firstFile = name.path(0)
             lastFile = name.path(rows.count - 1)
         }

@@ -31,14 +31,15 @@ public enum Converter {
         try source.samples.check(fits: output, path: r.output, mosaic: source.tags[SlomoTag.cfaPattern.rawValue])
         let context = LabContext(
             input: r.input, width: source.width, height: source.height, samples: source.samples, clock: source.clock,
-            frameRate: source.frameRate, triggerFrame: source.namedTrigger, tags: source.tags)
+            frameRate: source.frameRate, triggerFrame: source.namedTrigger, tags: source.tags, utcOffset: source.utcOffset)
         let table: String
         let sink: any LabSink
         switch output {
-        case .tiffSequence(let name):
+        case .tiffSequence(let name), .dngSequence(let name):
             table = r.framesTable ?? name.framesTable
+            let dng = output.formatName == "dng"
             sink = try TIFFSequenceSink(
-                name, context: context, frames: source.kept.count, overwrite: r.overwrite, makeDirectory: r.output.hasSuffix("/"))
+                name, context: context, frames: source.kept.count, overwrite: r.overwrite, makeDirectory: r.output.hasSuffix("/"), dng: dng)
             try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])  // in the directory the sink made
         case .hdf5(let path):
             table = r.framesTable ?? path + ".frames.csv"
@@ -68,7 +69,7 @@ public enum Converter {
         } catch {
             behind.stop()  // the sink is this thread's again, `written` final
             sink.abandon()
-            guard case .tiffSequence(let name) = output, sink.written > 0 else { throw error }
+            guard let name = output.sequence, sink.written > 0 else { throw error }
             // the frames written stay: their table too, when the disk still takes it
             let kept = Array(rows.prefix(sink.written))
             let tableWritten = (try? OutputFile.write(Data(LabFrameTable.csv(kept).utf8), to: table)) != nil

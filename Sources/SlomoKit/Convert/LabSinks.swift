@@ -28,21 +28,26 @@ struct LabContext {
     /// The source's trigger frame, when the recording names one.
     var triggerFrame: Int?
     var tags: [String: String]
+    /// Seconds from the recording's clock to UTC (its `creation_time`), when it has one.
+    var utcOffset: Rational? = nil
 }
 
-/// A TIFF per frame (`TIFFWriter`), the frame's times in its ImageDescription as JSON.
+/// A TIFF per frame (`TIFFWriter`), the frame's times in its ImageDescription as JSON; with `dng`,
+/// a DNG per frame (`DNGFrame`: the mosaic's pattern, levels, CinemaDNG rate and time code).
 final class TIFFSequenceSink: LabSink {
     let name: ImageSequenceName
     let context: LabContext
+    let dng: Bool
     private(set) var written = 0
     private let encoder = JSONEncoder()
 
     /// Checks the names the frames will take before any is written: the directory exists (a `DIR/`
     /// that does not is made, in an existing parent) and is writable, and no frame's name exists
     /// unless `overwrite`.
-    init(_ name: ImageSequenceName, context: LabContext, frames: Int, overwrite: Bool, makeDirectory: Bool) throws {
+    init(_ name: ImageSequenceName, context: LabContext, frames: Int, overwrite: Bool, makeDirectory: Bool, dng: Bool = false) throws {
         self.name = name
         self.context = context
+        self.dng = dng
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if makeDirectory, !FileManager.default.fileExists(atPath: name.directory) {
             do { try FileManager.default.createDirectory(atPath: name.directory, withIntermediateDirectories: false) } catch {
@@ -71,10 +76,11 @@ final class TIFFSequenceSink: LabSink {
             sequence: row.sequence, clock: context.clock, source: (context.input as NSString).lastPathComponent,
             frameRate: context.frameRate?.description)
         let s = context.samples.format
-        let page = TIFFPage(
+        var page = TIFFPage(
             width: context.width, height: context.height, samplesPerPixel: s.channels, bitsPerSample: s.bitsPerSample,
             description: String(decoding: try encoder.encode(d), as: UTF8.self), software: "slomo convert",
             documentName: (context.input as NSString).lastPathComponent, pageName: "frame \(row.index)")
+        if dng { page.dng = dngFrame(row) }
         let file = try OutputFile(path: name.path(row.index), overwrite: true)
         let tiff = try TIFFWriter(path: file.temporaryPath, shownAs: file.finalPath)
         try tiff.write(page, rows: rows, bytesPerRow: bytesPerRow)
@@ -85,6 +91,16 @@ final class TIFFSequenceSink: LabSink {
 
     func finish(rows: [LabFrameRow]) throws {}
     func abandon() {}
+
+    /// The frame's DNG tags: its time code from its UTC time of day (the recording's clock without
+    /// a `creation_time`), the camera from the recording's `slomo_device`.
+    private func dngFrame(_ row: LabFrameRow) -> DNGFrame? {
+        guard let pattern = context.tags[SlomoTag.cfaPattern.rawValue].flatMap({ DNGFrame.cfaPattern($0) }) else { return nil }
+        let rate = DNGFrame.timeCodeRate(context.frameRate)
+        return DNGFrame(
+            pattern: pattern, bits: context.samples.significantBits, cameraModel: "slomo " + (context.tags[SlomoTag.device.rawValue] ?? "camera"),
+            frameRate: context.frameRate, timeCode: DNGFrame.timeCode(row.time + (context.utcOffset ?? .zero), rate: rate))
+    }
 }
 
 /// One HDF5 file laid out as areaDetector's NDFileHDF5 writes one (Docs/LabFormats.md): the frames
