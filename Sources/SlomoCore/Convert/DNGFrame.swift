@@ -24,8 +24,12 @@ public struct DNGFrame: Sendable, Equatable {
     }
 
     public init(pattern: [UInt8], bits: Int, cameraModel: String, frameRate: Rational?, timeCode: [UInt8]) {
-        cfaPattern = pattern; blackLevel = 0; whiteLevel = (1 << bits) - 1
-        self.cameraModel = cameraModel; self.frameRate = frameRate; self.timeCode = timeCode
+        cfaPattern = pattern
+        blackLevel = 0
+        whiteLevel = (1 << bits) - 1
+        self.cameraModel = cameraModel
+        self.frameRate = frameRate
+        self.timeCode = timeCode
     }
 
     /// The frames a second of the time code: 30, SMPTE's highest non-drop rate, or the recording's
