@@ -14,13 +14,7 @@ public struct HDF5Error: SlomoFailure, Equatable {
     public var errnoCode: Int32?
 
     public var systemErrno: Int32? { errnoCode }
-    public var kind: FailureKind {
-        switch errnoCode {
-        case ENOENT, ENOTDIR, EACCES, EROFS, EEXIST, EISDIR: return .cannotCreate
-        case .some: return .ioFailed
-        case nil: return .bug
-        }
-    }
+    public var kind: FailureKind { errnoCode.map { Errno($0).isCreateFailure ? .cannotCreate : .ioFailed } ?? .bug }
     public var wording: Wording {
         if let e = errnoCode { return Wording(verbatim: "\(path): \(operation) failed: \(Errno(e))") }
         return Wording(verbatim: "\(path): \(operation) failed\(message.isEmpty ? "" : ": HDF5: " + message)")

@@ -16,6 +16,10 @@ public struct Errno: Error, Hashable, Sendable, CustomStringConvertible {
         return String(cString: p)
     }
 
+    /// A file that could not be made where asked: missing or wrong directory, no permission, a
+    /// read-only file system, a name taken or a directory there (else the write itself failed).
+    public var isCreateFailure: Bool { [ENOENT, ENOTDIR, EACCES, EROFS, EEXIST, EISDIR].contains(rawValue) }
+
     /// `No space left on device` (the C function is `strerror`).
     public var words: String { String(cString: strerror(rawValue)) }
 

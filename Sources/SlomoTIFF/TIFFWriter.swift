@@ -51,13 +51,7 @@ public struct TIFFError: SlomoFailure, Equatable {
     public var errnoCode: Int32?
 
     public var systemErrno: Int32? { errnoCode }
-    public var kind: FailureKind {
-        switch errnoCode {
-        case ENOENT, ENOTDIR, EACCES, EROFS, EEXIST, EISDIR: return .cannotCreate
-        case .some: return .ioFailed
-        case nil: return .bug
-        }
-    }
+    public var kind: FailureKind { errnoCode.map { Errno($0).isCreateFailure ? .cannotCreate : .ioFailed } ?? .bug }
     public var wording: Wording {
         // the system's words when a system call failed (libtiff's own then only repeats it)
         let detail = errnoCode.map { Errno($0).description } ?? (message.isEmpty ? "" : "libtiff: \(message)")
