@@ -28,6 +28,8 @@ final class RecordingWriter {
     private let packet = Packet()
     /// The camera's samples as FFmpeg names them, and what the encoder is given.
     private let sourcePixels: PixelFormat?
+    /// Which of the camera's frames stand alone (looked up once, not per frame).
+    private let keyframes: CapturePixelFormat.Keyframes
     private(set) var storedPixels: PixelFormat?
     private(set) var framesWritten: Int64 = 0
     /// Container metadata added when the file opens (a shot's trigger facts, known after the writer was made).
@@ -60,6 +62,7 @@ final class RecordingWriter {
         try OutputFile.check(settings.output, overwrite: settings.overwrite)
         // Bayer kept as the sensor's samples (FFV1, raw); x264 is given colour (swscale demosaics)
         sourcePixels = format.samples(demosaic: settings.rawCodec == .x264)
+        keyframes = format.pixels?.keyframes ?? .everyFrame
         if !format.isCompressed && sourcePixels == nil {
             throw CaptureError.rawFormatUnsupported(source: sourceName, fourcc: format.fourcc)
         }
@@ -222,7 +225,7 @@ final class RecordingWriter {
             packet.dts = packet.pts
             lastDTS = packet.pts!
             packet.streamIndex = stream
-            packet.markKeyframe(format.pixels?.keyframes.isKeyframe(bytes) ?? true)
+            packet.markKeyframe(keyframes.isKeyframe(bytes))
             try m.write(packet)
             bytesWritten += Int64(bytes.count)
             try audioTrack?.write(upTo: t, notPast: true)

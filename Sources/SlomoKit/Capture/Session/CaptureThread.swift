@@ -48,6 +48,8 @@ final class CaptureThread: @unchecked Sendable {
         stats.intervalsMicros.reserveCapacity(
             Swift.min(1_000_000, Swift.max(16, Int(limits.frames ?? (limits.duration.map { ($0 * fps).ceiling } ?? (fps * Rational(60)).ceiling)))))
         var firstTime: Rational?
+        // frames published into the ring (its count, kept here: no lock taken per frame)
+        var inRing: Int64 = 0
         var stop: (StopReason, String?)?
         let counter = source.frameCounter
         continuity = TimestampContinuity(frameDuration: source.format.frameDuration, counter: counter)
@@ -68,8 +70,8 @@ final class CaptureThread: @unchecked Sendable {
                     }
                     stats.record(sequence: f.sequence, timestamp: time, counter: counter)
                     if let n = limits.frames, stats.framesCaptured >= n { stop = (.frames, nil) }
-                    store(f, at: time, in: ring, planes: multiPlane)
-                    live.note(stats, ringFrames: ring.count)
+                    if store(f, at: time, in: ring, planes: multiPlane) { inRing += 1 }
+                    live.note(stats, ringFrames: inRing)
                 }
             } catch {
                 stop = (.driverError, "\(error)")
@@ -87,29 +89,30 @@ final class CaptureThread: @unchecked Sendable {
     }
 
     /// One frame into the ring (on the capture thread): copied whole into a free slot and
-    /// published, or counted as a driver error, a short frame, or a drop when the ring is full.
+    /// published (true), or counted as a driver error, a short frame, or a drop when the ring is full.
     /// `planes`: a multi-planar format's layout, each plane where the picture's layout puts it.
     @inline(__always)
-    func store(_ f: BorrowedFrame, at time: Rational, in ring: FrameRing, planes multiPlane: PlaneLayout?) {
+    @discardableResult
+    func store(_ f: BorrowedFrame, at time: Rational, in ring: FrameRing, planes multiPlane: PlaneLayout?) -> Bool {
         if let d = f.damage {
             stats.damaged(d)
-            return
+            return false
         }
         if f.byteCount == 0 {
             stats.shortFrames += 1
-            return
+            return false
         }
         if let l = multiPlane {
             guard f.planes.count >= l.offsets.count,
                 zip(f.planes, l.planeSizes).allSatisfy({ $0.count >= $1 })
             else {
                 stats.shortFrames += 1
-                return
+                return false
             }
         }
         guard let slot = ring.reserve() else {
             stats.droppedBySlomo += 1
-            return
+            return false
         }
         var offset = 0
         if let l = multiPlane {
@@ -123,5 +126,6 @@ final class CaptureThread: @unchecked Sendable {
             if offset > 0 { slot.pointer.copyMemory(from: p.baseAddress!, byteCount: offset) }
         }
         ring.publish(FrameRing.Meta(timestamp: time, sequence: f.sequence, bytes: Swift.min(offset, ring.slotBytes)))
+        return true
     }
 }
