@@ -164,6 +164,9 @@ mapfile -t shares < <(printf '%s\n' "${shares[@]}" | awk 'NF && !seen[$0]++ { pr
     for v in PATH HOME LANG LC_ALL TZ TMPDIR $(compgen -e | grep '^SLOMO_' || true); do
         [ -z "${!v+x}" ] || printf 'export %s=%q\n' "$v" "${!v}"
     done
+    # the system's own programs first: a version manager's shim (pyenv's python3 is a shell script
+    # that runs a dozen programs) costs 5 s a call over 9p, and the checks call python3 often
+    printf 'export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:"$PATH"\n'
     printf 'cd %q || exit 125\n' "$(pwd -P)"
     printf 'exec'; printf ' %q' "$@"; echo
 } > "$job/command"
