@@ -163,3 +163,42 @@ def test_export_takes_what_a_batch_job_takes(scratch, servers):
     r = c.post(f"/api/v1/shots/{shot}/export", {"frameblend": "flow"})
     assert r.status == 400 and "did you mean 'frameBlend'?" in r.json()["error"], r.body
     assert s.stop() == INTERRUPTED
+
+
+def test_shots_in_phantom_cine(scratch, servers):
+    """`--shot-format cine`: each shot written from the ring as a Phantom Cine of the camera's own
+    samples (every sample the synthetic sensor's formula at the frame's sequence number, read by
+    FFmpeg), its frame table beside it, its frames served as pictures, exported, and listed again by
+    a restarted server."""
+    import csv
+    import subprocess
+    from array import array
+
+    args = ["--source", "synthetic:fps=240,size=96x64,format=gray16", "--pre-trigger", "0.1", "--post-trigger", "0.1"]
+    out = os.path.join(scratch, "out")
+    servers.append(Server(args, out, token_file=os.path.join(scratch, "token"), extra=["--shot-format", "cine"]))
+    c = servers[-1].client()
+    shot = shoot_one(c)
+    listed = c.get(f"/api/v1/shots/{shot}").json()
+    assert listed["file"] == f"shot{shot:04d}.cine" and (listed["firstFrame"], listed["lastFrame"]) == (-24, 24), listed
+    path = os.path.join(out, listed["file"])
+    rows = list(csv.DictReader(open(path + ".frames.csv")))
+    assert [int(r["from_trigger"]) for r in rows] == list(range(-24, 25))
+    raw = subprocess.run(["ffmpeg", "-v", "error", "-i", path, "-f", "rawvideo", "-pix_fmt", "gray16le", "-"], capture_output=True, check=True).stdout
+    samples = array("H", raw)  # little-endian, as this machine's
+    assert len(samples) == 49 * 64 * 96
+    for i, r in enumerate(rows):
+        n = int(r["sequence"])
+        expected = array("H", ((n * 1031 + x * 37 + y * 613) % 65536 for y in range(64) for x in range(96)))
+        assert samples[i * 6144:(i + 1) * 6144] == expected, r
+    assert int(rows[24]["sequence"]) == listed["report"]["triggerSequence"]
+    pic = c.get(f"/api/v1/shots/{shot}/frames/0.jpg")
+    assert pic.status == 200 and pic.header("content-type") == "image/jpeg"
+    assert finish(c, export(c, shot, {"from": -4, "to": 4, "rate": 0.5}))["state"] == "done"
+    assert servers[-1].stop() == INTERRUPTED
+
+    servers.append(Server(args, out, token_file=os.path.join(scratch, "token"), extra=["--shot-format", "cine"]))
+    c = servers[-1].client()
+    assert [s["file"] for s in c.get("/api/v1/shots").json()["shots"]] == [f"shot{shot:04d}.cine"]
+    assert shoot_one(c) == shot + 1
+    assert servers[-1].stop() == INTERRUPTED

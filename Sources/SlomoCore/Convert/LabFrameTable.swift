@@ -14,6 +14,18 @@ public struct LabFrameRow: Sendable, Equatable, Codable {
     public var duration: Rational
     /// The camera driver's sequence number, where the recording says it exactly.
     public var sequence: Int64?
+
+    public init(
+        index: Int, sourceIndex: Int, fromTrigger: Int, time: Rational, timeFromTrigger: Rational, duration: Rational, sequence: Int64?
+    ) {
+        self.index = index
+        self.sourceIndex = sourceIndex
+        self.fromTrigger = fromTrigger
+        self.time = time
+        self.timeFromTrigger = timeFromTrigger
+        self.duration = duration
+        self.sequence = sequence
+    }
 }
 
 /// The rows of the frames a conversion keeps, from the source's frame times (pure).

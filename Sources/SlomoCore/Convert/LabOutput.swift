@@ -61,6 +61,13 @@ public enum LabOutput: Sendable, Equatable {
         }
     }
 
+    /// Whether `path` names a lab output rather than a video container: a directory (`DIR/`, or
+    /// one that exists) or a lab extension. Capture and serve choose their writer by it.
+    public static func isLabName(_ path: String, isDirectory: Bool = false) -> Bool {
+        path.hasSuffix("/") || isDirectory || labExtensions.contains(fileExtension(path))
+    }
+    static let labExtensions: Set<String> = ["h5", "hdf5", "cine", "tif", "tiff", "dng", "mraw", "png"]
+
     /// The lower-cased extension of the last path component ("" when none).
     static func fileExtension(_ path: String) -> String {
         let name = path.split(separator: "/", omittingEmptySubsequences: false).last ?? ""

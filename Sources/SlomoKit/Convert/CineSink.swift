@@ -45,7 +45,7 @@ final class CineSink: LabSink {
     /// `SETUP.Description`: where the frames came from and what their times are.
     static func description(_ c: LabContext, utc: Bool) -> String {
         let clock = utc ? "UTC (the recording's \(c.clock) plus its creation_time)" : "the recording's \(c.clock), as seconds since 1970"
-        return "slomo convert of \((c.input as NSString).lastPathComponent); \(c.samples.source), \(c.samples.significantBits) bits; "
+        return "slomo \(c.made) of \((c.input as NSString).lastPathComponent); \(c.samples.source), \(c.samples.significantBits) bits; "
             + "times: \(clock); exposures: each frame's duration, at most one frame period (not measured)"
     }
 

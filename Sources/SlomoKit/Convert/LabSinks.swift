@@ -30,6 +30,8 @@ struct LabContext {
     var tags: [String: String]
     /// Seconds from the recording's clock to UTC (its `creation_time`), when it has one.
     var utcOffset: Rational? = nil
+    /// Which command made the file (`convert`, or `capture` writing from the ring).
+    var made = "convert"
 }
 
 /// A TIFF per frame (`TIFFWriter`), the frame's times in its ImageDescription as JSON; with `dng`,
@@ -60,7 +62,7 @@ final class TIFFSequenceSink: LabSink {
     /// The tags' text: the frame's row with its times as exact fractions (rational strings) and
     /// in seconds, the clock, the source.
     struct Description: Encodable {
-        var slomo = "convert"
+        var slomo: String
         var index: Int, sourceIndex: Int, fromTrigger: Int
         var time: String, timeSeconds: String, timeFromTrigger: String, timeFromTriggerSeconds: String, duration: String
         var sequence: Int64?
@@ -70,7 +72,7 @@ final class TIFFSequenceSink: LabSink {
 
     func write(rows: UnsafeRawPointer, bytesPerRow: Int, row: LabFrameRow) throws {
         let d = Description(
-            index: row.index, sourceIndex: row.sourceIndex, fromTrigger: row.fromTrigger, time: row.time.description,
+            slomo: context.made, index: row.index, sourceIndex: row.sourceIndex, fromTrigger: row.fromTrigger, time: row.time.description,
             timeSeconds: Seconds(row.time, decimals: 9).fixed, timeFromTrigger: row.timeFromTrigger.description,
             timeFromTriggerSeconds: Seconds(row.timeFromTrigger, decimals: 9).fixed, duration: row.duration.description,
             sequence: row.sequence, clock: context.clock, source: (context.input as NSString).lastPathComponent,
@@ -78,7 +80,7 @@ final class TIFFSequenceSink: LabSink {
         let s = context.samples.format
         var page = TIFFPage(
             width: context.width, height: context.height, samplesPerPixel: s.channels, bitsPerSample: s.bitsPerSample,
-            description: String(decoding: try encoder.encode(d), as: UTF8.self), software: "slomo convert",
+            description: String(decoding: try encoder.encode(d), as: UTF8.self), software: "slomo " + context.made,
             documentName: (context.input as NSString).lastPathComponent, pageName: "frame \(row.index)")
         if dng { page.dng = dngFrame(row) }
         let file = try OutputFile(path: name.path(row.index), overwrite: true)

@@ -9,7 +9,7 @@ import SlomoFFmpeg
 /// `slomo_shot`, …) and its packets, with a warning saying so. A file that has neither is not
 /// listed, and a warning names it: it stays on disk, untouched.
 enum EarlierShots {
-    static let pattern = try! NSRegularExpression(pattern: #"^shot([0-9]{4,})\.(mp4|mkv)$"#)
+    static let pattern = try! NSRegularExpression(pattern: #"^shot([0-9]{4,})\.(mp4|mkv|cine)$"#)
 
     /// The shots found, by number, and one sentence for each file that could not be listed.
     static func load(outDir: String) -> (shots: [ShotReport], warnings: [String]) {

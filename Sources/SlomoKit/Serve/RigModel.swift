@@ -20,6 +20,13 @@ public struct RigConfig: Sendable {
     public var triggerOutput: TriggerOutputLine?
     /// `--max-export-frames`: an export whose output would have more frames is refused.
     public var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
+    /// `--shot-format`: the shots' files, `cine` (Phantom Cine from the camera's samples); nil: MP4 for
+    /// x264 and compressed cameras, Matroska for FFV1 and raw.
+    public var shotFormat: String?
+    /// The shots' extension.
+    public var shotExtension: String { shotFormat ?? (recording.rawCodec == .x264 ? "mp4" : "mkv") }
+    /// The extensions a rig's shots take (a restarted rig lists and numbers after all of them).
+    public static let shotExtensions = ["mp4", "mkv", "cine"]
     /// Ten minutes at 30 fps.
     public static let defaultMaxExportFrames: Int64 = 18_000
     public init(

@@ -21,12 +21,12 @@ final class RigSession: @unchecked Sendable {
         let source = try config.openSource()
         var t = TriggerSettings(kind: .api, pre: s.preTrigger, post: s.postTrigger, shots: 0)
         t.output = config.triggerOutput  // raised for every shot, whatever fired it (the rig's line)
-        t.firstShot = Swift.max(
-            listed + 1, TriggerSettings.nextFreeShot(Self.template(config.outDir, "mp4")),
-            TriggerSettings.nextFreeShot(Self.template(config.outDir, "mkv")))
+        t.firstShot = RigConfig.shotExtensions.reduce(listed + 1) { n, ext in
+            Swift.max(n, TriggerSettings.nextFreeShot(Self.template(config.outDir, ext)))
+        }
         var recording = config.recording
-        // MP4 for x264 and the camera's own compressed frames, Matroska for FFV1 and raw
-        recording.output = Self.template(config.outDir, config.recording.rawCodec == .x264 ? "mp4" : "mkv")
+        // MP4 for x264 and the camera's own compressed frames, Matroska for FFV1 and raw, or --shot-format
+        recording.output = Self.template(config.outDir, config.shotExtension)
         session = try CaptureSession(
             source: source, settings: recording, limits: config.limits, trigger: t,
             audio: config.audio, preview: nil, hooks: hooks, stop: stop)

@@ -167,7 +167,9 @@ struct CaptureCommand: ParsableCommand {
         settings.overwrite = overwrite
         try settings.validate()  // a codec the container cannot hold: refused before the camera opens
         // so is an output that cannot be written (a read-only or missing directory, an existing file)
-        try OutputFile.check(TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: firstShot), overwrite: overwrite)
+        let first = TriggerSettings.path(MultiCapture.path(output, camera: 1), shot: firstShot)
+        // (a lab format's names are checked when the camera's samples are known: LabFrameFile)
+        if !LabOutput.isLabName(first) { try OutputFile.check(first, overwrite: overwrite) }
         if !segments.isEmpty || !ramps.isEmpty || curve != nil {
             let spec = try Values.retimeSpec(rate: nil, segments: segments, ramps: ramps, curve: curve)
             // segments are relative to the first frame; the map runs to the longest allowed capture

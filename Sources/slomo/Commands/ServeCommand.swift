@@ -47,8 +47,28 @@ struct ServeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.shots.help)) var shots = 1
     @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.previewFps.help)) var previewFps = "10"
     @Option(help: ArgumentHelp(RigOption.previewWidth.help)) var previewWidth = 640
+    @Option(
+        help: ArgumentHelp(
+            "The shots' files: mp4 or mkv (the default, by --codec), or cine: Phantom Cine from the camera's own gray or mosaic samples, each frame's time in it (Docs/LabFormats.md).",
+            valueName: "mp4|mkv|cine"))
+    var shotFormat: String?
     @Option(help: "An export over HTTP that would write more frames than this is refused (default 18000: 10 min at 30 fps).")
     var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
+
+    /// The shots' recording: MP4 for x264 and compressed cameras, Matroska for ffv1 and raw, or
+    /// `--shot-format`; a codec the container cannot hold is refused now.
+    func shotRecording(outDir: String) throws -> RecordingSettings {
+        var recording = try camera.recording(output: (outDir as NSString).appendingPathComponent("shot.mp4"))
+        if recording.rawCodec != .x264 { recording.output = (outDir as NSString).appendingPathComponent("shot.mkv") }
+        if let f = shotFormat {
+            guard RigConfig.shotExtensions.contains(f) else {
+                throw CommandLineError("--shot-format '\(f)': expected \(RigConfig.shotExtensions.joined(separator: ", "))", .badRequest)
+            }
+            recording.output = (outDir as NSString).appendingPathComponent("shot." + f)
+        }
+        try recording.validate()
+        return recording
+    }
 
     func run() throws {
         ProcessSignals.interruptsStopTheRun()
@@ -59,10 +79,7 @@ struct ServeCommand: ParsableCommand {
         let outDir = try Self.checkOutDir(self.outDir)
         let limits = try camera.limits()
         let window = try camera.window()
-        var recording = try camera.recording(output: (outDir as NSString).appendingPathComponent("shot.mp4"))
-        // the container the rig names its shots in: MP4 for x264 and compressed cameras, Matroska for ffv1 and raw
-        if recording.rawCodec != .x264 { recording.output = (outDir as NSString).appendingPathComponent("shot.mkv") }
-        try recording.validate()
+        let recording = try shotRecording(outDir: outDir)
         let audio = try camera.audioOptions()
         let controls = try camera.cameraControls.requests()
         guard camera.devices.count <= 1 else { throw CommandLineError("serve operates one camera: give one DEVICE", .badRequest) }
@@ -79,6 +96,7 @@ struct ServeCommand: ParsableCommand {
             openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
             limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
         config.maxExportFrames = maxExportFrames
+        config.shotFormat = shotFormat
         let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         var stopped = false

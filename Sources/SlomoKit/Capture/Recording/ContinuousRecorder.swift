@@ -6,7 +6,7 @@ import SlomoCore
 /// shows as backlog, and frames are lost only when the whole ring is held (counted by the capture
 /// thread as dropped by slomo).
 struct ContinuousRecorder {
-    let writer: RecordingWriter
+    let writer: any FrameFile
     let source: CaptureSource
 
     /// What the recording of the ring gave: the most frames it ever held back, frames shorter than
@@ -31,7 +31,7 @@ struct ContinuousRecorder {
             }
             if f.index == reader.start { writer.stampClock(source.timestampClock) }
             do {
-                if try !writer.write(f.bytes, timestamp: f.meta.timestamp) { out.short += 1 }
+                if try !writer.write(f.bytes, timestamp: f.meta.timestamp, sequence: f.meta.sequence) { out.short += 1 }
             } catch {
                 out.writeError = error
                 end.request(.writeError, "\(error)")

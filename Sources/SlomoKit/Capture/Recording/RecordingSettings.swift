@@ -45,6 +45,13 @@ public struct RecordingSettings: Sendable {
     /// Refuses a codec the output's container cannot hold before any device is opened:
     /// FFV1 and raw frames go into MOV, MKV or NUT, not MP4.
     public func validate() throws {
+        // a lab format (`.cine`, `.h5`, `DIR/`, frame patterns): its name now, the camera's samples when it opens
+        if LabOutput.isLabName(output) {
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: output, isDirectory: &isDirectory)
+            _ = try LabOutput(parsing: output, isDirectory: exists && isDirectory.boolValue)
+            return
+        }
         let container = try ContainerFormat.forOutput(output)
         guard rawCodec != .x264 else { return }
         let holds: Bool

@@ -5,7 +5,7 @@ import SlomoSystem
 /// Pre/post-trigger recording: triggers pick shots out of the ring; each is saved as it completes.
 extension CaptureSession {
     func runTriggered(
-        _ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter,
+        _ t: TriggerSettings, ring: FrameRing, firstWriter: any FrameFile,
         captureDone: DispatchSemaphore, placer: ShotPlacer
     ) throws -> CaptureReport {
 

@@ -40,7 +40,6 @@ public final class CaptureSession: @unchecked Sendable {
         if !controls.isEmpty { settings.metadata[SlomoTag.controls.rawValue] = AppliedControl.metadataText(controls) }
         self.settings = settings
         self.trigger = trigger
-        _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         self.preview = try preview.map { try CapturePreview($0, format: source.format) }
         let fps = source.format.frameDuration.flatMap { try? $0.reciprocal() } ?? Rational(30)
         var plan = RingPlan.plan(format: source.format, fps: fps, pre: trigger?.pre, post: trigger?.post, memory: limits.ringMemory)
@@ -59,6 +58,8 @@ public final class CaptureSession: @unchecked Sendable {
                 plan: plan, availableBytes: available)
         }
         ringPlan = plan
+        try Self.checkLab(settings, audio: audio, source: source, trigger: trigger, plan: plan, limits: limits)
+        _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so
         // --ring-memory and a long pre-trigger count too), ten minutes at most (a slow camera's
         // 64 MiB ring can span hours): a shot's or a lagging writer's start is still there when read
@@ -126,10 +127,9 @@ public final class CaptureSession: @unchecked Sendable {
             written.writerThreads = "normal (shot saver: its frames are pinned in the ring)"
         }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
-        let firstOutput = trigger.map { t in TriggerSettings.path(settings.output, shot: t.firstShot) } ?? settings.output
-        var firstSettings = settings
-        firstSettings.output = firstOutput
-        let firstWriter = try RecordingWriter(settings: firstSettings, format: source.format, sourceName: source.name)
+        let firstWriter = try FrameFiles.open(
+            settings: Self.firstFile(settings, trigger: trigger), format: source.format, sourceName: source.name,
+            frames: FrameFiles.capacity(triggered: trigger != nil, plan: ringPlan, format: source.format, limits: producer.limits))
         firstWriter.audio = audioCapture
         try firstWriter.prepare()
         try source.prepare()
@@ -175,7 +175,7 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: continuous recording
 
     func runContinuous(
-        ring: FrameRing, writer: RecordingWriter, captureDone: DispatchSemaphore,
+        ring: FrameRing, writer: any FrameFile, captureDone: DispatchSemaphore,
         progress: ((Int64) -> Void)?
     ) throws -> CaptureReport {
         let recorded = ContinuousRecorder(writer: writer, source: source).record(ring, end: end, progress: progress)

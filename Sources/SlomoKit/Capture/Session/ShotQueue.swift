@@ -102,6 +102,9 @@ struct StageContext: @unchecked Sendable {
     var postCount: Int64 { Int64(plan.postFrames) }
     /// Compressed streams with inter frames: a shot must begin at a keyframe.
     var keyframed: Bool { source.format.nalCodec != nil }
+    /// The most frames a shot's file holds: its pre-trigger frames, the trigger frame, its
+    /// post-trigger frames, and a compressed camera's lead-in to a keyframe (a `.cine` reserves them).
+    var shotFrames: Int { FrameFiles.capacity(triggered: true, plan: plan, format: source.format, limits: CaptureLimits()) ?? 0 }
 }
 
 /// A stage of a triggered capture (`ShotPlacer`, `ShotSaver`): it reads the ring beside the camera

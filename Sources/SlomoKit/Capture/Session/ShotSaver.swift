@@ -11,13 +11,13 @@ final class ShotSaver: CaptureStage {
     let context: StageContext
     let audio: AudioCapture?
     /// A shot's recording finished (its sound and file syncs counted for the report).
-    let finished: (RecordingWriter) -> Void
+    let finished: (any FrameFile) -> Void
     /// The shots saved, in order, and what they wrote; the write that failed (the capture was asked to end).
     private(set) var saved: [ShotReport] = []
     private(set) var framesWritten: Int64 = 0, bytesWritten: Int64 = 0
     private(set) var failure: Error?
 
-    init(settings: RecordingSettings, context: StageContext, audio: AudioCapture?, finished: @escaping (RecordingWriter) -> Void) {
+    init(settings: RecordingSettings, context: StageContext, audio: AudioCapture?, finished: @escaping (any FrameFile) -> Void) {
         self.settings = settings
         self.context = context
         self.audio = audio
@@ -25,8 +25,8 @@ final class ShotSaver: CaptureStage {
     }
 
     /// Saves shots until the triggers end, `t.shots` are saved, or a write fails.
-    func run(_ t: TriggerSettings, ring: FrameRing, firstWriter: RecordingWriter) {
-        var nextWriter: RecordingWriter? = firstWriter
+    func run(_ t: TriggerSettings, ring: FrameRing, firstWriter: any FrameFile) {
+        var nextWriter: (any FrameFile)? = firstWriter
         while let shot = shots.next() {
             do {
                 let r = try save(shot, writer: &nextWriter)
@@ -60,27 +60,27 @@ final class ShotSaver: CaptureStage {
 
     /// Shot `n`'s writer, encoder open, before its trigger; nil when it cannot be made now (saving
     /// the shot makes it again and reports why).
-    func preparedWriter(shot n: Int) -> RecordingWriter? {
+    func preparedWriter(shot n: Int) -> (any FrameFile)? {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: n)
-        guard let w = try? RecordingWriter(settings: s, format: source.format, sourceName: source.name) else { return nil }
+        guard let w = try? FrameFiles.open(settings: s, format: source.format, sourceName: source.name, frames: context.shotFrames) else { return nil }
         w.audio = audio
         do { try w.prepare() } catch { return nil }
         return w
     }
 
     /// Saves one shot: its frames from the ring, in order, as they arrive.
-    func save(_ shot: PlacedShot, writer: inout RecordingWriter?) throws -> ShotReport {
+    func save(_ shot: PlacedShot, writer: inout (any FrameFile)?) throws -> ShotReport {
         var s = settings
         s.output = TriggerSettings.path(settings.output, shot: shot.number)
         let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
         let wall = TriggerEvents.iso8601(shot.wallTime)
         s.metadata.merge(shotTags(shot, pre: pre, preCount: preCount, postCount: postCount, wall: wall)) { _, new in new }
-        let w: RecordingWriter
-        if let ready = writer, ready.settings.output == s.output {
+        let w: any FrameFile
+        if let ready = writer, ready.output == s.output {
             w = ready
         } else {
-            w = try RecordingWriter(settings: s, format: source.format, sourceName: source.name)
+            w = try FrameFiles.open(settings: s, format: source.format, sourceName: source.name, frames: context.shotFrames)
             w.audio = audio
             try w.prepare()
         }
@@ -94,7 +94,7 @@ final class ShotSaver: CaptureStage {
         while reader.position <= shot.end, case .frame(let f) = reader.next() {
             let m = f.meta
             if first == nil { w.stampClock(source.timestampClock) }
-            _ = try w.write(f.bytes, timestamp: m.timestamp)
+            _ = try w.write(f.bytes, timestamp: m.timestamp, sequence: m.sequence)
             if first == nil { first = m }
             if f.index == shot.triggerIndex { trig = m }
             if let p = prev { gaps += Int64(counter.lost(from: p, to: m.sequence)) }

@@ -12,7 +12,7 @@ struct WrittenTotals {
     var writerThreads = "normal"
 
     /// Counts a finished recording's sound and file syncs.
-    mutating func add(_ w: RecordingWriter) {
+    mutating func add(_ w: any FrameFile) {
         syncs.add(w.syncs)
         audioFrames += w.audioFramesWritten
         audioCorrection += w.capturedAudio?.correction ?? 0
@@ -31,7 +31,8 @@ struct WrittenTotals {
             reportLost = true
             return
         }
-        for output in outputs { writeSidecar(data, path: output + ".capture.json") }
+        // a directory's (`frames/`) beside it: frames.capture.json
+        for output in outputs { writeSidecar(data, path: (output.hasSuffix("/") ? String(output.dropLast()) : output) + ".capture.json") }
     }
 
     private mutating func writeSidecar(_ data: Data, path: String) {
