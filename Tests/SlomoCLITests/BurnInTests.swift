@@ -1,0 +1,189 @@
+import Foundation
+import SlomoCore
+import Testing
+
+/// `export --burn-in` on a triggered synthetic capture, read back by OCR (Debian's tesseract-ocr):
+/// each sampled output frame's label is the source frame and time the exact time map says it shows,
+/// counted from the trigger frame; where the frame is a source frame, the calibration code the
+/// synthetic camera painted into it says the same.
+@Suite(.enabled(if: CLI.which("tesseract") != nil, "tesseract-ocr is not installed (scripts/dev.sh deps test)"))
+struct BurnInTests {
+    static let width = 320, height = 240
+
+    /// A shot of 21 frames at 250 fps, 10 before the trigger frame (gray, FFV1: exact times).
+    static let shot: TempDir = {
+        let d = TempDir()
+        let r = try! CLI.tool([
+            "bash", "-c",
+            "(sleep 0.7; echo trigger; sleep 0.6) | '\(CLI.binary)' capture --source synthetic:fps=250,size=\(width)x\(height),format=gray --codec ffv1 --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(d.file("shot.mkv"))'",
+        ])
+        precondition(r.status == 0, r.stderr)
+        return d
+    }()
+
+    /// What the test knows of the source without slomo: frame times in µs, the trigger frame,
+    /// `creation_time`, and the calibration index painted into the trigger frame.
+    struct Source {
+        let pts: [Int64]
+        let trigger: Int
+        let creation: String
+        let triggerCode: Int
+
+        init(_ path: String) throws {
+            let p = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
+            pts = p.stdout.split(separator: "\n").map { Self.micros(String($0)) }.sorted()
+            func tag(_ name: String) throws -> String {
+                try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "format_tags=\(name)", "-of", "default=nw=1:nk=1", path])
+                    .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            trigger = try #require(Int(try tag("SLOMO_TRIGGER_FRAME")))
+            creation = try tag("creation_time")
+            let frame = try BurnInTests.frames(path, [trigger])[0]
+            triggerCode = try #require(BurnInTests.code(frame))
+        }
+
+        /// "0.004000" → 4000.
+        static func micros(_ t: String) -> Int64 {
+            let parts = t.split(separator: ".")
+            let frac = String((parts.count > 1 ? String(parts[1]) : "").prefix(6)).padding(toLength: 6, withPad: "0", startingAt: 0)
+            return Int64(parts[0])! * 1_000_000 + (t.hasPrefix("-") ? -1 : 1) * Int64(frac)!
+        }
+
+        /// The frame shown at source time `s` µs: the last at or before it; a made frame: the
+        /// nearer of it and the next, the earlier at halfway.
+        func shown(atMicros s: Int64, made: Bool) -> Int {
+            let k = Swift.max(0, (pts.lastIndex { $0 <= s }) ?? 0)
+            guard made, k + 1 < pts.count else { return k }
+            return s - pts[k] > pts[k + 1] - s ? k + 1 : k
+        }
+
+        /// The label's numbers for frame `k`: frame from the trigger, ms with three decimals.
+        func expected(_ k: Int) -> [String] {
+            let us = pts[k] - pts[trigger]
+            let ms = "\(us < 0 ? "-" : "")\(abs(us) / 1000).\(String(abs(us) % 1000).leftPadded(3))"
+            return ["\(k - trigger)", ms]
+        }
+    }
+
+    /// Output frames `ns` of `path` as 8-bit gray pictures.
+    static func frames(_ path: String, _ ns: [Int], size: (Int, Int) = (width, height)) throws -> [[UInt8]] {
+        let select = ns.map { "eq(n\\,\($0))" }.joined(separator: "+")
+        let r = try CLI.tool(["ffmpeg", "-v", "error", "-i", path, "-vf", "select=\(select)", "-vsync", "0", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
+        let size = size.0 * size.1
+        #expect(r.output.count == size * ns.count, "\(r.stderr)")
+        let bytes = [UInt8](r.output)
+        return (0..<ns.count).map { Array(bytes[$0 * size..<($0 + 1) * size]) }
+    }
+
+    /// The synthetic camera's frame index in the picture's top band (nil where unreadable: a blend).
+    static func code(_ picture: [UInt8]) -> Int? {
+        picture.withUnsafeBufferPointer { CalibrationCode.read(luma: $0.baseAddress!, width: width, height: height, stride: width) }
+    }
+
+    /// The label in the picture's bottom-left quarter read by tesseract: the bright text as ink,
+    /// everything darker (the box, the picture) as paper, the synthetic picture's sweeping bar left out.
+    static func ocr(_ picture: [UInt8], in d: TempDir, size: (Int, Int) = (width, height)) throws -> String {
+        let (width, height) = size
+        let rows = height / 2..<height, cols = 0..<width * 3 / 4
+        var ink = [[Bool]](repeating: [Bool](repeating: false, count: cols.count), count: rows.count)
+        for (i, y) in rows.enumerated() { for (j, x) in cols.enumerated() { ink[i][j] = picture[y * width + x] > 210 } }
+        // the bar comes down from the top edge to the box; the text, in its box, never reaches the edge
+        for j in cols.indices {
+            var i = 0
+            while i < rows.count && ink[i][j] {
+                ink[i][j] = false
+                i += 1
+            }
+        }
+        var pgm = Data("P5 \(cols.count) \(rows.count) 255\n".utf8)
+        for row in ink { pgm.append(contentsOf: row.map { $0 ? 0 : 255 }) }
+        let file = d.file("label-\(UUID().uuidString).pgm")
+        try pgm.write(to: URL(fileURLWithPath: file))
+        let r = try CLI.tool(["tesseract", file, "stdout", "--psm", "6", "-c", "tessedit_char_whitelist=0123456789-.: framesup"])
+        return r.stdout
+    }
+
+    /// The numbers in an OCR'd label (`f rame -10\n-40.000 m` → ["-10", "-40.000"]).
+    static func numbers(_ text: String) -> [String] {
+        text.matches(of: #/-?[0-9]+(\.[0-9]+)?/#).map { String($0.output.0) }
+    }
+
+    /// Exports with `args` and checks output frames `ns`: the label read back is each frame's
+    /// source frame and time from the trigger (`sourceMicros`: the time map, output frame → µs),
+    /// and a frame that is a source frame shows that frame.
+    func check(_ args: [String], frames ns: [Int], made: Bool = false, sourceMicros: (Int) -> Int64) throws {
+        let d = TempDir(), src = Self.shot.file("shot.mkv"), out = d.file("out.mp4")
+        let source = try Source(src)
+        let r = try CLI.run(["export", src, "-o", out, "--fps", "250", "--crf", "12", "--progress", "none", "--burn-in-size", "36"] + args)
+        #expect(r.status == 0, "\(r.stderr)")
+        for (n, picture) in zip(ns, try Self.frames(out, ns)) {
+            let k = source.shown(atMicros: sourceMicros(n), made: made)
+            let text = try Self.ocr(picture, in: d)
+            #expect(Self.numbers(text) == source.expected(k), "output frame \(n): read '\(text)', source frame \(k)")
+            if !made { #expect(Self.code(picture).map { $0 - source.triggerCode } == k - source.trigger, "output frame \(n)") }
+        }
+    }
+
+    /// `--rate 0.25` at the source's own 250 fps: output frame n shows source time n ms.
+    @Test func quarterSpeedLabelsEachFrameWithItsSourceFrame() throws {
+        try check(["--rate", "0.25", "--burn-in", "--burn-in-corner", "bottom-left"], frames: [0, 3, 4, 7, 39, 40, 41, 43, 44, 61, 83]) { n in
+            Int64(n) * 1000
+        }
+    }
+
+    /// A segment at 1/4 between full-speed parts: the time map's three pieces, exactly.
+    @Test func aSegmentLabelsEachFrameWithItsSourceFrame() throws {
+        try check(["--segment", "0.02-0.06@1/4", "--burn-in-corner", "bottom-left"], frames: [0, 4, 5, 6, 7, 20, 30, 39, 44, 45, 46, 50]) { n in
+            Self.segmentMicros(n)
+        }
+    }
+
+    /// The same segment with `--frame-blend blend`: a blended frame is labelled with the nearer
+    /// source frame (at exactly halfway, the earlier).
+    @Test func aBlendedFrameIsLabelledWithTheNearerSourceFrame() throws {
+        try check(
+            ["--segment", "0.02-0.06@1/4", "--frame-blend", "blend", "--burn-in-corner", "bottom-left"], frames: [5, 6, 7, 8, 9, 10, 11, 12],
+            made: true
+        ) { n in Self.segmentMicros(n) }
+    }
+
+    /// Source µs of output frame n (at 250 fps) under `--segment 0.02-0.06@1/4`.
+    static func segmentMicros(_ n: Int) -> Int64 {
+        let t = Int64(n) * 4000
+        return t < 20_000 ? t : t < 180_000 ? 20_000 + (t - 20_000) / 4 : t - 120_000
+    }
+
+    /// `--burn-in-fields us,rate,date` on an output scaled to 640x480: microseconds from the trigger, the
+    /// capture rate, and the UTC date and time from `creation_time` plus the frame's time.
+    @Test func otherFieldsAndCorner() throws {
+        let d = TempDir(), src = Self.shot.file("shot.mkv"), out = d.file("out.mp4")
+        let source = try Source(src)
+        let r = try CLI.run([
+            "export", src, "-o", out, "--fps", "250", "--rate", "0.5", "--crf", "12", "--progress", "none",
+            "--size", "640x480", "--burn-in-fields", "us,rate,date", "--burn-in-corner", "bottom-left", "--burn-in-size", "30",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        // creation_time's whole seconds by Foundation, its microseconds and the frame's time exactly
+        let parts = source.creation.dropLast().split(separator: ".")
+        let whole = try #require(ISO8601DateFormatter().date(from: parts[0] + "Z"))
+        let fraction = Int64(String(parts.count > 1 ? parts[1] : "").padding(toLength: 6, withPad: "0", startingAt: 0))!
+        let shown = DateFormatter()
+        shown.timeZone = TimeZone(identifier: "UTC")
+        shown.dateFormat = "yyyy-MM-ddHH:mm:ss"
+        for (n, picture) in zip([2, 21, 40], try Self.frames(out, [2, 21, 40], size: (640, 480))) {
+            let k = source.shown(atMicros: Int64(n) * 2000, made: false)
+            let total = fraction + source.pts[k]
+            let carry = total >= 0 ? total / 1_000_000 : -((-total + 999_999) / 1_000_000)
+            let ms = (total - carry * 1_000_000) / 1000
+            let date = shown.string(from: whole.addingTimeInterval(TimeInterval(carry))) + "." + String(ms).leftPadded(3)
+            let text = try Self.ocr(picture, in: d, size: (640, 480))
+            let us = source.pts[k] - source.pts[source.trigger]
+            #expect(Self.numbers(text).prefix(2) == ["\(us)", "250"], "output frame \(n): read '\(text)'")
+            #expect(text.filter { $0 != " " }.contains(date), "output frame \(n): read '\(text)', expected \(date)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ n: Int) -> String { String(repeating: "0", count: Swift.max(0, n - count)) + self }
+}
