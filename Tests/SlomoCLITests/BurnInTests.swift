@@ -147,6 +147,31 @@ struct BurnInTests {
         ) { n in Self.segmentMicros(n) }
     }
 
+    /// A batch manifest's export job takes the same options (the `JobOption` table): the label read
+    /// back is the source frame's; bad values are refused in one line naming the flag.
+    @Test func aManifestJobBurnsInAndBadValuesAreRefused() throws {
+        let d = TempDir(), src = Self.shot.file("shot.mkv"), out = d.file("m.mp4")
+        let source = try Source(src)
+        let manifest = d.file("jobs.json")
+        try Data(
+            """
+            {"jobs": [{"input": "\(src)", "output": "\(out)", "rate": "1/4", "fps": "250", "crf": 12,
+              "burnIn": true, "burnInCorner": "bottom-left", "burnInSize": 36}]}
+            """.utf8
+        ).write(to: URL(fileURLWithPath: manifest))
+        let b = try CLI.run(["batch", manifest, "--jobs", "1", "--progress", "none"])
+        #expect(b.status == 0, "\(b.stderr)")
+        let picture = try Self.frames(out, [42])[0]
+        #expect(Self.numbers(try Self.ocr(picture, in: d)) == source.expected(source.shown(atMicros: 42_000, made: false)))
+        let before = d.entries
+        expectOneLine(
+            try CLI.run(["export", src, "-o", d.file("x.mp4"), "--burn-in-fields", "frame,sec"]), status: 64, contains: ["--burn-in-fields", "'sec'"])
+        expectOneLine(
+            try CLI.run(["export", src, "-o", d.file("x.mp4"), "--burn-in-corner", "middle"]), status: 64, contains: ["--burn-in-corner", "top-left"])
+        expectOneLine(try CLI.run(["export", src, "-o", d.file("x.mp4"), "--burn-in-size", "2"]), status: 64, contains: ["--burn-in-size", "8...512"])
+        #expect(d.entries == before)
+    }
+
     /// Source µs of output frame n (at 250 fps) under `--segment 0.02-0.06@1/4`.
     static func segmentMicros(_ n: Int) -> Int64 {
         let t = Int64(n) * 4000
