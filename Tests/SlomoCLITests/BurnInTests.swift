@@ -29,9 +29,14 @@ struct BurnInTests {
         let creation: String
         let triggerCode: Int
 
-        init(_ path: String) throws {
+        /// The video's frame times in µs, in order.
+        static func pts(_ path: String) throws -> [Int64] {
             let p = try CLI.tool(["ffprobe", "-v", "error", "-select_streams", "v", "-show_entries", "packet=pts_time", "-of", "csv=p=0", path])
-            pts = p.stdout.split(separator: "\n").map { Self.micros(String($0)) }.sorted()
+            return p.stdout.split(separator: "\n").map { Self.micros(String($0)) }.sorted()
+        }
+
+        init(_ path: String) throws {
+            pts = try Self.pts(path)
             func tag(_ name: String) throws -> String {
                 try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "format_tags=\(name)", "-of", "default=nw=1:nk=1", path])
                     .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -70,7 +75,7 @@ struct BurnInTests {
         let select = ns.map { "eq(n\\,\($0))" }.joined(separator: "+")
         let r = try CLI.tool(["ffmpeg", "-v", "error", "-i", path, "-vf", "select=\(select)", "-vsync", "0", "-f", "rawvideo", "-pix_fmt", "gray", "-"])
         let size = size.0 * size.1
-        #expect(r.output.count == size * ns.count, "\(r.stderr)")
+        try #require(r.output.count == size * ns.count, "\(r.stderr)")
         let bytes = [UInt8](r.output)
         return (0..<ns.count).map { Array(bytes[$0 * size..<($0 + 1) * size]) }
     }
@@ -82,13 +87,19 @@ struct BurnInTests {
 
     /// The label in the picture's bottom-left quarter read by tesseract: the bright text as ink,
     /// everything darker (the box, the picture) as paper, the synthetic picture's sweeping bar left out.
-    static func ocr(_ picture: [UInt8], in d: TempDir, size: (Int, Int) = (width, height)) throws -> String {
+    static func ocr(_ picture: [UInt8], in d: TempDir, size: (Int, Int) = (width, height), box: Bool = false) throws -> String {
         let (width, height) = size
-        let rows = height / 2..<height, cols = 0..<width * 3 / 4
+        var rows = height / 2..<height, cols = 0..<width * 3 / 4
+        if box {
+            // a top-left label (the live pictures': a twelfth of the height): from the top edge (the
+            // code band's white cells touch it and are left out below), the left half
+            rows = 0..<height * 3 / 10
+            cols = 0..<width / 2
+        }
         var ink = [[Bool]](repeating: [Bool](repeating: false, count: cols.count), count: rows.count)
         for (i, y) in rows.enumerated() { for (j, x) in cols.enumerated() { ink[i][j] = picture[y * width + x] > 210 } }
         // the bar comes down from the top edge to the box; the text, in its box, never reaches the edge
-        for j in cols.indices {
+        for j in 0..<cols.count {
             var i = 0
             while i < rows.count && ink[i][j] {
                 ink[i][j] = false
@@ -99,7 +110,7 @@ struct BurnInTests {
         for row in ink { pgm.append(contentsOf: row.map { $0 ? 0 : 255 }) }
         let file = d.file("label-\(UUID().uuidString).pgm")
         try pgm.write(to: URL(fileURLWithPath: file))
-        let r = try CLI.tool(["tesseract", file, "stdout", "--psm", "6", "-c", "tessedit_char_whitelist=0123456789-.: framesup"])
+        let r = try CLI.tool(["tesseract", file, "stdout", "--psm", "6", "-c", "tessedit_char_whitelist=0123456789-.: framesupq"])
         return r.stdout
     }
 
@@ -170,6 +181,41 @@ struct BurnInTests {
             try CLI.run(["export", src, "-o", d.file("x.mp4"), "--burn-in-corner", "middle"]), status: 64, contains: ["--burn-in-corner", "top-left"])
         expectOneLine(try CLI.run(["export", src, "-o", d.file("x.mp4"), "--burn-in-size", "2"]), status: 64, contains: ["--burn-in-size", "8...512"])
         #expect(d.entries == before)
+    }
+
+    /// `capture --preview-burn-in`: each live picture's label is its camera frame's sequence number
+    /// and time on the capture clock, as the recording made beside it has them (its capture start
+    /// plus the frame's pts; the synthetic camera numbers frames from 0 and drops none).
+    @Test func previewPicturesAreLabelledWithTheirFrame() throws {
+        let d = TempDir(), rec = d.file("rec.mkv"), preview = d.file("preview.nut")
+        let r = try CLI.run([
+            "capture", "--source", "synthetic:fps=100,size=640x480,format=gray", "--codec", "ffv1", "--frames", "100",
+            "-o", rec, "--preview", preview, "--preview-fps", "10", "--preview-burn-in",
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        let pts = try Source.pts(rec)
+        let start = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "format_tags=SLOMO_CAPTURE_START", "-of", "default=nw=1:nk=1", rec])
+        let startMicros = try Rational(parsing: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) * Rational(1_000_000)
+        var read = 0
+        for picture in try Self.frames(preview, [1, 3, 5, 7], size: (640, 480)) {
+            let text = try Self.ocr(picture, in: d, size: (640, 480), box: true)
+            // the picture is a small JPEG: its decimal point is read or not, so the digits are compared;
+            // the line after "seq", up to its unit, is the time
+            let lines = text.split(separator: "\n").map(String.init).filter { !$0.allSatisfy(\.isWhitespace) }
+            let at = lines.firstIndex { $0.hasPrefix("se") }
+            guard let at, at + 1 < lines.count, let seq = Int(lines[at].split(separator: " ").last?.filter(\.isNumber) ?? ""),
+                pts.indices.contains(seq)
+            else {
+                Issue.record("read '\(text)'")
+                continue
+            }
+            let joined = lines[at + 1].replacingOccurrences(of: " .", with: ".").replacingOccurrences(of: ". ", with: ".")
+            let time = (joined.split(separator: " ").first ?? "").filter(\.isNumber)
+            let micros = (startMicros + Rational(pts[seq])).rounded(.nearest)
+            #expect(time == "\(micros / 1_000_000)\(String((micros % 1_000_000 + 500) / 1000).leftPadded(3))", "read '\(text)'")
+            read += 1
+        }
+        #expect(read == 4)
     }
 
     /// Source µs of output frame n (at 250 fps) under `--segment 0.02-0.06@1/4`.

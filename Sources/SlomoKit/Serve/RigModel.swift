@@ -20,6 +20,8 @@ public struct RigConfig: Sendable {
     public var triggerOutput: TriggerOutputLine?
     /// `--max-export-frames`: an export whose output would have more frames is refused.
     public var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
+    /// `--preview-burn-in`: each live picture labelled with its frame's sequence number and time.
+    public var previewBurnIn = false
     /// Ten minutes at 30 fps.
     public static let defaultMaxExportFrames: Int64 = 18_000
     public init(

@@ -47,6 +47,7 @@ struct ServeCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.shots.help)) var shots = 1
     @Option(parsing: .unconditional, help: ArgumentHelp(RigOption.previewFps.help)) var previewFps = "10"
     @Option(help: ArgumentHelp(RigOption.previewWidth.help)) var previewWidth = 640
+    @Flag(help: ArgumentHelp(CaptureCommand.previewBurnInHelp)) var previewBurnIn = false
     @Option(help: "An export over HTTP that would write more frames than this is refused (default 18000: 10 min at 30 fps).")
     var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
 
@@ -79,6 +80,7 @@ struct ServeCommand: ParsableCommand {
             openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
             limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
         config.maxExportFrames = maxExportFrames
+        config.previewBurnIn = previewBurnIn
         let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         var stopped = false
