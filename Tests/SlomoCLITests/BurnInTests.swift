@@ -56,10 +56,13 @@ struct BurnInTests {
 
         /// The frame shown at source time `s` µs: the last at or before it; a made frame: the
         /// nearer of it and the next, the earlier at halfway.
-        func shown(atMicros s: Int64, made: Bool) -> Int {
-            let k = Swift.max(0, (pts.lastIndex { $0 <= s }) ?? 0)
-            guard made, k + 1 < pts.count else { return k }
-            return s - pts[k] > pts[k + 1] - s ? k + 1 : k
+        func shown(atMicros s: Int64, made: Bool) -> Int { shown(at: Rational(s, 1_000_000), made: made) }
+
+        func shown(at s: Rational, made: Bool) -> Int {
+            let t = pts.map { Rational($0, 1_000_000) }
+            let k = Swift.max(0, (t.lastIndex { $0 <= s }) ?? 0)
+            guard made, k + 1 < t.count else { return k }
+            return s - t[k] > t[k + 1] - s ? k + 1 : k
         }
 
         /// The label's numbers for frame `k`: frame from the trigger, ms with three decimals.
@@ -123,12 +126,16 @@ struct BurnInTests {
     /// source frame and time from the trigger (`sourceMicros`: the time map, output frame → µs),
     /// and a frame that is a source frame shows that frame.
     func check(_ args: [String], frames ns: [Int], made: Bool = false, sourceMicros: (Int) -> Int64) throws {
+        try check(args, frames: ns, made: made) { Rational(sourceMicros($0), 1_000_000) }
+    }
+
+    func check(_ args: [String], frames ns: [Int], made: Bool = false, sourceTime: (Int) throws -> Rational) throws {
         let d = TempDir(), src = Self.shot.file("shot.mkv"), out = d.file("out.mp4")
         let source = try Source(src)
         let r = try CLI.run(["export", src, "-o", out, "--fps", "250", "--crf", "12", "--progress", "none", "--burn-in-size", "36"] + args)
         #expect(r.status == 0, "\(r.stderr)")
         for (n, picture) in zip(ns, try Self.frames(out, ns)) {
-            let k = source.shown(atMicros: sourceMicros(n), made: made)
+            let k = source.shown(at: try sourceTime(n), made: made)
             let text = try Self.ocr(picture, in: d)
             #expect(Self.numbers(text) == source.expected(k), "output frame \(n): read '\(text)', source frame \(k)")
             if !made { #expect(Self.code(picture).map { $0 - source.triggerCode } == k - source.trigger, "output frame \(n)") }
@@ -146,6 +153,23 @@ struct BurnInTests {
     @Test func aSegmentLabelsEachFrameWithItsSourceFrame() throws {
         try check(["--segment", "0.02-0.06@1/4", "--burn-in-corner", "bottom-left"], frames: [0, 4, 5, 6, 7, 20, 30, 39, 44, 45, 46, 50]) { n in
             Self.segmentMicros(n)
+        }
+    }
+
+    /// A ramp (eased in and out): the time map as `slomo plan --json` publishes it (exact pieces,
+    /// each a source and a target range), inverted here for each output frame's time n/250.
+    @Test func aRampLabelsEachFrameWithItsSourceFrame() throws {
+        let ramp = ["--ramp", "0.02-0.06@1/4:0.01"]
+        let plan = try CLI.run(["plan", Self.shot.file("shot.mkv"), "--fps", "250", "--json"] + ramp)
+        let json = try #require(try JSONSerialization.jsonObject(with: plan.output) as? [String: Any])
+        let mappings = try #require(json["mappings"] as? [[String: [String: Int64]]])
+        func r(_ m: [String: [String: Int64]], _ key: String) -> Rational { Rational(m[key]!["numerator"]!, m[key]!["denominator"]!) }
+        let pieces = mappings.map { (r($0, "sourceStart"), r($0, "sourceEnd"), r($0, "targetStart"), r($0, "targetEnd")) }
+        #expect(pieces.count > 3)
+        try check(ramp + ["--burn-in-corner", "bottom-left"], frames: Array(stride(from: 0, to: 42, by: 3))) { n in
+            let t = Rational(Int64(n), 250)
+            let p = try #require(pieces.first { $0.2 <= t && t < $0.3 } ?? pieces.last)
+            return p.0 + (t - p.2) * (p.1 - p.0) / (p.3 - p.2)
         }
     }
 
@@ -226,7 +250,7 @@ struct BurnInTests {
 
     /// `--burn-in-fields us,rate,date` on an output scaled to 640x480: microseconds from the trigger, the
     /// capture rate, and the UTC date and time from `creation_time` plus the frame's time.
-    @Test func otherFieldsAndCorner() throws {
+    @Test func microsecondsRateAndDateFields() throws {
         let d = TempDir(), src = Self.shot.file("shot.mkv"), out = d.file("out.mp4")
         let source = try Source(src)
         let r = try CLI.run([
