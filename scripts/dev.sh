@@ -20,11 +20,12 @@ command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 # build: what building and running slomo needs (FFmpeg 5.1 libraries, SoundTouch, Rubber Band, ALSA;
 # OpenCV's video module for libslomo-flow.so, the optical flow of --frame-blend flow; Aravis for GenICam
 # cameras, whose pkg-config file needs libusb-1.0-0-dev, a dependency Debian's package forgot; libtiff
-# and the serial HDF5 C library for slomo convert's TIFF sequences and .h5 files).
+# and the serial HDF5 C library for slomo convert's TIFF sequences and .h5 files; fonts-dejavu-core:
+# the font export --burn-in draws with).
 BUILD_PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev libasound2-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
-  libopencv-video-dev libaravis-dev libusb-1.0-0-dev libtiff-dev libhdf5-dev
+  libopencv-video-dev libaravis-dev libusb-1.0-0-dev libtiff-dev libhdf5-dev fonts-dejavu-core
 )
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
 # test machine (Tests/vm/run.sh: it downloads Debian's kernel and busybox-static on first use), alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
@@ -37,12 +38,13 @@ BUILD_PACKAGES=(
 # the page of `slomo serve` in a real browser (scripts/serve-tests.sh); curl for Docs/Serve.md's example;
 # readers slomo did not write for slomo convert's files (ConvertTests): libtiff's tiffinfo/tiffdump,
 # HDF5's h5dump, and Debian's python3-tifffile, python3-h5py and python3-numpy (run as /usr/bin/python3);
-# for DNG (ConvertDNGTests) exiftool, dcraw and LibRaw's tools.
+# for DNG (ConvertDNGTests) exiftool, dcraw and LibRaw's tools; tesseract-ocr to read export's
+# --burn-in labels back (BurnInTests).
 TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
   mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils aravis-tools aravis-tools-cli iproute2 util-linux
   chromium chromium-driver curl libtiff-tools hdf5-tools python3-tifffile python3-h5py python3-numpy
-  libimage-exiftool-perl dcraw libraw-bin
+  libimage-exiftool-perl dcraw libraw-bin tesseract-ocr
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
 # sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench;

@@ -108,6 +108,24 @@ public struct BatchJob: Codable, Sendable, Equatable {
         set { set(.rotation, newValue.map(JobOption.Value.text)) }
     }
 
+    /// Export's `--burn-in`, `--burn-in-fields`, `--burn-in-corner`, `--burn-in-size`.
+    public var burnIn: Bool {
+        get { flag(.burnIn) }
+        set { set(.burnIn, .flag(newValue)) }
+    }
+    public var burnInFields: String? {
+        get { text(.burnInFields) }
+        set { set(.burnInFields, newValue.map(JobOption.Value.text)) }
+    }
+    public var burnInCorner: String? {
+        get { text(.burnInCorner) }
+        set { set(.burnInCorner, newValue.map(JobOption.Value.text)) }
+    }
+    public var burnInSize: Int? {
+        get { number(.burnInSize) }
+        set { set(.burnInSize, newValue.map(JobOption.Value.number)) }
+    }
+
     private func text(_ o: JobOption) -> String? {
         if case .text(let v)? = options[o] { return v }
         return nil
@@ -254,6 +272,9 @@ public struct BatchJob: Codable, Sendable, Equatable {
         ]
         for (k, v) in delivery { if let v { fields.append("\(k)=\(v)") } }
         if let rotation, rotation != ExportRequest.Rotation.auto.rawValue { fields.append("rotation=" + rotation) }  // auto = unset
+        if burnIn { fields.append("burnIn") }
+        let burnIns: [(String, String?)] = [("burnInFields", burnInFields), ("burnInCorner", burnInCorner), ("burnInSize", burnInSize.map { String($0) })]
+        for (k, v) in burnIns { if let v { fields.append("\(k)=\(v)") } }
         let canonical = fields.joined(separator: "|")
         var h: UInt64 = 0xcbf29ce484222325
         for b in canonical.utf8 { h = (h ^ UInt64(b)) &* 0x100000001b3 }

@@ -9,7 +9,7 @@ import SlomoCore
 /// and for a batch child.
 public enum JobOption: String, CaseIterable, Sendable {
     case rate, segments, ramps, curve, pitch, fps, codec, preset, crf, frameBlend, flowQuality, noAudio, audioCodec, audioStreams, realTime, rotation
-    case size, pixFmt, bitrate, gop, start, end
+    case size, pixFmt, bitrate, gop, start, end, burnIn, burnInFields, burnInCorner, burnInSize
 
     /// The manifest field (`segments` also reads `segment`, `ramps` `ramp`).
     public var field: String { rawValue }
@@ -55,9 +55,9 @@ public enum JobOption: String, CaseIterable, Sendable {
     public var kind: Kind {
         switch self {
         case .segments, .ramps: return .texts
-        case .crf, .gop: return .number
+        case .crf, .gop, .burnInSize: return .number
         case .audioStreams: return .numbers
-        case .noAudio, .realTime: return .flag
+        case .noAudio, .realTime, .burnIn: return .flag
         default: return .text
         }
     }
@@ -84,13 +84,19 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .audioStreams: return "audio-stream"
         case .realTime: return "real-time"
         case .pixFmt: return "pix-fmt"
+        case .burnIn: return "burn-in"
+        case .burnInFields: return "burn-in-fields"
+        case .burnInCorner: return "burn-in-corner"
+        case .burnInSize: return "burn-in-size"
         default: return rawValue
         }
     }
 
     public var commands: Set<BatchJob.Command> {
         switch self {
-        case .fps, .codec, .preset, .crf, .frameBlend, .flowQuality, .rotation, .size, .pixFmt, .bitrate, .gop: return [.export]
+        case .fps, .codec, .preset, .crf, .frameBlend, .flowQuality, .rotation, .size, .pixFmt, .bitrate, .gop, .burnIn, .burnInFields, .burnInCorner,
+            .burnInSize:
+            return [.export]
         case .noAudio, .audioCodec, .audioStreams, .realTime, .start, .end: return [.export, .retime]  // stretch writes audio only, in its output's format
         default: return Set(BatchJob.Command.allCases)
         }
@@ -128,6 +134,13 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .pixFmt: return "Output pixel format, e.g. yuv420p for an 8-bit delivery that phones and browsers play (default: the source's depth)."
         case .bitrate: return "Target video bit rate, e.g. 8M or 2500k (instead of --crf)."
         case .gop: return "Keyframe interval in output frames (default: the encoder's)."
+        case .burnIn:
+            return
+                "Draw each frame's source frame number and time in ms into the picture, counted from the trigger frame (else the first); a blended or made frame shows the nearer source frame's."
+        case .burnInFields:
+            return "--burn-in's lines, in order: \(OptionValues.choices(BurnInSettings.Field.self)), comma-separated (default frame,ms; implies --burn-in)."
+        case .burnInCorner: return "--burn-in's corner: \(OptionValues.choices(BurnInSettings.Corner.self)) (default top-left; implies --burn-in)."
+        case .burnInSize: return "--burn-in's text height in pixels (default: a twentieth of the picture's height, at least 16; implies --burn-in)."
         case .realTime:
             return
                 "Rates are relative to real time, for a phone's slow-motion file that records its capture rate (com.android.capture.fps; see 'slomo probe'). Times stay the file's."
@@ -145,6 +158,7 @@ public enum JobOption: String, CaseIterable, Sendable {
         case .frameBlend: return ExportRequest.FrameBlend.allCases.map(\.rawValue)
         case .flowQuality: return FlowQuality.allCases.map(\.rawValue)
         case .rotation: return ExportRequest.Rotation.allCases.map(\.rawValue)
+        case .burnInCorner: return BurnInSettings.Corner.allCases.map(\.rawValue)
         case .audioCodec: return ["auto"] + AudioCodecChoice.named.map(\.key)
         default: return nil
         }
@@ -173,6 +187,7 @@ extension BatchJob {
         public var rotation: ExportRequest.Rotation?
         public var delivery = Delivery()
         public var trim = SourceTrim()
+        public var burnIn: BurnInSettings?
     }
 
     public func parsedOptions() throws(SettingError) -> Parsed {
@@ -202,6 +217,9 @@ extension BatchJob {
             p.rotation = r
         }
         p.trim = try SourceTrim.parse(start: start, end: end)
+        if burnIn || burnInFields != nil || burnInCorner != nil || burnInSize != nil {
+            p.burnIn = try BurnInSettings(fields: burnInFields, corner: burnInCorner, size: burnInSize)
+        }
         if command == .export {
             // the encoder's checks need the container: a batch job's output may have no name yet
             // (--out-dir), and the export checks them again when it opens

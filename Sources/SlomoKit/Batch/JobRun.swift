@@ -58,6 +58,7 @@ public struct JobRun: Sendable {
         if let blend = p.frameBlend { r.frameBlend = blend }
         if let q = p.flowQuality { r.flowQuality = q }
         if let rotation = p.rotation { r.rotation = rotation }
+        r.burnIn = p.burnIn
         r.overwrite = overwrite
         r.fromOriginal = fromOriginal
         r.realTime = realTime || job.realTime

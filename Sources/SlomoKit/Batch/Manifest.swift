@@ -147,10 +147,10 @@ public enum Manifest {
                         switch name {
                         case "segments", "segment", "ramps", "ramp":
                             fields[name] = value.split(separator: ";").map { String($0).trimmingCharacters(in: .whitespaces) }
-                        case "crf", "gop":
+                        case "crf", "gop", "burnInSize":
                             guard let v = Int(value) else { throw ManifestError.content(at: "\(path):\(line)", "\(name): '\(value)' is not a whole number") }
                             fields[name] = v
-                        case "noAudio", "realTime": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
+                        case "noAudio", "realTime", "burnIn": fields[name] = ["1", "true", "yes"].contains(value.lowercased())
                         case "audioStreams", "audioStream":
                             let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
                             guard parts.allSatisfy({ Int($0) != nil }) else {

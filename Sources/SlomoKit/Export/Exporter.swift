@@ -35,6 +35,8 @@ public struct ExportRequest: Sendable {
     /// `--start`, `--end`: the part of the source exported.
     public var trim = SourceTrim()
     public var rotation = Rotation.auto
+    /// `--burn-in`: each frame's source frame and time drawn into the picture; nil: none.
+    public var burnIn: BurnInSettings?
     public var overwrite = false
     public var fromOriginal = true
     /// `--real-time`: the spec's rates are relative to real time (a phone's capture rate metadata).
@@ -133,6 +135,9 @@ public enum Exporter {
         let muxer = try Muxer(path: out.temporaryPath, formatName: formatName, name: r.output)
         let sink = try VideoSink(r, timeline: timeline, muxer: muxer, formatName: formatName)
         let demuxer = try MediaInput.openInput(r.input)
+        if let b = r.burnIn {
+            try sink.burnIn(BurnInLabels(b, timeline: timeline, plan: plan, blend: r.frameBlend, metadata: demuxer.metadata), threads: r.threads)
+        }
         muxer.copySideData(from: demuxer, stream: timeline.video, to: sink.stream, displayMatrix: sink.pixelTurns == nil)
         let audio = try RetimedOutput.finishHeader(
             muxer, demuxer: demuxer, timeline: timeline, video: sink.stream, map: map, stored: stored,

@@ -20,6 +20,8 @@ final class VideoSink {
     let scales: Bool
     let stream: Int
     var afterFrame: ((Int64) throws -> Void)?
+    /// `--burn-in`: the label drawn on each output frame, upright (after any turn).
+    private var burnIn: (stage: BurnInStage, labels: BurnInLabels)?
 
     private let encoder: Encoder
     private let muxer: Muxer
@@ -127,11 +129,20 @@ final class VideoSink {
             }
             f = turned
         }
+        if let b = burnIn { f = try b.stage.draw(f, label: b.labels.text(ofFrame: n), pts: n) }
         f.clearPictureType()
         f.pts = n
         while try !encoder.send(f) { try drain() }
         try drain()
         try afterFrame?(n)
+    }
+
+    /// Draws `labels` on every output frame from now on.
+    func burnIn(_ labels: BurnInLabels, threads: Int) throws {
+        let sideways = pixelTurns.map { $0 % 2 == 1 } ?? false
+        let stage = try BurnInStage(
+            labels.settings, width: sideways ? height : width, height: sideways ? width : height, pixelFormat: pixelFormat, threads: threads)
+        burnIn = (stage, labels)
     }
 
     /// The encoder's last packets.

@@ -43,7 +43,8 @@ public final class Rig: @unchecked Sendable {
     public init(_ config: RigConfig) {
         self.config = config
         machine = RigMachine(settings: config.settings)
-        live = LivePictures(fps: config.settings.previewFps, maxWidth: config.settings.previewWidth)
+        live = LivePictures(
+            fps: config.settings.previewFps, maxWidth: config.settings.previewWidth, burnIn: config.previewBurnIn ? BurnInSettings() : nil)
         exports = ExportJobs(outDir: config.outDir) { [weak self] job, progress, message in
             self?.emit(.job, job: job, progress: progress, message: message)
         }

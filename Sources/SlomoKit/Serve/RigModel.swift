@@ -27,6 +27,8 @@ public struct RigConfig: Sendable {
     public var shotExtension: String { shotFormat ?? (recording.rawCodec == .x264 ? "mp4" : "mkv") }
     /// The extensions a rig's shots take (a restarted rig lists and numbers after all of them).
     public static let shotExtensions = ["mp4", "mkv", "cine"]
+    /// `--preview-burn-in`: each live picture labelled with its frame's sequence number and time.
+    public var previewBurnIn = false
     /// Ten minutes at 30 fps.
     public static let defaultMaxExportFrames: Int64 = 18_000
     public init(

@@ -42,6 +42,7 @@ struct BatchCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(JobOption.realTime.help)) var realTime = false
     @OptionGroup var delivery: DeliveryOptions
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation: String?
+    @OptionGroup var burnIn: BurnInOptions
     @Option(help: ArgumentHelp(JobOption.audioCodec.help), completion: .values(of: JobOption.audioCodec)) var audioCodec: String?
     @Option(parsing: .unconditional, help: "Jobs at once (default: one per core).") var jobs: Int?
     @Option(parsing: .unconditional, help: "Codec threads per job (default: cores / jobs).") var threads: Int?
@@ -233,6 +234,10 @@ struct BatchCommand: ParsableCommand {
         case .bitrate: return delivery.bitrate
         case .gop: return delivery.gop
         case .rotation: return rotation
+        case .burnIn: return burnIn.burnIn ? true : nil
+        case .burnInFields: return burnIn.burnInFields
+        case .burnInCorner: return burnIn.burnInCorner
+        case .burnInSize: return burnIn.burnInSize
         }
     }
 

@@ -62,9 +62,13 @@ struct CaptureCommand: ParsableCommand {
     @Option(help: "Send a live low-rate MJPEG picture here: - (stdout), a file, or a URL such as udp://HOST:PORT (NUT).") var preview: String?
     @Option(parsing: .unconditional, help: "Preview pictures per second.") var previewFps = "10"
     @Option(help: "Preview width at most (pixels).") var previewWidth = 640
+    @Flag(help: ArgumentHelp(Self.previewBurnInHelp)) var previewBurnIn = false
     @Option(help: "Write the frame-interval timeline and histogram to this SVG file.", completion: .file(extensions: ["svg"])) var statsPlot: String?
     @Flag(help: "Replace the output if it exists.") var overwrite = false
     @Flag(help: "Print the report as JSON.") var json = false
+
+    static let previewBurnInHelp =
+        "Label each live picture with its camera frame's sequence number and time on the capture clock (CLOCK_MONOTONIC, s; raw formats: an MJPEG camera's own JPEGs pass unlabelled)."
 
     /// `--preview`, `--preview-fps`, `--preview-width` (exit 64 on values out of range).
     func previewOptions() throws -> PreviewSettings? {
@@ -79,6 +83,7 @@ struct CaptureCommand: ParsableCommand {
         var p = PreviewSettings(output: preview)
         p.fps = fps
         p.width = previewWidth
+        p.burnIn = previewBurnIn
         try p.validate()
         return p
     }

@@ -14,6 +14,7 @@ struct ExportCommand: ParsableCommand {
               slomo export clip.mp4 -o slow.mp4 --rate 0.5 --pitch spectral
               slomo export clip.mp4 -o smooth.mp4 --segment 0.25-0.75@1/8 --fps 60 \\
                   --frame-blend blend
+              slomo export shot.mkv -o labelled.mp4 --rate 1/8 --burn-in
             """)
 
     @Argument(help: "Input media file.", completion: .file()) var input: String
@@ -28,6 +29,7 @@ struct ExportCommand: ParsableCommand {
     @Option(help: ArgumentHelp(JobOption.frameBlend.help), completion: .values(of: JobOption.frameBlend)) var frameBlend = "none"
     @Option(help: ArgumentHelp(JobOption.flowQuality.help), completion: .values(of: JobOption.flowQuality)) var flowQuality: String?
     @Option(help: ArgumentHelp(JobOption.rotation.help), completion: .values(of: JobOption.rotation)) var rotation = "auto"
+    @OptionGroup var burnIn: BurnInOptions
     @Option(help: "Progress on stderr: auto (bar on a terminal), json (NDJSON events), none.") var progress = "auto"
     @Flag(help: "Decode every frame, even those no output frame shows (for comparisons).") var decodeAll = false
     @Option(parsing: .unconditional, help: "Decoder/encoder threads, and --frame-blend flow pairs worked at once (0 = all cores).") var threads = 0
@@ -47,6 +49,7 @@ struct ExportCommand: ParsableCommand {
         run.job.frameBlend = frameBlend
         run.job.flowQuality = flowQuality
         run.job.rotation = rotation
+        burnIn.apply(to: &run.job)
         run.skipUnneeded = !decodeAll
         run.threads = threads
         let r = try run.exportRequest()
@@ -107,6 +110,21 @@ struct DeliveryOptions: ParsableArguments {
         job.pixFmt = pixFmt
         job.bitrate = bitrate
         job.gop = gop
+    }
+}
+
+/// `--burn-in` and its fields, corner and size: export's and batch's.
+struct BurnInOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(JobOption.burnIn.help)) var burnIn = false
+    @Option(help: ArgumentHelp(JobOption.burnInFields.help)) var burnInFields: String?
+    @Option(help: ArgumentHelp(JobOption.burnInCorner.help), completion: .values(of: JobOption.burnInCorner)) var burnInCorner: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(JobOption.burnInSize.help)) var burnInSize: Int?
+
+    func apply(to job: inout BatchJob) {
+        job.burnIn = burnIn
+        job.burnInFields = burnInFields
+        job.burnInCorner = burnInCorner
+        job.burnInSize = burnInSize
     }
 }
 

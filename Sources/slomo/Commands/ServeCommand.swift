@@ -52,6 +52,7 @@ struct ServeCommand: ParsableCommand {
             "The shots' files: mp4 or mkv (the default, by --codec), or cine: Phantom Cine from the camera's own gray or mosaic samples, each frame's time in it (Docs/LabFormats.md).",
             valueName: "mp4|mkv|cine"))
     var shotFormat: String?
+    @Flag(help: ArgumentHelp(CaptureCommand.previewBurnInHelp)) var previewBurnIn = false
     @Option(help: "An export over HTTP that would write more frames than this is refused (default 18000: 10 min at 30 fps).")
     var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
 
@@ -97,6 +98,7 @@ struct ServeCommand: ParsableCommand {
             limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
         config.maxExportFrames = maxExportFrames
         config.shotFormat = shotFormat
+        config.previewBurnIn = previewBurnIn
         let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         var stopped = false

@@ -40,6 +40,8 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     private let viewers = Subscribers<LivePicture>(keep: 1)
     private let sinks: [PictureSink]
     private let bitsPerPixel: Int
+    /// The label on each picture: the camera frame's sequence number and time (`--preview-burn-in`).
+    private let burnIn: BurnInSettings?
     private var stopping = false
     private var thread: Thread?
     private let done = DispatchSemaphore(value: 0)
@@ -48,15 +50,26 @@ public final class LivePictures: RingTap, @unchecked Sendable {
     private var made: Int64 = 0, skipped: Int64 = 0, failed: String?
 
     /// `bitsPerPixel`: the JPEG encoder's bit rate per pixel and picture.
-    init(fps: Rational, maxWidth: Int, sinks: [PictureSink], bitsPerPixel: Int = 2) {
+    init(fps: Rational, maxWidth: Int, sinks: [PictureSink], bitsPerPixel: Int = 2, burnIn: BurnInSettings? = nil) {
         self.fps = fps
         self.maxWidth = maxWidth
         self.sinks = sinks
         self.bitsPerPixel = bitsPerPixel
+        self.burnIn = burnIn
     }
 
     /// Serve's live pictures: their one sink, the viewers (`watch`).
-    public convenience init(fps: Rational = Rational(10), maxWidth: Int = 640) { self.init(fps: fps, maxWidth: maxWidth, sinks: []) }
+    public convenience init(fps: Rational = Rational(10), maxWidth: Int = 640, burnIn: BurnInSettings? = nil) {
+        self.init(fps: fps, maxWidth: maxWidth, sinks: [], burnIn: burnIn)
+    }
+
+    private func label(_ m: FrameRing.Meta) -> String? { burnIn.map { _ in Self.label(sequence: m.sequence, time: m.timestamp) } }
+
+    /// A picture's label: the camera's sequence number and the frame's time on the capture clock
+    /// (CLOCK_MONOTONIC, as a recording's `slomo_trigger_frame_time`), in seconds.
+    static func label(sequence: UInt64, time: Rational) -> String {
+        "seq \(sequence)\n" + BurnInSource.decimal(time, places: 3) + " s"
+    }
 
     /// What the live pictures did so far.
     public struct Counts: Codable, Sendable, Equatable {
@@ -156,7 +169,7 @@ public final class LivePictures: RingTap, @unchecked Sendable {
         }
         let layout = try format.planeLayout()
         lock.lock()
-        var maker = JPEGMaker(maxWidth: maxWidth, bitsPerPixel: bitsPerPixel)
+        var maker = JPEGMaker(maxWidth: maxWidth, bitsPerPixel: bitsPerPixel, burnIn: burnIn)
         lock.unlock()
         let size = format.isCompressed ? (format.width, format.height) : maker.outputSize(width: format.width, height: format.height)
         for s in sinks { try s.open(format: format, width: size.0, height: size.1) }
@@ -194,8 +207,8 @@ public final class LivePictures: RingTap, @unchecked Sendable {
             }  // overwritten while copied
             last = f.index
             let bytes = UnsafeRawBufferPointer(start: copy, count: n)
-            if pixels != nil, maker.maxWidth != width { maker = JPEGMaker(maxWidth: width, bitsPerPixel: bitsPerPixel) }
-            let encoded = try pixels.flatMap { px in try layout.flatMap { try maker.picture(bytes, format: format, samples: px, layout: $0) } }
+            if pixels != nil, maker.maxWidth != width { maker = JPEGMaker(maxWidth: width, bitsPerPixel: bitsPerPixel, burnIn: burnIn) }
+            let encoded = try pixels.flatMap { px in try layout.flatMap { try maker.picture(bytes, format, px, $0, label: label(m)) } }
             if pixels != nil && encoded == nil {
                 count(skipped: 1)
                 continue
@@ -228,9 +241,13 @@ final class JPEGMaker {
     let maxWidth: Int
     /// The encoder's bit rate, per pixel of a picture.
     let bitsPerPixel: Int
-    init(maxWidth: Int, bitsPerPixel: Int = 2) {
+    /// The label drawn on each picture (`--preview-burn-in`); nil: none.
+    let burnIn: BurnInSettings?
+    private var stage: BurnInStage?
+    init(maxWidth: Int, bitsPerPixel: Int = 2, burnIn: BurnInSettings? = nil) {
         self.maxWidth = maxWidth
         self.bitsPerPixel = bitsPerPixel
+        self.burnIn = burnIn
     }
 
     /// The picture's size for a frame of `width`×`height`: even, at most `maxWidth` wide.
@@ -241,16 +258,16 @@ final class JPEGMaker {
 
     /// A raw ring frame's bytes as a JPEG; nil when they do not hold a whole frame of `format`.
     func picture(
-        _ bytes: UnsafeRawBufferPointer, format: CaptureFormat, samples: PixelFormat, layout: PlaneLayout
+        _ bytes: UnsafeRawBufferPointer, _ format: CaptureFormat, _ samples: PixelFormat, _ layout: PlaneLayout, label: String? = nil
     ) throws -> ([UInt8], Int, Int)? {
         let base = UnsafeMutableRawPointer(mutating: bytes.baseAddress!)
         guard let f = Frame(borrowing: base, count: bytes.count, width: format.width, height: format.height, pixelFormat: samples, layout: layout)
         else { return nil }
-        let j = try jpeg(f)
+        let j = try jpeg(f, label: label)
         return (j.bytes, j.width, j.height)
     }
 
-    func jpeg(_ frame: Frame) throws -> (bytes: [UInt8], width: Int, height: Int) {
+    func jpeg(_ frame: Frame, label: String? = nil) throws -> (bytes: [UInt8], width: Int, height: Int) {
         let (w, h) = outputSize(width: frame.width, height: frame.height)
         if encoder == nil || size != (w, h) {
             encoder = try Encoder(
@@ -259,8 +276,15 @@ final class JPEGMaker {
                     codec: "mjpeg", width: w, height: h, pixelFormat: .yuvj420p, frameRate: Rational(10), timeBase: Rational(1, 1000),
                     options: ["b": String(w * h * bitsPerPixel)]), globalHeader: false)
             size = (w, h)
+            // larger than an export's: a small, quickly compressed picture read at a glance
+            stage = try burnIn.map { b in
+                var big = b
+                big.size = b.size ?? Swift.max(16, h / 12)
+                return try BurnInStage(big, width: w, height: h, pixelFormat: .yuvj420p, threads: 1)
+            }
         }
-        let small = try scaler.convert(frame, width: w, height: h, pixelFormat: .yuvj420p)
+        var small = try scaler.convert(frame, width: w, height: h, pixelFormat: .yuvj420p)
+        if let stage, let label { small = try stage.draw(small, label: label, pts: pts) }
         small.pts = pts
         pts += 100
         let e = encoder!

@@ -14,6 +14,8 @@ public struct PreviewSettings: Sendable {
     public var width = 640
     /// FFmpeg's container name; default NUT for `-` and URLs, else from the extension.
     public var format: String?
+    /// `--preview-burn-in`: each picture labelled with its camera frame's sequence number and time.
+    public var burnIn = false
     public init(output: String) { self.output = output }
 
     /// The ranges the preview takes (`SettingError`, the same words for every front end): the
@@ -104,7 +106,8 @@ struct CapturePreview {
         guard format.nalCodec == nil else { throw CaptureError.previewNeedsIntraFrames(fourcc: format.fourcc) }
         self.settings = settings
         stream = PreviewStream(settings)
-        pictures = LivePictures(fps: settings.fps, maxWidth: settings.width, sinks: [stream], bitsPerPixel: 3)
+        pictures = LivePictures(
+            fps: settings.fps, maxWidth: settings.width, sinks: [stream], bitsPerPixel: 3, burnIn: settings.burnIn ? BurnInSettings() : nil)
         let size = JPEGMaker(maxWidth: settings.width).outputSize(width: format.width, height: format.height)
         (width, height) = format.isCompressed ? (format.width, format.height) : size
     }
