@@ -264,9 +264,11 @@ v4l2-ctl -d $D -i 0 >/dev/null
 fault() {  # name control[=value] capture-options...: inject, capture, report "rc lines file frames first-line"
   local n=$1 c=$2; shift 2; rm -f $OUT/fault-$n.mp4 $OUT/fault-$n.json
   ( for i in $(seq 300); do [ -s $OUT/fault-$n.mp4 ] && break; sleep 0.1; done; sleep 0.5; [ "${LATE:-0}" = 1 ] && v4l2-ctl -d $D -c $c ) &
+  local watcher=$!
   [ "${LATE:-0}" = 1 ] || v4l2-ctl -d $D -c $c
   $S capture $D --format YUYV --size 320x180 -o $OUT/fault-$n.mp4 --overwrite --json "$@" > $OUT/fault-$n.json 2> $OUT/fault-$n.err; local rc=$?
-  wait
+  # a fault that ends the capture before its file appears leaves the watcher waiting 30 s for nothing
+  kill $watcher 2>/dev/null; wait
   local frames=none
   [ -e $OUT/fault-$n.mp4 ] && frames=$($S probe $OUT/fault-$n.mp4 --json 2>/dev/null | python3 -c 'import json,sys; print(json.load(sys.stdin)["streams"][0]["frameCount"])' 2>/dev/null || echo unreadable)
   say fault_$n "$rc $(grep -v '^slomo: ring:' $OUT/fault-$n.err | grep -vc '^slomo: warning') $frames $(grep -v '^slomo: ring:' $OUT/fault-$n.err | grep -v '^slomo: warning' | tail -1 | head -c 300)"

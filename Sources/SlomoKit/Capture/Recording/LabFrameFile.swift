@@ -14,7 +14,7 @@ final class LabFrameFile: FrameFile {
     let sourceName: String
     let labOutput: LabOutput
     let samples: LabSamples
-    /// Most frames the file may hold (a `.cine`'s reserved image table), when bounded.
+    /// Most frames a `.cine` may hold (its image table, reserved before the first frame); nil for the others.
     let capacity: Int?
     var metadata: [String: String] = [:]
     var audio: AudioCapture?
@@ -64,7 +64,7 @@ final class LabFrameFile: FrameFile {
             throw LabOutputError(
                 path, "a .cine reserves its image table before the first frame: give --frames or --duration, or record name.h5 or DIR/ (they grow)")
         }
-        capacity = frames
+        if case .cine = labOutput { capacity = frames } else { capacity = nil }  // the others grow
         held = [UInt8](repeating: 0, count: format.bytesPerLine * format.height)
         if let name = labOutput.sequence {
             if !settings.overwrite { try Self.checkFree(name) }
@@ -149,7 +149,8 @@ final class LabFrameFile: FrameFile {
     func finish() throws {
         guard let sink else { return }
         do {
-            try store(duration: format.frameDuration ?? rows.last?.duration ?? .zero)
+            // (a .cine that filled its reserved table keeps the frames it holds)
+            if capacity.map({ rows.count < $0 }) ?? true { try store(duration: format.frameDuration ?? rows.last?.duration ?? .zero) }
             heldTime = nil
             try sink.finish(rows: rows)
             try OutputFile.write(Data(LabFrameTable.csv(rows).utf8), to: framesTable)
