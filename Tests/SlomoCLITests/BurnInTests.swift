@@ -13,10 +13,7 @@ struct BurnInTests {
     /// A shot of 21 frames at 250 fps, 10 before the trigger frame (gray, FFV1: exact times).
     static let shot: TempDir = {
         let d = TempDir()
-        let r = try! CLI.tool([
-            "bash", "-c",
-            "(sleep 0.7; echo trigger; sleep 0.6) | '\(CLI.binary)' capture --source synthetic:fps=250,size=\(width)x\(height),format=gray --codec ffv1 --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(d.file("shot.mkv"))'",
-        ])
+        let r = try! triggeredShot(size: "\(width)x\(height)", format: "gray", output: d.file("shot.mkv"), extra: "--codec ffv1")
         precondition(r.status == 0, r.stderr)
         return d
     }()

@@ -146,6 +146,15 @@ extension CLI {
 }
 
 /// The bad-input contract for one run: exit `status`, one line on stderr, holding every one of `parts`.
+/// A triggered capture of the synthetic camera at 250 fps: a line `trigger` on its standard input
+/// 0.7 s in, 10 frames kept before the trigger frame and 10 after (`extra`: more capture options).
+func triggeredShot(size: String, format: String, output: String, extra: String = "") throws -> CLI.Result {
+    try CLI.tool([
+        "bash", "-c",
+        "(sleep 0.7; echo trigger; sleep 0.6) | '\(CLI.binary)' capture --source synthetic:fps=250,size=\(size),format=\(format) \(extra) --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(output)'",
+    ])
+}
+
 func expectOneLine(_ r: CLI.Result, status: Int32, contains parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(r.status == status, "exit \(r.status), stderr: \(r.stderr)", sourceLocation: sourceLocation)
     #expect(r.stderr.split(separator: "\n").count == 1, "stderr: \(r.stderr)", sourceLocation: sourceLocation)

@@ -55,10 +55,7 @@ import Testing
     @Test(arguments: [("gray16", "shot%d.h5"), ("bayer-rggb16", "shot%d/")])
     func aTriggeredShotIntoALabFormat(format: String, output: String) throws {
         let d = TempDir()
-        let r = try CLI.tool([
-            "bash", "-c",
-            "(sleep 0.7; echo trigger; sleep 0.6) | '\(CLI.binary)' capture --source synthetic:fps=250,size=96x64,format=\(format) --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(d.file(output))'",
-        ])
+        let r = try triggeredShot(size: "96x64", format: format, output: d.file(output))
         #expect(r.status == 0, "\(r.stderr)")
         let isDir = output.hasSuffix("/")
         let report = try Self.report(d.file(isDir ? "shot1.capture.json" : "shot1.h5.capture.json"))

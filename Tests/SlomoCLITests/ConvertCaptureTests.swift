@@ -8,10 +8,7 @@ import Testing
     /// A shot of 21 frames at 250 fps, 10 before the trigger frame, with its report beside it.
     static let shot: TempDir = {
         let d = TempDir()
-        let r = try! CLI.tool([
-            "bash", "-c",
-            "(sleep 0.7; echo trigger; sleep 0.6) | '\(CLI.binary)' capture --source synthetic:fps=250,size=96x64,format=gray --codec ffv1 --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(d.file("shot.mkv"))'",
-        ])
+        let r = try! triggeredShot(size: "96x64", format: "gray", output: d.file("shot.mkv"), extra: "--codec ffv1")
         precondition(r.status == 0, r.stderr)
         return d
     }()
