@@ -65,9 +65,7 @@ enum FrameFiles {
         else { return nil }
         return Int(clamping: (frames * Rational(5, 4)).ceiling) + 64
     }
-}
 
-extension CaptureSession {
     /// The first file's settings: a triggered capture's first shot's name.
     static func firstFile(_ settings: RecordingSettings, trigger: TriggerSettings?) -> RecordingSettings {
         var first = settings
@@ -78,12 +76,12 @@ extension CaptureSession {
     /// A lab file holds the camera's frames and their times, nothing else: no sound, no speed map;
     /// a format that cannot hold the camera's samples as they come (or a `.cine` without a bound on
     /// its frames) is refused now, before the ring is described or the sound opens.
-    static func checkLab(
+    static func check(
         _ settings: RecordingSettings, audio: AudioSettings?, source: CaptureSource, trigger: TriggerSettings?, plan: RingPlan,
         limits: CaptureLimits
     ) throws {
         guard LabOutput.isLabName(settings.output) else { return }
-        let frames = FrameFiles.capacity(triggered: trigger != nil, plan: plan, format: source.format, limits: limits)
+        let frames = capacity(triggered: trigger != nil, plan: plan, format: source.format, limits: limits)
         _ = try LabFrameFile(settings: firstFile(settings, trigger: trigger), format: source.format, sourceName: source.name, frames: frames)
         if let audio {
             throw SettingError(

@@ -58,7 +58,7 @@ public final class CaptureSession: @unchecked Sendable {
                 plan: plan, availableBytes: available)
         }
         ringPlan = plan
-        try Self.checkLab(settings, audio: audio, source: source, trigger: trigger, plan: plan, limits: limits)
+        try FrameFiles.check(settings, audio: audio, source: source, trigger: trigger, plan: plan, limits: limits)
         _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so
         // --ring-memory and a long pre-trigger count too), ten minutes at most (a slow camera's
@@ -128,7 +128,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstWriter = try FrameFiles.open(
-            settings: Self.firstFile(settings, trigger: trigger), format: source.format, sourceName: source.name,
+            settings: FrameFiles.firstFile(settings, trigger: trigger), format: source.format, sourceName: source.name,
             frames: FrameFiles.capacity(triggered: trigger != nil, plan: ringPlan, format: source.format, limits: producer.limits))
         firstWriter.audio = audioCapture
         try firstWriter.prepare()
