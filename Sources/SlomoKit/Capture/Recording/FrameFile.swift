@@ -51,8 +51,12 @@ enum FrameFiles {
     /// The most frames one file of this capture holds: a shot's (`RingPlan`'s pre- and post-trigger
     /// frames, the trigger frame, a compressed camera's lead-in), or a continuous capture's `bound`.
     static func capacity(triggered: Bool, plan: RingPlan, format: CaptureFormat, limits: CaptureLimits) -> Int? {
-        guard triggered else { return bound(limits, frameDuration: format.frameDuration) }
-        return plan.preFrames + 1 + plan.postFrames + (format.nalCodec != nil ? 600 : 0)
+        triggered ? shotFrames(plan, format: format) : bound(limits, frameDuration: format.frameDuration)
+    }
+
+    /// A shot's frames at most: pre-trigger, the trigger frame, post-trigger, and a compressed camera's lead-in.
+    static func shotFrames(_ plan: RingPlan, format: CaptureFormat) -> Int {
+        plan.preFrames + 1 + plan.postFrames + (format.nalCodec != nil ? 600 : 0)
     }
 
     /// The most frames a continuous capture with these limits keeps: `--frames`, or `--duration` at

@@ -104,7 +104,7 @@ struct StageContext: @unchecked Sendable {
     var keyframed: Bool { source.format.nalCodec != nil }
     /// The most frames a shot's file holds: its pre-trigger frames, the trigger frame, its
     /// post-trigger frames, and a compressed camera's lead-in to a keyframe (a `.cine` reserves them).
-    var shotFrames: Int { FrameFiles.capacity(triggered: true, plan: plan, format: source.format, limits: CaptureLimits()) ?? 0 }
+    var shotFrames: Int { FrameFiles.shotFrames(plan, format: source.format) }
 }
 
 /// A stage of a triggered capture (`ShotPlacer`, `ShotSaver`): it reads the ring beside the camera
