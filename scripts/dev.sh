@@ -151,12 +151,12 @@ man() {
   echo "man: Docs/man/slomo.1 (read it with: man Docs/man/slomo.1)"
 }
 
-# lab-readers: the PyPI readers ConvertCineTests uses (pims' Cine reader), in a venv of their own
+# lab-readers: the PyPI readers ConvertCineTests and ConvertMRAWTests use (pims' Cine reader, pyMRAW), in a venv of their own
 # (~/.cache/slomo/lab-readers), made by the test command; without it those checks print SKIPPED.
 lab_readers() {
   local venv=${XDG_CACHE_HOME:-$HOME/.cache}/slomo/lab-readers
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check pims==0.7
+  "$venv/bin/pip" install -q --disable-pip-version-check pims==0.7 pyMRAW==0.33.0
   echo "lab-readers: $venv"
 }
 

@@ -67,7 +67,7 @@ import Testing
         let clip = CLI.generated(d, "c.mp4", ["--fps", "30", "--duration", "0.2", "--size", "160x90"])
         let before = d.entries
         expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.h5")]), status: 64, contains: ["c.h5", "colour (yuv420p)", "TIFF sequence"])
-        expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.mraw")]), status: 64, contains: [".mraw", "name_%06d.tiff", "name.h5"])
+        expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.png")]), status: 64, contains: [".png", "name_%06d.tiff", "name.h5"])
         #expect(d.entries == before, "\(d.entries)")
         let r = try CLI.run(["convert", clip, "-o", d.file("c") + "/", "--json"])
         #expect(r.status == 0 && r.stderr.contains("slomo: note: \(clip): the frames are yuv420p, converted to rgb24"), "\(r.stderr)")

@@ -10,12 +10,14 @@ public enum LabOutput: Sendable, Equatable {
     case cine(path: String)
     /// One DNG per frame (a CinemaDNG sequence) of a sensor mosaic (`DNGFrame`).
     case dngSequence(ImageSequenceName)
+    /// A Photron MRAW take: `path` (`.mraw`, the frames) and its `.cihx` header (`MRAWLayout`).
+    case mraw(path: String)
 
     /// The names of a sequence's files; nil for a single file.
     public var sequence: ImageSequenceName? {
         switch self {
         case .tiffSequence(let n), .dngSequence(let n): return n
-        case .hdf5, .cine: return nil
+        case .hdf5, .cine, .mraw: return nil
         }
     }
 
@@ -26,16 +28,17 @@ public enum LabOutput: Sendable, Equatable {
         case .hdf5: return "hdf5"
         case .cine: return "cine"
         case .dngSequence: return "dng"
+        case .mraw: return "mraw"
         }
     }
 
     /// What `-o` may be, for refusals.
     public static let accepted =
-        "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine or a DNG pattern name_%06d.dng (mosaics)"
+        "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine, a Photron take name.mraw (with name.cihx) or a DNG pattern name_%06d.dng (mosaics)"
 
     /// Reads `-o`: a name ending in `/`, or an existing directory, is a TIFF sequence inside it
     /// (`frame_000000.tiff`…); `.tif`/`.tiff` with one `%d`/`%0Nd` is a TIFF sequence by that pattern;
-    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine; `.dng` with a `%d` a DNG sequence. Formats the issue plans but slomo does not write yet are refused by name.
+    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine; `.mraw` Photron MRAW; `.dng` with a `%d` a DNG sequence. Formats the issue plans but slomo does not write yet are refused by name.
     public init(parsing path: String, isDirectory: Bool = false) throws(LabOutputError) {
         guard !path.isEmpty else { throw LabOutputError(path, "an empty output name: expected \(Self.accepted)") }
         if path.hasSuffix("/") || isDirectory {
@@ -54,7 +57,9 @@ public enum LabOutput: Sendable, Equatable {
             self = .tiffSequence(try ImageSequenceName(pattern: path))
         case "dng":
             self = .dngSequence(try ImageSequenceName(pattern: path))
-        case "mraw", "png":
+        case "mraw":
+            self = .mraw(path: path)
+        case "png":
             throw LabOutputError(path, "slomo convert does not write .\(ext) yet: write \(Self.accepted)")
         default:
             throw LabOutputError(path, "not an output slomo convert writes: expected \(Self.accepted)")
@@ -65,6 +70,11 @@ public enum LabOutput: Sendable, Equatable {
     /// one that exists) or a lab extension. Capture and serve choose their writer by it.
     public static func isLabName(_ path: String, isDirectory: Bool = false) -> Bool {
         path.hasSuffix("/") || isDirectory || labExtensions.contains(fileExtension(path))
+    }
+    /// The `.cihx` beside a `.mraw`: the same name, its extension replaced.
+    public static func cihxPath(_ mraw: String) -> String {
+        let ext = fileExtension(mraw)
+        return ext.isEmpty ? mraw + ".cihx" : String(mraw.dropLast(ext.count)) + "cihx"
     }
     static let labExtensions: Set<String> = ["h5", "hdf5", "cine", "tif", "tiff", "dng", "mraw", "png"]
 

@@ -89,6 +89,11 @@ public struct LabSamples: Sendable, Equatable {
                     path, "the frames are a \(m) mosaic and slomo's .cine names \(names) only: write a TIFF sequence or name.h5 instead")
             }
         }
+        if case .mraw = output, !format.isGray {
+            throw LabOutputError(
+                path,
+                "the frames are colour (\(source)) and .mraw holds gray or a raw Bayer mosaic only: write a TIFF sequence instead (DIR/ or name_%06d.tiff)")
+        }
         if case .hdf5 = output, !format.isGray {
             throw LabOutputError(
                 path,

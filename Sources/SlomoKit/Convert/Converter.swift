@@ -49,6 +49,10 @@ public enum Converter {
             table = r.framesTable ?? path + ".frames.csv"
             try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])
             sink = try CineSink(path: path, context: context, frames: source.kept.count, utcOffset: source.utcOffset, overwrite: r.overwrite)
+        case .mraw(let path):
+            table = r.framesTable ?? path + ".frames.csv"
+            try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])
+            sink = try MRAWSink(path: path, context: context, overwrite: r.overwrite)
         }
         var rows: [LabFrameRow] = []
         rows.reserveCapacity(source.kept.count)

@@ -2,7 +2,7 @@ import Foundation
 import SlomoCore
 import SlomoFFmpeg
 
-/// A capture written straight into a lab format (`capture -o shot.cine | shot.h5 | frames/`), from
+/// A capture written straight into a lab format (`capture -o shot.cine | shot.mraw | shot.h5 | frames/`), from
 /// the camera's own samples as the ring holds them: the same sinks as `slomo convert` (Docs/LabFormats.md),
 /// with each frame's kernel (or camera) time, its time from the trigger frame and its duration.
 /// A frame is stored when the next one arrives (its duration is then known exactly); the last one
@@ -126,6 +126,8 @@ final class LabFrameFile: FrameFile {
             sink = try HDF5Sink(path: path, context: context, overwrite: settings.overwrite)
         case .cine(let path):
             sink = try CineSink(path: path, context: context, frames: capacity ?? 0, utcOffset: context.utcOffset, overwrite: settings.overwrite)
+        case .mraw(let path):
+            sink = try MRAWSink(path: path, context: context, overwrite: settings.overwrite)
         }
     }
 
