@@ -50,6 +50,8 @@ public struct StreamInfo: Sendable {
 public final class Demuxer {
     public let path: String
     var ctx: UnsafeMutablePointer<AVFormatContext>?
+    /// Times stored beside the images that replace one stream's timestamps (see ``StoredPacketTimes``).
+    public var storedTimes: StoredPacketTimes?
 
     /// Opens and probes `path` (`avformat_open_input` + `avformat_find_stream_info`).
     public init(path: String) throws(FFmpegError) {
@@ -123,7 +125,7 @@ public final class Demuxer {
                 mirrored = Double(m[0]) * Double(m[4]) - Double(m[1]) * Double(m[3]) < 0
             }
         }
-        return StreamInfo(
+        var info = StreamInfo(
             index: i, kind: kind,
             codecName: desc.map { String(cString: $0.pointee.name) } ?? "unknown",
             codecLongName: desc.flatMap { $0.pointee.long_name }.map { String(cString: $0) } ?? "unknown",
@@ -144,12 +146,19 @@ public final class Demuxer {
             extradata: par.extradata.map { Array(UnsafeBufferPointer(start: $0, count: Int(par.extradata_size))) } ?? [],
             rotation: rotation, mirrored: mirrored, frameSize: Int(par.frame_size),
             profile: avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) })
+        if let st = storedTimes, st.stream == i, let last = st.ticks.last {
+            info.timeBase = st.timeBase
+            info.startTicks = st.ticks.first
+            info.durationTicks = last + st.lastDuration - (st.ticks.first ?? 0)
+        }
+        return info
     }
 
     /// Seeks to the keyframe at or before `seconds` on stream `index` (`av_seek_frame` backward).
     public func seek(stream index: Int, to seconds: Rational) throws(FFmpegError) {
         let tb = streamInfo(index).timeBase
-        let ts = (try? seconds.ticks(in: tb, rounding: .down)) ?? 0
+        var ts = (try? seconds.ticks(in: tb, rounding: .down)) ?? 0
+        if let st = storedTimes, st.stream == index { ts = st.index(atOrBefore: ts) }
         try ffcall(path, "av_seek_frame") { av_seek_frame(context, Int32(index), ts, AVSEEK_FLAG_BACKWARD) }
     }
 
@@ -204,12 +213,14 @@ public final class Demuxer {
         let rc = av_read_frame(context, packet.raw)
         if rc == averrorEOF { return false }
         if rc < 0 { throw FFmpegError(path: path, operation: "av_read_frame", code: rc) }
+        storedTimes?.apply(to: packet)
         return true
     }
 
     /// Opens a decoder for stream `i` (`avcodec_find_decoder` + `avcodec_parameters_to_context` + `avcodec_open2`).
     public func makeDecoder(stream i: Int, threads: Int = 0) throws(FFmpegError) -> Decoder {
-        try Decoder(path: path, parameters: stream(i).pointee.codecpar, timeBase: stream(i).pointee.time_base, threads: threads)
+        let tb = storedTimes.flatMap { $0.stream == i ? $0.timeBase.avRational : nil } ?? stream(i).pointee.time_base
+        return try Decoder(path: path, parameters: stream(i).pointee.codecpar, timeBase: tb, threads: threads)
     }
 
     static func dictionary(_ d: OpaquePointer?) -> [String: String] {

@@ -1,12 +1,22 @@
-/// A point on the source timeline as the user wrote it: seconds or a frame number.
+/// A point on the source timeline as the user wrote it: seconds or a frame number, from the
+/// media's start or (`--start`/`--end` only) from the recording's trigger frame.
 public enum TimePoint: Hashable, Sendable, Codable, CustomStringConvertible {
     case seconds(Rational)
     case frame(Int64)
+    /// `t-0.1`, `t+0.5`: seconds from the trigger frame's time.
+    case fromTrigger(Rational)
+    /// `f-50`, `f+200`: frames from the trigger frame.
+    case framesFromTrigger(Int64)
 
-    /// Parses `2.5`, `1/3`, `01:02:03.5`, `02:03.25`, `f600`.
+    /// Parses `2.5`, `1/3`, `01:02:03.5`, `02:03.25`, `f600`, and trigger-relative `t-0.1`,
+    /// `t+0.5`, `t`, `f-50`, `f+200`.
     public init(parsing text: Substring) throws(RetimeError) {
         let s = text.trimmingSpaces
         guard !s.isEmpty else { throw .invalidSegment(String(text), reason: "empty time") }
+        if let relative = try TimePoint.triggerRelative(s, text: text) {
+            self = relative
+            return
+        }
         if s.first == "f" || s.first == "F" {
             let digits = s.dropFirst()
             guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int64(digits) else {
@@ -37,10 +47,45 @@ public enum TimePoint: Hashable, Sendable, Codable, CustomStringConvertible {
         self = .seconds(total)
     }
 
-    /// The time in seconds from the media start; frame numbers use `frameRate`.
+    /// `t`, `t±seconds`, `f±frames` (a sign after `f` tells it from a frame number); nil for others.
+    static func triggerRelative(_ s: Substring, text: Substring) throws(RetimeError) -> TimePoint? {
+        guard let head = s.first?.lowercased(), head == "t" || head == "f" else { return nil }
+        let rest = s.dropFirst()
+        if head == "t" && rest.isEmpty { return .fromTrigger(.zero) }
+        guard let sign = rest.first, sign == "+" || sign == "-" else { return nil }
+        let body = rest.dropFirst()
+        let negative = sign == "-"
+        if head == "f" {
+            guard !body.isEmpty, body.count <= 15, body.allSatisfy({ $0.isASCII && $0.isNumber }), let n = Int64(body) else {
+                throw .invalidSegment(String(text), reason: "'\(s)' is not a frame count from the trigger like f-50 or f+200")
+            }
+            return .framesFromTrigger(negative ? -n : n)
+        }
+        let v: Rational
+        do { v = try Rational(parsing: body) } catch {
+            throw .invalidSegment(String(text), reason: "'\(s)' is not seconds from the trigger like t-0.1 or t+0.5")
+        }
+        guard !v.isNegative, v.numerator < 1_000_000_000_000, v.denominator <= 1_000_000_000 else {
+            throw .invalidSegment(String(text), reason: "'\(s)' is out of range (seconds from the trigger like t-0.1)")
+        }
+        return .fromTrigger(negative ? -v : v)
+    }
+
+    /// Whether the point is counted from the trigger frame (`t±s`, `f±n`).
+    public var isTriggerRelative: Bool {
+        switch self {
+        case .fromTrigger, .framesFromTrigger: return true
+        case .seconds, .frame: return false
+        }
+    }
+
+    /// The time in seconds from the media start; frame numbers use `frameRate`. Trigger-relative
+    /// points are refused here: only `--start`/`--end` know the recording's trigger.
     public func resolve(frameRate: Rational?) throws(RetimeError) -> Rational {
         switch self {
         case .seconds(let s): return s
+        case .fromTrigger, .framesFromTrigger:
+            throw .invalidSegment(description, reason: "times from the trigger (t-0.1, f+200) are for --start and --end only")
         case .frame(let n):
             guard let frameRate, frameRate.isPositive else {
                 throw .invalidSegment(description, reason: "frame numbers need a known frame rate")
@@ -57,6 +102,8 @@ public enum TimePoint: Hashable, Sendable, Codable, CustomStringConvertible {
         switch self {
         case .seconds(let s): return Seconds(s).description
         case .frame(let n): return "f\(n)"
+        case .fromTrigger(let s): return s.isNegative ? "t-\(Seconds(-s))" : "t+\(Seconds(s))"
+        case .framesFromTrigger(let n): return n < 0 ? "f\(n)" : "f+\(n)"
         }
     }
 }

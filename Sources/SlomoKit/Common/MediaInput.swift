@@ -22,7 +22,14 @@ public enum MediaInput {
     }
 
     /// Opens `path`, turning FFmpeg's "invalid data" into a sentence a user understands.
-    public static func openInput(_ path: String) throws(FFmpegError) -> Demuxer {
+    /// A format whose images carry stored times (a Phantom .cine) gets them (``StoredFrameTimes``).
+    public static func openInput(_ path: String) throws -> Demuxer {
+        let d = try openFFmpegInput(path)
+        try StoredFrameTimes.read(path, format: d.formatName)?.apply(to: d, path: path)
+        return d
+    }
+
+    static func openFFmpegInput(_ path: String) throws(FFmpegError) -> Demuxer {
         let result: Result<Demuxer, FFmpegError>
         do { result = .success(try Demuxer(path: path)) } catch { result = .failure(error) }
         switch result {

@@ -30,6 +30,8 @@ struct MediaTimeline {
     var cfaPattern: String?
     /// A phone's slow-motion recording: the rate it was captured at (`com.android.capture.fps`).
     var captureRate: CaptureRate?
+    /// The recording's trigger frame (`slomo_trigger_frame`), an index of `frameTimes`; nil when it names none.
+    var triggerFrame: Int?
     /// The container's metadata, for `captureRate` once the frame rate is known.
     private var containerMetadata: [String: String] = [:]
 
@@ -115,6 +117,7 @@ struct MediaTimeline {
         // a container that declares more than the video holds (Matroska's duration, MP4's header)
         if damage.isEmpty, let t = MediaInput.truncatedData(kind: "video", end: duration, declared: d.duration) { damage.append(t) }
         self.damage = damage
+        triggerFrame = slomo[SlomoTag.triggerFrame.rawValue].flatMap { Int($0) }.flatMap { frameTimes.indices.contains($0) ? $0 : nil }
         if let map = MediaTimeline.storedMap(slomo[MediaTimeline.retimeKey], duration: duration) {
             previousMap = map
             // snapping is only for time bases too coarse to hold the original times (Matroska's 1 ms)

@@ -18,7 +18,7 @@ public struct SourceTrim: Sendable, Equatable {
         func point(_ text: String?, _ setting: Setting) throws(SettingError) -> TimePoint? {
             guard let text else { return nil }
             do { return try TimePoint(parsing: Substring(text)) } catch {
-                throw SettingError(setting, text, "expected seconds, hh:mm:ss.sss or a frame number like f90")
+                throw SettingError(setting, text, "expected seconds, hh:mm:ss.sss, a frame number like f90, or from the trigger t-0.1 or f-50")
             }
         }
         return SourceTrim(start: try point(start, .start), end: try point(end, .end))
@@ -29,15 +29,10 @@ public struct SourceTrim: Sendable, Equatable {
     func window(timeline: MediaTimeline, map: RetimeMap) throws(SettingError) -> (source: TimeRange, target: TimeRange)? {
         guard !isEmpty else { return nil }
         func seconds(_ p: TimePoint, _ setting: Setting) throws(SettingError) -> Rational {
-            if case .frame(let n) = p {
-                guard n >= 0, n < Int64(timeline.frameTimes.count) else {
-                    throw SettingError(setting, p.description, "the source has \(timeline.frameTimes.count) frames (f0…f\(timeline.frameTimes.count - 1))")
-                }
-                return timeline.frameTimes[Int(n)]
-            }
-            do { return try p.resolve(frameRate: timeline.frameRate) } catch { throw SettingError(setting, p.description, "\(error)") }
+            try SourceTrim.seconds(p, setting, timeline: timeline)
         }
-        let s = try start.map { p throws(SettingError) in try seconds(p, .start) } ?? .zero
+        // a time from the trigger before the first frame keeps from the first frame
+        let s = Rational.max(.zero, try start.map { p throws(SettingError) in try seconds(p, .start) } ?? .zero)
         let e = try end.map { p throws(SettingError) in try seconds(p, .end) } ?? timeline.duration
         guard s < timeline.duration else {
             throw SettingError(.start, start?.description ?? "", "past the end of the media (\(Seconds(timeline.duration)) s)")
@@ -45,6 +40,37 @@ public struct SourceTrim: Sendable, Equatable {
         guard e > s else { throw SettingError(.end, end?.description ?? "", "not after --start (\(Seconds(s)) s)") }
         let end = Rational.min(e, timeline.duration)
         return (TimeRange(start: s, end: end), TimeRange(start: map.targetTime(forSource: s), end: map.targetTime(forSource: end)))
+    }
+}
+
+extension SourceTrim {
+    /// A point's time on `timeline` (0 = the first frame): `f90` is that frame's own time; `f-50`
+    /// the frame 50 before the trigger; `t-0.1` the trigger frame's time less 0.1 s.
+    static func seconds(_ p: TimePoint, _ setting: Setting, timeline: MediaTimeline) throws(SettingError) -> Rational {
+        let times = timeline.frameTimes
+        func frame(_ n: Int64, _ what: String) throws(SettingError) -> Rational {
+            guard n >= 0, n < Int64(times.count) else {
+                throw SettingError(setting, p.description, "\(what)\(timeline.path) has \(times.count) frames (f0…f\(times.count - 1))")
+            }
+            return times[Int(n)]
+        }
+        func trigger() throws(SettingError) -> Int {
+            guard let t = timeline.triggerFrame else {
+                throw SettingError(
+                    setting, p.description,
+                    "\(timeline.path) names no trigger frame (no \(SlomoTag.triggerFrame.rawValue) tag or stored trigger): use seconds or a frame number like f90")
+            }
+            return t
+        }
+        switch p {
+        case .frame(let n): return try frame(n, "")
+        case .framesFromTrigger(let n):
+            let t = try trigger()
+            return try frame(Int64(t) + n, "the trigger is f\(t); ")
+        case .fromTrigger(let s): return times[try trigger()] + s
+        case .seconds:
+            do { return try p.resolve(frameRate: timeline.frameRate) } catch { throw SettingError(setting, p.description, "\(error)") }
+        }
     }
 }
 

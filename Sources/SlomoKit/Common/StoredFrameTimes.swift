@@ -1,0 +1,68 @@
+import Foundation
+import SlomoCore
+import SlomoFFmpeg
+
+/// Times stored beside the images, for formats whose FFmpeg demuxer gives each image a time from
+/// the frame rate only (a Phantom Cine's time block): read here and handed to the demuxer, so that
+/// every command sees each frame at its stored time and the recording's trigger frame as a
+/// `slomo_trigger_frame` tag. A Photron .mraw's times may come in the same way.
+struct StoredFrameTimes {
+    /// Each image's time, seconds since 1970 UTC, in file order.
+    var times: [Rational]
+    /// The trigger frame's index among the images.
+    var triggerFrame: Int?
+    /// What probe shows of it: (label, value).
+    var facts: [(String, String)]
+
+    /// The stored times' time base: 1 ns (a TIME64's 2^-32 s is rounded to the nearest ns).
+    static let timeBase = Rational(1, 1_000_000_000)
+
+    /// The file's stored times when FFmpeg opened it as a format that has them; nil otherwise.
+    static func read(_ path: String, format: String) throws -> StoredFrameTimes? {
+        guard format == "cine" else { return nil }
+        guard let h = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? h.close() }
+        let head = [UInt8](h.readData(ofLength: 44))
+        guard head.count == 44 else { throw MediaError.damaged(path: path, "open: the Cine header is cut short") }
+        let offOffsets = Int(head[32]) | Int(head[33]) << 8 | Int(head[34]) << 16 | Int(head[35]) << 24
+        let rest = [UInt8](h.readData(ofLength: Swift.max(0, Swift.min(offOffsets, 1 << 30) - 44)))
+        let cine: CineTimes
+        do { cine = try CineTimes(bytes: head + rest) } catch {
+            throw MediaError.damaged(path: path, "open: stored image times: \(error)")
+        }
+        var facts = [("first image number", "\(cine.firstImageNumber)"), ("trigger time (UTC s)", "\(Seconds(cine.triggerTime))")]
+        if let r = cine.frameRate { facts.insert(("header frame rate", "\(r)"), at: 0) }
+        return StoredFrameTimes(times: cine.times, triggerFrame: cine.triggerIndex, facts: facts)
+    }
+
+    /// Hands the times to `d` for its video stream (1 ns from the first image) and names the trigger
+    /// frame and the first image's wall-clock time as tags. Times that do not increase are refused.
+    func apply(to d: Demuxer, path: String) throws {
+        guard let video = d.bestStream(.video), let first = times.first else { return }
+        var ticks: [Int64] = []
+        for t in times {
+            let k = try (t - first).ticks(in: Self.timeBase, rounding: .nearest)
+            if let last = ticks.last, k <= last {
+                throw MediaError.damaged(path: path, "open: stored image time \(ticks.count) does not follow the one before it")
+            }
+            ticks.append(k)
+        }
+        let usual = ticks.count > 1 ? (ticks.last! - ticks[0]) / Int64(ticks.count - 1) : 1
+        d.storedTimes = StoredPacketTimes(stream: video, ticks: ticks, timeBase: Self.timeBase, lastDuration: Swift.max(1, usual))
+        if let t = triggerFrame { d.setMetadata(SlomoTag.triggerFrame.rawValue, "\(t)") }
+        d.setMetadata("creation_time", Self.iso8601(first))
+        for (k, v) in facts { d.setMetadata("slomo_stored_\(k.replacingOccurrences(of: " ", with: "_"))", v) }
+    }
+
+    /// Seconds since 1970 as `2026-11-28T02:33:57.123456789Z` (nearest ns).
+    static func iso8601(_ t: Rational) -> String {
+        let ns = (try? t.ticks(in: timeBase, rounding: .nearest)) ?? 0
+        let date = Date(timeIntervalSince1970: TimeInterval(ns / 1_000_000_000))
+        let f = DateFormatter()
+        f.locale = Locale(identifier: "en_US_POSIX")
+        f.timeZone = TimeZone(identifier: "UTC")
+        f.dateFormat = "yyyy-MM-dd'T'HH:mm:ss"
+        let frac = String(ns % 1_000_000_000)
+        return f.string(from: date) + "." + String(repeating: "0", count: 9 - frac.count) + frac + "Z"
+    }
+}
