@@ -35,3 +35,13 @@ extension Demuxer {
         _ = av_dict_set(&context.pointee.metadata, key, value, 0)
     }
 }
+
+extension Demuxer {
+    /// Declares stream `i`'s rate (`r_frame_rate`, `avg_frame_rate`) where the file's header knows
+    /// it and FFmpeg guesses (rawvideo reading a Photron .mraw: a guess from a short take's few frames).
+    public func declareFrameRate(_ rate: Rational, stream i: Int) {
+        guard let r = rate.avRational else { return }
+        stream(i).pointee.avg_frame_rate = r
+        stream(i).pointee.r_frame_rate = r
+    }
+}

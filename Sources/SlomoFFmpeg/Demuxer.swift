@@ -53,15 +53,24 @@ public final class Demuxer {
     /// Times stored beside the images that replace one stream's timestamps (see ``StoredPacketTimes``).
     public var storedTimes: StoredPacketTimes?
 
-    /// Opens and probes `path` (`avformat_open_input` + `avformat_find_stream_info`).
-    public init(path: String) throws(FFmpegError) {
+    /// Opens and probes `path` (`avformat_open_input` + `avformat_find_stream_info`); `format`
+    /// names the demuxer instead of probing (`rawvideo` for frames with no header), with its
+    /// private `options` (`video_size`, `pixel_format`, `framerate`).
+    public init(path: String, format: String? = nil, options: [String: String] = [:]) throws(FFmpegError) {
         self.path = path
         var c: UnsafeMutablePointer<AVFormatContext>?
         // On failure avformat_open_input frees the context and sets it to NULL: nothing to clean up.
         // EIO here comes from a demuxer whose header read ran short of what the header declares (a
         // damaged FLAC metadata block, found by scripts/mutate-media.py): the data, not the disk.
         let eio = cffmpeg_averror(EIO)
-        let rc = avformat_open_input(&c, path, nil, nil)
+        let input = format.flatMap { av_find_input_format($0) }
+        if let format, input == nil {
+            throw FFmpegError(path: path, operation: "open", message: "this FFmpeg has no \(format) demuxer", category: .unsupported)
+        }
+        var dict: OpaquePointer?
+        defer { av_dict_free(&dict) }
+        for (k, v) in options.sorted(by: { $0.key < $1.key }) { av_dict_set(&dict, k, v, 0) }
+        let rc = avformat_open_input(&c, path, input, &dict)
         if rc < 0 { throw FFmpegError(path: path, operation: "avformat_open_input", code: rc, category: rc == eio ? .invalidData : nil) }
         ctx = c
         try ffcall(path, "avformat_find_stream_info") { avformat_find_stream_info(c, nil) }

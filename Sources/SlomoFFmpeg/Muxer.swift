@@ -43,6 +43,14 @@ public final class Muxer {
         return avformat_query_codec(context.pointee.oformat, d.pointee.id, FF_COMPLIANCE_NORMAL) == 1
     }
 
+    /// Whether raw frames of `pixelFormat` can be stored (rawvideo): a container with a tag table
+    /// (Matroska's VFW one) holds only the formats whose tag it lists, as FFmpeg checks at the header.
+    public func acceptsRaw(pixelFormat: String) -> Bool {
+        guard let tags = context.pointee.oformat.pointee.codec_tag else { return true }
+        let tag = avcodec_pix_fmt_to_codec_tag(av_get_pix_fmt(pixelFormat))
+        return tag != 0 && av_codec_get_id(tags, tag) == AV_CODEC_ID_RAWVIDEO
+    }
+
     /// MP4 and MOV (FFmpeg's `mp4`, `mov` muxers): the ISO base media family, with edit lists,
     /// `movflags`, sample entries such as `hvc1`.
     public static func isISOMedia(_ formatName: String) -> Bool { ["mp4", "mov"].contains(formatName) }
@@ -94,6 +102,11 @@ public final class Muxer {
             par.pointee.codec_tag = 0
         }
         if context.pointee.oformat.pointee.codec_tag == nil { par.pointee.codec_tag = 0 }
+        // raw frames from a demuxer that names no tag (a Phantom .cine, a Photron .mraw): the tag of
+        // their pixel format, which Matroska needs to store them (as the rawvideo encoder sets it)
+        if par.pointee.codec_id == AV_CODEC_ID_RAWVIDEO, par.pointee.codec_tag == 0 {
+            par.pointee.codec_tag = avcodec_pix_fmt_to_codec_tag(AVPixelFormat(par.pointee.format))
+        }
         setAppleTag(par)
         if let tb = timeBase.avRational { s.pointee.time_base = tb }
         if let fr = frameRate?.avRational {
@@ -224,10 +237,23 @@ public final class Muxer {
             }
             throw FFmpegError(
                 path: name, operation: "avformat_write_header",
-                message: "\(streamsDescription) cannot be stored in \(formatName) (\(FFmpegError.describe(rc)))",
+                message: "\(streamsDescription) cannot be stored in \(formatName) (\(FFmpegError.describe(rc)))\(rawHint)",
                 category: .unsupportedOutput)
         }
         headerWritten = true
+    }
+
+    /// Why Matroska refused raw frames, and what holds them: FFmpeg 5.1 stores raw video in
+    /// Matroska only in the pixel formats its VFW table names (8-bit gray, some YUV).
+    var rawHint: String {
+        let raw = (0..<Int(context.pointee.nb_streams)).compactMap { i -> String? in
+            let par = context.pointee.streams[i]!.pointee.codecpar!
+            guard par.pointee.codec_id == AV_CODEC_ID_RAWVIDEO else { return nil }
+            return av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "raw"
+        }
+        guard let f = raw.first, formatName.contains("matroska") else { return "" }
+        return
+            ": FFmpeg 5.1's Matroska holds raw video in 8-bit gray or YUV only, not \(f); write .nut, which holds it, or encode it with ffv1 (every sample kept)"
     }
 
     /// The streams by codec and kind: "h264 video and aac audio".

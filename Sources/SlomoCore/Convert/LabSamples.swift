@@ -46,6 +46,8 @@ public struct LabSamples: Sendable, Equatable {
         if name == "gray" || name.hasPrefix("bayer_") && !name.hasSuffix("16le") && !name.hasSuffix("16be") {
             format = .gray8
             fidelity = .same
+            // FFmpeg gives a mosaic's components the depth of its 2x2 cell's share (2 for bayer_rggb8)
+            if name.hasPrefix("bayer_") { significantBits = 8 }
         } else if name.hasPrefix("gray") && !name.hasPrefix("grayf") || name.hasPrefix("bayer_") {
             format = depth > 8 ? .gray16 : .gray8
             fidelity = big ? .rearranged : .same

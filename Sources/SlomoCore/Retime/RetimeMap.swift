@@ -176,17 +176,23 @@ public struct Seconds: CustomStringConvertible {
     public var description: String {
         if value.isInteger { return "\(value.numerator)" }
         if decimals <= 0 { return "\(value.rounded(.nearest))" }
-        // computed exactly: scaled to 10^decimals and rounded once
+        // computed exactly: the fraction alone scaled to 10^decimals and rounded once (scaling
+        // the whole value would overflow for wall-clock times in 2^-32 s, a Cine file's TIME64)
         var unit: Int64 = 1
-        for _ in 0..<decimals { unit *= 10 }
-        let scaled = (value * Rational(unit)).rounded(.nearest)
-        let negative = scaled < 0
-        let mag = scaled.magnitude
-        var frac = String(mag % UInt64(unit))
-        frac = String(repeating: "0", count: decimals - frac.count) + frac
+        for _ in 0..<Swift.min(decimals, 18) { unit *= 10 }
+        let negative = value.isNegative
+        let mag = negative ? -value : value
+        var whole = mag.floor
+        var scaled = ((mag - Rational(whole)) * Rational(unit)).rounded(.nearest)
+        if scaled >= unit {
+            whole += 1
+            scaled -= unit
+        }
+        var frac = String(scaled)
+        frac = String(repeating: "0", count: Swift.max(0, String(unit).count - 1 - frac.count)) + frac
         while frac.hasSuffix("0") { frac.removeLast() }
-        let whole = "\(negative ? "-" : "")\(mag / UInt64(unit))"
-        return frac.isEmpty ? whole : "\(whole).\(frac)"
+        let sign = negative && (whole != 0 || !frac.isEmpty) ? "-" : ""
+        return frac.isEmpty ? "\(sign)\(whole)" : "\(sign)\(whole).\(frac)"
     }
 }
 

@@ -128,8 +128,8 @@ public enum JobOption: String, CaseIterable, Sendable {
             return "Keep only this audio stream (its index, as 'slomo probe' lists it), repeatable; default: every audio track, each retimed alike."
         case .start:
             return
-                "Keep the source from here: seconds, hh:mm:ss.sss or a frame number like f90 (exact; retime keeps whole frames and starts its copy at the keyframe before)."
-        case .end: return "Keep the source up to here (the time or frame, not included)."
+                "Keep the source from here: seconds, hh:mm:ss.sss, a frame number like f90, or from the recording's trigger frame t-0.1 (seconds) or f-50 (frames) (exact; retime keeps whole frames and starts its copy at the keyframe before)."
+        case .end: return "Keep the source up to here (the time or frame, not included; t+0.5 and f+200 count from the trigger frame)."
         case .size: return "Output picture size WxH as it shows (after any turn); Wx0 or 0xH keeps the aspect (default: the source's)."
         case .pixFmt: return "Output pixel format, e.g. yuv420p for an 8-bit delivery that phones and browsers play (default: the source's depth)."
         case .bitrate: return "Target video bit rate, e.g. 8M or 2500k (instead of --crf)."

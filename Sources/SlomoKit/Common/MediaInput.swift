@@ -23,7 +23,9 @@ public enum MediaInput {
 
     /// Opens `path`, turning FFmpeg's "invalid data" into a sentence a user understands.
     /// A format whose images carry stored times (a Phantom .cine) gets them (``StoredFrameTimes``).
+    /// A Photron .mraw is read with the .cihx beside it (``MRAWInput``).
     public static func openInput(_ path: String) throws -> Demuxer {
+        if MRAWInput.isMRAW(path) { return try MRAWInput.open(path) }
         let d = try openFFmpegInput(path)
         try StoredFrameTimes.read(path, format: d.formatName)?.apply(to: d, path: path)
         return d

@@ -11,7 +11,7 @@ struct StoredFrameTimes {
     var times: [Rational]
     /// The trigger frame's index among the images.
     var triggerFrame: Int?
-    /// What probe shows of it: (label, value).
+    /// What probe shows of the header: (tag, value).
     var facts: [(String, String)]
 
     /// The stored times' time base: 1 ns (a TIME64's 2^-32 s is rounded to the nearest ns).
@@ -30,8 +30,8 @@ struct StoredFrameTimes {
         do { cine = try CineTimes(bytes: head + rest) } catch {
             throw MediaError.damaged(path: path, "open: stored image times: \(error)")
         }
-        var facts = [("first image number", "\(cine.firstImageNumber)"), ("trigger time (UTC s)", "\(Seconds(cine.triggerTime))")]
-        if let r = cine.frameRate { facts.insert(("header frame rate", "\(r)"), at: 0) }
+        var facts = [("slomo_cine_first_image", "\(cine.firstImageNumber)"), ("slomo_cine_trigger_time", iso8601(cine.triggerTime))]
+        if let r = cine.frameRate { facts.append(("slomo_cine_frame_rate", "\(r)")) }
         return StoredFrameTimes(times: cine.times, triggerFrame: cine.triggerIndex, facts: facts)
     }
 
@@ -51,7 +51,7 @@ struct StoredFrameTimes {
         d.storedTimes = StoredPacketTimes(stream: video, ticks: ticks, timeBase: Self.timeBase, lastDuration: Swift.max(1, usual))
         if let t = triggerFrame { d.setMetadata(SlomoTag.triggerFrame.rawValue, "\(t)") }
         d.setMetadata("creation_time", Self.iso8601(first))
-        for (k, v) in facts { d.setMetadata("slomo_stored_\(k.replacingOccurrences(of: " ", with: "_"))", v) }
+        for (k, v) in facts { d.setMetadata(k, v) }
     }
 
     /// Seconds since 1970 as `2026-11-28T02:33:57.123456789Z` (nearest ns).

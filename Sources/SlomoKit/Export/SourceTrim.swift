@@ -58,7 +58,8 @@ extension SourceTrim {
             guard let t = timeline.triggerFrame else {
                 throw SettingError(
                     setting, p.description,
-                    "\(timeline.path) names no trigger frame (no \(SlomoTag.triggerFrame.rawValue) tag or stored trigger): use seconds or a frame number like f90")
+                    "\(timeline.path) names no trigger frame (no \(SlomoTag.triggerFrame.rawValue) tag or stored trigger): use seconds or a frame number like f90"
+                )
             }
             return t
         }

@@ -150,7 +150,7 @@ public enum Planner {
 
     /// Presentation times of the video frames, relative to the first, sorted.
     static func sourceFrameTimes(path: String) throws -> [Rational] {
-        let d = try Demuxer(path: path)
+        let d = try MediaInput.openInput(path)
         guard let v = d.bestStream(.video) else { return [] }
         d.keepOnly(streams: [v])
         let tb = d.streamInfo(v).timeBase

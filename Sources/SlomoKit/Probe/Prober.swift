@@ -216,7 +216,7 @@ public enum Prober {
     }
 
     static func decodeFrames(path: String, stream: Int, timeBase: Rational) throws -> ([ProbeReport.FrameEntry], Int) {
-        let demuxer = try Demuxer(path: path)
+        let demuxer = try MediaInput.openInput(path)
         demuxer.keepOnly(streams: [stream])
         let decoder = try demuxer.makeDecoder(stream: stream)
         let packet = Packet(), frame = Frame(), scaler = Scaler()

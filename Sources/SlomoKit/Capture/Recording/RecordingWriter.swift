@@ -66,6 +66,14 @@ final class RecordingWriter {
         if !format.isCompressed && sourcePixels == nil {
             throw CaptureError.rawFormatUnsupported(source: sourceName, fourcc: format.fourcc)
         }
+        if settings.rawCodec == .raw, let pixels = sourcePixels, let container = try? ContainerFormat.forOutput(settings.output), container == "matroska",
+            let muxer = try? Muxer(path: settings.output, formatName: container), !muxer.acceptsRaw(pixelFormat: pixels.name)
+        {
+            throw CaptureError.containerRefused(
+                output: settings.output,
+                "raw \(pixels.name) frames cannot be stored in Matroska by FFmpeg 5.1 (it holds raw 8-bit gray and YUV): record name.nut, or --codec ffv1 (every sample kept)"
+            )
+        }
     }
 
     /// The format the encoder stores: x264 gets 8-bit 4:2:0; FFV1 the camera's own sampling and
