@@ -41,9 +41,11 @@ let package = Package(
         // Aravis 0.8 (libaravis-dev; its pkg-config file needs libusb-1.0-0-dev too): GenICam cameras
         // over GigE Vision and USB3 Vision.
         .systemLibrary(name: "CAravis", pkgConfig: "aravis-0.8", providers: [.apt(["libaravis-dev", "libusb-1.0-0-dev"])]),
-        // Lab formats (`slomo convert`): libtiff 4.5 (libtiff-dev) for TIFF sequences, the serial
-        // HDF5 1.10 C library (libhdf5-dev) for .h5 files; each with a shim for what Swift cannot call.
+        // Lab formats (`slomo convert`): libtiff 4.5 (libtiff-dev) for TIFF sequences, libpng 1.6
+        // (libpng-dev) for PNG sequences, the serial HDF5 1.10 C library (libhdf5-dev) for .h5 files;
+        // each with a shim for what Swift cannot call.
         .systemLibrary(name: "CTIFF"),  // <tiffio.h>, linked as tiff (its pkg-config flags carry -pthread, which SwiftPM refuses)
+        .systemLibrary(name: "CPNG"),  // <png.h>, linked as png16; the shim makes libpng's setjmp for each step
         .systemLibrary(name: "CHDF5"),  // <hdf5/serial/hdf5.h>, linked as hdf5_serial
         // errno names and a limit number Swift's Glibc module does not give.
         .target(name: "CPOSIX"),
@@ -67,8 +69,8 @@ let package = Package(
         .target(name: "SlomoALSA", dependencies: ["CALSA", "SlomoCore"]),
         // GenICam cameras through Aravis: discovery, features, the mode set up, the stream as a capture producer.
         .target(name: "SlomoAravis", dependencies: ["CAravis", "SlomoCore", "SlomoSystem"]),
-        // Lab files: TIFF pages and HDF5 datasets written with the frames' times.
-        .target(name: "SlomoTIFF", dependencies: ["CTIFF", "SlomoCore", "SlomoSystem"]),
+        // Lab files: TIFF pages, PNG pictures and HDF5 datasets written with the frames' times.
+        .target(name: "SlomoTIFF", dependencies: ["CTIFF", "CPNG", "SlomoCore", "SlomoSystem"]),
         .target(name: "SlomoHDF5", dependencies: ["CHDF5", "SlomoCore", "SlomoSystem"]),
         // Motion-compensated frames: loads libslomo-flow.so on first use (dlopen).
         .target(name: "SlomoFlow", dependencies: ["CFlowAPI", "SlomoCore"], linkerSettings: [.linkedLibrary("dl")]),

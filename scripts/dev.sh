@@ -19,13 +19,13 @@ command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 # Debian 12 packages, in three sets; `deps` installs the missing ones of a set and the sets before it.
 # build: what building and running slomo needs (FFmpeg 5.1 libraries, SoundTouch, Rubber Band, ALSA;
 # OpenCV's video module for libslomo-flow.so, the optical flow of --frame-blend flow; Aravis for GenICam
-# cameras, whose pkg-config file needs libusb-1.0-0-dev, a dependency Debian's package forgot; libtiff
-# and the serial HDF5 C library for slomo convert's TIFF sequences and .h5 files; fonts-dejavu-core:
+# cameras, whose pkg-config file needs libusb-1.0-0-dev, a dependency Debian's package forgot; libtiff,
+# libpng and the serial HDF5 C library for slomo convert's TIFF and PNG sequences and .h5 files; fonts-dejavu-core:
 # the font export --burn-in draws with).
 BUILD_PACKAGES=(
   pkg-config libsoundtouch-dev librubberband-dev libasound2-dev
   libavformat-dev libavcodec-dev libavfilter-dev libswresample-dev libswscale-dev libavutil-dev
-  libopencv-video-dev libaravis-dev libusb-1.0-0-dev libtiff-dev libhdf5-dev fonts-dejavu-core
+  libopencv-video-dev libaravis-dev libusb-1.0-0-dev libtiff-dev libpng-dev libhdf5-dev fonts-dejavu-core
 )
 # test: ffmpeg/ffprobe, mkvinfo and mediainfo as independent readers, v4l2-ctl, qemu and kmod for the
 # test machine (Tests/vm/run.sh: it downloads Debian's kernel and busybox-static on first use), alsa-utils for its sound card, GNU parallel and jq for the batch samples, python3-venv
@@ -151,12 +151,12 @@ man() {
   echo "man: Docs/man/slomo.1 (read it with: man Docs/man/slomo.1)"
 }
 
-# lab-readers: the PyPI readers ConvertCineTests and ConvertMRAWTests use (pims' Cine reader, pyMRAW), in a venv of their own
+# lab-readers: the PyPI readers ConvertCineTests, ConvertMRAWTests and ConvertPNGTests use (pims' Cine reader, pyMRAW, Pillow), in a venv of their own
 # (~/.cache/slomo/lab-readers), made by the test command; without it those checks print SKIPPED.
 lab_readers() {
   local venv=${XDG_CACHE_HOME:-$HOME/.cache}/slomo/lab-readers
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check pims==0.7 pyMRAW==0.33.0
+  "$venv/bin/pip" install -q --disable-pip-version-check pims==0.7 pyMRAW==0.33.0 pillow==13.0.0
   echo "lab-readers: $venv"
 }
 

@@ -60,14 +60,14 @@ import Testing
         #expect(JSONDocsTests.problems("`slomo convert … --json`", JSONDocsTests.document(r)).isEmpty)
     }
 
-    /// Colour into the gray-only .h5, a format not written yet, an existing frame: one line, the
+    /// Colour into the gray-only .h5, a PNG without a frame number, an existing frame: one line, the
     /// documented status, nothing written. From a lossy colour source a TIFF sequence says what it holds.
     @Test func refusalsAndLossyInput() throws {
         let d = TempDir()
         let clip = CLI.generated(d, "c.mp4", ["--fps", "30", "--duration", "0.2", "--size", "160x90"])
         let before = d.entries
         expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.h5")]), status: 64, contains: ["c.h5", "colour (yuv420p)", "TIFF sequence"])
-        expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.png")]), status: 64, contains: [".png", "name_%06d.tiff", "name.h5"])
+        expectOneLine(try CLI.run(["convert", clip, "-o", d.file("c.png")]), status: 64, contains: ["c.png", "one frame number", "name_%06d.png"])
         #expect(d.entries == before, "\(d.entries)")
         let r = try CLI.run(["convert", clip, "-o", d.file("c") + "/", "--json"])
         #expect(r.status == 0 && r.stderr.contains("slomo: note: \(clip): the frames are yuv420p, converted to rgb24"), "\(r.stderr)")

@@ -12,11 +12,13 @@ public enum LabOutput: Sendable, Equatable {
     case dngSequence(ImageSequenceName)
     /// A Photron MRAW take: `path` (`.mraw`, the frames) and its `.cihx` header (`MRAWLayout`).
     case mraw(path: String)
+    /// One PNG per frame (gray or RGB, 8 or 16 bits), the frame's times in its text chunks.
+    case pngSequence(ImageSequenceName)
 
     /// The names of a sequence's files; nil for a single file.
     public var sequence: ImageSequenceName? {
         switch self {
-        case .tiffSequence(let n), .dngSequence(let n): return n
+        case .tiffSequence(let n), .dngSequence(let n), .pngSequence(let n): return n
         case .hdf5, .cine, .mraw: return nil
         }
     }
@@ -29,16 +31,17 @@ public enum LabOutput: Sendable, Equatable {
         case .cine: return "cine"
         case .dngSequence: return "dng"
         case .mraw: return "mraw"
+        case .pngSequence: return "png"
         }
     }
 
     /// What `-o` may be, for refusals.
     public static let accepted =
-        "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine, a Photron take name.mraw (with name.cihx) or a DNG pattern name_%06d.dng (mosaics)"
+        "a directory DIR/ (TIFF frames), a TIFF pattern name_%06d.tiff, an HDF5 file name.h5, a Phantom Cine file name.cine, a Photron take name.mraw (with name.cihx), a DNG pattern name_%06d.dng (mosaics) or a PNG pattern name_%06d.png (gray or RGB)"
 
     /// Reads `-o`: a name ending in `/`, or an existing directory, is a TIFF sequence inside it
     /// (`frame_000000.tiff`…); `.tif`/`.tiff` with one `%d`/`%0Nd` is a TIFF sequence by that pattern;
-    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine; `.mraw` Photron MRAW; `.dng` with a `%d` a DNG sequence. Formats the issue plans but slomo does not write yet are refused by name.
+    /// `.h5`/`.hdf5` is HDF5; `.cine` Phantom Cine; `.mraw` Photron MRAW; `.dng` with a `%d` a DNG sequence; `.png` with a `%d` a PNG sequence.
     public init(parsing path: String, isDirectory: Bool = false) throws(LabOutputError) {
         guard !path.isEmpty else { throw LabOutputError(path, "an empty output name: expected \(Self.accepted)") }
         if path.hasSuffix("/") || isDirectory {
@@ -60,7 +63,7 @@ public enum LabOutput: Sendable, Equatable {
         case "mraw":
             self = .mraw(path: path)
         case "png":
-            throw LabOutputError(path, "slomo convert does not write .\(ext) yet: write \(Self.accepted)")
+            self = .pngSequence(try ImageSequenceName(pattern: path))
         default:
             throw LabOutputError(path, "not an output slomo convert writes: expected \(Self.accepted)")
         }
@@ -108,7 +111,7 @@ public struct ImageSequenceName: Sendable, Equatable, CustomStringConvertible {
         let name = slash.map { String(path[path.index(after: $0)...]) } ?? path
         let parts = name.split(separator: "%", omittingEmptySubsequences: false)
         guard parts.count == 2 else {
-            throw LabOutputError(path, "a sequence needs one frame number in its name: name_%06d.tiff or name_%06d.dng, or a directory DIR/")
+            throw LabOutputError(path, "a sequence needs one frame number in its name: name_%06d.tiff, name_%06d.png or name_%06d.dng, or a directory DIR/")
         }
         let spec = parts[1]
         guard let d = spec.firstIndex(of: "d") else {

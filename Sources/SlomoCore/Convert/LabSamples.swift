@@ -96,11 +96,31 @@ public struct LabSamples: Sendable, Equatable {
                 path,
                 "the frames are colour (\(source)) and .mraw holds gray or a raw Bayer mosaic only: write a TIFF sequence instead (DIR/ or name_%06d.tiff)")
         }
+        if case .pngSequence = output { try checkPNG(path: path, mosaic: mosaic) }
         if case .hdf5 = output, !format.isGray {
             throw LabOutputError(
                 path,
                 "the frames are colour (\(source)) and slomo's .h5 layout holds gray frames only: write a TIFF sequence instead (DIR/ or name_%06d.tiff)"
             )
+        }
+    }
+
+    /// A PNG holds gray or RGB pictures of `format.bitsPerSample` bits: a sensor mosaic (tagged, or
+    /// FFmpeg's `bayer_*`) would read as a gray picture without its pattern, and samples of more
+    /// significant bits than that depth would lose some.
+    private func checkPNG(path: String, mosaic: String?) throws(LabOutputError) {
+        if mosaic != nil || source.hasPrefix("bayer_") {
+            let what = mosaic.map { "\($0.uppercased()), \(source)" } ?? source
+            throw LabOutputError(
+                path,
+                "the frames are a sensor mosaic (\(what)) and a PNG would show the mosaic as a gray picture and drop its pattern: write a DNG sequence (name_%06d.dng) or a TIFF sequence (DIR/ or name_%06d.tiff)"
+            )
+        }
+        let depth = format.bitsPerSample
+        if significantBits > depth {
+            let instead =
+                depth < 16 ? "a 16-bit PNG holds them: write from samples held in 16 bits (gray16, rgb48)" : "no PNG holds more than 16: keep name.mkv"
+            throw LabOutputError(path, "the samples have \(significantBits) significant bits (\(source)) and this PNG would hold \(depth): \(instead)")
         }
     }
 }

@@ -35,11 +35,11 @@ public enum Converter {
         let table: String
         let sink: any LabSink
         switch output {
-        case .tiffSequence(let name), .dngSequence(let name):
+        case .tiffSequence(let name), .dngSequence(let name), .pngSequence(let name):
             table = r.framesTable ?? name.framesTable
-            let dng = output.formatName == "dng"
-            sink = try TIFFSequenceSink(
-                name, context: context, frames: source.kept.count, overwrite: r.overwrite, makeDirectory: r.output.hasSuffix("/"), dng: dng)
+            let kind = ImageSequenceSink.Kind(rawValue: output.formatName) ?? .tiff
+            sink = try ImageSequenceSink(
+                name, context: context, frames: source.kept.count, overwrite: r.overwrite, makeDirectory: r.output.hasSuffix("/"), kind: kind)
             try OutputFile.check(table, overwrite: r.overwrite, inputs: [r.input])  // in the directory the sink made
         case .hdf5(let path):
             table = r.framesTable ?? path + ".frames.csv"

@@ -34,22 +34,25 @@ struct LabContext {
     var made = "convert"
 }
 
-/// A TIFF per frame (`TIFFWriter`), the frame's times in its ImageDescription as JSON; with `dng`,
-/// a DNG per frame (`DNGFrame`: the mosaic's pattern, levels, CinemaDNG rate and time code).
-final class TIFFSequenceSink: LabSink {
+/// A picture per frame, the frame's times in it as JSON (`Description`): a TIFF (`TIFFWriter`, in
+/// its ImageDescription), a DNG (a TIFF with `DNGFrame`'s tags: the mosaic's pattern, levels,
+/// CinemaDNG rate and time code) or a PNG (`PNGWriter`, in a `Comment` text chunk).
+final class ImageSequenceSink: LabSink {
+    /// The file each frame is: the `LabOutput`'s `formatName`.
+    enum Kind: String { case tiff, dng, png }
     let name: ImageSequenceName
     let context: LabContext
-    let dng: Bool
+    let kind: Kind
     private(set) var written = 0
     private let encoder = JSONEncoder()
 
     /// Checks the names the frames will take before any is written: the directory exists (a `DIR/`
     /// that does not is made, in an existing parent) and is writable, and no frame's name exists
     /// unless `overwrite`.
-    init(_ name: ImageSequenceName, context: LabContext, frames: Int, overwrite: Bool, makeDirectory: Bool, dng: Bool = false) throws {
+    init(_ name: ImageSequenceName, context: LabContext, frames: Int, overwrite: Bool, makeDirectory: Bool, kind: Kind = .tiff) throws {
         self.name = name
         self.context = context
-        self.dng = dng
+        self.kind = kind
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         if makeDirectory, !FileManager.default.fileExists(atPath: name.directory) {
             do { try FileManager.default.createDirectory(atPath: name.directory, withIntermediateDirectories: false) } catch {
@@ -77,18 +80,35 @@ final class TIFFSequenceSink: LabSink {
             timeFromTriggerSeconds: Seconds(row.timeFromTrigger, decimals: 9).fixed, duration: row.duration.description,
             sequence: row.sequence, clock: context.clock, source: (context.input as NSString).lastPathComponent,
             frameRate: context.frameRate?.description)
-        let s = context.samples.format
-        var page = TIFFPage(
-            width: context.width, height: context.height, samplesPerPixel: s.channels, bitsPerSample: s.bitsPerSample,
-            description: String(decoding: try encoder.encode(d), as: UTF8.self), software: "slomo " + context.made,
-            documentName: (context.input as NSString).lastPathComponent, pageName: "frame \(row.index)")
-        if dng { page.dng = dngFrame(row) }
+        let s = context.samples.format, text = String(decoding: try encoder.encode(d), as: UTF8.self)
+        let source = (context.input as NSString).lastPathComponent
         let file = try OutputFile(path: name.path(row.index), overwrite: true)
-        let tiff = try TIFFWriter(path: file.temporaryPath, shownAs: file.finalPath)
-        try tiff.write(page, rows: rows, bytesPerRow: bytesPerRow)
-        try tiff.finish()
+        if kind == .png {
+            let png = try PNGWriter(path: file.temporaryPath, shownAs: file.finalPath)
+            try png.write(pngImage(row, description: text, source: source), rows: rows, bytesPerRow: bytesPerRow)
+            try png.finish()
+        } else {
+            var page = TIFFPage(
+                width: context.width, height: context.height, samplesPerPixel: s.channels, bitsPerSample: s.bitsPerSample, description: text,
+                software: "slomo " + context.made, documentName: source, pageName: "frame \(row.index)")
+            if kind == .dng { page.dng = dngFrame(row) }
+            let tiff = try TIFFWriter(path: file.temporaryPath, shownAs: file.finalPath)
+            try tiff.write(page, rows: rows, bytesPerRow: bytesPerRow)
+            try tiff.finish()
+        }
         try file.commit()
         written += 1
+    }
+
+    /// A PNG's layout and text chunks: the times (`Comment`, the TIFF's ImageDescription), `Title`
+    /// (the frame and source), `Software`, and `Source` (the camera, when the recording names it).
+    private func pngImage(_ row: LabFrameRow, description: String, source: String) -> PNGImage {
+        let s = context.samples
+        var text = [(keyword: "Comment", text: description), ("Title", "frame \(row.index) of \(source)"), ("Software", "slomo " + context.made)]
+        if let device = context.tags[SlomoTag.device.rawValue] { text.append(("Source", device)) }
+        return PNGImage(
+            width: context.width, height: context.height, samplesPerPixel: s.format.channels, bitsPerSample: s.format.bitsPerSample,
+            significantBits: s.significantBits, text: text)
     }
 
     func finish(rows: [LabFrameRow]) throws {}

@@ -6,13 +6,15 @@ struct ConvertCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "convert",
         abstract:
-            "Write a recording's frames as a lab reads them: a TIFF or DNG sequence, an HDF5 file, a Phantom Cine file or a Photron MRAW take, each frame's time beside it.",
+            "Write a recording's frames as a lab reads them: a TIFF, PNG or DNG sequence, an HDF5 file, a Phantom Cine file or a Photron MRAW take, each frame's time beside it.",
         discussion: """
             The format follows -o: DIR/ or name_%06d.tiff (a TIFF per frame, 8/16-bit gray or RGB, its times in \
             ImageDescription), name.h5 (HDF5, frames [n, height, width] as areaDetector writes them), name.cine \
             (Phantom Cine: 8/16-bit gray or an RGGB/GBRG mosaic, a time and an exposure per frame, the trigger \
             frame image 0), name.mraw (Photron MRAW: 8/16-bit gray or a Bayer mosaic back to back, little-endian, \
-            with name.cihx: size, depth, rate, frame count, start frame from the trigger; no per-frame time), name_%06d.dng (a DNG per frame of a Bayer mosaic, with CinemaDNG's rate and time code). \
+            with name.cihx: size, depth, rate, frame count, start frame from the trigger; no per-frame time), name_%06d.dng (a DNG per frame of a Bayer mosaic, with CinemaDNG's rate and time code), \
+            name_%06d.png (a PNG per frame, 8/16-bit gray or RGB, zlib level 1; 10-12-bit samples scaled to 16 with \
+            sBIT; its times in a Comment text chunk; a Bayer mosaic is refused: write DNG or TIFF). \
             Raw and FFV1 \
             recordings keep every sample exactly; from a lossy input the decoded pictures are written and a note \
             says so. --start/--end keep the frames whose own time lies in [start, end). Beside the output, \
@@ -25,7 +27,8 @@ struct ConvertCommand: ParsableCommand {
             """)
 
     @Argument(help: "A slomo recording or any file FFmpeg reads.", completion: .file()) var input: String
-    @Option(name: .shortAndLong, help: "Output: DIR/, name_%06d.tiff, name.h5, name.cine, name.mraw or name_%06d.dng.", completion: .file()) var output: String
+    @Option(name: .shortAndLong, help: "Output: DIR/, name_%06d.tiff, name_%06d.png, name.h5, name.cine, name.mraw or name_%06d.dng.", completion: .file())
+    var output: String
     @OptionGroup var trim: TrimOptions
     @Option(help: "The frame table's path (default: frames.csv in a sequence's directory, OUT.frames.csv beside a file).", completion: .file())
     var framesCsv: String?

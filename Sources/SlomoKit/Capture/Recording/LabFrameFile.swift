@@ -2,7 +2,7 @@ import Foundation
 import SlomoCore
 import SlomoFFmpeg
 
-/// A capture written straight into a lab format (`capture -o shot.cine | shot.mraw | shot.h5 | frames/`), from
+/// A capture written straight into a lab format (`capture -o shot.cine | shot.mraw | shot.h5 | frames/ | f_%06d.png`), from
 /// the camera's own samples as the ring holds them: the same sinks as `slomo convert` (Docs/LabFormats.md),
 /// with each frame's kernel (or camera) time, its time from the trigger frame and its duration.
 /// A frame is stored when the next one arrives (its duration is then known exactly); the last one
@@ -117,10 +117,10 @@ final class LabFrameFile: FrameFile {
             input: sourceName, width: format.width, height: format.height, samples: samples, clock: clock, frameRate: rate,
             triggerFrame: trigger.index, tags: tags, utcOffset: CaptureClock.wallTime(ofMonotonic: .zero), made: "capture")
         switch labOutput {
-        case .tiffSequence(let name), .dngSequence(let name):
-            sink = try TIFFSequenceSink(
+        case .tiffSequence(let name), .dngSequence(let name), .pngSequence(let name):
+            sink = try ImageSequenceSink(
                 name, context: context, frames: 0, overwrite: true, makeDirectory: settings.output.hasSuffix("/"),
-                dng: labOutput.formatName == "dng")
+                kind: ImageSequenceSink.Kind(rawValue: labOutput.formatName) ?? .tiff)
             try OutputFile.check(framesTable, overwrite: settings.overwrite, inputs: [])  // in the directory the sink made
         case .hdf5(let path):
             sink = try HDF5Sink(path: path, context: context, overwrite: settings.overwrite)
