@@ -111,5 +111,9 @@ import Testing
         let e = try CLI.run(["capture", "--source", "synthetic:fps=250,size=96x64,format=gray", "--frames", "4", "-o", d.file("e/")])
         expectOneLine(e, status: 73, contains: ["frame_000003.tiff", "exists"])
         #expect(try String(contentsOfFile: d.file("e/frame_000003.tiff"), encoding: .utf8) == "mine")
+        // a pattern's directory is not made (only DIR/ is): said before the camera streams, nothing written
+        let f = try CLI.run(["capture", "--source", "synthetic:fps=250,size=96x64,format=gray", "--frames", "4", "-o", d.file("f/f_%04d.png")])
+        expectOneLine(f, status: 73, contains: [d.file("f/frames.csv"), "does not exist"])
+        #expect(d.entries == ["e"], "\(d.entries)")
     }
 }

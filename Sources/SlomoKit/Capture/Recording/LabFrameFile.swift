@@ -67,6 +67,8 @@ final class LabFrameFile: FrameFile {
         if case .cine = labOutput { capacity = frames } else { capacity = nil }  // the others grow
         held = [UInt8](repeating: 0, count: format.bytesPerLine * format.height)
         if let name = labOutput.sequence {
+            // a pattern's directory must exist (only `DIR/` is made): said now, before the camera streams
+            if !path.hasSuffix("/") { try OutputFile.check(framesTable, overwrite: true, inputs: []) }
             if !settings.overwrite { try Self.checkFree(name) }
         } else {
             try OutputFile.check(framesTable, overwrite: settings.overwrite, inputs: [])
