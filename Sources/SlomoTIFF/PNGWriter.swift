@@ -37,23 +37,6 @@ public struct PNGImage: Sendable, Equatable {
     }
 }
 
-/// A libpng call that failed: the file, the step, libpng's message and the system's errno when a
-/// write failed (`f_000012.png: png_write_row failed: No space left on device (ENOSPC)`).
-public struct PNGError: SlomoFailure, Equatable {
-    public var path: String
-    public var operation: String
-    /// libpng's own message ("" when it gave none).
-    public var message: String
-    public var errnoCode: Int32?
-
-    public var systemErrno: Int32? { errnoCode }
-    public var kind: FailureKind { errnoCode.map { Errno($0).isCreateFailure ? .cannotCreate : .ioFailed } ?? .bug }
-    public var wording: Wording {
-        let detail = errnoCode.map { Errno($0).description } ?? (message.isEmpty ? "" : "libpng: \(message)")
-        return Wording(verbatim: "\(path): \(operation) failed\(detail.isEmpty ? "" : ": " + detail)")
-    }
-}
-
 /// One PNG file being written (`png_structp` and `png_infop`, freed by `png_destroy_write_struct`,
 /// and the `FILE *` under them, closed by `fclose`). `write` the picture, then `finish()`, which
 /// flushes and closes the file; `deinit` frees a file never finished (the caller removes it).
@@ -67,11 +50,13 @@ public final class PNGWriter {
     private var file: UnsafeMutablePointer<FILE>?
 
     /// Creates (or truncates) `file`; errors name it `shownAs` (default: `file`).
-    public init(path name: String, shownAs: String? = nil) throws(PNGError) {
+    public init(path name: String, shownAs: String? = nil) throws(ImageFileError) {
         path = shownAs ?? name
         png = slomo_png_create()
         info = png.flatMap { png_create_info_struct($0) }
-        guard png != nil, info != nil else { throw PNGError(path: path, operation: "png_create_write_struct", message: "out of memory", errnoCode: nil) }
+        guard png != nil, info != nil else {
+            throw ImageFileError(path: path, library: "libpng", operation: "png_create_write_struct", message: "out of memory", errnoCode: nil)
+        }
         errno = 0
         file = fopen(name, "wb")
         if file == nil { throw failure("fopen") }
@@ -82,15 +67,18 @@ public final class PNGWriter {
         if png != nil { png_destroy_write_struct(&png, &info) }
     }
 
-    private func failure(_ operation: String) -> PNGError {
+    private func failure(_ operation: String) -> ImageFileError {
         let e = errno
-        return PNGError(path: path, operation: operation, message: String(cString: slomo_png_last_error()), errnoCode: e == 0 ? nil : e)
+        return ImageFileError(
+            path: path, library: "libpng", operation: operation, message: String(cString: slomo_png_last_error()), errnoCode: e == 0 ? nil : e)
     }
 
     /// Writes the header, text and picture: `height` rows of `width * samplesPerPixel` samples,
     /// `bytesPerRow` apart from `rows` (little-endian 16-bit samples).
-    public func write(_ image: PNGImage, rows: UnsafeRawPointer, bytesPerRow: Int) throws(PNGError) {
-        guard let png, let info, let file else { throw PNGError(path: path, operation: "write after finish", message: "", errnoCode: nil) }
+    public func write(_ image: PNGImage, rows: UnsafeRawPointer, bytesPerRow: Int) throws(ImageFileError) {
+        guard let png, let info, let file else {
+            throw ImageFileError(path: path, library: "libpng", operation: "write after finish", message: "", errnoCode: nil)
+        }
         let bits = image.bitsPerSample
         let s = UInt8(clamping: image.significantBits)
         var significant = png_color_8(red: s, green: s, blue: s, gray: s, alpha: 0)
@@ -112,7 +100,7 @@ public final class PNGWriter {
     }
 
     /// Flushes and closes the file (a failure names the call; the file is then incomplete).
-    public func finish() throws(PNGError) {
+    public func finish() throws(ImageFileError) {
         guard let f = file else { return }
         file = nil
         errno = 0

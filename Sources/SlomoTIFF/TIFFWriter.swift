@@ -41,24 +41,6 @@ public struct TIFFPage: Sendable, Equatable {
     public var rowBytes: Int { width * samplesPerPixel * bitsPerSample / 8 }
 }
 
-/// A libtiff call that failed: the file, the call, libtiff's message and the system's errno when a
-/// write failed (`frame_000012.tiff: TIFFWriteEncodedStrip failed: No space left on device (ENOSPC)`).
-public struct TIFFError: SlomoFailure, Equatable {
-    public var path: String
-    public var operation: String
-    /// libtiff's own message ("" when it gave none).
-    public var message: String
-    public var errnoCode: Int32?
-
-    public var systemErrno: Int32? { errnoCode }
-    public var kind: FailureKind { errnoCode.map { Errno($0).isCreateFailure ? .cannotCreate : .ioFailed } ?? .bug }
-    public var wording: Wording {
-        // the system's words when a system call failed (libtiff's own then only repeats it)
-        let detail = errnoCode.map { Errno($0).description } ?? (message.isEmpty ? "" : "libtiff: \(message)")
-        return Wording(verbatim: "\(path): \(operation) failed\(detail.isEmpty ? "" : ": " + detail)")
-    }
-}
-
 /// One TIFF file being written (`TIFF *`, freed by `TIFFClose`). `write` the picture, then
 /// `finish()`, which writes the directory and closes the file; `deinit` closes a file never
 /// finished (the caller removes it). The corresponding C functions are `TIFFOpen`,
@@ -69,7 +51,7 @@ public final class TIFFWriter {
     private var tif: OpaquePointer?
 
     /// Creates (or truncates) `file`, little-endian ("wl"); errors name it `shownAs` (default: `file`).
-    public init(path file: String, shownAs: String? = nil) throws(TIFFError) {
+    public init(path file: String, shownAs: String? = nil) throws(ImageFileError) {
         path = shownAs ?? file
         slomo_tiff_install_handlers()
         slomo_tiff_clear_error()
@@ -80,15 +62,16 @@ public final class TIFFWriter {
 
     deinit { if let tif { TIFFClose(tif) } }
 
-    private func failure(_ operation: String) -> TIFFError {
+    private func failure(_ operation: String) -> ImageFileError {
         let e = errno
-        return TIFFError(path: path, operation: operation, message: String(cString: slomo_tiff_last_error()), errnoCode: e == 0 ? nil : e)
+        return ImageFileError(
+            path: path, library: "libtiff", operation: operation, message: String(cString: slomo_tiff_last_error()), errnoCode: e == 0 ? nil : e)
     }
 
     /// Writes the tags and the picture: `height` rows of `page.rowBytes` bytes, `bytesPerRow` apart
     /// from `rows` (little-endian 16-bit samples).
-    public func write(_ page: TIFFPage, rows: UnsafeRawPointer, bytesPerRow: Int) throws(TIFFError) {
-        guard let tif else { throw TIFFError(path: path, operation: "write after finish", message: "", errnoCode: nil) }
+    public func write(_ page: TIFFPage, rows: UnsafeRawPointer, bytesPerRow: Int) throws(ImageFileError) {
+        guard let tif else { throw ImageFileError(path: path, library: "libtiff", operation: "write after finish", message: "", errnoCode: nil) }
         let u16: [(UInt32, Int)] = [
             (UInt32(TIFFTAG_BITSPERSAMPLE), page.bitsPerSample), (UInt32(TIFFTAG_SAMPLESPERPIXEL), page.samplesPerPixel),
             (UInt32(TIFFTAG_PHOTOMETRIC), page.dng != nil ? 32803 : page.samplesPerPixel == 1 ? Int(PHOTOMETRIC_MINISBLACK) : Int(PHOTOMETRIC_RGB)),
@@ -153,7 +136,7 @@ public final class TIFFWriter {
     }
 
     /// Writes the directory and closes the file (a failure names the call; the file is then incomplete).
-    public func finish() throws(TIFFError) {
+    public func finish() throws(ImageFileError) {
         guard let t = tif else { return }
         errno = 0
         let written = TIFFWriteDirectory(t) == 1
