@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes slomo's parsers of untrusted input with libFuzzer under AddressSanitizer (leaks included):
 # batch manifests (JSON, YAML, CSV), v4l2-ctl listings (formats and controls), the command line's
-# value parsers (rationals, times, segments and ramps, shards, sizes, camera controls) and WAV
-# headers. Targets: Tests/Fuzz/Sources; seed corpora: Tests/Fuzz/Corpus (copied, never written).
+# value parsers (rationals, times, segments and ramps, shards, sizes, camera controls), WAV
+# headers and the lab headers slomo reads itself (a Phantom Cine's blocks, a Photron .cihx). Targets: Tests/Fuzz/Sources; seed corpora: Tests/Fuzz/Corpus (copied, never written).
 #
 #   scripts/fuzz.sh [SECONDS]     each target for SECONDS (default 20); FUZZ_TARGETS="a b" picks some;
 #                                 FUZZ_RUNS=1000000 runs each that many inputs instead (no time limit)
@@ -13,7 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 seconds=${1:-20}
-targets=(${FUZZ_TARGETS:-fuzz-listing fuzz-manifest fuzz-values fuzz-wav})
+targets=(${FUZZ_TARGETS:-fuzz-lab fuzz-listing fuzz-manifest fuzz-values fuzz-wav})
 build=.build-fuzz
 mkdir -p "$build"
 swift build --package-path Tests/Fuzz --build-path "$build" -c debug \

@@ -70,6 +70,12 @@ def make_clips(slomo, work):
             run([slomo, "capture", "--source", "synthetic:fps=240,size=160x96", "--duration", "0.25",
                  "-o", out, "--no-sync", *extra])
         clips.append(out)
+    # a Phantom Cine take: its time block is read by slomo itself (CineTimes), not by FFmpeg
+    cine = os.path.join(d, "rec-synthetic.cine")
+    if not os.path.exists(cine):
+        run([slomo, "capture", "--source", "synthetic:fps=240,size=160x96,format=gray16", "--frames", "40",
+             "-o", cine, "--no-sync"])
+    clips.append(cine)
     clips += [ff("avi-mjpeg.avi", base, "-c:v", "mjpeg", "-q:v", "5", "-c:a", "pcm_s16le"),
               ff("hevc.mp4", base, "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
                  "log-level=none", "-c:a", "aac"),

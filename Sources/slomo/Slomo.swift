@@ -27,7 +27,7 @@ struct Slomo: ParsableCommand {
             exit(withError: ExitCode(ExitStatus.usage.rawValue))
         }
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(try Configured.arguments(Array(CommandLine.arguments.dropFirst())))
             try command.run()
         } catch {
             if let failure = CLIFailure(classifying: error) {

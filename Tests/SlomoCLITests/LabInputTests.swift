@@ -115,8 +115,8 @@ import Testing
             </colorInfo><effectiveBit><depth>8</depth><side>Lower</side></effectiveBit></imageDataInfo>\
             <imageFileInfo><fileFormat>MRaw</fileFormat></imageFileInfo></cih>
             """
-        FileManager.default.createFile(atPath: d.file("cam.cihx"), contents: Data([0x00, 0x01, 0xFE]) + Data(xml.utf8))
-        FileManager.default.createFile(atPath: d.file("cam.mraw"), contents: Data((0..<(3 * 16 * 8)).map { UInt8($0 % 251) }))
+        _ = FileManager.default.createFile(atPath: d.file("cam.cihx"), contents: Data([0x00, 0x01, 0xFE]) + Data(xml.utf8))
+        _ = FileManager.default.createFile(atPath: d.file("cam.mraw"), contents: Data((0..<(3 * 16 * 8)).map { UInt8($0 % 251) }))
         let probe = try Self.json(try CLI.run(["probe", "--json", d.file("cam.mraw")]))
         let tags = try #require(probe["slomo"] as? [String: String])
         #expect(tags["slomo_trigger_frame"] == "1" && tags["slomo_mraw_record_rate"] == "2000", "\(tags)")
@@ -126,7 +126,7 @@ import Testing
         #expect(rows.map { $0.split(separator: ",").dropFirst(2).prefix(2).joined(separator: ",") } == ["-1,0.000000000", "0,0.000500000", "1,0.001000000"])
         // 12-bit packed, colour, no header: one line each, naming the file and what would work
         for (field, value, words) in [("<bit>8</bit>", "<bit>12</bit>", "12-bit packed"), ("<type>Mono</type>", "<type>Color</type>", "colour type Color")] {
-            FileManager.default.createFile(atPath: d.file("cam.cihx"), contents: Data(xml.replacingOccurrences(of: field, with: value).utf8))
+            _ = FileManager.default.createFile(atPath: d.file("cam.cihx"), contents: Data(xml.replacingOccurrences(of: field, with: value).utf8))
             expectOneLine(try CLI.run(["probe", d.file("cam.mraw")]), status: 65, contains: [d.file("cam.mraw"), "cam.cihx", words])
         }
         try FileManager.default.removeItem(atPath: d.file("cam.cihx"))

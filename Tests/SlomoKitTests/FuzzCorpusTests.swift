@@ -49,4 +49,10 @@ import SlomoCore
         let read = try Self.inputs("wav").filter { d in d.1.withUnsafeBytes { ParserHarness.wav($0.bindMemory(to: UInt8.self)) } }
         #expect(read.count >= 2)  // 16-bit and float; the 24-bit extensible one may go to FFmpeg instead
     }
+
+    @Test func labHeaders() throws {
+        let inputs = try Self.inputs("lab")
+        let read = inputs.filter { d in d.1.withUnsafeBytes { ParserHarness.labHeader($0.bindMemory(to: UInt8.self)) } }
+        #expect(inputs.count >= 2 && read.count == inputs.count, "\(inputs.map(\.0))")  // a slomo .cine and .cihx
+    }
 }

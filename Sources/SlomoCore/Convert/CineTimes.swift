@@ -35,11 +35,17 @@ public struct CineTimes: Sendable, Equatable {
         }
         func u32(_ o: Int) throws(Failure) -> UInt32 { UInt32(try u16(o)) | UInt32(try u16(o + 2)) << 16 }
         func u64(_ o: Int) throws(Failure) -> UInt64 { UInt64(try u32(o)) | UInt64(try u32(o + 4)) << 32 }
+        // a TIME64 as exact seconds; up to 2038 (2^31 s), where 2^-32 s fractions stay in 64 bits
+        func time(_ o: Int, _ what: @autoclosure () -> String) throws(Failure) -> Rational {
+            let v = try u64(o)
+            guard v >> 32 < 1 << 31 else { throw Failure("\(what()) is past 2038 (\(v >> 32) s since 1970): not a camera's time") }
+            return CineTimes.seconds(time64: v)
+        }
         guard try u16(0) == 0x4943 else { throw Failure("no Cine header (the file does not start with \"CI\")") }
         firstImageNumber = Int(Int32(bitPattern: try u32(16)))
         let count = Int(try u32(20))
         let offSetup = Int(try u32(28)), offOffsets = Int(try u32(32))
-        triggerTime = CineTimes.seconds(time64: try u64(36))
+        triggerTime = try time(36, "TriggerTime")
         let fps = try u32(offSetup + 768)
         frameRate = fps > 0 ? Rational(Int64(fps)) : nil
         guard count > 0, count <= (b.count - 8) / 8 else { throw Failure("the header declares \(count) images, more than the file holds") }
@@ -50,7 +56,7 @@ public struct CineTimes: Sendable, Equatable {
             let size = Int(try u32(at)), type = try u16(at + 4)
             guard size >= 8, at + size <= offOffsets else { throw Failure("tagged block at byte \(at) runs past the image offsets") }
             if type == 1002, size >= 8 + 8 * count {
-                times = try (0..<count).map { i throws(Failure) in CineTimes.seconds(time64: try u64(at + 8 + 8 * i)) }
+                times = try (0..<count).map { i throws(Failure) in try time(at + 8 + 8 * i, "image \(i)'s time") }
             } else if type == 1003, size >= 8 + 4 * count {
                 exposures = try (0..<count).map { i throws(Failure) in Rational(Int64(try u32(at + 8 + 4 * i)), 1 << 32) }
             }

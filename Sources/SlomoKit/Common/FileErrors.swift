@@ -66,7 +66,7 @@ public struct InputError: SlomoFailure, Sendable, Equatable {
     }
     /// What the file was to be: a media input, a device listing, a batch manifest.
     public enum Role: String, Sendable, Equatable {
-        case media, listing, manifest, key
+        case media, listing, manifest, key, config
     }
     public var path: String
     public var role: Role
@@ -99,6 +99,7 @@ public struct InputError: SlomoFailure, Sendable, Equatable {
         case .listing: return "\(path): cannot read listing: \(what)"
         case .manifest: return problem == .notReadable ? "\(path): cannot read manifest" : "\(path): cannot read manifest: \(what)"
         case .key: return "\(path): cannot read the trigger key: \(what)"
+        case .config: return "\(path): cannot read the configuration file: \(what)"
         }
     }
 }

@@ -77,4 +77,19 @@ public enum ParserHarness {
             format: layout.format, channels: layout.channels, frames: frames, into: planes)
         return true
     }
+
+    /// A lab file's header as slomo reads it itself: the first byte even, the rest a Phantom Cine
+    /// file's start (`CineTimes`); odd, a Photron `.cihx` (`MRAWLayout(cihx:)`). True when it reads.
+    public static func labHeader(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = bytes.first else { return false }
+        let rest = Array(bytes.dropFirst())
+        if first % 2 == 0 {
+            guard let cine = try? CineTimes(bytes: rest) else { return false }
+            _ = cine.triggerIndex
+            return !cine.times.isEmpty
+        }
+        guard let layout = try? MRAWLayout(cihx: String(decoding: rest, as: UTF8.self)) else { return false }
+        _ = layout.cihx
+        return true
+    }
 }

@@ -41,7 +41,9 @@ struct StoredFrameTimes {
         guard let video = d.bestStream(.video), let first = times.first else { return }
         var ticks: [Int64] = []
         for t in times {
-            let k = try (t - first).ticks(in: Self.timeBase, rounding: .nearest)
+            guard let k = try? (t - first).ticks(in: Self.timeBase, rounding: .nearest) else {
+                throw MediaError.damaged(path: path, "open: stored image time \(ticks.count) is out of range (\(Seconds(t - first)) s after the first)")
+            }
             if let last = ticks.last, k <= last {
                 throw MediaError.damaged(path: path, "open: stored image time \(ticks.count) does not follow the one before it")
             }

@@ -48,6 +48,7 @@ struct CaptureCommand: ParsableCommand {
             """)
 
     @OptionGroup var camera: CameraOptions
+    @OptionGroup(title: "Configuration file") var configuration: ConfigOptions
     @Option(name: .shortAndLong, help: "Output file (.mp4, .mov, .mkv or .nut; %d or %03d: the shot number).", completion: .file()) var output: String
     @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
     @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int64?

@@ -37,6 +37,7 @@ struct ServeCommand: ParsableCommand {
             """)
 
     @OptionGroup var camera: CameraOptions
+    @OptionGroup(title: "Configuration file") var configuration: ConfigOptions
     @OptionGroup(title: "Triggers beside the API (taken only while armed)") var triggering: TriggerOptions
     @Option(help: "Listen on HOST:PORT (default 127.0.0.1:8080; port 0: any free one).") var listen = "127.0.0.1:8080"
     @Option(help: "Write shots and exports here (created when missing).", completion: .directory) var outDir = "."
