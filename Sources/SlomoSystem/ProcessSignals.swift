@@ -19,6 +19,7 @@ public enum ProcessSignals {
     /// Raised by SIGINT and SIGTERM.
     public static let interrupt = StopToken()
     private static let stopsTheRun = Atomic<Int32>(0)
+    private static let stoppedBy = Atomic<Int32>(0)
     private static let owned = Atomic<Int32>(0)
     nonisolated(unsafe) private static var timesWrite: Int32 = -1
     nonisolated(unsafe) private static var timesRead: Int32 = -1
@@ -30,6 +31,7 @@ public enum ProcessSignals {
         // every table the handler reads exists before the handler does
         _ = interrupt.isRaised
         _ = stopsTheRun.load(ordering: .relaxed)
+        _ = stoppedBy.load(ordering: .relaxed)
         Children.prepare()
         Partials.prepare()
         var fds: [Int32] = [0, 0]
@@ -48,6 +50,7 @@ public enum ProcessSignals {
                 clock_gettime(CLOCK_MONOTONIC, &ts)
                 _ = withUnsafeBytes(of: &ts) { write(ProcessSignals.timesWrite, $0.baseAddress, $0.count) }
             } else {
+                _ = ProcessSignals.stoppedBy.compareExchange(expected: 0, desired: sig, ordering: .relaxed)
                 ProcessSignals.interrupt.raise()
                 Children.signalAll()
                 if ProcessSignals.stopsTheRun.load(ordering: .relaxed) == 0 { Partials.removeAllAndExit() }
@@ -65,6 +68,12 @@ public enum ProcessSignals {
             sigaddset(&set, sig)
         }
         pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    /// The signal that raised ``interrupt`` first (SIGINT or SIGTERM), nil before one came.
+    public static var stoppingSignal: Int32? {
+        let s = stoppedBy.load(ordering: .relaxed)
+        return s == 0 ? nil : s
     }
 
     /// Whether the application owns the signals (``own()`` was called).

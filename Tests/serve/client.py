@@ -26,12 +26,14 @@ def binary():
 class Server:
     """`slomo serve ARGS --listen 127.0.0.1:0`; the URL it prints gives the port and token."""
 
-    def __init__(self, args, out_dir, token_file=None, listen="127.0.0.1:0", extra=(), wait=True):
+    def __init__(self, args, out_dir, token_file=None, listen="127.0.0.1:0", extra=(), wait=True, env=None):
         self.out_dir = out_dir
         cmd = [binary(), "serve", *args, "--out-dir", out_dir, "--listen", listen, *extra]
         if token_file:
             cmd += ["--token-file", token_file]
-        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        environment = dict(os.environ, **(env or {}))
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     env=environment)
         self.lines = []
         self.url = None
         self.port = None

@@ -104,30 +104,49 @@ struct ServeCommand: ParsableCommand {
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         var stopped = false
         defer { if !stopped { rig.stop() } }
-        let server = RigServer(rig: rig, access: ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost))
-        let done = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
-        let shownHost = host.contains(":") ? "[\(host)]" : host
-        Task.detached {
-            do {
-                try await server.run(stop: ProcessSignals.interrupt) { bound in
-                    Console.error("slomo: serving http://\(shownHost):\(bound)/" + (token.map { "?token=\($0)" } ?? ""))
-                }
-            } catch { failure.set(error) }
-            done.signal()
-        }
-        done.wait()
-        if let e = failure.error {
-            throw ServeError.portInUse(host, port, "\(e)".contains("Address already in use") ? "the port is in use (another program listens on it)" : "\(e)")
-        }
-        // SIGINT/SIGTERM: exports cancelled (their partial files removed), shots in flight saved, 130
+        let access = ServeAccess(host: host, port: port, token: token, allowedHosts: allowedHost)
+        try Self.serve(rig, RigServer(rig: rig, access: access), host: host, port: port, token: token)
+        // SIGINT/SIGTERM: exports cancelled (their partial files removed), shots in flight saved;
+        // SIGTERM (systemd's stop) is the service's normal end: 0; SIGINT 130, as for every command
         stopped = true
         let cancelled = rig.stop()
         let jobs =
             cancelled.isEmpty
             ? ""
             : "; export job\(cancelled.count == 1 ? "" : "s") \(cancelled.map(String.init).joined(separator: ", ")) cancelled, nothing written under their names"
+        if ProcessSignals.stoppingSignal == SIGTERM {
+            Console.error("slomo: stopped (SIGTERM): the server ended, shots in flight saved\(jobs)")
+            return
+        }
         throw CommandLineError("interrupted: the server stopped\(jobs)", .interrupted)
+    }
+
+    /// Runs the server until SIGINT or SIGTERM; under systemd, `RigNotifier` says READY once a frame
+    /// has come and the server answers, then pings the watchdog while both go on.
+    static func serve(_ rig: Rig, _ server: RigServer, host: String, port: Int, token: String?) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = FailureBox()
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        let probeHost = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
+        let boundPort = PortBox()
+        let notifier =
+            RigNotifier.wanted
+            ? RigNotifier(rig: rig, answers: { boundPort.port.map { LoopbackProbe.answers(host: probeHost, port: $0) } ?? false }) : nil
+        notifier?.start()
+        Task.detached {
+            do {
+                try await server.run(stop: ProcessSignals.interrupt) { bound in
+                    boundPort.set(bound)
+                    Console.error("slomo: serving http://\(shownHost):\(bound)/" + (token.map { "?token=\($0)" } ?? ""))
+                }
+            } catch { failure.set(error) }
+            done.signal()
+        }
+        done.wait()
+        notifier?.stop("stopping: shots in flight are saved")
+        if let e = failure.error {
+            throw ServeError.portInUse(host, port, "\(e)".contains("Address already in use") ? "the port is in use (another program listens on it)" : "\(e)")
+        }
     }
 
     /// `--trigger gpio:…|udp://…`: shots from a GPIO line or signed network messages beside the API;
@@ -175,6 +194,23 @@ struct ServeCommand: ParsableCommand {
         let dir = base + "/slomo"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return dir + "/token"
+    }
+}
+
+/// The port the server bound, once it has (read by the notifier's thread).
+final class PortBox: @unchecked Sendable {
+    // Safe: `value` under `lock`.
+    private let lock = NSLock()
+    private var value: Int?
+    func set(_ p: Int) {
+        lock.lock()
+        value = p
+        lock.unlock()
+    }
+    var port: Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        return value
     }
 }
 

@@ -26,6 +26,8 @@ public final class SyntheticSource: CaptureSource {
     /// Frames before this one show a still picture (only the code band changes): the image
     /// trigger's test scene, whose first moving frame is known.
     let stillUntil: Int
+    /// Frames given before the camera hangs (0: never).
+    let stallAfter: Int
     let fps: Rational
     let pace: Bool
     /// Skip a sequence number every N frames (simulates driver drops; 0 = never).
@@ -60,6 +62,7 @@ public final class SyntheticSource: CaptureSource {
         sequence = spec.firstID
         buffers = spec.buffers
         stillUntil = spec.stillUntil
+        stallAfter = spec.stallAfter
         let sensor = SyntheticSensor(fmt)
         self.sensor = sensor
         let fourcc = sensor?.fourcc ?? (fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12")
@@ -116,6 +119,10 @@ public final class SyntheticSource: CaptureSource {
     public func start() throws { startTime = CaptureClock.now() }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
+        if stallAfter > 0 && index >= Int64(stallAfter) {
+            usleep(10_000)  // hung: open, answering nothing
+            return .idle
+        }
         if dropEvery > 0 && index > 0 && index % Int64(dropEvery) == 0 {
             index += 1
             sequence = frameCounter.advanced(sequence, by: 1)
@@ -200,11 +207,12 @@ public final class SyntheticSource: CaptureSource {
     }
 }
 
-/// `synthetic:fps=240,size=1280x720,format=…,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0`,
+/// `synthetic:fps=240,size=1280x720,format=…,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,stall-after=0`
+/// (`stall-after=N`: a camera that hangs after N frames, still open but giving none),
 /// parsed and checked (a `SettingError` naming the whole spec).
 struct SyntheticSpec {
     var fps = Rational(240), size = (640, 360), format = "mjpeg", pace = true
-    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30, damageEvery = 0
+    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30, damageEvery = 0, stallAfter = 0
     var counter = FrameCounter.v4l2, firstID: UInt64 = 0
 
     init(parsing text: String) throws(SettingError) {
@@ -250,13 +258,16 @@ struct SyntheticSpec {
             case "buffers":
                 guard let n = Int(kv[1]), (1...64).contains(n) else { throw SettingError(.source, text, "buffers must be in 1...64", quoted: false) }
                 buffers = n
+            case "stall-after":
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "stall-after must be a frame count", quoted: false) }
+                stallAfter = n
             case "preload":
                 guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, text, "preload must be in 0...10000", quoted: false) }
                 preload = n
             default:
                 throw SettingError(
                     .source, text,
-                    "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every)",
+                    "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every, stall-after)",
                     quoted: false)
             }
         }
