@@ -44,7 +44,7 @@ TEST_PACKAGES=(
   ffmpeg v4l-utils qemu-system-x86 kmod alsa-utils parallel jq python3-venv
   mkvtoolnix mediainfo python3-fusepy fuse zsh fish mandoc make gcc xz-utils aravis-tools aravis-tools-cli iproute2 util-linux
   chromium chromium-driver curl libtiff-tools hdf5-tools python3-tifffile python3-h5py python3-numpy
-  libimage-exiftool-perl dcraw libraw-bin tesseract-ocr systemd
+  libimage-exiftool-perl dcraw libraw-bin tesseract-ocr systemd prometheus
 )
 # bench: the peers users would pick instead (rubberband, soundstretch), test signals (espeak-ng,
 # sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench;

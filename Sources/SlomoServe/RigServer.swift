@@ -69,6 +69,7 @@ public final class RigServer: Sendable {
     /// The state machine: status, settings, arm, trigger, disarm.
     func rigRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/api/v1/status") { [rig] _, _ in Reply.json(rig.status(), type: "status") }
+        r.get("/metrics") { [rig] _, _ in Reply.bytes(Array(RigMetrics.text(rig).utf8), contentType: "text/plain; version=0.0.4; charset=utf-8") }
         r.get("/api/v1/settings") { [rig] _, _ in Reply.json(rig.currentSettings, type: "settings") }
         r.patch("/api/v1/settings") { [rig, access] request, _ in
             let body = try await Body.read(request, limit: access.maxBody)

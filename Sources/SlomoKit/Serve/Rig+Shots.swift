@@ -9,6 +9,7 @@ extension Rig {
         lock.lock()
         saved[r.shot] = entry
         lock.unlock()
+        warnIfLow()
     }
 
     public func shots() -> [RigShot] {

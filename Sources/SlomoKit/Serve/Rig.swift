@@ -34,6 +34,8 @@ public final class Rig: @unchecked Sendable {
     var seq: Int64 = 0
     var rate = RateMeter()
     var lastDrops: (Int64, Int64) = (0, 0)
+    /// Arms refused for want of disk space (`slomo_disk_refusals_total`).
+    var diskRefusals: Int64 = 0
     private var ticker: Thread?
     /// The GPIO line or network listener of `config.trigger`, open for the rig's whole life.
     private var line: RigTriggerLine?
@@ -189,6 +191,7 @@ public final class Rig: @unchecked Sendable {
         if let preTrigger { next.preTrigger = preTrigger }
         if let postTrigger { next.postTrigger = postTrigger }
         if let shots { next.shots = shots }
+        try checkHeadroom(next)
         try send(.armAsked(next, at: CaptureClock.now()))
     }
 

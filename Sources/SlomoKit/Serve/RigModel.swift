@@ -29,6 +29,8 @@ public struct RigConfig: Sendable {
     public static let shotExtensions = ["mp4", "mkv", "cine"]
     /// `--preview-burn-in`: each live picture labelled with its frame's sequence number and time.
     public var previewBurnIn = false
+    /// `--min-free`: below this many free bytes in the output directory, a warning (at each arm and saved shot).
+    public var minFree: Int64?
     /// Ten minutes at 30 fps.
     public static let defaultMaxExportFrames: Int64 = 18_000
     public init(
@@ -166,7 +168,7 @@ public struct RigExportAsk: Sendable {
 
 /// An export job (`GET /api/v1/jobs/{id}`).
 public struct RigJob: Codable, Sendable {
-    public enum State: String, Codable, Sendable { case queued, running, done, failed, cancelled }
+    public enum State: String, Codable, Sendable, CaseIterable { case queued, running, done, failed, cancelled }
     public var id: Int
     public var shot: Int
     public var state: State

@@ -56,6 +56,9 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(CaptureCommand.previewBurnInHelp)) var previewBurnIn = false
     @Option(help: "An export over HTTP that would write more frames than this is refused (default 18000: 10 min at 30 fps).")
     var maxExportFrames: Int64 = RigConfig.defaultMaxExportFrames
+    @Option(
+        help: "Warn (an event, a line on stderr) when the output directory has less free than this, e.g. 2G; an arm whose take cannot fit is refused anyway.")
+    var minFree: String?
 
     /// The shots' recording: MP4 for x264 and compressed cameras, Matroska for ffv1 and raw, or
     /// `--shot-format`; a codec the container cannot hold is refused now.
@@ -100,6 +103,7 @@ struct ServeCommand: ParsableCommand {
         config.maxExportFrames = maxExportFrames
         config.shotFormat = shotFormat
         config.previewBurnIn = previewBurnIn
+        config.minFree = try minFree.map { try OptionValues.bytes($0, option: Setting("min-free")) }
         let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }
         var stopped = false
