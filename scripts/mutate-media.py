@@ -232,7 +232,8 @@ def command(slomo, op, src, outdir):
         return [slomo, "export", src, "-o", out, "--rate", "1/2", "--preset", "ultrafast",
                 "--threads", "1"], out
     if op == "retime":
-        out = os.path.join(outdir, "out" + (ext if ext in (".mp4", ".mov", ".mkv", ".nut") else ".mkv"))
+        # a .cine's 16-bit raw frames go into NUT (FFmpeg 5.1's Matroska refuses them, naming NUT)
+        out = os.path.join(outdir, "out" + (ext if ext in (".mp4", ".mov", ".mkv", ".nut") else ".nut" if ext == ".cine" else ".mkv"))
         return [slomo, "retime", src, "-o", out, "--rate", "1/2"], out
     if op == "stretch":
         out = os.path.join(outdir, "out.wav")
