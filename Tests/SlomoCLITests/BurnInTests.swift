@@ -134,7 +134,10 @@ struct BurnInTests {
         for (n, picture) in zip(ns, try Self.frames(out, ns)) {
             let k = source.shown(at: try sourceTime(n), made: made)
             let text = try Self.ocr(picture, in: d)
-            #expect(Self.numbers(text) == source.expected(k), "output frame \(n): read '\(text)', source frame \(k)")
+            // the label's numbers end the text (it is the lowest ink): a mark of the picture above it
+            // read as a digit (a blended frame's bright edge, once) comes before them
+            let expected = source.expected(k)
+            #expect(Array(Self.numbers(text).suffix(expected.count)) == expected, "output frame \(n): read '\(text)', source frame \(k)")
             if !made { #expect(Self.code(picture).map { $0 - source.triggerCode } == k - source.trigger, "output frame \(n)") }
         }
     }
