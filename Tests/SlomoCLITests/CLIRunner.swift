@@ -145,16 +145,44 @@ extension CLI {
     }
 }
 
-/// The bad-input contract for one run: exit `status`, one line on stderr, holding every one of `parts`.
 /// A triggered capture of the synthetic camera at 250 fps: a line `trigger` on its standard input
-/// 0.7 s in, 10 frames kept before the trigger frame and 10 after (`extra`: more capture options).
+/// once it says it is armed, 10 frames kept before the trigger frame and 10 after (`extra`: more
+/// capture options).
 func triggeredShot(size: String, format: String, output: String, extra: String = "") throws -> CLI.Result {
-    try CLI.tool([
-        "bash", "-c",
-        "(sleep 0.7; echo trigger; sleep 0.6) | '\(CLI.binary)' capture --source synthetic:fps=250,size=\(size),format=\(format) \(extra) --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(output)'",
-    ])
+    try CLI.triggered(
+        "'\(CLI.binary)' capture --source synthetic:fps=250,size=\(size),format=\(format) \(extra) --pre-trigger 0.04 --post-trigger 0.04 --trigger stdin -o '\(output)'"
+    )
 }
 
+extension CLI {
+    /// Runs `capture` (a shell command line reading its triggers from standard input) and, for each
+    /// step, waits until its stderr holds `after` (`slomo: armed` is said once the ring holds the
+    /// pre-trigger frames), then writes `line`; stdin closes `linger` seconds after the last. Sleeping
+    /// a fixed time instead lost pre-trigger frames on a loaded CI machine (the camera started late).
+    /// stderr is the capture's, whole, after it ends.
+    static func triggered(
+        _ capture: String, steps: [(after: String, line: String)] = [("slomo: armed", "trigger")], linger: Double = 0.6
+    ) throws -> Result {
+        try tool(["bash", "-c", triggerScript(capture, steps: steps, linger: linger)])
+    }
+
+    /// `triggered`'s shell lines, to put in a script of one's own (`$?` after them is the capture's).
+    static func triggerScript(
+        _ capture: String, steps: [(after: String, line: String)] = [("slomo: armed", "trigger")], linger: Double = 0.6
+    ) -> String {
+        let feed = steps.map { step in "wait_for '\(step.after)'; echo '\(step.line)' >&3" }.joined(separator: "; ")
+        return """
+            d=$(mktemp -d); mkfifo "$d/in"
+            \(capture) <"$d/in" 2>"$d/err" & pid=$!
+            exec 3>"$d/in"
+            wait_for() { for _ in $(seq 1200); do grep -qF -- "$1" "$d/err" && return; kill -0 $pid 2>/dev/null || return; sleep 0.05; done; }
+            \(feed); sleep \(linger); exec 3>&-
+            wait $pid; s=$?; cat "$d/err" >&2; rm -rf "$d"; (exit $s)
+            """
+    }
+}
+
+/// The bad-input contract for one run: exit `status`, one line on stderr, holding every one of `parts`.
 func expectOneLine(_ r: CLI.Result, status: Int32, contains parts: [String], sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(r.status == status, "exit \(r.status), stderr: \(r.stderr)", sourceLocation: sourceLocation)
     #expect(r.stderr.split(separator: "\n").count == 1, "stderr: \(r.stderr)", sourceLocation: sourceLocation)

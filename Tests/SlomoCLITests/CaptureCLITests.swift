@@ -268,12 +268,10 @@ import Testing
     @Test func eachEventIsSaidAsItHappens() throws {
         let d = TempDir()
         let out = d.file("s%02d.mkv")
-        // a second line after the first shot: its trigger needs the ring refilled, so wait for it
-        let script = "sleep 1.5; echo trigger; sleep 2.5; echo trigger; sleep 2"
-        let r = try CLI.tool([
-            "bash", "-c",
-            "(\(script)) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin --shots 2 -o '\(out)'",
-        ])
+        // a second line once the first shot is saved and the capture says it is armed again
+        let r = try CLI.triggered(
+            "'\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin --shots 2 -o '\(out)'",
+            steps: [("slomo: armed", "trigger"), ("slomo: re-armed for shot 2", "trigger")], linger: 2)
         #expect(r.status == 0, "\(r.stderr)")
         let lines = CLI.errorLines(r)
         let trigger1 = lines.firstIndex { $0.hasPrefix("slomo: trigger 1 (stdin) at ") && $0.contains("ms after the event") }
@@ -298,10 +296,9 @@ import Testing
 
     @Test func jsonEventsAreLines() throws {
         let d = TempDir()
-        let r = try CLI.tool([
-            "bash", "-c",
-            "(sleep 1.5; echo trigger; sleep 2) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("j.mkv"))' --json",
-        ])
+        let r = try CLI.triggered(
+            "'\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("j.mkv"))' --json",
+            linger: 2)
         #expect(r.status == 0, "\(r.stderr)")
         let events = r.stderr.split(separator: "\n").filter { $0.hasPrefix("{") }.compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
@@ -314,10 +311,9 @@ import Testing
     /// `--trigger` alone keeps a second before and after (a one-frame shot helped nobody).
     @Test func triggerAloneKeepsASecondEachSide() throws {
         let d = TempDir()
-        let r = try CLI.tool([
-            "bash", "-c",
-            "(sleep 2; echo trigger; sleep 2.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --trigger stdin -o '\(d.file("one.mkv"))' --json",
-        ])
+        let r = try CLI.triggered(
+            "'\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --trigger stdin -o '\(d.file("one.mkv"))' --json",
+            linger: 2.5)
         #expect(r.status == 0, "\(r.stderr)")
         let report = try JSONSerialization.jsonObject(with: r.output) as! [String: Any]
         let shot = (report["shots"] as? [[String: Any]])?.first
@@ -342,10 +338,9 @@ import Testing
         for n in [1, 2, 3] { _ = FileManager.default.createFile(atPath: d.file(String(format: "c%03d.mkv", n)), contents: Data("old".utf8)) }
         let refused = try capture(["--pre-trigger", "0.1", "--post-trigger", "0.1", "--trigger", "stdin", "-o", d.file("c%03d.mkv")], stdin: "")
         #expect(refused.status == 73 && refused.stderr.contains("c001.mkv: output already exists"), "\(refused.stderr)")
-        let r = try CLI.tool([
-            "bash", "-c",
-            "(sleep 1.5; echo trigger; sleep 1.5) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --continue-shots -o '\(d.file("c%03d.mkv"))'",
-        ])
+        let r = try CLI.triggered(
+            "'\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --continue-shots -o '\(d.file("c%03d.mkv"))'",
+            linger: 1.5)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(FileManager.default.fileExists(atPath: d.file("c004.mkv")) && r.stderr.contains("slomo: shot 4 saved"), "\(r.stderr)")
         #expect(try String(contentsOfFile: d.file("c001.mkv"), encoding: .utf8) == "old")

@@ -159,9 +159,9 @@ import Testing
         let d = TempDir(), out = d.file("s.mkv")
         guard
             let r = try inNamespace(
-                """
-                ( sleep 2.5; echo trigger ) | "$S" capture genicam:127.0.0.1 --size 160x120 --fps 100 --trigger stdin --pre-trigger 0.5 --post-trigger 0.3 --codec ffv1 -o '\(out)'
-                """)
+                CLI.triggerScript(
+                    "\"$S\" capture genicam:127.0.0.1 --size 160x120 --fps 100 --trigger stdin --pre-trigger 0.5 --post-trigger 0.3 --codec ffv1 -o '\(out)'",
+                    linger: 0))
         else { return }
         #expect(r.status == 0, "\(r.stderr)")
         let shot = try #require((try report(out)["shots"] as? [[String: Any]])?.first)

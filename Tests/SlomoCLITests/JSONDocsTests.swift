@@ -226,11 +226,9 @@ import Testing
             }
             return document(r) + document(g)
         case "`slomo capture --trigger … --json` events":
-            let feed = "(sleep 1.5; echo trigger; sleep 2)"
-            let r = try CLI.tool([
-                "bash", "-c",
-                "\(feed) | '\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("ev.mkv"))' --json",
-            ])
+            let r = try CLI.triggered(
+                "'\(CLI.binary)' capture --source synthetic:fps=50,size=160x96 --codec ffv1 --pre-trigger 0.2 --post-trigger 0.2 --trigger stdin -o '\(d.file("ev.mkv"))' --json",
+                linger: 2)
             return lines(r.stderr)
         case "`slomo trigger … --json`":
             try Data("0123456789abcdef-key\n".utf8).write(to: URL(fileURLWithPath: d.file("rig.key")))
