@@ -171,15 +171,23 @@ mutate() {
 # readers, play's command reader, the render-ahead audio worker), built with ThreadSanitizer into
 # .build-tsan. Each report goes to .build-tsan/reports/tsan.PID (children included); any is a failure.
 TSAN_SUITES="CaptureTests|CaptureCLITests|TriggerCaptureTests|MultiCaptureTests|LosslessLayoutTests|BatchTests|BatchJobTests|PlayTests|PlayControlTests|PlayAudioSwitchTests|AVSyncTests|ExportRetimeTests|StreamingFakeTests|FakeDriverTests"
+# serve (its Swift suites, then the pytest suite against the ThreadSanitizer slomo), GenICam (the
+# Aravis fake camera on loopback in a namespace), the triggers (network, GPIO, outputs) and
+# optical flow (libslomo-flow's worker threads)
+TSAN_SUITES+="|SlomoServeTests|AccessTests|RigMachineTests|RigReadoutTests|GenICamCLITests|GenICamModeTests|GenICamSetupPlanTests|SlomoAravisTests"
+TSAN_SUITES+="|NetworkTriggerTests|TriggerOutputTests|TriggerFeedbackTests|GPIOTriggerSpecTests|FlowCLITests|FlowInterpolationTests"
 tsan() {
   swift build --build-tests --sanitize=thread --build-path .build-tsan 2>&1 | grep -vE '^\[' || true
+  swift build --sanitize=thread --build-path .build-tsan --product slomo-flow 2>&1 | grep -vE '^\[' || true
   rm -rf .build-tsan/reports && mkdir -p .build-tsan/reports
-  local rc=0
-  TSAN_OPTIONS="log_path=$PWD/.build-tsan/reports/tsan" SLOMO_SKIP_VIVID=1 \
-    swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$TSAN_SUITES" || rc=$?
+  local rc=0 serve=0 start=$SECONDS
+  export TSAN_OPTIONS="log_path=$PWD/.build-tsan/reports/tsan"
+  SLOMO_SKIP_VIVID=1 swift test --skip-build --sanitize=thread --build-path .build-tsan --filter "$TSAN_SUITES" || rc=$?
+  SLOMO_BIN=$PWD/.build-tsan/debug/slomo scripts/serve-tests.sh || serve=$?
+  unset TSAN_OPTIONS
   local reports; reports=$(cat .build-tsan/reports/tsan.* 2>/dev/null | grep -c '^SUMMARY: ThreadSanitizer' || true)
-  echo "tsan: suites ${TSAN_SUITES//|/, }; test exit $rc; $reports ThreadSanitizer reports"
-  [ "$rc" = 0 ] && [ "$reports" = 0 ]
+  echo "tsan: suites ${TSAN_SUITES//|/, } and Tests/serve; test exit $rc, serve exit $serve; $reports ThreadSanitizer reports; $((SECONDS - start)) s after the build"
+  [ "$rc" = 0 ] && [ "$serve" = 0 ] && [ "$reports" = 0 ]
 }
 
 # Batch beyond one machine (Docs/Batch.md): the Slurm array sample on a real cluster started and

@@ -2,7 +2,9 @@
 # Fuzzes slomo's parsers of untrusted input with libFuzzer under AddressSanitizer (leaks included):
 # batch manifests (JSON, YAML, CSV), v4l2-ctl listings (formats and controls), the command line's
 # value parsers (rationals, times, segments and ramps, shards, sizes, camera controls), WAV
-# headers and the lab headers slomo reads itself (a Phantom Cine's blocks, a Photron .cihx). Targets: Tests/Fuzz/Sources; seed corpora: Tests/Fuzz/Corpus (copied, never written).
+# headers, the lab headers slomo reads itself (a Phantom Cine's blocks, a Photron .cihx), a network
+# trigger's datagram and the request bodies `slomo serve` decodes. Targets: Tests/Fuzz/Sources; seed
+# corpora: Tests/Fuzz/Corpus (copied, never written); dictionaries: Tests/Fuzz/Dictionaries (optional).
 #
 #   scripts/fuzz.sh [SECONDS]     each target for SECONDS (default 20); FUZZ_TARGETS="a b" picks some;
 #                                 FUZZ_RUNS=1000000 runs each that many inputs instead (no time limit)
@@ -13,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v swift >/dev/null 2>&1 || export PATH="$PATH:/opt/swift/usr/bin"
 seconds=${1:-20}
-targets=(${FUZZ_TARGETS:-fuzz-lab fuzz-listing fuzz-manifest fuzz-values fuzz-wav})
+targets=(${FUZZ_TARGETS:-fuzz-body fuzz-lab fuzz-listing fuzz-manifest fuzz-trigger fuzz-values fuzz-wav})
 build=.build-fuzz
 mkdir -p "$build"
 swift build --package-path Tests/Fuzz --build-path "$build" -c debug \
@@ -28,6 +30,8 @@ for t in "${targets[@]}"; do
   status=0
   limit=(-max_total_time="$seconds")
   [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+  dict=Tests/Fuzz/Dictionaries/$t.dict
+  [ -f "$dict" ] && limit+=(-dict="$dict")
   "$bin/$t" "${limit[@]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$build/findings/$t-" "$corpus" >"$log" 2>&1 || status=$?
   execs=$(awk '/stat::number_of_executed_units/ {print $NF}' "$log" | tail -1)

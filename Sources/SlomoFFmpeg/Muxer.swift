@@ -51,6 +51,19 @@ public final class Muxer {
         return tag != 0 && av_codec_get_id(tags, tag) == AV_CODEC_ID_RAWVIDEO
     }
 
+    /// Why this container cannot hold raw `pixelFormat` frames (the end of a sentence); nil when it can.
+    public func rawRefusal(pixelFormat: String) -> String? {
+        acceptsRaw(pixelFormat: pixelFormat) ? nil : Muxer.rawRefusal(formatName: formatName, pixelFormat: pixelFormat)
+    }
+
+    /// The one wording of a raw refusal, for capture's check before the camera opens and for the
+    /// header FFmpeg refused (retime, export, convert).
+    static func rawRefusal(formatName: String, pixelFormat: String) -> String {
+        let name = formatName.contains("matroska") ? "Matroska" : formatName
+        return
+            "FFmpeg 5.1's \(name) holds raw video in 8-bit gray or YUV only, not \(pixelFormat); write .nut, which holds it, or encode it with ffv1 (every sample kept)"
+    }
+
     /// MP4 and MOV (FFmpeg's `mp4`, `mov` muxers): the ISO base media family, with edit lists,
     /// `movflags`, sample entries such as `hvc1`.
     public static func isISOMedia(_ formatName: String) -> Bool { ["mp4", "mov"].contains(formatName) }
@@ -252,8 +265,7 @@ public final class Muxer {
             return av_get_pix_fmt_name(AVPixelFormat(par.pointee.format)).map { String(cString: $0) } ?? "raw"
         }
         guard let f = raw.first, formatName.contains("matroska") else { return "" }
-        return
-            ": FFmpeg 5.1's Matroska holds raw video in 8-bit gray or YUV only, not \(f); write .nut, which holds it, or encode it with ffv1 (every sample kept)"
+        return ": " + Muxer.rawRefusal(formatName: formatName, pixelFormat: f)
     }
 
     /// The streams by codec and kind: "h264 video and aac audio".

@@ -74,7 +74,7 @@ public final class RigServer: Sendable {
         r.patch("/api/v1/settings") { [rig, access] request, _ in
             let body = try await Body.read(request, limit: access.maxBody)
             return try await Self.answer {
-                let fields = try Body.settingsPatch(body)
+                let fields = try RigRequestBody.settingsPatch(body)
                 try rig.change({ s in fields.apply(&s) }, touching: fields.names)
                 return Reply.json(rig.currentSettings, type: "settings")
             }
@@ -82,7 +82,7 @@ public final class RigServer: Sendable {
         r.post("/api/v1/arm") { [rig, access] request, _ in
             let body = try await Body.read(request, limit: access.maxBody)
             return try await Self.answer {
-                let f = try Body.settingsPatch(body, allowed: RigOption.allCases.filter(\.armTakes))
+                let f = try RigRequestBody.settingsPatch(body, allowed: RigOption.allCases.filter(\.armTakes))
                 try rig.arm(preTrigger: f.preTrigger, postTrigger: f.postTrigger, shots: f.shots)
                 return Reply.json(rig.status(), type: "status")
             }
@@ -143,7 +143,7 @@ public final class RigServer: Sendable {
         r.post("/api/v1/shots/:id/export") { [rig, access] request, context in
             let body = try await Body.read(request, limit: access.maxBody)
             return try await Self.answer {
-                let job = try rig.export(shot: try Self.number(context, "id"), try Body.exportAsk(body))
+                let job = try rig.export(shot: try Self.number(context, "id"), try RigRequestBody.exportAsk(body))
                 var reply = Reply.json(job, type: "job", status: .accepted)
                 reply.headers[.location] = "/api/v1/jobs/\(job.id)"
                 return reply

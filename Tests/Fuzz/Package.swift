@@ -4,7 +4,7 @@
 import PackageDescription
 
 // Each target feeds one of SlomoKit's ParserHarness entries (the tests replay seeds through the same).
-let targets = ["fuzz-lab", "fuzz-listing", "fuzz-manifest", "fuzz-values", "fuzz-wav"]
+let targets = ["fuzz-body", "fuzz-lab", "fuzz-listing", "fuzz-manifest", "fuzz-trigger", "fuzz-values", "fuzz-wav"]
 
 let package = Package(
     name: "slomo-fuzz",

@@ -56,4 +56,21 @@ import Testing
         // the same nonce long after its window is a new message
         try g.take(TriggerMessage(at: now + 30_000_000_000, sent: now + 30_000_000_000, nonce: 42), now: now + 30_000_000_000)
     }
+
+    /// Found by fuzz-trigger: a signed message whose times lie at 64 bits' edges trapped the receiver
+    /// (`now − sent` overflowed); it is outside the window, said in exact seconds.
+    @Test func timesAtSixtyFourBitsEdgesAreOutsideTheWindow() throws {
+        var g = TriggerReplayGuard(window: Rational(10))
+        let now: Int64 = 1_795_000_000_000_000_000
+        for (at, sent) in [(now, Int64.min), (Int64.min, now), (now, Int64.max), (Int64.max, now)] {
+            #expect {
+                try g.take(TriggerMessage(at: at, sent: sent, nonce: 7), now: now)
+            } throws: { e in
+                guard case .outsideWindow(let s) = e as? TriggerMessage.Refusal else { return false }
+                let other = sent == now ? at : sent
+                return s == Rational(now / 1_000_000_000 - other / 1_000_000_000) + Rational(now % 1_000_000_000 - other % 1_000_000_000, 1_000_000_000)
+                    && s.magnitude > Rational(7_000_000_000) && "\(e)".contains(".855 s from this host's clock")
+            }
+        }
+    }
 }

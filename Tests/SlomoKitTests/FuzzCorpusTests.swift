@@ -55,4 +55,21 @@ import SlomoCore
         let read = inputs.filter { d in d.1.withUnsafeBytes { ParserHarness.labHeader($0.bindMemory(to: UInt8.self)) } }
         #expect(inputs.count >= 2 && read.count == inputs.count, "\(inputs.map(\.0))")  // a slomo .cine and .cihx
     }
+
+    /// The seeds signed with the harness's key are taken; a wrong signature, times outside the window
+    /// and the two messages at 64 bits' edges that once trapped the receiver are not (and do not trap).
+    @Test func triggerMessages() throws {
+        let inputs = try Self.inputs("trigger")
+        let taken = inputs.filter { ParserHarness.triggerMessage(Array($0.1)) }.map(\.0)
+        #expect(taken == ["signed-by-harness", "signed-by-sender"], "\(inputs.map(\.0))")
+        #expect(inputs.filter { $0.0.hasPrefix("fuzz-trigger-crash-") }.count == 2)
+    }
+
+    /// The sample bodies of the API's description decode; each target (settings, arm, export) has one.
+    @Test func requestBodies() throws {
+        let inputs = try Self.inputs("body")
+        let read = inputs.filter { ParserHarness.requestBody(Array($0.1)) }
+        #expect(inputs.count >= 4 && read.count == inputs.count, "\(inputs.map(\.0))")
+        #expect(Set(inputs.compactMap { $0.1.first.map { $0 % 3 } }) == [0, 1, 2])
+    }
 }

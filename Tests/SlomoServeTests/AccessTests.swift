@@ -59,28 +59,28 @@ struct AccessTests {
     }
 
     @Test func bodiesNameTheirField() throws {
-        let p = try Body.settingsPatch(Array(#"{"preTrigger": 0.25, "postTrigger": "1/3", "shots": 2}"#.utf8))
+        let p = try RigRequestBody.settingsPatch(Array(#"{"preTrigger": 0.25, "postTrigger": "1/3", "shots": 2}"#.utf8))
         #expect(p.preTrigger == Rational(1, 4) && p.postTrigger == Rational(1, 3) && p.shots == 2 && p.names == ["preTrigger", "postTrigger", "shots"])
-        #expect(try Body.settingsPatch(Array("  ".utf8)).names.isEmpty)
+        #expect(try RigRequestBody.settingsPatch(Array("  ".utf8)).names.isEmpty)
         for (body, field) in [
             (#"{"shots": true}"#, "shots"), (#"{"shots": 1.5}"#, "shots"), (#"{"preTrigger": "soon"}"#, "preTrigger"),
             (#"{"preTrigger": [1]}"#, "preTrigger"), (#"{"colour": 1}"#, "colour"),
         ] {
-            #expect(throws: RigRefusal.self) { try Body.settingsPatch(Array(body.utf8)) }
-            do { _ = try Body.settingsPatch(Array(body.utf8)) } catch { #expect(error.field == field, "\(body): \(error)") }
+            #expect(throws: RigRefusal.self) { try RigRequestBody.settingsPatch(Array(body.utf8)) }
+            do { _ = try RigRequestBody.settingsPatch(Array(body.utf8)) } catch { #expect(error.field == field, "\(body): \(error)") }
         }
         do {
-            _ = try Body.settingsPatch(Array("{".utf8))
+            _ = try RigRequestBody.settingsPatch(Array("{".utf8))
             Issue.record("accepted")
         } catch { #expect(error.message.hasPrefix("the body is not JSON")) }
         do {
-            _ = try Body.settingsPatch(Array("[]".utf8))
+            _ = try RigRequestBody.settingsPatch(Array("[]".utf8))
             Issue.record("accepted")
         } catch { #expect(error.message == "the body must be a JSON object") }
-        let e = try Body.exportAsk(Array(#"{"from": -8, "to": 8, "rate": "1/4", "pitch": "mute", "fps": 60}"#.utf8))
+        let e = try RigRequestBody.exportAsk(Array(#"{"from": -8, "to": 8, "rate": "1/4", "pitch": "mute", "fps": 60}"#.utf8))
         #expect(e.from == -8 && e.to == 8 && e.job.rate == "1/4" && e.job.pitch == "mute" && e.job.fps == "60")
         // a batch manifest's export fields, by the same table; the rate defaults to 1/4
-        let f = try Body.exportAsk(Array(#"{"codec": "prores_ks", "frameBlend": "flow", "crf": null}"#.utf8))
+        let f = try RigRequestBody.exportAsk(Array(#"{"codec": "prores_ks", "frameBlend": "flow", "crf": null}"#.utf8))
         #expect(f.job.codec == "prores_ks" && f.job.frameBlend == "flow" && f.job.rate == "1/4" && f.from == nil)
         // what the server decides, and a field no manifest has, are refused by name
         for (body, field, words) in [
@@ -88,7 +88,7 @@ struct AccessTests {
             (#"{"frameblend": "flow"}"#, nil, "unknown field 'frameblend' (did you mean 'frameBlend'?)"),
         ] {
             do {
-                _ = try Body.exportAsk(Array(body.utf8))
+                _ = try RigRequestBody.exportAsk(Array(body.utf8))
                 Issue.record("accepted \(body)")
             } catch {
                 #expect(error.field == field && error.message.contains(words), "\(body): \(error)")

@@ -200,10 +200,17 @@ class WebSocket:
                 return json.loads(payload[4:4 + k]), payload[4 + k:]
             if op == 8:
                 raise EOFError("closed by the server")
+            if op == 9:  # the server pings every 30 s and closes a client that has not answered
+                self.send(10, payload)
+
+    def send(self, op, payload=b""):
+        """One masked frame (a client's must be), payload under 126 bytes."""
+        mask = os.urandom(4)
+        self.sock.sendall(bytes([0x80 | op, 0x80 | len(payload)]) + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
 
     def close(self):
         try:
-            self.sock.sendall(bytes([0x88, 0x80]) + os.urandom(4))
+            self.send(8)
         except OSError:
             pass
         self.sock.close()

@@ -118,11 +118,22 @@ public struct TriggerReplayGuard: Sendable {
     /// Takes `m` at this host's CLOCK_REALTIME `now` (ns), or says why not.
     public mutating func take(_ m: TriggerMessage, now: Int64) throws(TriggerMessage.Refusal) {
         let windowNs = (window * Rational(1_000_000_000)).floor
-        let age = now - m.sent
-        guard abs(age) <= windowNs else { throw .outsideWindow(seconds: Rational(age, 1_000_000_000)) }
-        guard m.at - now <= windowNs else { throw .outsideWindow(seconds: Rational(now - m.at, 1_000_000_000)) }
-        seen.removeAll { abs(now - $0.sent) > 2 * windowNs }
+        // a signed message may carry any 64-bit times: a difference past 64 bits is outside any window
+        // (found by fuzz-trigger: `sent=-9223372036854775808` trapped the receiver)
+        let (age, ageOverflow) = now.subtractingReportingOverflow(m.sent)
+        guard !ageOverflow, age.magnitude <= windowNs.magnitude else { throw .outsideWindow(seconds: Self.seconds(now, m.sent)) }
+        let (ahead, aheadOverflow) = m.at.subtractingReportingOverflow(now)
+        guard !aheadOverflow, ahead <= windowNs else { throw .outsideWindow(seconds: Self.seconds(now, m.at)) }
+        seen.removeAll {
+            let (d, overflow) = now.subtractingReportingOverflow($0.sent)
+            return overflow || d.magnitude > 2 * windowNs.magnitude
+        }
         guard !seen.contains(where: { $0.nonce == m.nonce }) else { throw .replayed }
         seen.append((m.nonce, m.sent))
+    }
+
+    /// `a − b` nanoseconds in seconds, exact even where the difference does not fit 64 bits.
+    static func seconds(_ a: Int64, _ b: Int64) -> Rational {
+        Rational(a / 1_000_000_000 - b / 1_000_000_000) + Rational(a % 1_000_000_000 - b % 1_000_000_000, 1_000_000_000)
     }
 }

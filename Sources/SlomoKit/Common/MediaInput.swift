@@ -27,7 +27,7 @@ public enum MediaInput {
     public static func openInput(_ path: String) throws -> Demuxer {
         if MRAWInput.isMRAW(path) { return try MRAWInput.open(path) }
         let d = try openFFmpegInput(path)
-        try StoredFrameTimes.read(path, format: d.formatName)?.apply(to: d, path: path)
+        try StoredFrameTimes.readOnce(path, format: d.formatName)?.apply(to: d, path: path)
         return d
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoFFmpeg
 
 /// Every parser of untrusted text or headers, driven by one input: what the fuzz targets
 /// (Tests/Fuzz) run under libFuzzer and the tests replay their seeds and findings through.
@@ -91,5 +92,38 @@ public enum ParserHarness {
         guard let layout = try? MRAWLayout(cihx: String(decoding: rest, as: UTF8.self)) else { return false }
         _ = layout.cihx
         return true
+    }
+
+    /// A network trigger's datagram as the receiver takes it (`TriggerMessage.verify`, then the
+    /// replay guard at a fixed clock). The first byte odd: the rest is signed here with the harness's
+    /// key, as a key holder would send it, so the fields beyond the signature are reached too. True
+    /// when the message is taken.
+    public static func triggerMessage(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first else { return false }
+        let key = Array("fuzz-trigger-key-0123456789".utf8), mac = { HMAC.sha256(key: key, data: $0) }
+        var datagram = Array(bytes.dropFirst())
+        if first % 2 == 1 {
+            if datagram.last == 10 { datagram.removeLast() }
+            datagram += Array(" mac=".utf8) + Array(mac(datagram).map { String(format: "%02x", $0) }.joined().utf8)
+        }
+        guard let m = try? TriggerMessage.verify(datagram, mac: mac) else { return false }
+        var guardian = TriggerReplayGuard(window: Rational(10))
+        let now: Int64 = 1_795_000_000_000_000_000
+        guard (try? guardian.take(m, now: now)) != nil else { return false }
+        _ = try? guardian.take(m, now: now)
+        _ = NetworkTriggerListener.eventTime(m, realTimeNs: now, monotonicNs: 123_456_789_000)
+        return true
+    }
+
+    /// A request body the server decodes (`RigRequestBody`): the first byte picks a settings PATCH,
+    /// an arm (the fields an arm takes) or a shot's export; the rest is the body.
+    public static func requestBody(_ bytes: [UInt8]) -> Bool {
+        guard let first = bytes.first else { return false }
+        let body = Array(bytes.dropFirst())
+        switch first % 3 {
+        case 0: return (try? RigRequestBody.settingsPatch(body)) != nil
+        case 1: return (try? RigRequestBody.settingsPatch(body, allowed: RigOption.allCases.filter(\.armTakes))) != nil
+        default: return (try? RigRequestBody.exportAsk(body)) != nil
+        }
     }
 }

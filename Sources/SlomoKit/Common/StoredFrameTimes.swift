@@ -1,6 +1,7 @@
 import Foundation
 import SlomoCore
 import SlomoFFmpeg
+import SlomoSystem
 
 /// Times stored beside the images, for formats whose FFmpeg demuxer gives each image a time from
 /// the frame rate only (a Phantom Cine's time block): read here and handed to the demuxer, so that
@@ -17,6 +18,22 @@ struct StoredFrameTimes {
     /// The stored times' time base: 1 ns (a TIME64's 2^-32 s is rounded to the nearest ns).
     static let timeBase = Rational(1, 1_000_000_000)
 
+    /// What `readOnce` has read, by path, with the file's identity then (inode, size, modification).
+    private static let alreadyRead = Locked<[String: (stamp: String, times: StoredFrameTimes?)]>([:])
+
+    /// `read`, once a process for each file (export opens its input three times), again only when
+    /// the file has changed.
+    static func readOnce(_ path: String, format: String) throws -> StoredFrameTimes? {
+        guard format == "cine" else { return nil }
+        let a = try? FileManager.default.attributesOfItem(atPath: path)
+        let modified = (a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        let stamp = "\((a?[.systemFileNumber] as? NSNumber)?.int64Value ?? 0)/\((a?[.size] as? NSNumber)?.int64Value ?? 0)/\(modified)"
+        if let hit = Self.alreadyRead.value[path], hit.stamp == stamp { return hit.times }
+        let times = try read(path, format: format)
+        Self.alreadyRead.update { $0[path] = (stamp, times) }
+        return times
+    }
+
     /// The file's stored times when FFmpeg opened it as a format that has them; nil otherwise.
     static func read(_ path: String, format: String) throws -> StoredFrameTimes? {
         guard format == "cine" else { return nil }
@@ -24,8 +41,12 @@ struct StoredFrameTimes {
         defer { try? h.close() }
         let head = [UInt8](h.readData(ofLength: 44))
         guard head.count == 44 else { throw MediaError.damaged(path: path, "open: the Cine header is cut short") }
-        let offOffsets = Int(head[32]) | Int(head[33]) << 8 | Int(head[34]) << 16 | Int(head[35]) << 24
-        let rest = [UInt8](h.readData(ofLength: Swift.max(0, Swift.min(offOffsets, 1 << 30) - 44)))
+        func word(_ at: Int) -> Int { Int(head[at]) | Int(head[at + 1]) << 8 | Int(head[at + 2]) << 16 | Int(head[at + 3]) << 24 }
+        // what lies before the image offsets: the headers, SETUP and the tagged blocks (a time and an
+        // exposure per image); read no more than 64 bytes an image and 16 MiB beside, whatever the
+        // header claims
+        let (imageCount, offOffsets) = (word(20), word(32))
+        let rest = [UInt8](h.readData(ofLength: Swift.max(0, Swift.min(offOffsets, 16 << 20 + 64 * imageCount) - 44)))
         let cine: CineTimes
         do { cine = try CineTimes(bytes: head + rest) } catch {
             throw MediaError.damaged(path: path, "open: stored image times: \(error)")

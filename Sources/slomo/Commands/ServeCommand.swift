@@ -129,13 +129,13 @@ struct ServeCommand: ParsableCommand {
     /// has come and the server answers, then pings the watchdog while both go on.
     static func serve(_ rig: Rig, _ server: RigServer, host: String, port: Int, token: String?) throws {
         let done = DispatchSemaphore(value: 0)
-        let failure = FailureBox()
+        let failure = Locked<Error?>(nil)
         let shownHost = host.contains(":") ? "[\(host)]" : host
         let probeHost = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
-        let boundPort = PortBox()
+        let boundPort = Locked<Int?>(nil)
         let notifier =
             RigNotifier.wanted
-            ? RigNotifier(rig: rig, answers: { boundPort.port.map { LoopbackProbe.answers(host: probeHost, port: $0) } ?? false }) : nil
+            ? RigNotifier(rig: rig, answers: { boundPort.value.map { LoopbackProbe.answers(host: probeHost, port: $0) } ?? false }) : nil
         notifier?.start()
         Task.detached {
             do {
@@ -148,7 +148,7 @@ struct ServeCommand: ParsableCommand {
         }
         done.wait()
         notifier?.stop("stopping: shots in flight are saved")
-        if let e = failure.error {
+        if let e = failure.value {
             throw ServeError.portInUse(host, port, "\(e)".contains("Address already in use") ? "the port is in use (another program listens on it)" : "\(e)")
         }
     }
@@ -198,39 +198,5 @@ struct ServeCommand: ParsableCommand {
         let dir = base + "/slomo"
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         return dir + "/token"
-    }
-}
-
-/// The port the server bound, once it has (read by the notifier's thread).
-final class PortBox: @unchecked Sendable {
-    // Safe: `value` under `lock`.
-    private let lock = NSLock()
-    private var value: Int?
-    func set(_ p: Int) {
-        lock.lock()
-        value = p
-        lock.unlock()
-    }
-    var port: Int? {
-        lock.lock()
-        defer { lock.unlock() }
-        return value
-    }
-}
-
-/// The server task's error, read after it ended.
-final class FailureBox: @unchecked Sendable {
-    // Safe: `stored` under `lock`.
-    private let lock = NSLock()
-    private var stored: Error?
-    func set(_ e: Error) {
-        lock.lock()
-        stored = e
-        lock.unlock()
-    }
-    var error: Error? {
-        lock.lock()
-        defer { lock.unlock() }
-        return stored
     }
 }

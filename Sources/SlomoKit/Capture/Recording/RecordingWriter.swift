@@ -67,12 +67,9 @@ final class RecordingWriter {
             throw CaptureError.rawFormatUnsupported(source: sourceName, fourcc: format.fourcc)
         }
         if settings.rawCodec == .raw, let pixels = sourcePixels, let container = try? ContainerFormat.forOutput(settings.output), container == "matroska",
-            let muxer = try? Muxer(path: settings.output, formatName: container), !muxer.acceptsRaw(pixelFormat: pixels.name)
+            let muxer = try? Muxer(path: settings.output, formatName: container), let why = muxer.rawRefusal(pixelFormat: pixels.name)
         {
-            throw CaptureError.containerRefused(
-                output: settings.output,
-                "raw \(pixels.name) frames cannot be stored in Matroska by FFmpeg 5.1 (it holds raw 8-bit gray and YUV): record name.nut, or --codec ffv1 (every sample kept)"
-            )
+            throw CaptureError.containerRefused(output: settings.output, "raw \(pixels.name) frames cannot be stored: \(why)")
         }
     }
 

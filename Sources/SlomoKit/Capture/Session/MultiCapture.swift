@@ -1,5 +1,6 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// How far apart two cameras' frames are: for every frame of a camera, its kernel timestamp minus
 /// that of the first camera's nearest frame (both CLOCK_MONOTONIC, so directly comparable).
@@ -78,12 +79,13 @@ public enum MultiCapture {
         // one output line for every camera, raised once per event
         let output = try trigger?.output.map { try TriggerOutput($0) }
         defer { output?.close() }
-        let results = ResultBox(count: sessions.count)
+        let results = Locked<[Result<CaptureReport, Error>?]>(Array(repeating: nil, count: sessions.count))
         let group = DispatchGroup()
         for (i, s) in sessions.enumerated() {
             group.enter()
             let t = Thread {
-                results.set(i, Result { try s.run(shared: SharedTrigger(events: fanOut?.shares[i], output: output)) })
+                let r = Result { try s.run(shared: SharedTrigger(events: fanOut?.shares[i], output: output)) }
+                results.update { $0[i] = r }
                 group.leave()
             }
             t.name = "slomo-camera-\(i + 1)"
@@ -93,7 +95,7 @@ public enum MultiCapture {
         group.wait()
         var reports: [CaptureReport] = []
         var failure: Error?
-        for r in results.all {
+        for r in results.value {
             switch r {
             case .success(let rep)?: reports.append(rep)
             case .failure(let e)?: if failure == nil { failure = e }
@@ -123,23 +125,6 @@ public enum MultiCapture {
     /// `{camera}` in an output name: the camera's number (1, 2, …).
     public static func path(_ template: String, camera: Int) -> String {
         template.replacingOccurrences(of: "{camera}", with: String(camera))
-    }
-}
-
-/// Results written by the camera threads, read after they have all finished.
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var results: [Result<CaptureReport, Error>?]
-    init(count: Int) { results = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ r: Result<CaptureReport, Error>) {
-        lock.lock()
-        results[i] = r
-        lock.unlock()
-    }
-    var all: [Result<CaptureReport, Error>?] {
-        lock.lock()
-        defer { lock.unlock() }
-        return results
     }
 }
 

@@ -73,9 +73,7 @@ final class NetworkTriggerListener: TriggerEventSource {
         do throws(TriggerMessage.Refusal) {
             let m = try TriggerMessage.verify(bytes) { HMAC.sha256(key: key, data: $0) }
             try replay.take(m, now: nowNs)
-            // the event's instant on this host's monotonic clock, to the microsecond as frames are stamped
-            let monoNs = mono.seconds * 1_000_000_000 + mono.nanoseconds
-            let eventMono = Rational(m.at / 1000 - (nowNs - monoNs) / 1000, 1_000_000)
+            let eventMono = Self.eventTime(m, realTimeNs: nowNs, monotonicNs: mono.seconds * 1_000_000_000 + mono.nanoseconds)
             if let last = lastEvent, eventMono - last < holdoff, last - eventMono < holdoff {
                 ignored += 1
                 onEvent(
@@ -95,6 +93,12 @@ final class NetworkTriggerListener: TriggerEventSource {
     }
 
     func close() { socket.close() }
+
+    /// The event's instant on this host's monotonic clock, to the microsecond as frames are stamped,
+    /// from the message's CLOCK_REALTIME `at` and both clocks read when it came.
+    static func eventTime(_ m: TriggerMessage, realTimeNs: Int64, monotonicNs: Int64) -> Rational {
+        Rational(m.at / 1000 - (realTimeNs - monotonicNs) / 1000, 1_000_000)
+    }
 }
 
 /// `slomo trigger`: one signed message to each endpoint naming the instant `at` (CLOCK_REALTIME ns).
