@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # slomo's developer entry point: install what is missing, build, run the demo or the tests.
-#   scripts/dev.sh deps [build|test|bench]  install the missing Debian packages of a set (default build)
+#   scripts/dev.sh deps [build|test|bench|package]  install the missing Debian packages of a set (default build)
 #   scripts/dev.sh demo    deps + release build + the main job on its built-in default input
 #   scripts/dev.sh test    deps + layer check + debug build + every test (vivid VM tests included),
 #                          then the Slurm and Kubernetes checks of Samples/batch (below)
@@ -10,6 +10,7 @@
 #   scripts/dev.sh mutate [RUNS] [SEED]  damaged media through probe/export/retime/stretch/play, slomo
 #                          built with AddressSanitizer (default 300 runs, seed 1: the CI pass)
 #   scripts/dev.sh tsan    the threaded test suites under ThreadSanitizer (Docs/Reliability.md)
+#   scripts/dev.sh package [--check-install]  the Debian package, lintian-clean (scripts/package-deb.sh)
 #   scripts/dev.sh man     regenerate the man page Docs/man/slomo.1 from the commands' --help
 #   scripts/dev.sh format  format the Swift files in place (the toolchain's swift-format, .swift-format)
 set -euo pipefail
@@ -50,15 +51,20 @@ TEST_PACKAGES=(
 # sox), /usr/bin/time and bc; gpiomon (gpiod) for the trigger bench; gst-launch-1.0 (aravissrc) for the GenICam bench;
 # ustreamer (µStreamer, the MJPEG streamer) for the serve bench.
 BENCH_PACKAGES=(rubberband-cli soundstretch espeak-ng sox time bc gpiod gstreamer1.0-tools ustreamer)
+# package: what `scripts/dev.sh package` (scripts/package-deb.sh) needs beside the build set:
+# dpkg-shlibdeps (dpkg-dev), lintian, patchelf (the toolchain's RUNPATH removed), and debootstrap
+# for --check-install's fresh Debian 12.
+PACKAGE_PACKAGES=(dpkg-dev lintian debootstrap binutils patchelf)
 
-# deps [build|test|bench]: install what is missing (default: build).
+# deps [build|test|bench|package]: install what is missing (default: build).
 deps() {
   local wanted=("${BUILD_PACKAGES[@]}")
   case "${1:-build}" in
     build) ;;
     test) wanted+=("${TEST_PACKAGES[@]}") ;;
     bench) wanted+=("${TEST_PACKAGES[@]}" "${BENCH_PACKAGES[@]}") ;;
-    *) echo "usage: scripts/dev.sh deps [build|test|bench]" >&2; exit 64 ;;
+    package) wanted+=("${PACKAGE_PACKAGES[@]}") ;;
+    *) echo "usage: scripts/dev.sh deps [build|test|bench|package]" >&2; exit 64 ;;
   esac
   local missing=() p
   for p in "${wanted[@]}"; do
@@ -216,5 +222,6 @@ case "${1:-}" in
   fuzz) shift; scripts/fuzz.sh "$@" ;;
   mutate) shift; deps test; mutate "$@" ;;
   tsan) deps test; tsan ;;
-  *) echo "usage: scripts/dev.sh deps [build|test|bench]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|man|lab-readers|format" >&2; exit 64 ;;
+  package) shift; deps package; scripts/package-deb.sh "$@" ;;
+  *) echo "usage: scripts/dev.sh deps [build|test|bench|package]|demo|test|layers|slurm|k8s|fuzz [SECONDS]|mutate [RUNS] [SEED]|tsan|package [--check-install]|man|lab-readers|format" >&2; exit 64 ;;
 esac
