@@ -57,8 +57,8 @@ import Testing
         try g.take(TriggerMessage(at: now + 30_000_000_000, sent: now + 30_000_000_000, nonce: 42), now: now + 30_000_000_000)
     }
 
-    /// Found by fuzz-trigger: a signed message whose times lie at 64 bits' edges trapped the receiver
-    /// (`now − sent` overflowed); it is outside the window, said in exact seconds.
+    /// Found writing fuzz-trigger, confirmed through it: a signed message whose times lie at 64 bits'
+    /// edges trapped the receiver (`now − sent` overflowed); it is outside the window, in exact seconds.
     @Test func timesAtSixtyFourBitsEdgesAreOutsideTheWindow() throws {
         var g = TriggerReplayGuard(window: Rational(10))
         let now: Int64 = 1_795_000_000_000_000_000

@@ -119,7 +119,7 @@ public struct TriggerReplayGuard: Sendable {
     public mutating func take(_ m: TriggerMessage, now: Int64) throws(TriggerMessage.Refusal) {
         let windowNs = (window * Rational(1_000_000_000)).floor
         // a signed message may carry any 64-bit times: a difference past 64 bits is outside any window
-        // (found by fuzz-trigger: `sent=-9223372036854775808` trapped the receiver)
+        // (`sent=-9223372036854775808` trapped the receiver: Tests/Fuzz/Regressions/fuzz-trigger-crash-*)
         let (age, ageOverflow) = now.subtractingReportingOverflow(m.sent)
         guard !ageOverflow, age.magnitude <= windowNs.magnitude else { throw .outsideWindow(seconds: Self.seconds(now, m.sent)) }
         let (ahead, aheadOverflow) = m.at.subtractingReportingOverflow(now)
