@@ -18,19 +18,20 @@ struct StoredFrameTimes {
     /// The stored times' time base: 1 ns (a TIME64's 2^-32 s is rounded to the nearest ns).
     static let timeBase = Rational(1, 1_000_000_000)
 
-    /// What `readOnce` has read, by path, with the file's identity then (inode, size, modification).
-    private static let alreadyRead = Locked<[String: (stamp: String, times: StoredFrameTimes?)]>([:])
+    /// The last file `readOnce` read: its path, its identity then (inode, size, modification) and
+    /// its times. One file only, so a server reading shot after shot for days holds one table.
+    private static let alreadyRead = Locked<(path: String, stamp: String, times: StoredFrameTimes?)?>(nil)
 
-    /// `read`, once a process for each file (export opens its input three times), again only when
-    /// the file has changed.
+    /// `read`, once for a file opened again and again (export opens its input three times), again
+    /// when the file has changed or another was read in between.
     static func readOnce(_ path: String, format: String) throws -> StoredFrameTimes? {
         guard format == "cine" else { return nil }
         let a = try? FileManager.default.attributesOfItem(atPath: path)
         let modified = (a?[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
         let stamp = "\((a?[.systemFileNumber] as? NSNumber)?.int64Value ?? 0)/\((a?[.size] as? NSNumber)?.int64Value ?? 0)/\(modified)"
-        if let hit = Self.alreadyRead.value[path], hit.stamp == stamp { return hit.times }
+        if let hit = Self.alreadyRead.value, hit.path == path, hit.stamp == stamp { return hit.times }
         let times = try read(path, format: format)
-        Self.alreadyRead.update { $0[path] = (stamp, times) }
+        Self.alreadyRead.set((path, stamp, times))
         return times
     }
 

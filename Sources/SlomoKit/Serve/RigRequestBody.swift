@@ -25,12 +25,6 @@ public enum RigRequestBody {
         return i
     }
 
-    public static func text(_ o: [String: Any], _ key: String) throws(RigRefusal) -> String? {
-        guard let v = o[key], !(v is NSNull) else { return nil }
-        guard let s = v as? String else { throw .badField(key, "expected a text") }
-        return s
-    }
-
     /// The rig's settings a PATCH (or, `allowed` narrowed, an arm) names: decoded by their table.
     public static func settingsPatch(_ bytes: [UInt8], allowed: [RigOption] = RigOption.allCases) throws(RigRefusal) -> RigSettings.Patch {
         try RigSettings.patch(object(bytes), allowed: allowed)
