@@ -74,8 +74,9 @@ import Testing
         let rig = try Rig(frames: 120, slots: 16)
         let writer = try RecordingWriter(settings: Self.settings(dir.file("all.mkv")), format: rig.source.format, sourceName: "synthetic")
         try writer.prepare()
+        let reader = ContinuousRecorder.reader(rig.ring)
         rig.run()
-        let outcome = ContinuousRecorder(writer: writer, source: rig.source).record(rig.ring, end: rig.end, progress: nil)
+        let outcome = ContinuousRecorder(writer: writer, source: rig.source).record(reader, end: rig.end, progress: nil)
         rig.wait()
         try writer.finish()
         #expect(outcome.writeError == nil && outcome.short == 0)
@@ -83,6 +84,21 @@ import Testing
         // frame is either written or counted as dropped by slomo, never lost unsaid
         #expect(writer.framesWritten + rig.producer.stats.droppedBySlomo == 120)
         #expect(try Self.frameCount(dir.file("all.mkv")) == Int(writer.framesWritten))
+    }
+
+    @Test func aRecorderThatStartsLateStillHoldsTheRingFromItsFirstFrame() throws {
+        // the camera runs to its end before the recorder writes a frame (a loaded machine): the 16
+        // frames the ring held from the first are written, every later one counted as dropped
+        let dir = TemporaryDirectory()
+        let rig = try Rig(frames: 120, slots: 16)
+        let writer = try RecordingWriter(settings: Self.settings(dir.file("late.mkv")), format: rig.source.format, sourceName: "synthetic")
+        try writer.prepare()
+        let reader = ContinuousRecorder.reader(rig.ring)
+        rig.run()
+        rig.wait()
+        _ = ContinuousRecorder(writer: writer, source: rig.source).record(reader, end: rig.end, progress: nil)
+        try writer.finish()
+        #expect(writer.framesWritten == 16 && rig.producer.stats.droppedBySlomo == 104)
     }
 
     @Test func theShotPlacerPutsAnEventOnTheFirstFrameAtOrAfterItsInstant() throws {

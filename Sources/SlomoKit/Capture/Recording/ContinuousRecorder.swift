@@ -17,9 +17,16 @@ struct ContinuousRecorder {
         var writeError: Error?
     }
 
-    /// Writes the ring's frames until it ends (the camera stopped) or a write fails.
-    func record(_ ring: FrameRing, end: SessionEnd, progress: ((Int64) -> Void)?) -> Outcome {
-        let reader = RingReader(ring, from: 0, pinned: true)
+    /// The reader `record` takes: pinned from the ring's first frame. Made before the camera's
+    /// thread starts, or the frames published before it would be overwritten unpinned and
+    /// uncounted (a 16-slot ring and a fast camera lost 24 of 120 so).
+    static func reader(_ ring: FrameRing) -> RingReader {
+        RingReader(ring, from: 0, pinned: true)
+    }
+
+    /// Writes the ring's frames from `reader` (made by `reader(_:)`) until the ring ends (the
+    /// camera stopped) or a write fails; closes the reader.
+    func record(_ reader: RingReader, end: SessionEnd, progress: ((Int64) -> Void)?) -> Outcome {
         defer { reader.close() }
         var out = Outcome()
         while true {

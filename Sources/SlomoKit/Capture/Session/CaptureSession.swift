@@ -145,6 +145,8 @@ public final class CaptureSession: @unchecked Sendable {
         defer { sources?.close() }
         placer?.sources = sources
         let captureDone = DispatchSemaphore(value: 0)
+        // the recorder holds the ring from its first frame before the camera can publish one
+        let recordReader = trigger == nil ? ContinuousRecorder.reader(ring) : nil
         let thread = Thread { [producer] in
             producer.run(ring)
             captureDone.signal()
@@ -162,7 +164,9 @@ public final class CaptureSession: @unchecked Sendable {
             gate.open()
             report = try runTriggered(trigger, ring: ring, firstWriter: firstWriter, captureDone: captureDone, placer: placer)
         } else {
-            report = try runContinuous(ring: ring, writer: firstWriter, captureDone: captureDone, progress: progress)
+            // (the reader is made above whenever there is no trigger)
+            report = try runContinuous(
+                reader: recordReader ?? ContinuousRecorder.reader(ring), ring: ring, writer: firstWriter, captureDone: captureDone, progress: progress)
         }
         if let e = end.startFailure { throw e }
         return report
@@ -175,10 +179,10 @@ public final class CaptureSession: @unchecked Sendable {
     // MARK: continuous recording
 
     func runContinuous(
-        ring: FrameRing, writer: any FrameFile, captureDone: DispatchSemaphore,
+        reader: RingReader, ring: FrameRing, writer: any FrameFile, captureDone: DispatchSemaphore,
         progress: ((Int64) -> Void)?
     ) throws -> CaptureReport {
-        let recorded = ContinuousRecorder(writer: writer, source: source).record(ring, end: end, progress: progress)
+        let recorded = ContinuousRecorder(writer: writer, source: source).record(reader, end: end, progress: progress)
         captureDone.wait()
         if let e = end.startFailure { throw e }  // the camera never streamed: no recording, no report
         let catchUp = CaptureClock.now() - (end.cameraStoppedAt ?? CaptureClock.now())
