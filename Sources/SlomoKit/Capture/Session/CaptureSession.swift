@@ -116,16 +116,7 @@ public final class CaptureSession: @unchecked Sendable {
         defer { gate.close() }  // an early failure ends it
         let placer = trigger.map { ShotPlacer(trigger: $0, context: stageContext) }
         placer?.start(ring: ring, gate: gate)
-        // The writer (this thread) and the encoder threads it starts inherit a lower priority than
-        // the camera's: on a loaded machine the driver's own thread and the capture thread get the
-        // CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
-        // Not a shot saver: its shot is pinned in the ring, and a saver starved by other programs
-        // held it there for seconds (the camera's new frames dropped, the next triggers waiting).
-        if producer.limits.realtime && trigger == nil {
-            written.writerThreads = ThreadPriority.lower()
-        } else if trigger != nil {
-            written.writerThreads = "normal (shot saver: its frames are pinned in the ring)"
-        }
+        setWriterPriority()
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         let firstWriter = try FrameFiles.open(
             settings: FrameFiles.firstFile(settings, trigger: trigger), format: source.format, sourceName: source.name,
@@ -170,6 +161,19 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if let e = end.startFailure { throw e }
         return report
+    }
+
+    /// The writer (this thread) and the encoder threads it starts inherit a lower priority than
+    /// the camera's: on a loaded machine the driver's own thread and the capture thread get the
+    /// CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
+    /// Not a shot saver: its shot is pinned in the ring, and a saver starved by other programs
+    /// held it there for seconds (the camera's new frames dropped, the next triggers waiting).
+    private func setWriterPriority() {
+        if producer.limits.realtime && trigger == nil {
+            written.writerThreads = ThreadPriority.lower()
+        } else if trigger != nil {
+            written.writerThreads = "normal (shot saver: its frames are pinned in the ring)"
+        }
     }
 
     func requestEnd(_ reason: StopReason, _ message: String? = nil) {
