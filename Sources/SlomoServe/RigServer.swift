@@ -127,17 +127,19 @@ public final class RigServer: Sendable {
         }
         r.get("/api/v1/shots/:id/file") { [rig] request, context in
             let path: String
-            do { path = try await Self.offload { try rig.shotPath(try Self.number(context, "id")) } } catch let f as any SlomoFailure { return Reply.refuse(f) }
+            do {
+                path = try await Self.offload { try rig.shotPath(try Self.number(context, "id"), camera: try Self.camera(request)) }
+            } catch let f as any SlomoFailure { return Reply.refuse(f) }
             return try await Self.download(path: path, under: rig.config.outDir, request: request, context: context)
         }
-        r.get("/api/v1/shots/:id/frames/:frame") { [rig] _, context in
+        r.get("/api/v1/shots/:id/frames/:frame") { [rig] request, context in
             try await Self.answer {
                 let id = try Self.number(context, "id")
                 let text = context.parameters.get("frame") ?? ""
                 guard text.hasSuffix(".jpg"), let n = Int(text.dropLast(4)) else {
                     throw RigRefusal.badField("frame", "'\(text)': expected a frame number from the trigger frame, as N.jpg (0.jpg, -12.jpg)")
                 }
-                return Reply.bytes(try rig.frameJPEG(shot: id, frame: n), contentType: "image/jpeg")
+                return Reply.bytes(try rig.frameJPEG(shot: id, frame: n, camera: try Self.camera(request)), contentType: "image/jpeg")
             }
         }
         r.post("/api/v1/shots/:id/export") { [rig, access] request, context in
@@ -173,19 +175,33 @@ public final class RigServer: Sendable {
     /// What streams: the rig's events and the live pictures.
     func liveRoutes(_ r: Router<BasicWebSocketRequestContext>) {
         r.get("/api/v1/events") { [rig] _, _ in LiveStreams.events(rig) }
-        r.get("/preview.mjpg") { [rig] _, _ in LiveStreams.mjpeg(rig.live) }
-        r.get("/snapshot.jpg") { [rig] _, _ in
-            guard let p = await rig.live.snapshot() else {
-                return Reply.refuse(RigRefusal(.unavailable, "no picture within 3 s: \(rig.status().live.error ?? "the camera sends no frames")"))
+        // each camera's by `?camera=K` (1 first; the first camera's without it)
+        r.get("/preview.mjpg") { [rig] request, _ in
+            do throws(RigRefusal) { return LiveStreams.mjpeg(try rig.live(camera: try Self.camera(request))) } catch { return Reply.refuse(error) }
+        }
+        r.get("/snapshot.jpg") { [rig] request, _ in
+            let live: LivePictures
+            do throws(RigRefusal) { live = try rig.live(camera: try Self.camera(request)) } catch { return Reply.refuse(error) }
+            guard let p = await live.snapshot() else {
+                return Reply.refuse(RigRefusal(.unavailable, "no picture within 3 s: \(live.counts.error ?? "the camera sends no frames")"))
             }
             return Reply.bytes(p.jpeg, contentType: "image/jpeg")
         }
-        r.ws("/api/v1/live") { [rig] inbound, outbound, _ in
-            try await LiveStreams.webSocket(rig.live, inbound: inbound, outbound: outbound)
+        r.ws("/api/v1/live") { [rig] inbound, outbound, context in
+            // an unknown camera: the socket closes at once (the page asks only for cameras the status lists)
+            guard let live = try? rig.live(camera: try Self.camera(context.request)) else { return }
+            try await LiveStreams.webSocket(live, inbound: inbound, outbound: outbound)
         }
     }
 
     // MARK: helpers
+
+    /// `?camera=K`: a camera of a rig of several (1 first); nil when absent.
+    static func camera(_ request: Request) throws(RigRefusal) -> Int? {
+        guard let text = request.uri.queryParameters.get("camera") else { return nil }
+        guard let k = Int(text), k >= 1 else { throw RigRefusal.badField("camera", "'\(text)': cameras are numbered from 1") }
+        return k
+    }
 
     /// A route parameter that must be a whole number.
     static func number(_ context: BasicWebSocketRequestContext, _ name: String) throws(RigRefusal) -> Int {

@@ -316,7 +316,7 @@ import SlomoCore
     }
 
     @Test func recentlyUsedKeepsTheLastThree() {
-        var r = RecentlyUsed<String>(limit: 3)
+        var r = RecentlyUsed<Int, String>(limit: 3)
         for k in 1...3 { _ = r.use(k) { "p\(k)" } }
         #expect(r.use(1) { "again" }.value == "p1", "a key used again keeps its value")
         let (_, dropped) = r.use(4) { "p4" }

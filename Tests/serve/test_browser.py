@@ -120,3 +120,46 @@ def test_phone_sized_screen(server, browser):
     for label in ("Arm", "Trigger", "Disarm"):
         b = d.find_element(By.XPATH, f"//button[text()='{label}']")
         assert b.size["height"] >= 44 and b.location["x"] + b.size["width"] <= inner
+
+
+def test_page_of_two_cameras(scratch, servers, browser):
+    """Each camera's live picture, one Arm and one Trigger for both, the event's shots grouped in
+    one entry, each camera's frames and export from the viewer."""
+    from client import Server
+    cams = ["synthetic:fps=120,size=320x240,format=yuv420p", "synthetic:fps=120,size=256x144,format=yuv420p"]
+    s = Server([*cams, "--pre-trigger", "0.25", "--post-trigger", "0.25"], os.path.join(scratch, "out"),
+               token_file=os.path.join(scratch, "token"))
+    servers.append(s)
+    d = browser
+    wait = WebDriverWait(d, 60, poll_frequency=0.1)
+    d.get(f"http://127.0.0.1:{s.port}/?token={s.token}")
+    wait.until(lambda d: d.find_element(By.ID, "state").text.lower() == "idle")
+    # both live pictures move, each labelled with its camera
+    for img in ("preview", "preview-2"):
+        wait.until(lambda d: picture_hash(d, img) is not None)
+        first = picture_hash(d, img)
+        wait.until(lambda d: picture_hash(d, img) not in (None, first))
+    names = [e.text for e in d.find_elements(By.CSS_SELECTOR, "#previews figure .cam-name")]
+    assert names[0].startswith("1: " + cams[0]) and names[1].startswith("2: " + cams[1]), names
+    d.find_element(By.XPATH, "//button[text()='Arm']").click()
+    wait.until(lambda d: float(d.find_element(By.ID, "pre-fill").get_attribute("value")) == 1)
+    d.find_element(By.XPATH, "//button[text()='Trigger']").click()
+    shot = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#shots li[data-shot='1']"))[0]
+    wait.until(lambda d: d.find_element(By.ID, "state").text.lower() == "idle")
+    # one entry for the event: both cameras' trigger frames, and how far apart they were
+    shot = d.find_element(By.CSS_SELECTOR, "#shots li[data-shot='1']")
+    assert [i.get_attribute("data-camera") for i in shot.find_elements(By.TAG_NAME, "img")] == ["1", "2"]
+    assert "2 cameras" in shot.text and "within" in shot.text
+    shot.click()
+    buttons = d.find_elements(By.CSS_SELECTOR, "#viewer-cameras button")
+    assert [b.text for b in buttons] == ["camera 1", "camera 2"]
+    buttons[1].click()
+    wait.until(lambda d: d.find_element(By.ID, "frame").get_attribute("src").endswith("/api/v1/shots/1/frames/0.jpg?camera=2"))
+    wait.until(lambda d: picture_hash(d, "frame"))
+    c = s.client()
+    rep = c.get("/api/v1/shots/1").json()["cameras"][1]["report"]
+    assert calibration_index(c.get("/api/v1/shots/1/frames/0.jpg?camera=2").body, scratch) == rep["triggerSequence"]
+    d.find_element(By.ID, "export-button").click()
+    wait.until(lambda d: d.find_element(By.ID, "download").is_displayed())
+    job = c.get("/api/v1/jobs").json()["jobs"][-1]
+    assert job["camera"] == 2 and job["state"] == "done", job

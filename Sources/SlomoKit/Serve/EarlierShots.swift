@@ -3,26 +3,39 @@ import SlomoCore
 import SlomoFFmpeg
 
 /// The shots an earlier `slomo serve` left in the output directory, so a restarted rig lists,
-/// shows and exports them like its own. Each `shotNNNN.mp4|mkv` is read from its report
+/// shows and exports them like its own. Each `shotNNNN.mp4|mkv|cine` (a rig of several cameras:
+/// `shotNNNN-camK.…`, camera K's file of shot NNNN) is read from its report
 /// (`…capture.json`, written when that server stopped); a server that was killed wrote none, and
 /// the shot is then read from the tags the file carries from its first byte (`slomo_trigger_frame`,
 /// `slomo_shot`, …) and its packets, with a warning saying so. A file that has neither is not
 /// listed, and a warning names it: it stays on disk, untouched.
 enum EarlierShots {
-    static let pattern = try! NSRegularExpression(pattern: #"^shot([0-9]{4,})\.(mp4|mkv|cine)$"#)
+    static let pattern = try! NSRegularExpression(pattern: #"^shot([0-9]{4,})(-cam([0-9]{1,3}))?\.(mp4|mkv|cine)$"#)
+
+    /// A shot file found: its report and, in a rig of several, its camera (0 first).
+    struct Found {
+        var report: ShotReport
+        var camera: Int?
+    }
 
     /// The shots found, by number, and one sentence for each file that could not be listed.
-    static func load(outDir: String) -> (shots: [ShotReport], warnings: [String]) {
+    static func load(outDir: String) -> (shots: [Found], warnings: [String]) {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: outDir)) ?? []
-        var shots: [ShotReport] = [], warnings: [String] = []
-        var taken: [Int: String] = [:]  // a shot's number is its file's: one file per number
+        var shots: [Found] = [], warnings: [String] = []
+        // a shot's number (and camera) is its file's: one file per number and camera, and a
+        // number is one camera's or several cameras', not both
+        var taken: [Int: [Int?: String]] = [:]
         for name in names.sorted() {
             let range = NSRange(name.startIndex..., in: name)
             guard let m = pattern.firstMatch(in: name, range: range), let r = Range(m.range(at: 1), in: name),
                 let number = Int(name[r])
             else { continue }
+            let camera = Range(m.range(at: 3), in: name).flatMap { Int(name[$0]) }.map { $0 - 1 }
             let path = (outDir as NSString).appendingPathComponent(name)
-            if let other = taken[number] {
+            if camera == -1 { continue }  // cam0: not a name slomo gives
+            let same = taken[number] ?? [:]
+            let plain: Int? = nil
+            if let other = same[camera] ?? (camera == nil ? same.values.first : same[plain]) {
                 warnings.append("\(path): not listed: shot \(number) is \(other) already (the file is kept)")
                 continue
             }
@@ -38,10 +51,10 @@ enum EarlierShots {
             // by the file's own name and place (a file renamed or a directory moved since)
             found.shot = number
             found.output = path
-            taken[number] = name
-            shots.append(found)
+            taken[number, default: [:]][camera] = name
+            shots.append(Found(report: found, camera: camera))
         }
-        return (shots.sorted { $0.shot < $1.shot }, warnings)
+        return (shots.sorted { ($0.report.shot, $0.camera ?? 0) < ($1.report.shot, $1.camera ?? 0) }, warnings)
     }
 
     /// The shot's entry in its `.capture.json` (a triggered capture's report lists every shot of the run).

@@ -6,7 +6,7 @@ extension Rig {
     /// Starts an export of shot `id`'s frames `from`...`to` (from the trigger frame) as a job,
     /// once `ShotExport` has checked it.
     public func export(shot id: Int, _ ask: RigExportAsk) throws(RigRefusal) -> RigJob {
-        let e = try ShotExport(shot: try shot(id), ask, maxFrames: config.maxExportFrames, redacted: exports.redacted)
+        let e = try ShotExport(shot: try shot(id).file(camera: ask.camera), ask, maxFrames: config.maxExportFrames, redacted: exports.redacted)
         return exports.add(e.job, ext: e.ext) { path in
             var r = e.request
             r.output = path

@@ -14,15 +14,30 @@ extension Rig {
     }
 
     /// `GET status`. Reading the session's ring count is an input of the machine: the first shot's
-    /// post-trigger window whole in the ring makes the rig `saving`.
+    /// post-trigger window whole in the ring makes the rig `saving` (the lead camera's ring, in a
+    /// rig of several). A rig of several: the counts are every camera's summed, each camera's
+    /// own in `cameras`; the name, format and rates are the lead camera's.
     public func status() -> RigStatus {
         lock.lock()
-        let camera = RigCamera(session: running?.session, report: sessionReport)
+        let now = CaptureClock.now()
+        let views = (0..<config.cameraCount).map { k in
+            RigCamera(session: cameras.running.contains(k) ? running?.sessions[k] : nil, report: sessionReports[k])
+        }
+        let fps = views.indices.map { k in rates[k].read(frames: views[k].framesCaptured, at: now) }
+        let lead = cameras.lead, camera = views[lead]
         let effects = camera.counts.map { machine.handle(.ringCounted($0.ringFrames)) } ?? []
-        let fps = rate.read(frames: camera.framesCaptured, at: CaptureClock.now())
-        let s = RigStatus(
-            machine: machine, camera: camera, fps: fps, live: live.counts, shotsSaved: saved.count,
+        var s = RigStatus(
+            machine: machine, camera: camera, fps: fps[lead], live: lives[lead].counts, shotsSaved: saved.count,
             triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
+        if views.count > 1 {
+            s.cameras = views.indices.map { k in
+                RigCameraStatus(camera: k + 1, name: cameraName(k), view: views[k], fps: fps[k], live: lives[k].counts, lost: cameras.lost(k))
+            }
+            s.framesCaptured = s.cameras!.reduce(0) { $0 + $1.framesCaptured }
+            s.droppedByDriver = s.cameras!.reduce(0) { $0 + $1.droppedByDriver }
+            s.droppedBySlomo = s.cameras!.reduce(0) { $0 + $1.droppedBySlomo }
+            s.damagedFrames = s.cameras!.reduce(0) { $0 + $1.damagedFrames }
+        }
         lock.unlock()
         _ = try? run(effects)
         return s

@@ -2,15 +2,16 @@ import Foundation
 import SlomoCore
 import SlomoSystem
 
-/// The rig `slomo serve` operates: one camera streaming into its ring all the time (so it can be
-/// aimed), one state machine shared by every client — `idle → armed → triggered → saving → armed…` —
+/// The rig `slomo serve` operates: its camera (or several, one event for all) streaming into its
+/// ring all the time (so it can be aimed), one state machine shared by every client — `idle → armed → triggered → saving → armed…` —
 /// the shots it saved, and the export jobs run on them.
 ///
 /// The states and their changes are `RigMachine`, a value; this object is its executor: it feeds
 /// the machine what clients ask and what the camera's session says (`send`), and carries out the
 /// effects (opening and closing the session, passing triggers, telling the clients, refusing). The
 /// camera runs as a pre/post-trigger `CaptureSession` whose trigger is the rig's queue (`.api`);
-/// the rig reads it only through its public status, ring plan, trigger queue and hooks.
+/// the rig reads it only through its public status, ring plan, trigger queue and hooks. Several
+/// cameras are one `RigSession` of several sessions, heard by the machine as one (`RigCameras`).
 public final class Rig: @unchecked Sendable {
     // Safe: every `var` below (used by the Rig+ files too) is touched under `lock`, but `lastDrops` (the ticker's own); the
     // session runs on its own thread and reaches the rig only through its hooks, which send the machine inputs under the lock.
@@ -19,20 +20,27 @@ public final class Rig: @unchecked Sendable {
     /// reopen the camera: one at a time, so two clients never run two sessions or undo each other.
     private let control = NSLock()
     public let config: RigConfig
-    public let live: LivePictures
+    /// Each camera's live pictures (the first camera's first).
+    public let lives: [LivePictures]
+    /// The first camera's live pictures.
+    public var live: LivePictures { lives[0] }
     /// The state machine: the state, settings, arm and shots in flight; changed only by `send`.
     var machine: RigMachine
     /// The camera's session while it runs, and the report of the last one once it ended.
     var running: RigSession?
-    var sessionReport: CaptureReport?
+    /// Each camera's last session report (by camera, 0 first), once it ended.
+    var sessionReports: [Int: CaptureReport] = [:]
+    /// Which cameras run, which were lost, and the shots some cameras have saved.
+    var cameras: RigCameras
     var saved: [Int: RigShot] = [:]
-    /// The frames of the last three shots looked at stay decoded.
-    var pictures = RecentlyUsed<ShotPictures>(limit: 3)
+    /// The frames of the last three shot files looked at stay decoded.
+    var pictures = RecentlyUsed<String, ShotPictures>(limit: 3)
     /// The export jobs (their own lock and queue).
     private(set) var exports: ExportJobs!
     let watchers = Subscribers<RigEvent>(keep: 256)
     var seq: Int64 = 0
-    var rate = RateMeter()
+    /// Each camera's frame rate meter.
+    var rates: [RateMeter]
     var lastDrops: (Int64, Int64) = (0, 0)
     /// Arms refused for want of disk space (`slomo_disk_refusals_total`).
     var diskRefusals: Int64 = 0
@@ -45,8 +53,12 @@ public final class Rig: @unchecked Sendable {
     public init(_ config: RigConfig) {
         self.config = config
         machine = RigMachine(settings: config.settings)
-        live = LivePictures(
-            fps: config.settings.previewFps, maxWidth: config.settings.previewWidth, burnIn: config.previewBurnIn ? BurnInSettings() : nil)
+        cameras = RigCameras(count: config.cameraCount)
+        rates = Array(repeating: RateMeter(), count: config.cameraCount)
+        lives = (0..<config.cameraCount).map { _ in
+            LivePictures(
+                fps: config.settings.previewFps, maxWidth: config.settings.previewWidth, burnIn: config.previewBurnIn ? BurnInSettings() : nil)
+        }
         exports = ExportJobs(outDir: config.outDir) { [weak self] job, progress, message in
             self?.emit(.job, job: job, progress: progress, message: message)
         }
@@ -61,7 +73,7 @@ public final class Rig: @unchecked Sendable {
     public func start() throws -> [String] {
         let earlier = EarlierShots.load(outDir: config.outDir)
         lock.lock()
-        for r in earlier.shots { saved[r.shot] = RigShot(r) }
+        for f in earlier.shots { record(f.report, camera: f.camera) }
         lock.unlock()
         // the output line and the trigger's line or port first: one in use is refused before anything streams
         let out = try config.triggerOutput.map { try TriggerOutput($0) }
@@ -125,7 +137,7 @@ public final class Rig: @unchecked Sendable {
         for effect in effects {
             switch effect {
             case .refuse(let r): throw r
-            case .useSettings(let s): live.set(fps: s.previewFps, width: s.previewWidth)
+            case .useSettings(let s): for l in lives { l.set(fps: s.previewFps, width: s.previewWidth) }
             case .reopenSession:
                 stopSession()
                 try openSession()
@@ -152,33 +164,50 @@ public final class Rig: @unchecked Sendable {
         lock.lock()
         let settings = machine.settings, out = output, listed = saved.keys.max() ?? 0
         lock.unlock()
-        var hooks = CaptureHooks(onEvent: { [weak self] e in self?.sessionEvent(e) })
-        hooks.onShot = { [weak self] r in self?.shotSaved(r) }
-        hooks.onShotProgress = { [weak self] shot, written, total in _ = try? self?.send(.shotProgressed(shot: shot, written: written, total: total)) }
-        hooks.taps = [live]
-        let run = try RigSession(config, settings: settings, listed: listed, output: out, hooks: hooks)
+        let several = config.cameraCount > 1
+        let run = try RigSession(config, settings: settings, listed: listed, output: out) { k in
+            var hooks = CaptureHooks(onEvent: { [weak self] e in self?.sessionEvent(e, camera: k) })
+            hooks.onShot = { [weak self] r in self?.shotSaved(r, camera: several ? k : nil) }
+            hooks.onShotProgress = { [weak self] shot, written, total in
+                guard let self, self.lock.withLock({ self.cameras.speaksForAll(k) }) else { return }
+                _ = try? self.send(.shotProgressed(shot: shot, written: written, total: total))
+            }
+            hooks.taps = [self.lives[k]]
+            return hooks
+        }
         lock.lock()
         running = run
-        sessionReport = nil
-        rate = RateMeter()
+        sessionReports = [:]
+        cameras = RigCameras(count: config.cameraCount)
+        rates = (0..<config.cameraCount).map { _ in RateMeter() }
         lock.unlock()
         // the machine knows the session before its thread can say anything of it
         let plan = run.session.ringPlan
         _ = try? send(.sessionStarted(preFrames: plan.preFrames, postFrames: plan.postFrames, at: CaptureClock.now()))
-        run.start { [weak self] report, failure in self?.sessionEnded(report, failure: failure) }
+        run.start { [weak self] k, report, failure in self?.sessionEnded(k, report, failure: failure) }
     }
 
     /// Ends the camera's session, if one runs, after the shots it has triggered are saved.
     private func stopSession() { lock.withLock { running }?.end() }
 
-    private func sessionEnded(_ report: CaptureReport?, failure: String?) {
-        lock.withLock {
-            sessionReport = report
-            running = nil
-        }
+    /// Camera `k`'s session ended: the machine hears it once every camera's has (a rig of
+    /// several goes on without a camera that stopped by itself: its status says why).
+    private func sessionEnded(_ k: Int, _ report: CaptureReport?, failure: String?) {
         let quit = report?.stopReason == .quit
         let stopped = report.map { r in "the camera stopped: \(r.stopReason.rawValue)\(r.message.map { " (\($0))" } ?? "")" }
-        _ = try? send(.sessionEnded(quit: quit, why: failure ?? (quit ? nil : stopped)))
+        let why = failure ?? (quit ? nil : stopped)
+        let (all, settled) = lock.withLock {
+            sessionReports[k] = report
+            let r = cameras.ended(camera: k, quit: quit, why: why)
+            if r.all { running = nil }
+            return r
+        }
+        if all {
+            _ = try? send(.sessionEnded(quit: quit, why: why))
+            return
+        }
+        if !quit { emit(.warning, message: "camera \(k + 1) (\(cameraName(k))) is lost: \(why ?? "it stopped"); the other cameras go on") }
+        for shot in settled { _ = try? send(.shotFinished(shot)) }
     }
 
     // MARK: what clients ask
@@ -193,6 +222,15 @@ public final class Rig: @unchecked Sendable {
         if let shots { next.shots = shots }
         try checkHeadroom(next)
         try send(.armAsked(next, at: CaptureClock.now()))
+    }
+
+    /// Camera `k`'s live pictures (1 first; nil: the first camera's).
+    public func live(camera k: Int?) throws(RigRefusal) -> LivePictures {
+        let k = k ?? 1
+        guard (1...lives.count).contains(k) else {
+            throw RigRefusal(.missing, "no camera \(k): this rig has \(lives.count == 1 ? "one camera" : "cameras 1...\(lives.count)")")
+        }
+        return lives[k - 1]
     }
 
     /// CLOCK_MONOTONIC now, the clock of frames and triggers.
@@ -227,14 +265,20 @@ public final class Rig: @unchecked Sendable {
 
     // MARK: what the session says
 
-    private func sessionEvent(_ e: CaptureEvent) {
+    /// What camera `k`'s session says: the lead camera's placing of a trigger, and a shot once
+    /// every camera still running has saved it.
+    private func sessionEvent(_ e: CaptureEvent, camera k: Int) {
         switch e.event {
         case .trigger:
-            let frames = lock.withLock { running?.session.status.ringFrames ?? 0 }
+            let frames: Int64? = lock.withLock {
+                guard cameras.speaksForAll(k), let r = running, k < r.sessions.count else { return nil }
+                return r.sessions[k].status.ringFrames
+            }
+            guard let frames else { return }
             _ = try? send(.triggerPlaced(shot: e.shot, source: e.source, ringFrames: frames))
         case .shot:
             guard let n = e.shot else { return }
-            _ = try? send(.shotFinished(n))
+            for shot in lock.withLock({ cameras.saved(camera: k, shot: n) }) { _ = try? send(.shotFinished(shot)) }
         case .armed, .rearmed, .ignored: break
         }
     }

@@ -29,6 +29,17 @@ public enum RigMetrics {
             "slomo_frames_dropped_total", "counter", "Frames lost: by the camera or its driver (sequence gaps), or by slomo (the ring full).",
             [("by=\"camera\"", "\(s.droppedByDriver)"), ("by=\"slomo\"", "\(s.droppedBySlomo)")])
         metric("slomo_frames_damaged_total", "counter", "Frames the driver marked damaged.", [("", "\(s.damagedFrames)")])
+        if let cams = s.cameras {
+            // a rig of several: the totals above are the sums, each camera's own here
+            func label(_ c: RigCameraStatus) -> String { "camera=\"\(c.camera)\",name=\"\(escaped(c.name))\"" }
+            metric(
+                "slomo_camera_up", "gauge", "1 while the camera streams; 0 once lost or stopped.", cams.map { (label($0), $0.state == "streaming" ? "1" : "0") }
+            )
+            metric("slomo_camera_frames_captured_total", "counter", "Frames each camera gave.", cams.map { (label($0), "\($0.framesCaptured)") })
+            metric(
+                "slomo_camera_frames_dropped_total", "counter", "Frames each camera lost, by the camera or by slomo.",
+                cams.flatMap { c in [(label(c) + ",by=\"camera\"", "\(c.droppedByDriver)"), (label(c) + ",by=\"slomo\"", "\(c.droppedBySlomo)")] })
+        }
         metric("slomo_capture_frames_per_second", "gauge", "Frames a second over the last second or more.", [("", number(s.achievedFps ?? 0))])
         metric(
             "slomo_rig_state", "gauge", "The rig's state: 1 for the one it is in.",

@@ -6,6 +6,16 @@ import SlomoCore
 public struct RigConfig: Sendable {
     /// Opens the camera (called again when a setting that needs a new ring is changed while idle).
     public var openSource: @Sendable () throws -> CaptureSource
+    /// A rig of several cameras (`slomo serve CAM1 CAM2 …`): the second camera's on, each named as
+    /// given (`cameraNames`, the first camera's first). One arm and one trigger for all of them.
+    public var moreSources: [@Sendable () throws -> CaptureSource] = []
+    /// The cameras as the operator named them (`/dev/video2`, `genicam:127.0.0.2`,
+    /// `synthetic:fps=240`); empty: each by its source's own name.
+    public var cameraNames: [String] = []
+    /// How many cameras the rig runs.
+    public var cameraCount: Int { 1 + moreSources.count }
+    /// Opens camera `k` (0: the first).
+    func open(camera k: Int) throws -> CaptureSource { try (k == 0 ? openSource : moreSources[k - 1])() }
     /// Where shots and exports go; nothing is read or written outside it.
     public var outDir: String
     /// The recording's codec and options (its `output` is replaced by each shot's name).
@@ -136,6 +146,29 @@ public struct RigStatus: Codable, Sendable {
     public var message: String?
     /// What fires shots: `api`, and `gpio` or `udp` when the server was started with `--trigger`.
     public var triggers: [String]
+    /// A rig of several cameras: each camera (the counts above are their sums); nil for a rig of one.
+    public var cameras: [RigCameraStatus]?
+}
+
+/// One camera of a rig of several (`GET /api/v1/status`'s `cameras`).
+public struct RigCameraStatus: Codable, Sendable {
+    /// Its number (1 first): the `camera` the shots, the live pictures and exports take.
+    public var camera: Int
+    /// As the operator named it (`/dev/video2`, `genicam:127.0.0.2`, `synthetic:fps=240`).
+    public var name: String
+    /// `streaming`, `lost` (its session ended by itself while the others run: `message` says
+    /// why), or `stopped` (the rig's cameras are stopped).
+    public var state: String
+    public var message: String?
+    public var format: CaptureFormat?
+    public var nominalFrameRate: Rational?
+    /// Frames per second over the last second or more (display).
+    public var achievedFps: Double?
+    public var framesCaptured: Int64
+    public var droppedByDriver: Int64
+    public var droppedBySlomo: Int64
+    public var damagedFrames: Int64
+    public var live: LivePictures.Counts
 }
 
 /// One saved shot (`GET /api/v1/shots`): frames are numbered from its trigger frame (0), negative before it.
@@ -154,6 +187,29 @@ public struct RigShot: Codable, Sendable {
     public var triggerWallTime: String
     public var warning: String?
     public var report: ShotReport
+    /// A rig of several cameras: this file's camera (1, 2, …) and its name.
+    public var camera: Int?
+    public var cameraName: String?
+    /// A rig of several cameras: every camera's file of this event, in the same form, by camera
+    /// (the fields above are the first camera's); nil for a rig of one.
+    public var cameras: [RigShot]?
+    /// A rig of several cameras: how far apart the cameras' trigger frames are, in milliseconds
+    /// (latest minus earliest, display; from exact times).
+    public var triggerFrameSpreadMs: Double?
+
+    /// Camera `k`'s file of this shot (1 first; the shot itself in a rig of one).
+    public func file(camera k: Int?) throws(RigRefusal) -> RigShot {
+        guard let cameras else {
+            if let k, k != 1 { throw RigRefusal(.missing, "shot \(id) has one camera, not camera \(k)") }
+            return self
+        }
+        let k = k ?? cameras.first?.camera ?? 1
+        guard let c = cameras.first(where: { $0.camera == k }) else {
+            let have = cameras.compactMap(\.camera).map(String.init).joined(separator: ", ")
+            throw RigRefusal(.missing, "shot \(id) has no file from camera \(k) (it has camera \(have))")
+        }
+        return c
+    }
 }
 
 /// `POST /api/v1/shots/{id}/export`: frames `from`...`to` (from the trigger frame), and the export
@@ -162,6 +218,8 @@ public struct RigShot: Codable, Sendable {
 public struct RigExportAsk: Sendable {
     public var from: Int?
     public var to: Int?
+    /// A rig of several cameras: whose file (1 first; the first camera's when nil).
+    public var camera: Int?
     public var job = BatchJob(input: "-", output: "")
     public init() {}
 }
@@ -171,6 +229,8 @@ public struct RigJob: Codable, Sendable {
     public enum State: String, Codable, Sendable, CaseIterable { case queued, running, done, failed, cancelled }
     public var id: Int
     public var shot: Int
+    /// A rig of several cameras: whose file it exports (1 first).
+    public var camera: Int?
     public var state: State
     /// 0...1.
     public var progress: Double

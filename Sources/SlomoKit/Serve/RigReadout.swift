@@ -59,6 +59,18 @@ extension RigStatus {
     }
 }
 
+extension RigCameraStatus {
+    /// Camera `camera`'s entry from its session's view; `lost`: why it was lost.
+    init(camera: Int, name: String, view c: RigCamera, fps: Double?, live: LivePictures.Counts, lost: String?) {
+        self.init(
+            camera: camera, name: name, state: lost != nil ? "lost" : c.counts != nil ? "streaming" : "stopped", message: lost,
+            format: c.format, nominalFrameRate: c.nominalFrameRate, achievedFps: c.counts == nil ? nil : fps, framesCaptured: c.framesCaptured,
+            droppedByDriver: c.counts?.droppedByDriver ?? c.report?.droppedByDriver ?? 0,
+            droppedBySlomo: c.counts?.droppedBySlomo ?? c.report?.droppedBySlomo ?? 0,
+            damagedFrames: c.counts?.damagedFrames ?? c.report?.driverErrors ?? 0, live: live)
+    }
+}
+
 /// Frames per second over the last second or more, to one decimal (display): a new figure once a
 /// second has passed since the last.
 struct RateMeter {
@@ -81,15 +93,15 @@ struct RateMeter {
 
 /// The values of the last `limit` keys used; a key used again is the newest, and the oldest
 /// beyond the limit are let go (handed back, for the caller to close).
-struct RecentlyUsed<Value> {
+struct RecentlyUsed<Key: Hashable, Value> {
     let limit: Int
-    private(set) var values: [Int: Value] = [:]
+    private(set) var values: [Key: Value] = [:]
     /// Oldest first.
-    private(set) var order: [Int] = []
+    private(set) var order: [Key] = []
 
     init(limit: Int) { self.limit = limit }
 
-    mutating func use(_ key: Int, making make: () -> Value) -> (value: Value, dropped: [Value]) {
+    mutating func use(_ key: Key, making make: () -> Value) -> (value: Value, dropped: [Value]) {
         let v = values[key] ?? make()
         values[key] = v
         order.removeAll { $0 == key }
@@ -99,7 +111,7 @@ struct RecentlyUsed<Value> {
         return (v, dropped)
     }
 
-    mutating func remove(_ key: Int) -> Value? {
+    mutating func remove(_ key: Key) -> Value? {
         order.removeAll { $0 == key }
         return values.removeValue(forKey: key)
     }

@@ -30,7 +30,8 @@ public enum RigRequestBody {
         try RigSettings.patch(object(bytes), allowed: allowed)
     }
 
-    /// `POST /api/v1/shots/{id}/export`: `from` and `to` (frames from the trigger frame) and any
+    /// `POST /api/v1/shots/{id}/export`: `from` and `to` (frames from the trigger frame), `camera`
+    /// (a rig of several: whose file, 1 first; the first camera's when absent) and any
     /// field a batch manifest's export job takes (`rate`, `fps`, `codec`, `frameBlend`, `crf`,
     /// `size`…), decoded by the same table and refused in the same words ("did you mean libx264?").
     /// The server names the input and output and cuts by `from`/`to`: those fields are its own.
@@ -39,8 +40,9 @@ public enum RigRequestBody {
         var a = RigExportAsk()
         a.from = try integer(o, "from")
         a.to = try integer(o, "to")
-        o["from"] = nil
-        o["to"] = nil
+        a.camera = try integer(o, "camera")
+        if let k = a.camera, k < 1 { throw .badField("camera", "cameras are numbered from 1") }
+        for k in ["from", "to", "camera"] { o[k] = nil }
         for k in ["input", "output", "command", "start", "end"] where o[k] != nil {
             throw .badField(k, "the server sets it (from and to choose the frames)")
         }

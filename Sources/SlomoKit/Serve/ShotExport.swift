@@ -53,6 +53,7 @@ struct ShotExport {
         }
         request = r
         self.job = RigJob(id: 0, shot: id, state: .queued, progress: 0, file: "", from: from, to: to, rate: r.spec.rate, pitch: r.pitch, fps: fps)
+        self.job.camera = s.camera
     }
 
     /// The container a shot's export goes in: MP4 where it holds the encoder's codec, else MOV

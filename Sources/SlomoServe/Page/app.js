@@ -7,6 +7,7 @@ const $ = (id) => document.getElementById(id);
 const api = "/api/v1";
 let status = null;
 let selected = null;     // the shot in the viewer
+let viewCamera = null;   // a rig of several cameras: whose file the viewer shows (1 first)
 let marks = { in: null, out: null };
 let exportJob = null;
 
@@ -50,6 +51,39 @@ function show(s) {
   $("trigger").disabled = !(s.state === "armed" || ((s.state === "triggered" || s.state === "saving") && s.shotsLeft !== 0));
   $("disarm").disabled = s.state === "idle" || s.state === "stopped";
   if (s.state === "stopped" && s.message) say(s.message);
+  showCameras(s.cameras || []);
+}
+
+// MARK: several cameras: a live picture and a line for each
+
+function showCameras(cams) {
+  const box = $("previews");
+  for (const c of cams) {
+    let fig = box.querySelector(`figure[data-camera="${c.camera}"]`);
+    if (!fig) {
+      fig = document.createElement("figure");
+      fig.className = "cam";
+      fig.dataset.camera = String(c.camera);
+      const img = document.createElement("img");
+      img.id = `preview-${c.camera}`;
+      img.alt = `camera ${c.camera}`;
+      const cap = document.createElement("figcaption");
+      const name = document.createElement("span");
+      name.className = "cam-name";
+      const note = document.createElement("span");
+      note.className = "note";
+      note.id = `live-note-${c.camera}`;
+      cap.append(name, " ", note);
+      fig.append(img, cap);
+      box.append(fig);
+      live(c.camera, img, note);
+    }
+    fig.classList.toggle("lost", c.state === "lost");
+    fig.dataset.state = c.state;
+    const f = c.format;
+    fig.querySelector(".cam-name").textContent = `${c.camera}: ${c.name}` +
+      (f ? ` ${f.fourcc} ${f.width}×${f.height}` : "") + (c.state === "streaming" ? "" : ` (${c.state}${c.message ? ": " + c.message : ""})`);
+  }
 }
 
 async function refresh() { show(await call("GET", "/status")); }
@@ -75,9 +109,9 @@ function listen() {
 
 // MARK: the live picture
 
-function live() {
+function live(camera, img, note) {
   const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const ws = new WebSocket(`${proto}//${location.host}${api}/live`);
+  const ws = new WebSocket(`${proto}//${location.host}${api}/live` + (camera > 1 ? `?camera=${camera}` : ""));
   ws.binaryType = "arraybuffer";
   let url = null;
   ws.onmessage = (m) => {
@@ -86,16 +120,14 @@ function live() {
     const header = JSON.parse(new TextDecoder().decode(new Uint8Array(m.data, 4, n)));
     const blob = new Blob([new Uint8Array(m.data, 4 + n)], { type: "image/jpeg" });
     const next = URL.createObjectURL(blob);
-    const img = $("preview");
     img.onload = () => { if (url) URL.revokeObjectURL(url); url = next; };
     img.src = next;
     img.dataset.frame = header.frameIndex;
-    $("live-note").textContent = `frame ${header.frameIndex} · ${header.width}×${header.height}`;
+    note.textContent = `frame ${header.frameIndex} · ${header.width}×${header.height}`;
   };
   ws.onclose = () => {
-    // the snapshot, polled, until the WebSocket is back
-    $("live-note").textContent = "reconnecting…";
-    setTimeout(live, 1000);
+    note.textContent = "reconnecting…";
+    setTimeout(() => live(camera, img, note), 1000);
   };
 }
 
@@ -108,24 +140,48 @@ async function loadShots() {
   for (const s of list.shots) {
     const li = document.createElement("li");
     li.dataset.shot = String(s.id);
-    const img = document.createElement("img");
-    img.src = `${api}/shots/${s.id}/frames/0.jpg`;
-    img.alt = `shot ${s.id}`;
+    // one event's shots together: each camera's trigger frame side by side
+    const thumbs = document.createElement("div");
+    thumbs.className = "thumbs";
+    for (const c of s.cameras || [s]) {
+      const img = document.createElement("img");
+      img.src = `${api}/shots/${s.id}/frames/0.jpg` + (c.camera ? `?camera=${c.camera}` : "");
+      img.alt = c.camera ? `shot ${s.id} camera ${c.camera}` : `shot ${s.id}`;
+      if (c.camera) img.dataset.camera = String(c.camera);
+      thumbs.append(img);
+    }
     const label = document.createElement("span");
-    label.textContent = `#${s.id} · ${s.frames} frames · ${s.file}`;
-    li.append(img, label);
+    label.textContent = s.cameras
+      ? `#${s.id} · ${s.cameras.length} cameras · trigger frames within ${s.triggerFrameSpreadMs} ms`
+      : `#${s.id} · ${s.frames} frames · ${s.file}`;
+    li.append(thumbs, label);
     li.onclick = () => open(s);
     if (selected && selected.id === s.id) li.classList.add("selected");
     ul.append(li);
   }
 }
 
-function open(s) {
+function open(shot, camera) {
+  const s = shot.cameras ? (shot.cameras.find((c) => c.camera === camera) || shot.cameras[0]) : shot;
   selected = s;
+  viewCamera = shot.cameras ? s.camera : null;
+  const pick = $("viewer-cameras");
+  pick.hidden = !shot.cameras;
+  pick.replaceChildren();
+  for (const c of shot.cameras || []) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.textContent = `camera ${c.camera}`;
+    b.dataset.camera = String(c.camera);
+    b.title = c.cameraName || "";
+    if (c.camera === viewCamera) b.classList.add("selected");
+    b.onclick = () => open(shot, c.camera);
+    pick.append(b);
+  }
   marks = { in: s.firstFrame, out: s.lastFrame };
   for (const li of $("shots").children) li.classList.toggle("selected", li.dataset.shot === String(s.id));
   $("viewer").hidden = false;
-  $("viewer-title").textContent = `Shot ${s.id}: frames ${s.firstFrame} … ${s.lastFrame} (0 is the trigger frame)`;
+  $("viewer-title").textContent = `Shot ${s.id}${viewCamera ? ", camera " + viewCamera : ""}: frames ${s.firstFrame} … ${s.lastFrame} (0 is the trigger frame)`;
   const scrub = $("scrub");
   scrub.min = s.firstFrame; scrub.max = s.lastFrame; scrub.value = 0;
   $("download").hidden = true;
@@ -141,7 +197,7 @@ function showFrame(n) {
   // at most one request per 50 ms while the scrubber moves
   frameTimer = setTimeout(() => {
     const img = $("frame");
-    img.src = `${api}/shots/${selected.id}/frames/${n}.jpg`;
+    img.src = `${api}/shots/${selected.id}/frames/${n}.jpg` + (viewCamera ? `?camera=${viewCamera}` : "");
     img.dataset.frame = String(n);
   }, 50);
 }
@@ -191,7 +247,8 @@ function wire() {
     $("export-button").disabled = true;
     try {
       const job = await call("POST", `/shots/${selected.id}/export`,
-        { from: marks.in, to: marks.out, rate: f.get("rate"), pitch: f.get("pitch"), fps: f.get("fps") });
+        Object.assign({ from: marks.in, to: marks.out, rate: f.get("rate"), pitch: f.get("pitch"), fps: f.get("fps") },
+          viewCamera ? { camera: viewCamera } : {}));
       exportJob = job.id;
       say(`export ${job.id} running`);
       followJob(job.id);
@@ -212,4 +269,4 @@ refresh().catch(() => {});
 loadSettings().catch(() => {});
 loadShots().catch(() => {});
 listen();
-live();
+live(1, $("preview"), $("live-note"));

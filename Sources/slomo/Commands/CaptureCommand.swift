@@ -262,7 +262,7 @@ struct CaptureCommand: ParsableCommand {
         for (i, d) in camera.devices.enumerated() {
             var s = settings
             s.output = MultiCapture.path(output, camera: i + 1)
-            let src = try DeviceCapture.open(request(d, controls: controls))
+            let src = try camera.openSource(d, controls: controls)
             sessions.append(
                 try CaptureSession(
                     source: src, settings: s, limits: limits, trigger: trigger,

@@ -9,7 +9,7 @@ import SlomoServe
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Operate a camera from a browser or a script: live picture, arm, trigger, review, export.",
+        abstract: "Operate a camera (or several on one trigger) from a browser or a script: live picture, arm, trigger, review, export.",
         discussion: """
             The camera streams into the RAM ring from the start, so it can be aimed. One state machine serves \
             the page and the API alike: idle → armed (the pre-trigger window filling) → triggered (the \
@@ -19,6 +19,9 @@ struct ServeCommand: ParsableCommand {
             The page is at /; the API under /api/v1 (its OpenAPI description at /api/v1/openapi.json); the \
             live picture at /preview.mjpg, /snapshot.jpg and the WebSocket /api/v1/live; the rig's events \
             at /api/v1/events (Server-Sent Events). Docs/Serve.md describes each.
+            Several cameras (slomo serve CAM1 CAM2 …: V4L2 devices, genicam:ID and synthetic:SPEC in any mix, \
+            one rate, the same mode options) are one rig: one arm and one trigger, each camera's shot around the \
+            same instant, saved as shotNNNN-camK; each camera's live picture and files by its number (?camera=K).
             Beside the API, --trigger gpio:CHIP:LINE or udp://[ADDR]:PORT fires shots from a GPIO line or \
             signed network messages, each at its event's own instant, only while armed (else an 'ignored' \
             event says why).
@@ -32,6 +35,7 @@ struct ServeCommand: ParsableCommand {
               slomo serve /dev/video0 --out-dir shots --pre-trigger 2 --post-trigger 1
               slomo serve --source synthetic:fps=240,size=640x360 --out-dir /tmp/shots
               slomo serve /dev/video0 --out-dir shots --trigger gpio:gpiochip0:17
+              slomo serve genicam:127.0.0.1 genicam:127.0.0.2 --format Mono8 --size 320x240 --fps 100
               curl -H "Authorization: Bearer $(cat ~/.config/slomo/token)" \\
                   -X POST http://127.0.0.1:8080/api/v1/arm
             """)
@@ -87,7 +91,10 @@ struct ServeCommand: ParsableCommand {
         let recording = try shotRecording(outDir: outDir)
         let audio = try camera.audioOptions()
         let controls = try camera.cameraControls.requests()
-        guard camera.devices.count <= 1 else { throw CommandLineError("serve operates one camera: give one DEVICE", .badRequest) }
+        guard Set(camera.devices).count == camera.devices.count else {
+            throw CommandLineError("a camera is given twice: \(camera.devices.joined(separator: " "))", .badRequest)
+        }
+        if camera.devices.count > 1 && camera.source != nil { throw CommandLineError("give CAMs or \(Setting.source), not both", .badRequest) }
         if !controls.isEmpty && camera.source != nil { throw CommandLineError("camera controls need a device, not \(Setting.source)", .badRequest) }
         let settings = RigSettings(
             preTrigger: window.pre, postTrigger: window.post, shots: shots,
@@ -100,6 +107,11 @@ struct ServeCommand: ParsableCommand {
         var config = RigConfig(
             openSource: { try camera.openSource(device, controls: controls) }, outDir: outDir, recording: recording,
             limits: limits, audio: audio, settings: settings, trigger: trigger, triggerOutput: triggerOut)
+        // several cameras: one event for all, shots named shotNNNN-camK, each camera by its CAM
+        if camera.devices.count > 1 {
+            config.moreSources = camera.devices.dropFirst().map { d in { try camera.openSource(d, controls: controls) } }
+            config.cameraNames = camera.devices
+        }
         config.maxExportFrames = maxExportFrames
         config.shotFormat = shotFormat
         config.previewBurnIn = previewBurnIn

@@ -6,7 +6,9 @@ import SlomoKit
 /// The camera, its mode, the ring, the recording's codec and the sound: declared once, for
 /// `capture` and `serve`.
 struct CameraOptions: ParsableArguments {
-    @Argument(help: "V4L2 device (default /dev/video0) or genicam:ID, unless --source is given; several: one event, -o with {camera}.", completion: .file())
+    @Argument(
+        help: "V4L2 device (default /dev/video0), genicam:ID or synthetic:SPEC, unless --source is given; several: one event (capture: -o with {camera}).",
+        completion: .file())
     var devices: [String] = []
     @Option(
         help:
@@ -105,12 +107,14 @@ struct CameraOptions: ParsableArguments {
         return settings
     }
 
-    /// One camera's source: `--source` or the device (`/dev/video0` when none is given).
+    /// One camera's source: `--source`, or the device (`/dev/video0` when none is given; a
+    /// `synthetic:SPEC` device is the synthetic camera, so a rig of several can be built of them).
     func openSource(_ device: String?, controls: ControlRequests) throws -> CaptureSource {
         if let source {
             guard device == nil else { throw CommandLineError("give a DEVICE or \(Setting.source), not both", .badRequest) }
             return try SyntheticSource(spec: source)
         }
+        if let device, device.hasPrefix("synthetic:") { return try SyntheticSource(spec: device) }
         return try DeviceCapture.open(request(device ?? "/dev/video0", controls: controls))
     }
 }

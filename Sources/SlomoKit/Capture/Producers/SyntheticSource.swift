@@ -28,6 +28,8 @@ public final class SyntheticSource: CaptureSource {
     let stillUntil: Int
     /// Frames given before the camera hangs (0: never).
     let stallAfter: Int
+    /// Frames given before the camera is unplugged (0: never).
+    let goneAfter: Int
     let fps: Rational
     let pace: Bool
     /// Skip a sequence number every N frames (simulates driver drops; 0 = never).
@@ -63,6 +65,7 @@ public final class SyntheticSource: CaptureSource {
         buffers = spec.buffers
         stillUntil = spec.stillUntil
         stallAfter = spec.stallAfter
+        goneAfter = spec.goneAfter
         let sensor = SyntheticSensor(fmt)
         self.sensor = sensor
         let fourcc = sensor?.fourcc ?? (fmt == "mjpeg" ? "MJPG" : fmt == "h264" ? "H264" : fmt == "yuyv" ? "YUYV" : fmt == "gray" ? "GREY" : "YU12")
@@ -119,6 +122,9 @@ public final class SyntheticSource: CaptureSource {
     public func start() throws { startTime = CaptureClock.now() }
 
     public func next(_ body: (BorrowedFrame) -> Void) throws -> CaptureEnd? {
+        if goneAfter > 0 && index >= Int64(goneAfter) {
+            return .disconnected("the synthetic camera was unplugged after \(goneAfter) frames (gone-after)")
+        }
         if stallAfter > 0 && index >= Int64(stallAfter) {
             usleep(10_000)  // hung: open, answering nothing
             return .idle
@@ -208,12 +214,25 @@ public final class SyntheticSource: CaptureSource {
 }
 
 /// `synthetic:fps=240,size=1280x720,format=…,gop=30,pace=1,drop-every=0,buffers=8,still-until=0,preload=0,stall-after=0`
-/// (`stall-after=N`: a camera that hangs after N frames, still open but giving none),
+/// (`stall-after=N`: a camera that hangs after N frames, still open but giving none;
+/// `gone-after=N`: one unplugged after N frames, as a driver's ENODEV),
 /// parsed and checked (a `SettingError` naming the whole spec).
 struct SyntheticSpec {
     var fps = Rational(240), size = (640, 360), format = "mjpeg", pace = true
-    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30, damageEvery = 0, stallAfter = 0
+    var dropEvery = 0, preload = 0, buffers = 8, stillUntil = 0, gop = 30, damageEvery = 0, stallAfter = 0, goneAfter = 0
     var counter = FrameCounter.v4l2, firstID: UInt64 = 0
+
+    /// The keys whose value is a count of frames (0 or more): the field and how to say it.
+    static func count(_ key: String) -> (WritableKeyPath<SyntheticSpec, Int>, String)? {
+        switch key {
+        case "drop-every": (\.dropEvery, "a whole number")
+        case "damage-every": (\.damageEvery, "a whole number")
+        case "still-until": (\.stillUntil, "a frame number")
+        case "stall-after": (\.stallAfter, "a frame count")
+        case "gone-after": (\.goneAfter, "a frame count")
+        default: nil
+        }
+    }
 
     init(parsing text: String) throws(SettingError) {
         let body = text.hasPrefix("synthetic:") ? String(text.dropFirst("synthetic:".count)) : (text == "synthetic" ? "" : text)
@@ -239,12 +258,6 @@ struct SyntheticSpec {
                 guard let n = Int(kv[1]), (1...1000).contains(n) else { throw SettingError(.source, text, "gop must be in 1...1000", quoted: false) }
                 gop = n
             case "pace": pace = kv[1] != "0"
-            case "drop-every":
-                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "drop-every must be a whole number", quoted: false) }
-                dropEvery = n
-            case "damage-every":
-                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "damage-every must be a whole number", quoted: false) }
-                damageEvery = n
             case "counter":
                 let counters = ["v4l2": FrameCounter.v4l2, "gev16": .gigEVision16, "wide": .wide]
                 guard let c = counters[kv[1]] else { throw SettingError(.source, text, "counter must be v4l2, gev16 or wide", quoted: false) }
@@ -252,22 +265,20 @@ struct SyntheticSpec {
             case "first-id":
                 guard let n = UInt64(kv[1]) else { throw SettingError(.source, text, "first-id must be a whole number", quoted: false) }
                 firstID = n
-            case "still-until":
-                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "still-until must be a frame number", quoted: false) }
-                stillUntil = n
             case "buffers":
                 guard let n = Int(kv[1]), (1...64).contains(n) else { throw SettingError(.source, text, "buffers must be in 1...64", quoted: false) }
                 buffers = n
-            case "stall-after":
-                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "stall-after must be a frame count", quoted: false) }
-                stallAfter = n
             case "preload":
                 guard let n = Int(kv[1]), (0...10_000).contains(n) else { throw SettingError(.source, text, "preload must be in 0...10000", quoted: false) }
                 preload = n
+            case let key where Self.count(key) != nil:
+                let (field, what) = Self.count(key)!
+                guard let n = Int(kv[1]), n >= 0 else { throw SettingError(.source, text, "\(key) must be \(what)", quoted: false) }
+                self[keyPath: field] = n
             default:
                 throw SettingError(
                     .source, text,
-                    "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every, stall-after)",
+                    "unknown key '\(kv[0])' (fps, size, format, gop, pace, drop-every, buffers, still-until, preload, counter, first-id, damage-every, stall-after, gone-after)",
                     quoted: false)
             }
         }
