@@ -69,36 +69,37 @@ import Testing
         return n
     }
 
-    @Test func theContinuousRecorderWritesEveryFrameInOrder() throws {
-        let dir = TemporaryDirectory()
+    /// The continuous recorder on a 16-slot ring of 120 frames into `file`, its reader pinned before
+    /// the camera starts; `late`: the camera runs to its end before the recorder writes a frame.
+    static func record(_ file: String, late: Bool) throws -> (outcome: ContinuousRecorder.Outcome, written: Int64, dropped: Int64) {
         let rig = try Rig(frames: 120, slots: 16)
-        let writer = try RecordingWriter(settings: Self.settings(dir.file("all.mkv")), format: rig.source.format, sourceName: "synthetic")
+        let writer = try RecordingWriter(settings: Self.settings(file), format: rig.source.format, sourceName: "synthetic")
         try writer.prepare()
         let reader = ContinuousRecorder.reader(rig.ring)
         rig.run()
+        if late { rig.wait() }
         let outcome = ContinuousRecorder(writer: writer, source: rig.source).record(reader, end: rig.end, progress: nil)
-        rig.wait()
+        if !late { rig.wait() }
         try writer.finish()
-        #expect(outcome.writeError == nil && outcome.short == 0)
+        return (outcome, writer.framesWritten, rig.producer.stats.droppedBySlomo)
+    }
+
+    @Test func theContinuousRecorderWritesEveryFrameInOrder() throws {
+        let dir = TemporaryDirectory()
+        let r = try Self.record(dir.file("all.mkv"), late: false)
+        #expect(r.outcome.writeError == nil && r.outcome.short == 0)
         // a 16-slot ring and an unpaced camera: the recorder pins what it has not written, so a
         // frame is either written or counted as dropped by slomo, never lost unsaid
-        #expect(writer.framesWritten + rig.producer.stats.droppedBySlomo == 120)
-        #expect(try Self.frameCount(dir.file("all.mkv")) == Int(writer.framesWritten))
+        #expect(r.written + r.dropped == 120)
+        #expect(try Self.frameCount(dir.file("all.mkv")) == Int(r.written))
     }
 
     @Test func aRecorderThatStartsLateStillHoldsTheRingFromItsFirstFrame() throws {
-        // the camera runs to its end before the recorder writes a frame (a loaded machine): the 16
-        // frames the ring held from the first are written, every later one counted as dropped
+        // a loaded machine: the 16 frames the ring held from the first are written, every later one
+        // counted as dropped (a reader made once the camera ran would hold nothing and count nothing)
         let dir = TemporaryDirectory()
-        let rig = try Rig(frames: 120, slots: 16)
-        let writer = try RecordingWriter(settings: Self.settings(dir.file("late.mkv")), format: rig.source.format, sourceName: "synthetic")
-        try writer.prepare()
-        let reader = ContinuousRecorder.reader(rig.ring)
-        rig.run()
-        rig.wait()
-        _ = ContinuousRecorder(writer: writer, source: rig.source).record(reader, end: rig.end, progress: nil)
-        try writer.finish()
-        #expect(writer.framesWritten == 16 && rig.producer.stats.droppedBySlomo == 104)
+        let r = try Self.record(dir.file("late.mkv"), late: true)
+        #expect(r.written == 16 && r.dropped == 104)
     }
 
     @Test func theShotPlacerPutsAnEventOnTheFirstFrameAtOrAfterItsInstant() throws {
