@@ -97,13 +97,13 @@ struct AccessTests {
     }
 
     /// The API's description of an export names exactly the fields the option table gives export
-    /// jobs, beside the server's own `from` and `to`.
+    /// jobs, beside the server's own `from`, `to` and `camera`.
     @Test func theExportSchemaIsTheOptionTable() throws {
         let doc = try #require(try JSONSerialization.jsonObject(with: Data(PageFiles.openAPI)) as? [String: Any])
         let schemas = try #require((doc["components"] as? [String: Any])?["schemas"] as? [String: Any])
         let export = try #require((schemas["Export"] as? [String: Any])?["properties"] as? [String: Any])
         let table = JobOption.allCases.filter { $0.commands.contains(.export) && $0 != .start && $0 != .end }.map(\.field)
-        #expect(Set(export.keys) == Set(table + ["from", "to"]), "\(export.keys.sorted())")
+        #expect(Set(export.keys) == Set(table + ["from", "to", "camera"]), "\(export.keys.sorted())")
     }
 
     /// openapi.json's `Settings` and `Arm` are the rig's option table: every row, its range.

@@ -332,6 +332,20 @@ struct VividCapturePathTests {
         #expect(c["serve_exit"] == "130")  // SIGINT: 130, as every command
     }
 
+    /// A serve rig of vivid and the synthetic camera (Tests/vivid/serve-cameras-checks.py): one
+    /// trigger, a file each around its instant; vivid vanishing is said in its own state and the
+    /// rig shoots on with the synthetic camera.
+    @Test func aServeRigOfVividAndTheSyntheticCamera() throws {
+        let c = try VividVM.checks()
+        #expect(
+            c["cams_idle"] == "1:/dev/video0:streaming 2:synthetic:fps=60,size=320x180,format=yuyv:streaming",
+            "\(c["cams_idle"] ?? "no checks: see vivid-out/serve-cameras.err")")
+        #expect(c["cams_shot"] == "shot0001-cam1.mp4 shot0001-cam2.mp4 True True", "\(c["cams_shot"] ?? "")")
+        #expect(c["cams_lost"] == "idle lost True streaming", "\(c["cams_lost"] ?? "")")
+        #expect(c["cams_after"] == "True")
+        #expect(c["cams_exit"] == "130")
+    }
+
     @Test func multiPlanarBuffersAreCaptured() throws {
         let c = try VividVM.checks()
         for (f, planes) in [("YUYV", 1.0), ("NM12", 2.0)] {

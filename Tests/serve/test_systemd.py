@@ -41,10 +41,10 @@ class Listener:
         self.sock.close()
 
 
-def start(scratch, servers, source, watchdog_usec):
+def start(scratch, servers, source, watchdog_usec, cameras=None):
     listener = Listener(scratch)
     env = {"NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": str(watchdog_usec)}
-    s = Server(["--source", source], os.path.join(scratch, "out"), token_file=os.path.join(scratch, "token"), env=env)
+    s = Server(cameras or ["--source", source], os.path.join(scratch, "out"), token_file=os.path.join(scratch, "token"), env=env)
     servers.append(s)
     return s, listener
 
@@ -87,6 +87,22 @@ def test_a_hung_camera_stops_the_pings(scratch, servers):
     before = s.client().get("/api/v1/status").json()["framesCaptured"]
     time.sleep(0.5)
     assert before == s.client().get("/api/v1/status").json()["framesCaptured"] <= 120
+    s.stop(15)
+    listener.close()
+
+
+def test_one_hung_camera_of_two_stops_the_pings(scratch, servers):
+    # a rig of two: the second camera hangs after 0.5 s while the first streams on; the frames the
+    # rig counts still rise, but one camera gives none, so the watchdog is not pinged
+    s, listener = start(scratch, servers, None, 400_000, cameras=[SOURCE, SOURCE.replace("320x240", "160x120") + ",stall-after=120"])
+    listener.collect(30, until="READY=1")
+    ready = listener.times("READY=1")
+    assert ready, "no READY=1: %r | %s" % (listener.messages, " | ".join(s.lines))
+    listener.collect(3)
+    late = [t for t in listener.times("WATCHDOG=1") if t > ready[0] + 1.0]
+    assert not late, "WATCHDOG=1 with a hung camera: %d pings (%r)" % (len(late), listener.messages)
+    st = s.client().get("/api/v1/status").json()
+    assert st["cameras"][0]["framesCaptured"] > 240 and st["cameras"][1]["framesCaptured"] <= 120, st["cameras"]
     s.stop(15)
     listener.close()
 

@@ -304,6 +304,11 @@ v4l2-ctl -d $D -i 0 >/dev/null
 ip link set lo up      # the guest's loopback (the server and its client both inside the VM)
 python3 $HERE/serve-checks.py $D $OUT 2>$OUT/serve.err
 sleep 0.5
+# --- a serve rig of two cameras: vivid and the synthetic one, one trigger; vivid vanishing
+modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x1 num_inputs=2 input_types=0xc
+v4l2-ctl -d $D -i 0 >/dev/null
+python3 $HERE/serve-cameras-checks.py $D $OUT 2>$OUT/serve-cameras.err
+sleep 0.5
 
 # --- multi-planar capture node + output node + metadata node (a new vivid instance)
 modprobe -r vivid && modprobe vivid n_devs=1 node_types=0x20101 multiplanar=2 num_inputs=1 input_types=0x0

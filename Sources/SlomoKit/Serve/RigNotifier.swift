@@ -58,11 +58,14 @@ public final class RigNotifier: @unchecked Sendable {
     }
 
     private func loop() {
-        var ready = false, lastFrames: Int64 = -1, lastStatus = ""
+        var ready = false, lastFrames: [Int: Int64] = [:], lastStatus = ""
         while !isStopped {
             let s = rig.status()
-            let moving = s.framesCaptured > lastFrames && s.state != .stopped
-            lastFrames = s.framesCaptured
+            // every camera still streaming gave frames since the last look (a rig of several: one
+            // hung camera stops the pings too; a lost one is the rig's to say, not the watchdog's)
+            let frames = Self.framesByCamera(s)
+            let moving = !frames.isEmpty && frames.allSatisfy { $0.value > lastFrames[$0.key, default: -1] } && s.state != .stopped
+            lastFrames = frames
             var lines: [String] = []
             if !ready && s.framesCaptured > 0 && answers() {
                 ready = true
@@ -80,12 +83,20 @@ public final class RigNotifier: @unchecked Sendable {
         done.signal()
     }
 
+    /// Frames captured by each camera streaming (a rig of one: its one camera).
+    static func framesByCamera(_ s: RigStatus) -> [Int: Int64] {
+        guard let cams = s.cameras else { return [1: s.framesCaptured] }
+        return Dictionary(uniqueKeysWithValues: cams.filter { $0.state == "streaming" }.map { ($0.camera, $0.framesCaptured) })
+    }
+
     /// `armed, 240 fps, 3 shots saved, 0 dropped` (what `systemctl status` shows).
     static func statusLine(_ s: RigStatus) -> String {
         var parts = [s.state.rawValue]
         if let f = s.achievedFps { parts.append("\(Int(f.rounded())) fps") }
         parts.append("\(s.shotsSaved) shot\(s.shotsSaved == 1 ? "" : "s") saved")
         parts.append("\(s.droppedByDriver + s.droppedBySlomo) dropped")
+        let lost = s.cameras?.filter { $0.state == "lost" }.map { "camera \($0.camera) lost" } ?? []
+        parts += lost
         if s.state == .stopped, let m = s.message { parts.append(m) }
         return parts.joined(separator: ", ")
     }
