@@ -17,16 +17,20 @@ pull=/sys/devices/platform/$dev/$chip/sim_gpio0/pull
 $S capture $D --trigger gpio:$chip:0 --trigger-out gpio:$chip:2,pulse=50 --shots 3 --pre-trigger 0.3 --post-trigger 0.2 \
   --codec ffv1 -o "$OUT/g%d.mkv" --overwrite --json > $OUT/g.json 2> $OUT/g.err & pid=$!
 wait_armed $OUT/g.err 300
-# the output line's changes: "V value before-ns after-ns" (the reads either side of the change)
+# the output line's changes: "V value from-ns to-ns": the change came after the start of the
+# last read of the old value (a read took its value somewhere between its start and its end: the
+# busy emulated VM once held a read 10 ms, so its end was no bound) and by the end of the first read
+# of the new one
 python3 - /sys/devices/platform/$dev/$chip/sim_gpio2/value > $OUT/out-line.txt <<'PY' & poller=$!
 import os, sys, time
 fd = os.open(sys.argv[1], os.O_RDONLY)
 now = lambda: time.clock_gettime_ns(time.CLOCK_MONOTONIC)
-last, seen, end = os.pread(fd, 8, 0).strip(), now(), now() + 12 * 10**9
+started = now()
+last, end = os.pread(fd, 8, 0).strip(), now() + 12 * 10**9
 while now() < end:
-    v = os.pread(fd, 8, 0).strip(); t = now()
-    if v != last: print("V", v.decode(), seen, t, flush=True); last = v
-    seen = t
+    s = now(); v = os.pread(fd, 8, 0).strip(); t = now()
+    if v != last: print("V", v.decode(), started, t, flush=True); last = v
+    started = s
     time.sleep(0.0002)
 PY
 python3 - "$pull" > $OUT/edges.txt <<'PY'

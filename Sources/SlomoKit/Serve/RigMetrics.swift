@@ -33,7 +33,7 @@ public enum RigMetrics {
             // a rig of several: the totals above are the sums, each camera's own here
             func label(_ c: RigCameraStatus) -> String { "camera=\"\(c.camera)\",name=\"\(escaped(c.name))\"" }
             metric(
-                "slomo_camera_up", "gauge", "1 while the camera streams; 0 once lost or stopped.", cams.map { (label($0), $0.state == "streaming" ? "1" : "0") }
+                "slomo_camera_up", "gauge", "1 while the camera streams; 0 once lost or stopped.", cams.map { (label($0), $0.state == .streaming ? "1" : "0") }
             )
             metric("slomo_camera_frames_captured_total", "counter", "Frames each camera gave.", cams.map { (label($0), "\($0.framesCaptured)") })
             metric(

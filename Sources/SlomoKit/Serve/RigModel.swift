@@ -158,7 +158,8 @@ public struct RigCameraStatus: Codable, Sendable {
     public var name: String
     /// `streaming`, `lost` (its session ended by itself while the others run: `message` says
     /// why), or `stopped` (the rig's cameras are stopped).
-    public var state: String
+    public var state: State
+    public enum State: String, Codable, Sendable { case streaming, lost, stopped }
     public var message: String?
     public var format: CaptureFormat?
     public var nominalFrameRate: Rational?

@@ -86,7 +86,7 @@ public final class RigNotifier: @unchecked Sendable {
     /// Frames captured by each camera streaming (a rig of one: its one camera).
     static func framesByCamera(_ s: RigStatus) -> [Int: Int64] {
         guard let cams = s.cameras else { return [1: s.framesCaptured] }
-        return Dictionary(uniqueKeysWithValues: cams.filter { $0.state == "streaming" }.map { ($0.camera, $0.framesCaptured) })
+        return Dictionary(uniqueKeysWithValues: cams.filter { $0.state == .streaming }.map { ($0.camera, $0.framesCaptured) })
     }
 
     /// `armed, 240 fps, 3 shots saved, 0 dropped` (what `systemctl status` shows).
@@ -95,7 +95,7 @@ public final class RigNotifier: @unchecked Sendable {
         if let f = s.achievedFps { parts.append("\(Int(f.rounded())) fps") }
         parts.append("\(s.shotsSaved) shot\(s.shotsSaved == 1 ? "" : "s") saved")
         parts.append("\(s.droppedByDriver + s.droppedBySlomo) dropped")
-        let lost = s.cameras?.filter { $0.state == "lost" }.map { "camera \($0.camera) lost" } ?? []
+        let lost = s.cameras?.filter { $0.state == .lost }.map { "camera \($0.camera) lost" } ?? []
         parts += lost
         if s.state == .stopped, let m = s.message { parts.append(m) }
         return parts.joined(separator: ", ")

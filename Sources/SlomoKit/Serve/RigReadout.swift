@@ -63,7 +63,7 @@ extension RigCameraStatus {
     /// Camera `camera`'s entry from its session's view; `lost`: why it was lost.
     init(camera: Int, name: String, view c: RigCamera, fps: Double?, live: LivePictures.Counts, lost: String?) {
         self.init(
-            camera: camera, name: name, state: lost != nil ? "lost" : c.counts != nil ? "streaming" : "stopped", message: lost,
+            camera: camera, name: name, state: lost != nil ? .lost : c.counts != nil ? .streaming : .stopped, message: lost,
             format: c.format, nominalFrameRate: c.nominalFrameRate, achievedFps: c.counts == nil ? nil : fps, framesCaptured: c.framesCaptured,
             droppedByDriver: c.counts?.droppedByDriver ?? c.report?.droppedByDriver ?? 0,
             droppedBySlomo: c.counts?.droppedBySlomo ?? c.report?.droppedBySlomo ?? 0,
