@@ -14,8 +14,8 @@ extension Rig {
     }
 
     /// `GET status`. Reading the session's ring count is an input of the machine: the first shot's
-    /// post-trigger window whole in the ring makes the rig `saving` (the lead camera's ring, in a
-    /// rig of several). A rig of several: the counts are every camera's summed, each camera's
+    /// post-trigger window whole in the ring makes the rig `saving` (in a rig of several, the
+    /// slowest camera's ring: the windows are full when every camera's is). A rig of several: the counts are every camera's summed, each camera's
     /// own in `cameras`; the name, format and rates are the lead camera's.
     public func status() -> RigStatus {
         lock.lock()
@@ -25,7 +25,10 @@ extension Rig {
         }
         let fps = views.indices.map { k in rates[k].read(frames: views[k].framesCaptured, at: now) }
         let lead = cameras.lead, camera = views[lead]
-        let effects = camera.counts.map { machine.handle(.ringCounted($0.ringFrames)) } ?? []
+        // the slowest camera's ring: the window is full (and the post-trigger frames in) only once
+        // every camera's is (one that started streaming later has fewer frames)
+        let slowest = views.compactMap { $0.counts?.ringFrames }.min()
+        let effects = slowest.map { machine.handle(.ringCounted($0)) } ?? []
         var s = RigStatus(
             machine: machine, camera: camera, fps: fps[lead], live: lives[lead].counts, shotsSaved: saved.count,
             triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
