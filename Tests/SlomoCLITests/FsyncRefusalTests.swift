@@ -55,9 +55,11 @@ import Testing
         }
         defer { m.unmount() }
         let out = m.mountpoint + "/cap.mp4"
-        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180", "--duration", "2", "-o", out])
+        // a driver queue of 64 frames (the synthetic camera's `buffers`): a loaded CI machine once
+        // held the reader long enough for the default 8 to drop 13 frames (the camera's drops, said apart)
+        let r = try CLI.run(["capture", "--source", "synthetic:fps=240,size=320x180,buffers=64", "--duration", "2", "-o", out])
         #expect(r.status == 0, "\(r.stderr)")
-        let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("slomo: warning:") }
+        let warnings = r.stderr.split(separator: "\n").filter { $0.hasPrefix("slomo: warning:") && !$0.contains("the driver dropped") }
         #expect(
             warnings == [
                 "slomo: warning: synthetic: \(out): the file system refuses fdatasync (Invalid argument): the recording was not forced to disk (a power cut may lose more than the last second)"
@@ -67,7 +69,9 @@ import Testing
         let report = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + ".capture.json"))) as? [String: Any])
         let syncs = report["fileSyncs"] as? [String: Any]
         #expect((syncs?["refused"] as? String)?.contains("refuses fdatasync") == true, "\(String(describing: syncs))")
-        #expect(try CLI.videoFrameCount(out) == 480)
+        // every frame the camera gave is in the file
+        let written = report["framesWritten"] as? Int ?? -1, dropped = report["droppedByDriver"] as? Int ?? -1
+        #expect(try CLI.videoFrameCount(out) == written && written + dropped == 480, "\(written) written, \(dropped) dropped by the camera")
     }
 
     /// EIO (write-back failed: what was written may be lost): the recording stops with one line
