@@ -116,8 +116,13 @@ struct BurnInTests {
                 i += 1
             }
         }
-        var pgm = Data("P5 \(cols.count) \(rows.count) 255\n".utf8)
-        for row in ink { pgm.append(contentsOf: row.map { $0 ? 0 : 255 }) }
+        // the small pictures three times the size: tesseract misplaced - and . in glyphs a few pixels high
+        let k = box || width > 400 ? 1 : 3
+        var pgm = Data("P5 \(cols.count * k) \(rows.count * k) 255\n".utf8)
+        for row in ink {
+            let wide = row.flatMap { Array(repeating: $0 ? UInt8(0) : 255, count: k) }
+            for _ in 0..<k { pgm.append(contentsOf: wide) }
+        }
         let file = d.file("label-\(UUID().uuidString).pgm")
         try pgm.write(to: URL(fileURLWithPath: file))
         let r = try CLI.tool(["tesseract", file, "stdout", "--psm", "6", "-c", "tessedit_char_whitelist=0123456789-.: framesupq"])
@@ -230,8 +235,16 @@ struct BurnInTests {
         let pts = try Source.pts(rec)
         let start = try CLI.tool(["ffprobe", "-v", "error", "-show_entries", "format_tags=SLOMO_CAPTURE_START", "-of", "default=nw=1:nk=1", rec])
         let startMicros = try Rational(parsing: start.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) * Rational(1_000_000)
+        // about ten pictures in the second; fewer on a loaded machine (the preview runs at the lowest
+        // priority and makes a picture only when it can): up to four of those made
+        let counted = try CLI.tool([
+            "ffprobe", "-v", "error", "-select_streams", "v:0", "-count_packets", "-show_entries", "stream=nb_read_packets", "-of", "csv=p=0", preview,
+        ])
+        let made = Int(counted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        let picks = Array(stride(from: made > 1 ? 1 : 0, to: made, by: 2).prefix(4))
+        try #require(!picks.isEmpty, "\(made) preview pictures")
         var read = 0
-        for picture in try Self.frames(preview, [1, 3, 5, 7], size: (640, 480)) {
+        for picture in try Self.frames(preview, picks, size: (640, 480)) {
             let text = try Self.ocr(picture, in: d, size: (640, 480), box: true)
             // the picture is a small JPEG: its decimal point is read or not, so the digits are compared;
             // the line after "seq", up to its unit, is the time
@@ -249,7 +262,7 @@ struct BurnInTests {
             #expect(time == "\(micros / 1_000_000)\(String((micros % 1_000_000 + 500) / 1000).leftPadded(3))", "read '\(text)'")
             read += 1
         }
-        #expect(read == 4)
+        #expect(read == picks.count)
     }
 
     /// Source µs of output frame n (at 250 fps) under `--segment 0.02-0.06@1/4`.
