@@ -101,7 +101,9 @@ import SlomoCore
         #expect(t.completed >= 300 && t.failures == 0)
         #expect(zip(times, times.dropFirst()).allSatisfy { $0 < $1 })
         let span = (times.last! - times.first!).doubleValue
-        #expect(span > 0.5 && span < 0.7, "\(span)")  // 299 periods of 2 ms
+        // 299 periods of 2 ms at least (the fake's own clock; on a loaded machine its frames come
+        // later, 0.88 s once in CI, so no upper bound: no timed assertions)
+        #expect(span > 0.5, "\(span)")
     }
 
     /// 2.5 s at 100 fps: once the frames span 2 s the fit's slope is fitted and its rate error
