@@ -86,6 +86,7 @@ extension Setting {
     public static let frameBlend = Setting("frameBlend"), flowQuality = Setting("flowQuality")
     public static let offset = Setting("offset"), cameraTrigger = Setting("cameraTrigger")
     public static let burnInFields = Setting("burnInFields"), burnInCorner = Setting("burnInCorner"), burnInSize = Setting("burnInSize")
+    public static let save = Setting("save"), takes = Setting("takes"), overwriteUnsaved = Setting("overwriteUnsaved")
 
     public static let all: [Setting] = [
         .audioCodec, .audioStreams, .bitrate, .codec, .control, .crf, .gop, .pixFmt, .preset, .start, .end, .curve, .exposure, .focus, .format, .fps, .frames,
@@ -96,6 +97,7 @@ extension Setting {
         .duration, .buffers, .ringFrames, .bytesPerLine, .previewFps, .previewWidth, .audioRate, .audioChannels,
         .jobs, .threads, .shots, .lead, .command, .progress, .relativeTo, .triggerKey, .at, .audio, .triggerHoldoff, .triggerDebounce,
         .triggerOut, .triggerAudio, .frameBlend, .flowQuality, .offset, .cameraTrigger, .burnInFields, .burnInCorner, .burnInSize,
+        .save, .takes, .overwriteUnsaved,
     ]
 }
 

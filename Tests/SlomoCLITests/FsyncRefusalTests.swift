@@ -18,8 +18,9 @@ import Testing
         }
     }
 
-    /// Mounts the refusing file system; nil with the reason when this machine cannot.
-    static func mount(refusing errno: String) throws -> (Mounted?, String?) {
+    /// Mounts the refusing file system (`errno` "none": it syncs; `rate`: a disk that takes that
+    /// many bytes a second); nil with the reason when this machine cannot.
+    static func mount(refusing errno: String, rate: Int = 0) throws -> (Mounted?, String?) {
         guard getuid() == 0 else { return (nil, "not root: cannot mount a FUSE file system") }
         guard FileManager.default.fileExists(atPath: "/dev/fuse") else { return (nil, "no /dev/fuse") }
         let check = try CLI.tool(["/usr/bin/python3", "-c", "import fusepy"])
@@ -31,7 +32,7 @@ import Testing
             .appendingPathComponent("TestSupport/nofsync-fs.py").path
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = [script, root.file("back"), root.file("mnt"), errno]
+        p.arguments = [script, root.file("back"), root.file("mnt"), errno, String(rate)]
         p.standardOutput = FileHandle.nullDevice
         p.standardError = FileHandle.nullDevice
         try p.run()

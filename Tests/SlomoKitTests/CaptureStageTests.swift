@@ -141,7 +141,7 @@ import Testing
         let first = try RecordingWriter(
             settings: Self.settings(TriggerSettings.path(settings.output, shot: 1)), format: rig.source.format, sourceName: "synthetic")
         try first.prepare()
-        saver.run(t, ring: rig.ring, firstWriter: first)
+        saver.run(t, firstWriter: first, feed: saver.ringFeed)
         #expect(saver.failure == nil)
         let r = try #require(saver.saved.first)
         let (pre, post) = (rig.plan.preFrames, rig.plan.postFrames)

@@ -280,7 +280,7 @@ public final class Rig: @unchecked Sendable {
         case .shot:
             guard let n = e.shot else { return }
             for shot in lock.withLock({ cameras.saved(camera: k, shot: n) }) { _ = try? send(.shotFinished(shot)) }
-        case .armed, .rearmed, .ignored: break
+        case .armed, .rearmed, .ignored, .held, .refused: break
         }
     }
 }

@@ -53,6 +53,7 @@ struct CaptureCommand: ParsableCommand {
     @Option(parsing: .unconditional, help: "Stop after this many seconds (from the first frame).") var duration: String?
     @Option(parsing: .unconditional, help: "Stop after this many frames.") var frames: Int64?
     @OptionGroup var triggering: TriggerOptions
+    @OptionGroup(title: "Takes held in RAM") var takeOptions: TakeOptions
     @Option(help: "The sound trigger's own microphone (an ALSA capture device; default: it listens to --audio).") var triggerAudio: String?
     @Option(help: "The motion trigger's region X,Y,WIDTH,HEIGHT in pixels (default: the whole frame).") var triggerRegion: String?
     @Option(parsing: .unconditional, help: "Shots before stopping (0: until stopped; more than 1 needs %d in -o).") var shots = 1
@@ -299,7 +300,7 @@ struct CaptureCommand: ParsableCommand {
                 (Setting.preTrigger, camera.preTrigger != nil), (.postTrigger, camera.postTrigger != nil),
                 (.triggerRegion, triggerRegion != nil), (.shots, shots != 1), (.continueShots, continueShots),
                 (.triggerAudio, triggerAudio != nil),
-            ] + triggering.given where given {
+            ] + triggering.given + takeOptions.given where given {
                 throw CommandLineError("\(name) needs \(Setting.trigger) stdin|signal|motion|sound|gpio:…|udp://…", .badRequest)
             }
             return nil
@@ -309,6 +310,7 @@ struct CaptureCommand: ParsableCommand {
         let window = try camera.window()
         var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: shots)
         try triggering.apply(to: &t)
+        try takeOptions.apply(to: &t)
         if continueShots {
             guard TriggerSettings.hasShotNumber(output) else {
                 throw CommandLineError("-o \(output): \(Setting.continueShots) needs %d or %03d in the name for the shot number", .badRequest)

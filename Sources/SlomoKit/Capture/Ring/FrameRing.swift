@@ -107,6 +107,17 @@ final class FrameRing: @unchecked Sendable {
         cond.unlock()
     }
 
+    /// Empties a closed ring for reuse (a take's partition once its shot is saved): no frame, no
+    /// pin, open again. Only while nothing reads or writes it.
+    func reopen() {
+        cond.lock()
+        published = 0
+        pins.removeAll()
+        writing = false
+        closed = false
+        cond.unlock()
+    }
+
     // MARK: readers
 
     /// Frames published so far (the next frame's index).

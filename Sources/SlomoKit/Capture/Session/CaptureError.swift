@@ -28,6 +28,9 @@ public enum CaptureError: SlomoFailure, Sendable {
     case ringTooSmall(slots: Int, preTrigger: Rational, preFrames: Int)
     /// The ring would take more memory than there is (`mode`: `YUYV 640x480 100 fps`).
     case ringTooLarge(source: String, trigger: (pre: Rational, post: Rational)?, mode: String, plan: RingPlan, availableBytes: Int64)
+    /// `--takes`: the takes asked for, each `bytes` long, beside the ring, need more memory than
+    /// there is (`fit`: how many would).
+    case takesTooLarge(source: String, takes: Int, bytes: Int64, fit: Int, availableBytes: Int64)
     case motionNeedsRawFrames(source: String, fourcc: String)
     case regionOutsideFrame(region: PixelRegion, width: Int, height: Int)
     case previewNeedsIntraFrames(fourcc: String)
@@ -100,6 +103,9 @@ public enum CaptureError: SlomoFailure, Sendable {
                 trigger.map { "\(Setting.preTrigger) \(Seconds($0.pre)) s + \(Setting.postTrigger) \(Seconds($0.post)) s" } ?? "the capture ring"
             return "\(source): \(what) at \(mode) needs \(plan.slots) frames × \(plan.slotBytes) bytes = \(Int(plan.mebibytes)) MiB of RAM; "
                 + "only \(available >> 20) MiB are available (keep 256 MiB free): shorten it or lower the size or rate"
+        case .takesTooLarge(let source, let takes, let bytes, let fit, let available):
+            return "\(source): \(Setting.takes) \(takes) needs \(takes) × \(bytes >> 20) MiB of RAM beside the ring; "
+                + "only \(available >> 20) MiB are available (keep 1 GiB free): \(fit) take\(fit == 1 ? "" : "s") fit"
         case .motionNeedsRawFrames(let source, let fourcc):
             return "\(source): \(Setting.trigger) motion reads raw frames; \(fourcc) is compressed (pick a raw \(Setting.format) such as YUYV)"
         case .regionOutsideFrame(let r, let w, let h): return "\(Setting.triggerRegion) \(r.description): outside the \(w)x\(h) frame"

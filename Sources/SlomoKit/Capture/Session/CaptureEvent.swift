@@ -4,7 +4,7 @@ import SlomoCore
 /// saved, armed again. The CLI prints each as a line on stderr, or as a JSON line with `--json`;
 /// `Docs/JSON.md` describes the fields.
 public struct CaptureEvent: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored }
+    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored, held, refused }
     public var event: Kind
     /// The camera (device or source name).
     public var camera: String
@@ -24,6 +24,11 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
     public var postFrames: Int?
     public var complete: Bool?
     public var warning: String?
+    /// `held` (a shot copied into a take in RAM) and `refused` (a trigger with no take free): the
+    /// takes holding a shot not yet saved, being saved, and free.
+    public var takesHeld: Int?
+    public var takesSaving: Int?
+    public var takesFree: Int?
 
     public init(_ event: Kind, camera: String) {
         self.event = event
@@ -46,6 +51,28 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
         e.wallTime = TriggerEvents.iso8601(wall)
         e.latencyMs = (latency.doubleValue * 1e6).rounded() / 1e3
         return e
+    }
+
+    /// Shot `shot` held in RAM, in one of the takes whose states are `takes`.
+    static func held(camera: String, shot: Int, takes: [TakeStore.State]) -> CaptureEvent {
+        var e = CaptureEvent(.held, camera: camera)
+        e.shot = shot
+        e.count(takes)
+        return e
+    }
+
+    /// A trigger refused: every take holds a shot not yet saved.
+    static func refused(camera: String, _ why: String, takes: [TakeStore.State]) -> CaptureEvent {
+        var e = CaptureEvent(.refused, camera: camera)
+        e.warning = why
+        e.count(takes)
+        return e
+    }
+
+    private mutating func count(_ takes: [TakeStore.State]) {
+        takesHeld = takes.filter { $0 == .held || $0 == .filling || $0 == .reserved }.count
+        takesSaving = takes.filter { $0 == .saving }.count
+        takesFree = takes.filter { $0 == .free }.count
     }
 
     /// Shot `r` saved.
@@ -73,6 +100,9 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
                 + (warning.map { "; \($0)" } ?? "")
         case .rearmed: return "slomo: re-armed for shot \(shot ?? 0)"
         case .ignored: return "slomo: warning: \(warning ?? "a trigger message ignored")"
+        case .held:
+            return "slomo: shot \(shot ?? 0) held in RAM (takes: \(takesHeld ?? 0) held, \(takesSaving ?? 0) saving, \(takesFree ?? 0) free)"
+        case .refused: return "slomo: warning: \(warning ?? "a trigger refused")"
         }
     }
 }

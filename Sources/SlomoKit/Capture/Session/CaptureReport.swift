@@ -97,6 +97,8 @@ public struct CaptureReport: Codable, Sendable {
     /// Pre/post-trigger captures: the trigger, and each shot saved.
     public var trigger: String?
     public var shots: [ShotReport]?
+    /// `--takes`/`--save lifo`: the shots held in RAM as takes, and the order they were saved in.
+    public var takes: TakesReport?
     /// The image trigger: frames evaluated, frames it could not read in time, CPU per frame.
     public var motionFramesEvaluated: Int64?
     public var motionFramesSkipped: Int64?

@@ -58,6 +58,8 @@ public final class CaptureSession: @unchecked Sendable {
                 plan: plan, availableBytes: available)
         }
         ringPlan = plan
+        // shots held in RAM: the takes, each a shot long, allocated (and locked) now
+        takes = try trigger.flatMap { try TakeStore.make(for: $0, plan: plan, format: source.format, source: source.name, lock: limits.lockMemory) }
         try FrameFiles.check(settings, audio: audio, source: source, trigger: trigger, plan: plan, limits: limits)
         _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so
@@ -91,7 +93,7 @@ public final class CaptureSession: @unchecked Sendable {
     /// What the stages of a triggered capture are started with.
     var stageContext: StageContext {
         let first = trigger?.firstShot ?? 1
-        return StageContext(source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, number: { first + $0 - 1 })
+        return StageContext(source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, takes: takes, number: { first + $0 - 1 })
     }
 
     /// The running capture's counts, readable from any thread.
@@ -118,8 +120,10 @@ public final class CaptureSession: @unchecked Sendable {
         placer?.start(ring: ring, gate: gate)
         setWriterPriority()
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
+        var first = FrameFiles.firstFile(settings, trigger: trigger)
+        if takes != nil { first.output = TakeStore.partialName(first.output) ?? first.output }
         let firstWriter = try FrameFiles.open(
-            settings: FrameFiles.firstFile(settings, trigger: trigger), format: source.format, sourceName: source.name,
+            settings: first, format: source.format, sourceName: source.name,
             frames: FrameFiles.capacity(triggered: trigger != nil, plan: ringPlan, format: source.format, limits: producer.limits))
         firstWriter.audio = audioCapture
         try firstWriter.prepare()
@@ -171,6 +175,8 @@ public final class CaptureSession: @unchecked Sendable {
     private func setWriterPriority() {
         if producer.limits.realtime && trigger == nil {
             written.writerThreads = ThreadPriority.lower()
+        } else if takes != nil {
+            written.writerThreads = "nice 10 (the saver reads the takes in RAM, not the camera's ring)"
         } else if trigger != nil {
             written.writerThreads = "normal (shot saver: its frames are pinned in the ring)"
         }
@@ -219,4 +225,6 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// Shots triggered and not yet saved.
     let shots = ShotQueue()
+    /// `--takes`, `--save lifo`: the takes shots are held in until saved (nil: saved from the ring).
+    let takes: TakeStore?
 }

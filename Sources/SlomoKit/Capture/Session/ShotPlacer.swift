@@ -57,11 +57,17 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
         wall: Rational, source firedBy: String? = nil, latency: Rational?, score: Double?
     ) {
         let firedBy = firedBy ?? trigger.kind.name
+        var warnings: [String] = []
+        // held in RAM: a take for it first, or the trigger is refused (nothing raised, nothing kept)
+        guard let (take, note) = reserveTake(firedBy: firedBy, wall: wall) else {
+            reader.close()
+            return
+        }
+        if let note { warnings.append(note) }
         // the output first: a strobe or a second device waits for nothing else
         let raised = sources?.output?.fire(event: event)
         var start = Swift.max(reader.start, index - preCount)
         var leadIn: Int64 = 0
-        var warnings: [String] = []
         if index - start < preCount {
             let age = CaptureClock.now() - event
             let period = source.format.frameDuration ?? Rational(1, 30)
@@ -79,16 +85,7 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
                 "the instant named is \(Seconds(late, decimals: 3)) s before the oldest frame the ring still held: the shot starts there, not at the instant")
         }
         if keyframed {
-            // back from the first pre-trigger frame to the keyframe it is predicted from
-            var k = start
-            let rule = source.format.pixels?.keyframes ?? .nal(.h264)
-            func key(_ k: Int64) -> Bool { rule.isKeyframe(reader.frame(k).bytes) }
-            var found = key(k)
-            while k > reader.start && !found {
-                k -= 1
-                found = key(k)
-            }
-            if found {
+            if let k = keyframe(reader, atOrBefore: start) {
                 leadIn = start - k
                 start = k
             } else {
@@ -104,13 +101,43 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
                 number: shotNumber, reader: reader, start: start, triggerIndex: index, end: index + postCount,
                 eventTime: event, wallTime: wall, source: firedBy, latency: latency, score: score, leadIn: leadIn,
                 warning: warnings.isEmpty ? nil : warnings.joined(separator: "; "), decided: decided, output: raised,
-                frameTime: reader.frame(index).meta.timestamp)
+                frameTime: reader.frame(index).meta.timestamp, take: take)
         }
         // said outside the lock: a slow stderr must not hold up the shot writer
         hooks.onEvent?(
             .trigger(
                 camera: source.name, shot: shotNumber, source: firedBy, time: event, wall: wall,
                 latency: latency ?? decided - event))
+    }
+
+    /// H.264/HEVC: the keyframe at or before `start` the frames from it are predicted from (nil:
+    /// none left in the ring).
+    func keyframe(_ reader: RingReader, atOrBefore start: Int64) -> Int64? {
+        let rule = source.format.pixels?.keyframes ?? .nal(.h264)
+        var k = start
+        while k >= reader.start {
+            if rule.isKeyframe(reader.frame(k).bytes) { return k }
+            k -= 1
+        }
+        return nil
+    }
+
+    /// A take for the next shot when shots are held in RAM (`nil` take: they are not), and what
+    /// it cost (`--overwrite-unsaved`: the shot given up); nil when every take is held (the
+    /// trigger refused, and said).
+    func reserveTake(firedBy: String, wall: Rational) -> (Int?, String?)? {
+        guard let store = takes else { return (nil, nil) }
+        switch store.reserve() {
+        case .take(let k): return (k, nil)
+        case .overwrote(let k, let n):
+            return (k, "shot \(n) was held unsaved in the oldest take, reused for this one (\(Setting.overwriteUnsaved))")
+        case .full:
+            let why =
+                "a \(firedBy) trigger at \(TriggerEvents.iso8601(wall)) refused: all \(store.partitions.count) takes hold shots not yet saved "
+                + "(each is free once saved; \(Setting.overwriteUnsaved) reuses the oldest)"
+            hooks.onEvent?(.refused(camera: source.name, why, takes: store.states))
+            return nil
+        }
     }
 
     /// stdin lines (`trigger`, `quit`), SIGUSR1 or a network message: each event selects the first

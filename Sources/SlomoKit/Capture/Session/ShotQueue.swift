@@ -95,6 +95,8 @@ struct StageContext: @unchecked Sendable {
     let shots: ShotQueue
     let end: SessionEnd
     let hooks: CaptureHooks
+    /// The takes shots are held in (`--takes`, `--save lifo`); nil: saved straight from the ring.
+    var takes: TakeStore?
     /// Shot `k` of the capture (1, 2, …) as its number in file names and reports.
     let number: @Sendable (Int) -> Int
 
@@ -123,6 +125,7 @@ extension CaptureStage {
     var preCount: Int64 { context.preCount }
     var postCount: Int64 { context.postCount }
     var keyframed: Bool { context.keyframed }
+    var takes: TakeStore? { context.takes }
     func number(_ k: Int) -> Int { context.number(k) }
 }
 
@@ -149,4 +152,6 @@ struct PlacedShot {
     var output: TriggerOutputReport?
     /// The trigger frame's timestamp as the ring held it when the shot was decided.
     var frameTime = Rational.zero
+    /// The take it is copied into when shots are held in RAM (`TakeStore`).
+    var take: Int?
 }

@@ -1,12 +1,15 @@
 import Foundation
 import SlomoCore
+import SlomoSystem
 
 /// The shot saver: a stage that takes each shot the triggers placed, in order, and writes its frames
 /// from the ring as they arrive (the post-trigger ones while they come), then the next. The next
 /// shot's encoder is open before its trigger. It runs below the camera and the trigger thread: its
 /// shot is pinned in the ring, so a slow disk makes saving slower, never the camera lose frames
 /// while the ring has room.
-final class ShotSaver: CaptureStage {
+final class ShotSaver: CaptureStage, @unchecked Sendable {
+    // Safe: its counts and list are the thread's that runs it (the session's, or the takes' saver
+    // thread, which the session waits for before it reads them).
     let settings: RecordingSettings
     let context: StageContext
     let audio: AudioCapture?
@@ -16,6 +19,9 @@ final class ShotSaver: CaptureStage {
     private(set) var saved: [ShotReport] = []
     private(set) var framesWritten: Int64 = 0, bytesWritten: Int64 = 0
     private(set) var failure: Error?
+    /// Takes: each file is written as `NAME.partial.EXT` and renamed when complete, so a save the
+    /// process did not live to finish is never a damaged file under a shot's name.
+    var partialNames = false
 
     init(settings: RecordingSettings, context: StageContext, audio: AudioCapture?, finished: @escaping (any FrameFile) -> Void) {
         self.settings = settings
@@ -24,12 +30,28 @@ final class ShotSaver: CaptureStage {
         self.finished = finished
     }
 
+    /// Where the saver takes its shots from: straight from the ring, as triggers place them (it
+    /// then ends the capture after `--shots` and says when it is armed again), or from the takes
+    /// held in RAM, in the order the save mode asks (the take copier does both of those).
+    struct Feed {
+        var next: () -> PlacedShot?
+        /// The shot's frames are read (or will not be): the ring or the take has them back.
+        var done: (PlacedShot) -> Void
+        var fromRing: Bool
+    }
+
+    /// The feed of shots straight from the ring.
+    var ringFeed: Feed {
+        Feed(next: { [shots] in shots.next() }, done: { [shots] _ in shots.shotRead() }, fromRing: true)
+    }
+
     /// Saves shots until the triggers end, `t.shots` are saved, or a write fails.
-    func run(_ t: TriggerSettings, ring: FrameRing, firstWriter: any FrameFile) {
+    func run(_ t: TriggerSettings, firstWriter: any FrameFile, feed: Feed) {
         var nextWriter: (any FrameFile)? = firstWriter
-        while let shot = shots.next() {
+        while let shot = feed.next() {
             do {
                 let r = try save(shot, writer: &nextWriter)
+                feed.done(shot)
                 saved.append(r)
                 framesWritten += r.framesWritten
                 bytesWritten += r.bytesWritten
@@ -37,11 +59,12 @@ final class ShotSaver: CaptureStage {
                 hooks.onEvent?(.shot(camera: source.name, r))
             } catch {
                 failure = error
-                shots.shotRead()
                 shot.reader.close()
+                feed.done(shot)
                 end.request(.writeError, "\(error)")
                 return
             }
+            guard feed.fromRing else { continue }
             if t.shots > 0 && saved.count >= t.shots {
                 end.request(.shots)
                 return
@@ -72,20 +95,22 @@ final class ShotSaver: CaptureStage {
     /// Saves one shot: its frames from the ring, in order, as they arrive.
     func save(_ shot: PlacedShot, writer: inout (any FrameFile)?) throws -> ShotReport {
         var s = settings
-        s.output = TriggerSettings.path(settings.output, shot: shot.number)
+        let final = TriggerSettings.path(settings.output, shot: shot.number)
+        let partial = partialNames ? TakeStore.partialName(final) : nil
+        s.output = partial ?? final
         let pre = Int(shot.triggerIndex - shot.start - shot.leadIn)
         let wall = TriggerEvents.iso8601(shot.wallTime)
         s.metadata.merge(shotTags(shot, pre: pre, preCount: preCount, postCount: postCount, wall: wall)) { _, new in new }
         let w: any FrameFile
         if let ready = writer, ready.output == s.output {
             w = ready
+            writer = nil
         } else {
             w = try FrameFiles.open(settings: s, format: source.format, sourceName: source.name, frames: context.shotFrames)
             w.audio = audio
             try w.prepare()
         }
         w.metadata = s.metadata
-        writer = nil
         let reader = shot.reader
         var first: FrameRing.Meta?, last: FrameRing.Meta?, trig: FrameRing.Meta?
         var gaps: Int64 = 0
@@ -105,14 +130,16 @@ final class ShotSaver: CaptureStage {
         }
         let k = reader.position
         reader.close()
-        shots.shotRead()
         try w.finish()
+        if let partial {
+            do throws(Errno) { try Files.rename(partial, to: final) } catch { throw OutputError(final, .renameFailed(from: partial, errno: error.rawValue)) }
+        }
         finished(w)
         let tm = trig ?? first ?? FrameRing.Meta()
         let latency = shot.latency ?? (tm.timestamp - shot.eventTime)
         let post = Int(Swift.max(0, k - 1 - shot.triggerIndex))
         return ShotReport(
-            shot: shot.number, output: s.output, trigger: shot.source, triggerFrame: pre + Int(shot.leadIn),
+            shot: shot.number, output: final, trigger: shot.source, triggerFrame: pre + Int(shot.leadIn),
             leadInFrames: keyframed ? Int(shot.leadIn) : nil, preFrames: pre, postFrames: post,
             preFramesAsked: Int(preCount), postFramesAsked: Int(postCount), framesWritten: w.framesWritten,
             triggerSequence: tm.sequence, firstSequence: first?.sequence ?? 0, lastSequence: last?.sequence ?? 0, sequenceGaps: gaps,

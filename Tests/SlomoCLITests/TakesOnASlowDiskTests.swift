@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+/// Shots held in RAM as takes (`--takes`, `--save lifo`), saved to a disk four times slower than
+/// the camera: the throttling FUSE file system (`Tests/TestSupport/nofsync-fs.py` with a rate,
+/// Debian's python3-fusepy). Root only (it mounts); elsewhere each test says it is skipped.
+@Suite(.serialized) struct TakesOnASlowDiskTests {
+    /// The synthetic camera, 640x480 gray at 250 fps: 76.8 MB a second.
+    static let camera = "synthetic:fps=250,size=640x480,format=gray"
+
+    /// A triggered capture of `camera` into `out` (`%02d`: the shot), its stdin fed `triggers` lines
+    /// `spacing` seconds apart once armed, then `quit`; its events as JSON lines on stderr, the report on stdout.
+    static func capture(_ camera: String, out: String, triggers: Int, spacing: Double, _ extra: String) throws -> CLI.Result {
+        let cmd =
+            "'\(CLI.binary)' capture --source \(camera) --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --shots 0 --codec raw --json \(extra) -o '\(out)'"
+        let steps = [(after: "slomo: armed", line: "trigger")] + (1..<triggers).map { _ in (after: "", line: "trigger") }
+        let script = CLI.triggerScript(cmd, steps: steps, linger: 0.3)
+            .replacingOccurrences(of: "echo 'trigger' >&3", with: "echo trigger >&3; sleep \(spacing)")
+            .replacingOccurrences(of: "exec 3>&-", with: "echo quit >&3; exec 3>&-")
+        return try CLI.tool(["bash", "-c", script])
+    }
+
+    static func report(_ r: CLI.Result) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: r.output) as? [String: Any], "\(r.stdout.suffix(500)) \(r.stderr)")
+    }
+
+    static func mounted(_ test: String, rate: Int) throws -> FsyncRefusalTests.Mounted? {
+        let (m, skipped) = try FsyncRefusalTests.mount(refusing: "none", rate: rate)
+        if m == nil { print("TakesOnASlowDiskTests.\(test): SKIPPED: \(skipped ?? "")") }
+        return m
+    }
+
+    /// Ten takes back to back on a disk a quarter of the camera's rate: saved from RAM newest first,
+    /// none of the camera's frames lost by slomo, each take whole and without a gap; the same shots
+    /// saved straight from the ring (the default) lose frames inside them on the same disk, which is
+    /// what shows the disk is slower than the camera.
+    @Test func tenTakesOnADiskAQuarterOfTheCamerasRateLoseNothing() throws {
+        guard let m = try Self.mounted("tenTakes", rate: 19_200_000) else { return }
+        defer { m.unmount() }
+        let r = try Self.capture(Self.camera, out: m.mountpoint + "/lifo%02d.mkv", triggers: 10, spacing: 0.3, "--save lifo --takes 10")
+        #expect(r.status == 0, "\(r.stderr)")
+        let rep = try Self.report(r)
+        let shots = rep["shots"] as? [[String: Any]] ?? []
+        let takes = rep["takes"] as? [String: Any] ?? [:], counts = takes["counts"] as? [String: Any] ?? [:]
+        let order = counts["savedOrder"] as? [Int] ?? []
+        #expect(rep["droppedBySlomo"] as? Int == 0, "\(rep["droppedBySlomo"] ?? "")")
+        #expect(shots.count == 10 && order.sorted() == Array(1...10), "\(order)")
+        for s in shots {
+            let out = s["output"] as? String ?? ""
+            #expect(s["framesWritten"] as? Int == 51 && s["sequenceGaps"] as? Int == 0 && s["complete"] as? Bool == true, "\(s)")
+            #expect(try CLI.videoFrameCount(out) == 51, "\(out)")
+        }
+        // newest first: the first take is saved alone, then the newest held each time; the second last
+        #expect(order.first == 1 && order.last == 2 && order != order.sorted() && (counts["mostHeld"] as? Int ?? 0) >= 3, "\(counts)")
+        #expect(!(try FileManager.default.contentsOfDirectory(atPath: m.mountpoint)).contains { $0.contains(".partial.") })
+
+        let ring = try Self.capture(Self.camera, out: m.mountpoint + "/auto%02d.mkv", triggers: 10, spacing: 0.3, "")
+        let auto = try Self.report(ring)
+        let gaps = (auto["shots"] as? [[String: Any]] ?? []).map { $0["sequenceGaps"] as? Int ?? 0 }.reduce(0, +)
+        #expect(
+            (auto["droppedBySlomo"] as? Int ?? 0) > 0 && gaps > 0,
+            "saved from the ring, the slow disk should have cost frames: \(auto["droppedBySlomo"] ?? "") dropped, \(gaps) in shots")
+    }
+
+    /// Every take held: the next triggers are refused in one sentence each, nothing overwritten;
+    /// with --overwrite-unsaved the oldest take not being saved is reused, and said.
+    @Test func aTriggerWithEveryTakeHeldIsRefused() throws {
+        // 160x120 gray: a take of 51 frames is 0.98 MB, a second on this disk
+        guard let m = try Self.mounted("refused", rate: 1_000_000) else { return }
+        defer { m.unmount() }
+        let small = "synthetic:fps=250,size=160x120,format=gray"
+        let r = try Self.capture(small, out: m.mountpoint + "/full%02d.mkv", triggers: 5, spacing: 0.15, "--save lifo --takes 3")
+        #expect(r.status == 0, "\(r.stderr)")
+        let rep = try Self.report(r)
+        let counts = (rep["takes"] as? [String: Any])?["counts"] as? [String: Any] ?? [:]
+        #expect(counts["refused"] as? Int == 2 && (counts["savedOrder"] as? [Int] ?? []).sorted() == [1, 2, 3], "\(counts)")
+        let refusals = r.stderr.split(separator: "\n").filter { $0.contains("\"event\":\"refused\"") }
+        #expect(refusals.count == 2 && refusals.allSatisfy { $0.contains("refused: all 3 takes hold shots not yet saved") }, "\(refusals)")
+
+        let o = try Self.capture(small, out: m.mountpoint + "/over%02d.mkv", triggers: 5, spacing: 0.15, "--save lifo --takes 3 --overwrite-unsaved")
+        let oc = (try Self.report(o)["takes"] as? [String: Any])?["counts"] as? [String: Any] ?? [:]
+        #expect(oc["refused"] as? Int == 0 && oc["overwritten"] as? [Int] == [2, 3] && (oc["savedOrder"] as? [Int] ?? []).sorted() == [1, 4, 5], "\(oc)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: m.mountpoint).filter { $0.hasPrefix("over") && $0.hasSuffix(".mkv") }.sorted()
+        #expect(names == ["over01.mkv", "over04.mkv", "over05.mkv"], "\(names)")
+    }
+
+    /// kill -9 while a take is being saved: every take saved before plays whole; the one being
+    /// saved is only under its `.partial.` name, never a damaged file under a shot's name.
+    @Test func aKillDuringASaveLeavesEveryEarlierTakePlayable() throws {
+        guard let m = try Self.mounted("kill", rate: 19_200_000) else { return }
+        defer { m.unmount() }
+        let out = m.mountpoint + "/kill%02d.mkv"
+        let script = """
+            d=$(mktemp -d); mkfifo "$d/in"
+            '\(CLI.binary)' capture --source \(Self.camera) --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --shots 0 --codec raw --save lifo --takes 6 -o '\(out)' <"$d/in" 2>"$d/err" & pid=$!
+            exec 3>"$d/in"
+            for _ in $(seq 600); do grep -q 'slomo: armed' "$d/err" && break; sleep 0.05; done
+            for i in 1 2 3 4 5 6; do echo trigger >&3; sleep 0.3; done
+            for _ in $(seq 600); do [ "$(grep -c ' saved: ' "$d/err")" -ge 2 ] && break; sleep 0.05; done
+            kill -9 $pid; wait $pid; cat "$d/err" >&2; rm -rf "$d"
+            """
+        let r = try CLI.tool(["bash", "-c", script])
+        let saved = r.stderr.split(separator: "\n").filter { $0.contains(" saved: ") }
+        #expect(saved.count >= 2, "\(r.stderr)")
+        let names = try FileManager.default.contentsOfDirectory(atPath: m.mountpoint).filter { $0.hasSuffix(".mkv") }
+        let whole = names.filter { !$0.contains(".partial.") }
+        #expect(whole.count >= saved.count && names.count > whole.count, "a take was being saved when killed: \(names)")
+        for n in whole { #expect(try CLI.videoFrameCount(m.mountpoint + "/" + n) == 51, "\(n) under a shot's name is not whole") }
+    }
+}
