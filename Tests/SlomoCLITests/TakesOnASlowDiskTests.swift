@@ -107,4 +107,22 @@ import Testing
         #expect(whole.count >= saved.count && names.count > whole.count, "a take was being saved when killed: \(names)")
         for n in whole { #expect(try CLI.videoFrameCount(m.mountpoint + "/" + n) == 51, "\(n) under a shot's name is not whole") }
     }
+
+    /// Take options a capture cannot serve: one line each, exit 64, nothing written.
+    @Test func badTakeOptionsAreOneLine() throws {
+        let dir = TempDir()
+        let out = dir.file("s%02d.mkv")
+        let base = ["capture", "--source", "synthetic:fps=250,size=640x480,format=gray", "-o", out]
+        let trig = ["--trigger", "stdin", "--shots", "0"]
+        expectOneLine(try CLI.run(base + trig + ["--save", "bogus"]), status: 64, contains: ["--save 'bogus': expected auto or lifo"])
+        expectOneLine(try CLI.run(base + trig + ["--save", "review"]), status: 64, contains: ["expected auto or lifo (review", "not available yet"])
+        expectOneLine(try CLI.run(base + ["--takes", "4"]), status: 64, contains: ["--takes needs --trigger"])
+        expectOneLine(try CLI.run(base + trig + ["--takes", "0"]), status: 64, contains: ["--takes 0: must be in 1...1000"])
+        expectOneLine(try CLI.run(base + trig + ["--overwrite-unsaved"]), status: 64, contains: ["--overwrite-unsaved is for shots held in RAM"])
+        // more takes than memory holds: how many would
+        expectOneLine(
+            try CLI.run(base + trig + ["--pre-trigger", "20", "--post-trigger", "20", "--takes", "1000"]), status: 64,
+            contains: ["synthetic: --takes 1000 needs 1000 × ", "MiB of RAM beside the ring", "takes fit"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path).isEmpty)
+    }
 }

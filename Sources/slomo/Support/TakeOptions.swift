@@ -7,7 +7,7 @@ import SlomoKit
 struct TakeOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "auto (each shot saved as it fills, in order) or lifo (shots held in RAM as takes, saved in the background, newest first). review: slomo serve.",
+            "auto (each shot saved as it fills, in order) or lifo (shots held in RAM as takes, saved in the background, newest first).",
             valueName: "mode")) var save = "auto"
     @Option(
         parsing: .unconditional,
@@ -23,12 +23,8 @@ struct TakeOptions: ParsableArguments {
     /// The save mode and takes into `t` (exit 64 on a mode the command line cannot serve).
     func apply(to t: inout TriggerSettings) throws {
         guard let mode = SaveMode(rawValue: save) else {
-            throw CommandLineError("\(Setting.save) '\(save)': expected auto or lifo (review: slomo serve)", .badRequest)
-        }
-        guard mode != .review else {
-            throw CommandLineError(
-                "\(Setting.save) review keeps takes until someone saves or discards them: use slomo serve (its page and API); capture saves auto or lifo",
-                .badRequest)
+            let review = save == "review" ? " (review, takes kept until saved or discarded from a page, is not available yet)" : ""
+            throw CommandLineError("\(Setting.save) '\(save)': expected auto or lifo\(review)", .badRequest)
         }
         if let takes, !(1...1000).contains(takes) {
             throw CommandLineError("\(Setting.takes) \(takes): must be in 1...1000", .badRequest)

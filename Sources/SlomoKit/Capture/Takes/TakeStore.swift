@@ -3,9 +3,9 @@ import SlomoCore
 import SlomoSystem
 
 /// How a triggered capture saves its shots (`--save`): `auto` saves each as soon as it has filled,
-/// in order; `lifo` saves in the background, newest first; `review` keeps them until asked.
+/// in order; `lifo` saves in the background, newest first.
 public enum SaveMode: String, Sendable, Codable, CaseIterable {
-    case auto, lifo, review
+    case auto, lifo
 }
 
 /// Memory split into takes (`--takes`): each partition a ring of one shot's frames, filled by the
