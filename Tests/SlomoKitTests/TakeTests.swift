@@ -98,7 +98,7 @@ import Testing
         rig.wait()
         let shots = ShotQueue()
         var t = TriggerSettings(kind: .api, pre: Rational(1, 10), post: Rational(1, 20))
-        t.save = .lifo
+        t.takes.save = .lifo
         var context = rig.context(shots)
         let frames = FrameFiles.shotFrames(rig.plan, format: rig.source.format)
         let store = TakeStore(count: 2, frames: frames, slotBytes: rig.plan.slotBytes, lockInMemory: false, mode: .lifo, overwriteUnsaved: false)

@@ -41,9 +41,28 @@ extension Rig {
             s.droppedBySlomo = s.cameras!.reduce(0) { $0 + $1.droppedBySlomo }
             s.damagedFrames = s.cameras!.reduce(0) { $0 + $1.damagedFrames }
         }
+        s.takes = takesNow()
         lock.unlock()
         _ = try? run(effects)
         return s
+    }
+
+    /// The running cameras' takes, the one with the fewest free (nil: shots are saved from the ring). Under `lock`.
+    func takesNow() -> RigTakes? {
+        guard let r = running else { return nil }
+        return cameras.running.filter { $0 < r.sessions.count }.compactMap { r.sessions[$0].takes?.status() }.min { $0.free < $1.free }
+    }
+
+    /// Every take holds a shot not yet saved and none may be reused: an arm or a trigger is refused.
+    func refuseWhenTakesFull(_ what: String) throws(RigRefusal) {
+        lock.lock()
+        let t = takesNow()
+        lock.unlock()
+        guard let t, t.free == 0, !config.takes.overwriteUnsaved else { return }
+        throw RigRefusal(
+            .conflict,
+            "\(what) refused: all \(t.takes) takes hold shots not yet saved (\(t.saving) saving); each is free once saved (--overwrite-unsaved reuses the oldest)"
+        )
     }
 }
 

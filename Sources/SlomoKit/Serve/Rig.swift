@@ -221,6 +221,7 @@ public final class Rig: @unchecked Sendable {
         if let postTrigger { next.postTrigger = postTrigger }
         if let shots { next.shots = shots }
         try checkHeadroom(next)
+        try refuseWhenTakesFull("arming")
         try send(.armAsked(next, at: CaptureClock.now()))
     }
 
@@ -240,6 +241,7 @@ public final class Rig: @unchecked Sendable {
     /// the network come here too, each with its event's own instant and wall time.
     public func trigger(at instant: Rational? = nil, wall: Rational? = nil, source: String = "api") throws(RigRefusal) -> Rational {
         let time = instant ?? CaptureClock.now()
+        try refuseWhenTakesFull("a trigger")
         try send(.triggerAsked(RigTrigger(time: time, wall: wall ?? CaptureClock.now(Clock.realTime), source: source)))
         return time
     }
@@ -280,7 +282,8 @@ public final class Rig: @unchecked Sendable {
         case .shot:
             guard let n = e.shot else { return }
             for shot in lock.withLock({ cameras.saved(camera: k, shot: n) }) { _ = try? send(.shotFinished(shot)) }
-        case .armed, .rearmed, .ignored, .held, .refused: break
+        case .refused: emit(.warning, message: e.warning)
+        case .armed, .rearmed, .ignored, .held: break
         }
     }
 }

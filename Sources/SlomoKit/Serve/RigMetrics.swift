@@ -52,6 +52,11 @@ public enum RigMetrics {
         metric("slomo_shots", "gauge", "Shots listed in the output directory (this server's and earlier ones').", [("", "\(shots.count)")])
         metric("slomo_shot_saving", "gauge", "1 while a shot is being saved.", [("", s.savingShot == nil ? "0" : "1")])
         metric("slomo_shot_saving_progress_ratio", "gauge", "How far the shot being saved is.", [("", number(s.savingProgress ?? 0))])
+        if let t = s.takes {
+            metric(
+                "slomo_takes", "gauge", "Takes in RAM by state: holding a shot not yet saved, being saved, free.",
+                [("state=\"held\"", "\(t.held)"), ("state=\"saving\"", "\(t.saving)"), ("state=\"free\"", "\(t.free)")])
+        }
         histogram(&out, shots.map { $0.report.decisionLatency.doubleValue })
         metric("slomo_preview_clients", "gauge", "Viewers of the live picture (page, MJPEG, WebSocket).", [("", "\(s.live.viewers)")])
         metric("slomo_preview_pictures_total", "counter", "Live pictures made.", [("", "\(s.live.pictures)")])

@@ -39,6 +39,8 @@ public struct RigConfig: Sendable {
     public static let shotExtensions = ["mp4", "mkv", "cine"]
     /// `--preview-burn-in`: each live picture labelled with its frame's sequence number and time.
     public var previewBurnIn = false
+    /// `--takes`, `--save lifo`: shots held in RAM until saved, in the background.
+    public var takes = TakeSettings()
     /// `--min-free`: below this many free bytes in the output directory, a warning (at each arm and saved shot).
     public var minFree: Int64?
     /// Ten minutes at 30 fps.
@@ -148,6 +150,22 @@ public struct RigStatus: Codable, Sendable {
     public var triggers: [String]
     /// A rig of several cameras: each camera (the counts above are their sums); nil for a rig of one.
     public var cameras: [RigCameraStatus]?
+    /// `--takes`/`--save lifo`: the takes shots are held in until saved (a rig of several: the
+    /// camera with the fewest free); nil when shots are saved straight from the ring.
+    public var takes: RigTakes?
+}
+
+/// The takes of a rig's camera (`GET /api/v1/status`'s `takes`).
+public struct RigTakes: Codable, Sendable, Equatable {
+    public var save: SaveMode
+    /// Takes the memory is split into, and each one's frames and bytes.
+    public var takes: Int
+    public var framesEach: Int
+    public var bytesEach: Int64
+    /// Takes holding a shot not yet saved (filling ones too), being saved, and free: how many more shots fit now.
+    public var held: Int
+    public var saving: Int
+    public var free: Int
 }
 
 /// One camera of a rig of several (`GET /api/v1/status`'s `cameras`).

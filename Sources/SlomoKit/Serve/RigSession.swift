@@ -28,6 +28,7 @@ final class RigSession: @unchecked Sendable {
     init(_ config: RigConfig, settings s: RigSettings, listed: Int, output: TriggerOutput?, hooks: (Int) -> CaptureHooks) throws {
         let n = config.cameraCount
         var t = TriggerSettings(kind: .api, pre: s.preTrigger, post: s.postTrigger, shots: 0)
+        t.takes = config.takes
         t.output = config.triggerOutput  // raised once for every shot, whatever fired it (the rig's line)
         t.firstShot = (0..<n).reduce(listed + 1) { first, k in
             RigConfig.shotExtensions.reduce(first) { m, ext in

@@ -310,7 +310,7 @@ struct CaptureCommand: ParsableCommand {
         let window = try camera.window()
         var t = TriggerSettings(kind: kind, pre: window.pre, post: window.post, shots: shots)
         try triggering.apply(to: &t)
-        try takeOptions.apply(to: &t)
+        t.takes = try takeOptions.settings()
         if continueShots {
             guard TriggerSettings.hasShotNumber(output) else {
                 throw CommandLineError("-o \(output): \(Setting.continueShots) needs %d or %03d in the name for the shot number", .badRequest)

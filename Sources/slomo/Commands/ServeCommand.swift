@@ -43,6 +43,7 @@ struct ServeCommand: ParsableCommand {
     @OptionGroup var camera: CameraOptions
     @OptionGroup(title: "Configuration file") var configuration: ConfigOptions
     @OptionGroup(title: "Triggers beside the API (taken only while armed)") var triggering: TriggerOptions
+    @OptionGroup(title: "Takes held in RAM") var takeOptions: TakeOptions
     @Option(help: "Listen on HOST:PORT (default 127.0.0.1:8080; port 0: any free one).") var listen = "127.0.0.1:8080"
     @Option(help: "Write shots and exports here (created when missing).", completion: .directory) var outDir = "."
     @Option(help: "The token file (default ~/.config/slomo/token; created with a new random token, mode 0600, when missing).", completion: .file())
@@ -115,6 +116,7 @@ struct ServeCommand: ParsableCommand {
         config.maxExportFrames = maxExportFrames
         config.shotFormat = shotFormat
         config.previewBurnIn = previewBurnIn
+        config.takes = try takeOptions.settings()
         config.minFree = try minFree.map { try OptionValues.bytes($0, option: Setting("min-free")) }
         let rig = Rig(config)
         for warning in try rig.start() { Console.error("slomo: warning: \(warning)") }

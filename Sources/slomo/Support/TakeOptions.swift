@@ -20,8 +20,8 @@ struct TakeOptions: ParsableArguments {
     /// Which of these options were given (each needs --trigger).
     var given: [(Setting, Bool)] { [(.save, save != "auto"), (.takes, takes != nil), (.overwriteUnsaved, overwriteUnsaved)] }
 
-    /// The save mode and takes into `t` (exit 64 on a mode the command line cannot serve).
-    func apply(to t: inout TriggerSettings) throws {
+    /// The save mode and takes (exit 64 on a mode slomo cannot serve).
+    func settings() throws -> TakeSettings {
         guard let mode = SaveMode(rawValue: save) else {
             let review = save == "review" ? " (review, takes kept until saved or discarded from a page, is not available yet)" : ""
             throw CommandLineError("\(Setting.save) '\(save)': expected auto or lifo\(review)", .badRequest)
@@ -32,8 +32,10 @@ struct TakeOptions: ParsableArguments {
         if overwriteUnsaved && mode == .auto && takes == nil {
             throw CommandLineError("\(Setting.overwriteUnsaved) is for shots held in RAM: give \(Setting.takes) N or \(Setting.save) lifo", .badRequest)
         }
+        var t = TakeSettings()
         t.save = mode
         t.takes = takes
         t.overwriteUnsaved = overwriteUnsaved
+        return t
     }
 }

@@ -59,7 +59,7 @@ public final class CaptureSession: @unchecked Sendable {
         }
         ringPlan = plan
         // shots held in RAM: the takes, each a shot long, allocated (and locked) now
-        takes = try trigger.flatMap { try TakeStore.make(for: $0, plan: plan, format: source.format, source: source.name, lock: limits.lockMemory) }
+        takes = try trigger.flatMap { try TakeStore.make(for: $0.takes, plan: plan, format: source.format, source: source.name, lock: limits.lockMemory) }
         try FrameFiles.check(settings, audio: audio, source: source, trigger: trigger, plan: plan, limits: limits)
         _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so

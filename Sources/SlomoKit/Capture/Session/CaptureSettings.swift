@@ -78,14 +78,8 @@ public struct TriggerSettings: Sendable {
     public var region: PixelRegion?
     /// The first shot's number (`--continue-shots`: after those already in the folder).
     public var firstShot = 1
-    /// `--save`: how shots are saved; `--takes`: shots held in RAM at once (nil: saved straight
-    /// from the camera's ring, as each fills); `--overwrite-unsaved`: a trigger with every take
-    /// held reuses the oldest instead of being refused.
-    public var save = SaveMode.auto
-    public var takes: Int?
-    public var overwriteUnsaved = false
-    /// Whether shots are copied into takes (any save mode but auto, or `--takes`).
-    public var holdsTakes: Bool { takes != nil || save != .auto }
+    /// `--save`, `--takes`, `--overwrite-unsaved`: whether shots are held in RAM until saved.
+    public var takes = TakeSettings()
     /// The network trigger's shared key (`--trigger-key FILE`, `TriggerKey.load`).
     public var key: [UInt8]?
     /// Sound and network triggers: no second event this soon after one (echoes, a sound's own tail).

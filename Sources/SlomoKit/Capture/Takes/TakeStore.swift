@@ -8,6 +8,18 @@ public enum SaveMode: String, Sendable, Codable, CaseIterable {
     case auto, lifo
 }
 
+/// Whether and how a triggered capture holds its shots in RAM: `--save`, `--takes` (nil: as many
+/// as fit, with `lifo`; saved straight from the ring with `auto`), `--overwrite-unsaved` (a
+/// trigger with every take held reuses the oldest instead of being refused).
+public struct TakeSettings: Sendable, Equatable {
+    public var save = SaveMode.auto
+    public var takes: Int?
+    public var overwriteUnsaved = false
+    public init() {}
+    /// Shots are copied into takes (any save mode but auto, or `--takes`).
+    public var holdsTakes: Bool { takes != nil || save != .auto }
+}
+
 /// Memory split into takes (`--takes`): each partition a ring of one shot's frames, filled by the
 /// take copier straight from the camera's ring and read back by the saver, so the camera's ring is
 /// free again as soon as a shot is copied. A trigger reserves a partition before its shot is
@@ -150,6 +162,16 @@ final class TakeStore: @unchecked Sendable {
         return takes.map(\.state)
     }
 
+    /// The takes now, as a rig's status gives them.
+    func status() -> RigTakes {
+        let s = states
+        let frames = partitions.first?.capacity ?? 0
+        return RigTakes(
+            save: mode, takes: s.count, framesEach: frames, bytesEach: Int64(frames) * Int64(partitions.first?.slotBytes ?? 0),
+            held: s.filter { $0 == .held || $0 == .filling || $0 == .reserved }.count, saving: s.filter { $0 == .saving }.count,
+            free: s.filter { $0 == .free }.count)
+    }
+
     /// What the takes did, for the report.
     func report(framesEach: Int, bytesEach: Int64) -> TakesReport {
         cond.lock()
@@ -186,7 +208,7 @@ public struct TakesReport: Codable, Sendable, Equatable {
 extension TakeStore {
     /// The takes a triggered capture holds its shots in (nil: it saves them from the ring), each
     /// as long as a shot of `plan`, as many as `t.takes` or as fit.
-    static func make(for t: TriggerSettings, plan: RingPlan, format: CaptureFormat, source: String, lock: Bool) throws -> TakeStore? {
+    static func make(for t: TakeSettings, plan: RingPlan, format: CaptureFormat, source: String, lock: Bool) throws -> TakeStore? {
         guard t.holdsTakes else { return nil }
         let frames = FrameFiles.shotFrames(plan, format: format)
         let each = Int64(frames) * Int64((plan.slotBytes + 63) / 64 * 64)
