@@ -53,6 +53,9 @@ import Testing
         // newest first: the first take is saved alone, then the newest held each time; the second last
         #expect(order.first == 1 && order.last == 2 && order != order.sorted() && (counts["mostHeld"] as? Int ?? 0) >= 3, "\(counts)")
         #expect(!(try FileManager.default.contentsOfDirectory(atPath: m.mountpoint)).contains { $0.contains(".partial.") })
+        // quit came with shots still held: said, then they were saved
+        let stopped = r.stderr.split(separator: "\n").filter { $0.contains("\"event\":\"stopped\"") }
+        #expect(stopped.count == 1 && !stopped[0].contains("\"takesHeld\":0,\"takesSaving\":0"), "\(r.stderr.suffix(800))")
 
         let ring = try Self.capture(Self.camera, out: m.mountpoint + "/auto%02d.mkv", triggers: 10, spacing: 0.3, "")
         let auto = try Self.report(ring)

@@ -4,7 +4,7 @@ import SlomoCore
 /// saved, armed again. The CLI prints each as a line on stderr, or as a JSON line with `--json`;
 /// `Docs/JSON.md` describes the fields.
 public struct CaptureEvent: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored, held, refused }
+    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored, held, refused, stopped }
     public var event: Kind
     /// The camera (device or source name).
     public var camera: String
@@ -75,6 +75,13 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
         takesFree = takes.filter { $0 == .free }.count
     }
 
+    /// The camera stopped with shots still held in RAM: they are being saved now.
+    static func stoppedSaving(camera: String, takes: [TakeStore.State]) -> CaptureEvent {
+        var e = CaptureEvent(.stopped, camera: camera)
+        e.count(takes)
+        return e
+    }
+
     /// Shot `r` saved.
     static func shot(camera: String, _ r: ShotReport) -> CaptureEvent {
         var e = CaptureEvent(.shot, camera: camera)
@@ -103,6 +110,10 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
         case .held:
             return "slomo: shot \(shot ?? 0) held in RAM (takes: \(takesHeld ?? 0) held, \(takesSaving ?? 0) saving, \(takesFree ?? 0) free)"
         case .refused: return "slomo: warning: \(warning ?? "a trigger refused")"
+        case .stopped:
+            let n = (takesHeld ?? 0) + (takesSaving ?? 0)
+            return
+                "slomo: the camera stopped; saving the \(n) shot\(n == 1 ? "" : "s") still held in RAM (kill -9 leaves the one being saved as NAME.partial.EXT)"
         }
     }
 }

@@ -58,6 +58,9 @@ extension CaptureSession {
         thread.name = "slomo-saver"
         thread.start()
         TakeCopier(context: stageContext, store: takes).run(t)
+        // the operator hears why the process has not ended yet
+        let states = takes.states
+        if states.contains(where: { $0 == .held || $0 == .saving }) { hooks.onEvent?(.stoppedSaving(camera: source.name, takes: states)) }
         done.wait()
     }
 }
