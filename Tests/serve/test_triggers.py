@@ -38,11 +38,8 @@ def test_network_trigger_beside_the_api(scratch, servers):
     with open(key, "wb") as f:
         f.write(os.urandom(32))
     port = free_udp_port()
-    # a short holdoff: the messages below come well under the default half second apart; a ring of
-    # seconds beyond the window (the default keeps a quarter second): a loaded CI machine once read
-    # the message late enough that the oldest pre-trigger frame of its instant was gone (119 of 120)
-    s = Server(SYNTHETIC + ["--trigger", f"udp://127.0.0.1:{port}", "--trigger-key", key, "--trigger-holdoff", "0.01",
-                            "--ring-memory", "512M"],
+    # a short holdoff: the messages below come well under the default half second apart
+    s = Server(SYNTHETIC + ["--trigger", f"udp://127.0.0.1:{port}", "--trigger-key", key, "--trigger-holdoff", "0.01"],
                os.path.join(scratch, "out"), token_file=os.path.join(scratch, "token"))
     servers.append(s)
     c = s.client()
@@ -62,7 +59,7 @@ def test_network_trigger_beside_the_api(scratch, servers):
     assert c.status()["shotsSaved"] == 0
 
     # armed: a message naming an instant 50 ms ago selects the frame of that instant (the ring keeps
-    # seconds beyond the window: its pre-trigger frames are all there)
+    # a quarter second beyond the window: its pre-trigger frames are all there)
     assert c.post("/api/v1/arm").status == 200
     c.wait(lambda st: st.get("preTriggerFill") == 1, what="a full pre-trigger window")
     at = send(port, key, at="-0.05")

@@ -171,9 +171,12 @@ final class ShotPlacer: CaptureStage, @unchecked Sendable {
                 // an event already some frames old (a network message naming an earlier instant) starts
                 // the reader that much further back, so its pre-trigger frames are kept too
                 let period = source.format.frameDuration ?? Rational(1, 30)
-                let newest = ring.count > 0 ? ring.meta(ring.count - 1).timestamp : time
+                // (the count read once: read again after the thread was preempted, frames that came
+                // meanwhile moved the start past the instant's pre-trigger frames)
+                let count = ring.count
+                let newest = count > 0 ? ring.meta(count - 1).timestamp : time
                 let behind = newest > time ? ((newest - time) / period).ceiling + 1 : 0
-                let reader = RingReader(ring, from: ring.count - preCount - 4 - room - behind, pinned: true)
+                let reader = RingReader(ring, from: count - preCount - 4 - room - behind, pinned: true)
                 guard let index = reader.firstFrame(atOrAfter: time) else {
                     reader.close()
                     return
