@@ -167,16 +167,20 @@ extension CLI {
     }
 
     /// `triggered`'s shell lines, to put in a script of one's own (`$?` after them is the capture's).
+    /// `spacing`: seconds slept after each line; `last`: a line written after the steps (`quit`).
     static func triggerScript(
-        _ capture: String, steps: [(after: String, line: String)] = [("slomo: armed", "trigger")], linger: Double = 0.6
+        _ capture: String, steps: [(after: String, line: String)] = [("slomo: armed", "trigger")], linger: Double = 0.6,
+        spacing: Double = 0, last: String? = nil
     ) -> String {
-        let feed = steps.map { step in "wait_for '\(step.after)'; echo '\(step.line)' >&3" }.joined(separator: "; ")
+        let pause = spacing > 0 ? "; sleep \(spacing)" : ""
+        let feed = steps.map { step in "wait_for '\(step.after)'; echo '\(step.line)' >&3\(pause)" }.joined(separator: "; ")
+        let end = last.map { "echo '\($0)' >&3; " } ?? ""
         return """
             d=$(mktemp -d); mkfifo "$d/in"
             \(capture) <"$d/in" 2>"$d/err" & pid=$!
             exec 3>"$d/in"
             wait_for() { for _ in $(seq 1200); do grep -qF -- "$1" "$d/err" && return; kill -0 $pid 2>/dev/null || return; sleep 0.05; done; }
-            \(feed); sleep \(linger); exec 3>&-
+            \(feed); sleep \(linger); \(end)exec 3>&-
             wait $pid; s=$?; cat "$d/err" >&2; rm -rf "$d"; (exit $s)
             """
     }

@@ -14,10 +14,7 @@ import Testing
         let cmd =
             "'\(CLI.binary)' capture --source \(camera) --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --shots 0 --codec raw --json \(extra) -o '\(out)'"
         let steps = [(after: "slomo: armed", line: "trigger")] + (1..<triggers).map { _ in (after: "", line: "trigger") }
-        let script = CLI.triggerScript(cmd, steps: steps, linger: 0.3)
-            .replacingOccurrences(of: "echo 'trigger' >&3", with: "echo trigger >&3; sleep \(spacing)")
-            .replacingOccurrences(of: "exec 3>&-", with: "echo quit >&3; exec 3>&-")
-        return try CLI.tool(["bash", "-c", script])
+        return try CLI.tool(["bash", "-c", CLI.triggerScript(cmd, steps: steps, linger: 0.3, spacing: spacing, last: "quit")])
     }
 
     static func report(_ r: CLI.Result) throws -> [String: Any] {

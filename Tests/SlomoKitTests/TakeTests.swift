@@ -46,7 +46,7 @@ import Testing
             let s = Self.store(4, mode: mode)
             Self.hold(s, 1...4)
             #expect(Self.saveAll(s) == expected, "\(mode)")
-            let r = s.report(framesEach: 4, bytesEach: 256)
+            let r = s.report(framesEach: 4)
             #expect(r.counts.savedOrder == expected && r.counts.mostHeld == 4 && r.unsaved.isEmpty && s.states.allSatisfy { $0 == .free })
         }
     }
@@ -54,7 +54,7 @@ import Testing
     @Test func aStoreWithEveryTakeHeldRefusesAndOverwriteReusesTheOldestNotBeingSaved() throws {
         let s = Self.store(2, mode: .auto)
         Self.hold(s, 1...2)
-        #expect(s.reserve() == .full && s.report(framesEach: 4, bytesEach: 256).counts.refused == 1)
+        #expect(s.reserve() == .full && s.report(framesEach: 4).counts.refused == 1)
         // saved: the take is free again
         let (k, first) = try #require(s.nextToSave())
         #expect(first.number == 1 && s.reserve() == .full)  // being saved is not free
@@ -71,7 +71,7 @@ import Testing
             Issue.record("\(reuse)")
             return
         }
-        #expect(t != saving && lost == 1 && o.report(framesEach: 4, bytesEach: 256).counts.overwritten == [1])
+        #expect(t != saving && lost == 1 && o.report(framesEach: 4).counts.overwritten == [1])
     }
 
     @Test func takesThatCannotFitAreRefusedNamingHowManyDo() throws {

@@ -70,9 +70,8 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
     }
 
     private mutating func count(_ takes: [TakeStore.State]) {
-        takesHeld = takes.filter { $0 == .held || $0 == .filling || $0 == .reserved }.count
-        takesSaving = takes.filter { $0 == .saving }.count
-        takesFree = takes.filter { $0 == .free }.count
+        let n = TakeCounts(takes)
+        (takesHeld, takesSaving, takesFree) = (n.held, n.saving, n.free)
     }
 
     /// The camera stopped with shots still held in RAM: they are being saved now.

@@ -11,20 +11,17 @@ import Synchronization
 public final class CaptureSession: @unchecked Sendable {
     // Safe: `end`, the shot queue and the ring synchronise themselves; the producer's counts are
     // its thread's until it is joined (`captureDone`).
-    public let source: CaptureSource
+    /// What the stages share (made at `init`): the camera, the ring's plan, the end, the hooks, the
+    /// shot queue, the takes shots are held in (`--takes`, `--save lifo`; nil: saved from the ring).
+    let stages: StageContext
     let settings: RecordingSettings
     let trigger: TriggerSettings?
     /// The sound card (`--audio`), opened with the session, started before the camera.
     let audioCapture: AudioCapture?
     /// The live preview (`--preview`): the live-picture stage with the preview's stream as its sink.
     let preview: CapturePreview?
-    public let ringPlan: RingPlan
-    /// How and when the capture ends (asked from any thread; the first reason wins).
-    let end = SessionEnd()
     /// SIGUSR1's events, taken from `init` on (a signal sent before the camera streams is kept).
     let signalEvents: TriggerEventSource?
-    /// What the session tells the world and the readers beside it (given at `init`).
-    let hooks: CaptureHooks
 
     /// Plans the ring and refuses one that cannot fit in the memory available.
     public init(
@@ -32,8 +29,7 @@ public final class CaptureSession: @unchecked Sendable {
         audio: AudioSettings? = nil, preview: PreviewSettings? = nil, hooks: CaptureHooks = CaptureHooks(),
         stop: StopToken = ProcessSignals.interrupt
     ) throws {
-        self.source = source
-        self.hooks = hooks
+        let end = SessionEnd()
         producer = CaptureThread(source: source, limits: limits, end: end, stop: stop)
         var settings = settings
         let controls = source.cameraControls()
@@ -57,9 +53,10 @@ public final class CaptureSession: @unchecked Sendable {
                 mode: "\(source.format.fourcc) \(source.format.width)x\(source.format.height) \(Seconds(fps)) fps",
                 plan: plan, availableBytes: available)
         }
-        ringPlan = plan
         // shots held in RAM: the takes, each a shot long, allocated (and locked) now
-        takes = try trigger.flatMap { try TakeStore.make(for: $0.takes, plan: plan, format: source.format, source: source.name, lock: limits.lockMemory) }
+        let takes = try trigger.flatMap { try TakeStore.make(for: $0.takes, plan: plan, format: source.format, source: source.name, lock: limits.lockMemory) }
+        let first = trigger?.firstShot ?? 1
+        stages = StageContext(source: source, plan: plan, shots: ShotQueue(), end: end, hooks: hooks, takes: takes, number: { first + $0 - 1 })
         try FrameFiles.check(settings, audio: audio, source: source, trigger: trigger, plan: plan, limits: limits)
         _ = try audio?.encoder(for: settings.output)  // a codec the container cannot hold: refused before anything opens
         // the card keeps a minute of sound, more when the ring holds more (sized from the plan, so
@@ -87,13 +84,23 @@ public final class CaptureSession: @unchecked Sendable {
 
     /// The producer: the capture thread, its counts and its clock mending.
     let producer: CaptureThread
-    /// Shot `k` of this capture (1, 2, …) as its number in file names and reports.
-    func shotNumber(_ k: Int) -> Int { (trigger?.firstShot ?? 1) + k - 1 }
-
-    /// What the stages of a triggered capture are started with.
-    var stageContext: StageContext {
-        let first = trigger?.firstShot ?? 1
-        return StageContext(source: source, plan: ringPlan, shots: shots, end: end, hooks: hooks, takes: takes, number: { first + $0 - 1 })
+    public var source: CaptureSource {
+        stages.source
+    }
+    public var ringPlan: RingPlan {
+        stages.plan
+    }
+    /// How and when the capture ends (asked from any thread; the first reason wins).
+    var end: SessionEnd {
+        stages.end
+    }
+    /// What the session tells the world and the readers beside it (given at `init`).
+    var hooks: CaptureHooks {
+        stages.hooks
+    }
+    /// The takes, for a server's status.
+    var takes: TakeStore? {
+        stages.takes
     }
 
     /// The running capture's counts, readable from any thread.
@@ -116,9 +123,9 @@ public final class CaptureSession: @unchecked Sendable {
         // the trigger thread first, at the caller's priority (it waits until the camera streams)
         let gate = StartGate()
         defer { gate.close() }  // an early failure ends it
-        let placer = trigger.map { ShotPlacer(trigger: $0, context: stageContext) }
+        let placer = trigger.map { ShotPlacer(trigger: $0, context: stages) }
         placer?.start(ring: ring, gate: gate)
-        setWriterPriority()
+        written.setWriterPriority(realtime: producer.limits.realtime, triggered: trigger != nil, takes: takes != nil)
         // everything costly before the camera streams: FFmpeg loaded, encoder open, buffers mapped
         var first = FrameFiles.firstFile(settings, trigger: trigger)
         if takes != nil { first.output = TakeStore.partialName(first.output) ?? first.output }
@@ -157,7 +164,8 @@ public final class CaptureSession: @unchecked Sendable {
         var report: CaptureReport
         if let trigger, let placer {
             gate.open()
-            report = try runTriggered(trigger, ring: ring, firstWriter: firstWriter, captureDone: captureDone, placer: placer)
+            let run = TriggeredRun(trigger: trigger, settings: settings, context: stages, audio: audioCapture, written: written, reports: reports)
+            report = try run.run(ring: ring, firstWriter: firstWriter, captureDone: captureDone, placer: placer)
         } else {
             // (the reader is made above whenever there is no trigger)
             report = try runContinuous(
@@ -165,25 +173,6 @@ public final class CaptureSession: @unchecked Sendable {
         }
         if let e = end.startFailure { throw e }
         return report
-    }
-
-    /// The writer (this thread) and the encoder threads it starts inherit a lower priority than
-    /// the camera's: on a loaded machine the driver's own thread and the capture thread get the
-    /// CPU first, and the encoder catches up from the ring (measured on vivid: Docs/Capture.md).
-    /// Not a shot saver: its shot is pinned in the ring, and a saver starved by other programs
-    /// held it there for seconds (the camera's new frames dropped, the next triggers waiting).
-    private func setWriterPriority() {
-        if producer.limits.realtime && trigger == nil {
-            written.writerThreads = ThreadPriority.lower()
-        } else if takes != nil {
-            written.writerThreads = "nice 10 (the saver reads the takes in RAM, not the camera's ring)"
-        } else if trigger != nil {
-            written.writerThreads = "normal (shot saver: its frames are pinned in the ring)"
-        }
-    }
-
-    func requestEnd(_ reason: StopReason, _ message: String? = nil) {
-        end.request(reason, message)
     }
 
     // MARK: continuous recording
@@ -219,12 +208,5 @@ public final class CaptureSession: @unchecked Sendable {
     }
 
     /// What the finished recordings wrote beside their video: sound, file syncs, where the report went.
-    var written = WrittenTotals()
-
-    // MARK: pre/post-trigger state (CaptureSession+Triggered.swift)
-
-    /// Shots triggered and not yet saved.
-    let shots = ShotQueue()
-    /// `--takes`, `--save lifo`: the takes shots are held in until saved (nil: saved from the ring).
-    let takes: TakeStore?
+    let written = WrittenTotals()
 }

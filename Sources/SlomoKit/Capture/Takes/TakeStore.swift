@@ -166,14 +166,15 @@ final class TakeStore: @unchecked Sendable {
     func status() -> RigTakes {
         let s = states
         let frames = partitions.first?.capacity ?? 0
+        let n = TakeCounts(s)
         return RigTakes(
             save: mode, takes: s.count, framesEach: frames, bytesEach: Int64(frames) * Int64(partitions.first?.slotBytes ?? 0),
-            held: s.filter { $0 == .held || $0 == .filling || $0 == .reserved }.count, saving: s.filter { $0 == .saving }.count,
-            free: s.filter { $0 == .free }.count)
+            held: n.held, saving: n.saving, free: n.free)
     }
 
     /// What the takes did, for the report.
-    func report(framesEach: Int, bytesEach: Int64) -> TakesReport {
+    func report(framesEach: Int) -> TakesReport {
+        let bytesEach = Int64(framesEach) * Int64(partitions.first?.slotBytes ?? 0)
         cond.lock()
         defer { cond.unlock() }
         return TakesReport(
@@ -241,5 +242,17 @@ extension TakeStore {
         let ext = url.pathExtension
         guard !path.hasSuffix("/"), !ext.isEmpty, !path.contains("%") else { return nil }
         return url.deletingPathExtension().path + ".partial." + ext
+    }
+}
+
+/// The takes by what they can take: holding a shot not yet saved (reserved and filling ones too),
+/// being saved, free. What the status, the `held` events and stderr count.
+struct TakeCounts {
+    let held: Int, saving: Int, free: Int
+
+    init(_ states: [TakeStore.State]) {
+        held = states.filter { $0 == .held || $0 == .filling || $0 == .reserved }.count
+        saving = states.filter { $0 == .saving }.count
+        free = states.filter { $0 == .free }.count
     }
 }
