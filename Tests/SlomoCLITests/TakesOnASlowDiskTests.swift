@@ -108,6 +108,39 @@ import Testing
         for n in whole { #expect(try CLI.videoFrameCount(m.mountpoint + "/" + n) == 51, "\(n) under a shot's name is not whole") }
     }
 
+    /// Ctrl-C stops the camera and the held takes are saved; Ctrl-C again gives up the rest: the
+    /// save under way stops and its partial file is removed, the shots not saved are named (event,
+    /// report, exit 130), and every shot saved before stays whole.
+    @Test func aSecondInterruptGivesUpTheShotsNotYetSaved() throws {
+        guard let m = try Self.mounted("interrupt", rate: 19_200_000) else { return }
+        defer { m.unmount() }
+        let out = m.mountpoint + "/int%02d.mkv"
+        let script = """
+            d=$(mktemp -d); mkfifo "$d/in"
+            '\(CLI.binary)' capture --source \(Self.camera) --pre-trigger 0.1 --post-trigger 0.1 --trigger stdin --shots 0 --codec raw --save lifo --takes 8 --json -o '\(out)' <"$d/in" 2>"$d/err" & pid=$!
+            exec 3>"$d/in"
+            for _ in $(seq 600); do grep -q '"event":"armed"' "$d/err" && break; sleep 0.05; done
+            for i in 1 2 3 4 5 6 7 8; do echo trigger >&3; sleep 0.15; done
+            for _ in $(seq 600); do [ "$(grep -c '"event":"held"' "$d/err")" -ge 8 ] && break; sleep 0.05; done
+            kill -INT $pid
+            for _ in $(seq 600); do grep -q '"event":"stopped"' "$d/err" && break; sleep 0.05; done
+            kill -INT $pid
+            wait $pid; s=$?; exec 3>&-; cat "$d/err" >&2; rm -rf "$d"; exit $s
+            """
+        let r = try CLI.tool(["bash", "-c", script])
+        #expect(r.status == 130, "exit \(r.status): \(r.stderr.suffix(1500))")
+        let rep = try Self.report(r)
+        let takes = rep["takes"] as? [String: Any] ?? [:], counts = takes["counts"] as? [String: Any] ?? [:]
+        let given = counts["abandoned"] as? [Int] ?? [], order = counts["savedOrder"] as? [Int] ?? []
+        #expect(!given.isEmpty && Set(given).isDisjoint(with: order) && (given + order).sorted() == Array(1...8), "\(counts)")
+        #expect(takes["unsaved"] as? [Int] == given, "\(takes)")
+        #expect(r.stderr.contains("\"event\":\"abandoned\"") && r.stderr.contains("interrupted: \(given.count) shot"), "\(r.stderr.suffix(800))")
+        let names = try FileManager.default.contentsOfDirectory(atPath: m.mountpoint).filter { $0.hasSuffix(".mkv") }
+        #expect(!names.contains { $0.contains(".partial.") }, "the abandoned save's partial file is removed: \(names)")
+        #expect(names.count == order.count, "\(names) \(order)")
+        for n in names { #expect(try CLI.videoFrameCount(m.mountpoint + "/" + n) == 51, "\(n) is not whole") }
+    }
+
     /// Take options a capture cannot serve: one line each, exit 64, nothing written.
     @Test func badTakeOptionsAreOneLine() throws {
         let dir = TempDir()

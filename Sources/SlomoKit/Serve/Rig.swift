@@ -282,7 +282,7 @@ public final class Rig: @unchecked Sendable {
         case .shot:
             guard let n = e.shot else { return }
             for shot in lock.withLock({ cameras.saved(camera: k, shot: n) }) { _ = try? send(.shotFinished(shot)) }
-        case .refused: emit(.warning, message: e.warning)
+        case .refused, .abandoned: emit(.warning, message: e.warning)
         case .armed, .rearmed, .ignored, .held, .stopped: break
         }
     }

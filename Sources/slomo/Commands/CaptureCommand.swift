@@ -143,7 +143,16 @@ struct CaptureCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report) } else { summary(report) }
         for w in report.warnings { Console.error("slomo: warning: \(report.device): \(w)") }
-        if let failure = Self.streamFailure(report) ?? Self.noShot(report) { throw failure }
+        if let failure = Self.streamFailure(report) ?? Self.noShot(report) ?? Self.abandoned(report) { throw failure }
+    }
+
+    /// Interrupted again while held shots were being saved: those not saved make it an interrupted
+    /// capture (exit 130), whatever was saved before them.
+    static func abandoned(_ r: CaptureReport) -> CommandLineError? {
+        guard let given = r.takes?.counts.abandoned, !given.isEmpty else { return nil }
+        return CommandLineError(
+            "\(r.device): interrupted: \(given.count) shot\(given.count == 1 ? "" : "s") held in RAM not saved (\(given.map(String.init).joined(separator: ", ")))",
+            .interrupted)
     }
 
     /// A capture event as one JSON line (`--json`: the report stays alone on stdout).
@@ -290,7 +299,7 @@ struct CaptureCommand: ParsableCommand {
             }
         }
         for r in report.cameras { for w in r.warnings { Console.error("slomo: warning: \(r.device): \(w)") } }
-        if let failure = report.cameras.lazy.compactMap({ Self.streamFailure($0) ?? Self.noShot($0) }).first { throw failure }
+        if let failure = report.cameras.lazy.compactMap({ Self.streamFailure($0) ?? Self.noShot($0) ?? Self.abandoned($0) }).first { throw failure }
     }
 
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.

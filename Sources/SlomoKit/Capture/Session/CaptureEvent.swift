@@ -4,7 +4,7 @@ import SlomoCore
 /// saved, armed again. The CLI prints each as a line on stderr, or as a JSON line with `--json`;
 /// `Docs/JSON.md` describes the fields.
 public struct CaptureEvent: Codable, Sendable, Equatable {
-    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored, held, refused, stopped }
+    public enum Kind: String, Codable, Sendable { case armed, trigger, shot, rearmed, ignored, held, refused, stopped, abandoned }
     public var event: Kind
     /// The camera (device or source name).
     public var camera: String
@@ -74,6 +74,15 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
         (takesHeld, takesSaving, takesFree) = (n.held, n.saving, n.free)
     }
 
+    /// Interrupted again while held shots were being saved: `shots` are not saved (the one being
+    /// saved first, its partial file removed).
+    static func abandoned(camera: String, shots: [Int]) -> CaptureEvent {
+        var e = CaptureEvent(.abandoned, camera: camera)
+        e.warning =
+            "interrupted again: shot\(shots.count == 1 ? "" : "s") \(shots.map(String.init).joined(separator: ", ")) held in RAM not saved (the partial file of the one being saved removed)"
+        return e
+    }
+
     /// The camera stopped with shots still held in RAM: they are being saved now.
     static func stoppedSaving(camera: String, takes: [TakeStore.State]) -> CaptureEvent {
         var e = CaptureEvent(.stopped, camera: camera)
@@ -108,11 +117,11 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
         case .ignored: return "slomo: warning: \(warning ?? "a trigger message ignored")"
         case .held:
             return "slomo: shot \(shot ?? 0) held in RAM (takes: \(takesHeld ?? 0) held, \(takesSaving ?? 0) saving, \(takesFree ?? 0) free)"
-        case .refused: return "slomo: warning: \(warning ?? "a trigger refused")"
+        case .refused, .abandoned: return "slomo: warning: \(warning ?? "a trigger refused")"
         case .stopped:
             let n = (takesHeld ?? 0) + (takesSaving ?? 0)
             return
-                "slomo: the camera stopped; saving the \(n) shot\(n == 1 ? "" : "s") still held in RAM (kill -9 leaves the one being saved as NAME.partial.EXT)"
+                "slomo: the camera stopped; saving the \(n) shot\(n == 1 ? "" : "s") still held in RAM (Ctrl-C again gives them up)"
         }
     }
 }

@@ -164,7 +164,8 @@ public final class CaptureSession: @unchecked Sendable {
         var report: CaptureReport
         if let trigger, let placer {
             gate.open()
-            let run = TriggeredRun(trigger: trigger, settings: settings, context: stages, audio: audioCapture, written: written, reports: reports)
+            let run = TriggeredRun(
+                trigger: trigger, settings: settings, context: stages, audio: audioCapture, written: written, reports: reports, interrupt: producer.stopToken)
             report = try run.run(ring: ring, firstWriter: firstWriter, captureDone: captureDone, placer: placer)
         } else {
             // (the reader is made above whenever there is no trigger)

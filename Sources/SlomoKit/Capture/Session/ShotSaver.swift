@@ -22,6 +22,11 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
     /// Takes: each file is written as `NAME.partial.EXT` and renamed when complete, so a save the
     /// process did not live to finish is never a damaged file under a shot's name.
     var partialNames = false
+    /// Takes: the operator gave up the shots not yet saved (a second Ctrl-C); the save under way
+    /// stops at its next frame and its partial file is removed.
+    var abandoned: () -> Bool = { false }
+    /// A save stopped by `abandoned`.
+    struct Abandoned: Error {}
 
     init(settings: RecordingSettings, context: StageContext, audio: AudioCapture?, finished: @escaping (any FrameFile) -> Void) {
         self.settings = settings
@@ -57,6 +62,8 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
                 bytesWritten += r.bytesWritten
                 hooks.onShot?(r)
                 hooks.onEvent?(.shot(camera: source.name, r))
+            } catch is Abandoned {
+                return
             } catch {
                 failure = error
                 shot.reader.close()
@@ -117,6 +124,12 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
         var prev: UInt64?
         let counter = source.frameCounter
         while reader.position <= shot.end, case .frame(let f) = reader.next() {
+            if abandoned() {
+                reader.close()
+                try? w.finish()
+                if let partial { unlink(partial) }
+                throw Abandoned()
+            }
             let m = f.meta
             if first == nil { w.stampClock(source.timestampClock) }
             _ = try w.write(f.bytes, timestamp: m.timestamp, sequence: m.sequence)

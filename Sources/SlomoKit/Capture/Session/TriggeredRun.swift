@@ -13,12 +13,15 @@ struct TriggeredRun {
     let audio: AudioCapture?
     let written: WrittenTotals
     let reports: CaptureReportMaker
+    /// SIGINT/SIGTERM: once the camera stopped, one more abandons the held shots not yet saved.
+    let interrupt: StopToken
 
     func run(ring: FrameRing, firstWriter: any FrameFile, captureDone: DispatchSemaphore, placer: ShotPlacer) throws -> CaptureReport {
         let t = trigger, written = written
         let saver = ShotSaver(settings: settings, context: context, audio: audio, finished: { written.add($0) })
         if let takes = context.takes {
             saver.partialNames = true
+            saver.abandoned = { takes.isAbandoned }
             saveTakes(takes, saver: saver, firstWriter: firstWriter)
         } else {
             saver.run(t, firstWriter: firstWriter, feed: saver.ringFeed)
@@ -62,11 +65,15 @@ struct TriggeredRun {
         thread.name = "slomo-saver"
         thread.start()
         TakeCopier(context: context, store: takes).run(t)
-        // the operator hears why the process has not ended yet
-        let states = takes.states
+        // the operator hears why the process has not ended yet, and how to end it sooner
+        let states = takes.states, interrupts = interrupt.count
         if states.contains(where: { $0 == .held || $0 == .saving }) {
             context.hooks.onEvent?(.stoppedSaving(camera: context.source.name, takes: states))
         }
-        done.wait()
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            guard interrupt.count > interrupts, !takes.isAbandoned else { continue }
+            let given = takes.abandon()
+            if !given.isEmpty { context.hooks.onEvent?(.abandoned(camera: context.source.name, shots: given)) }
+        }
     }
 }

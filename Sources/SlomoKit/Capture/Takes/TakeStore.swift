@@ -1,6 +1,7 @@
 import Foundation
 import SlomoCore
 import SlomoSystem
+import Synchronization
 
 /// How a triggered capture saves its shots (`--save`): `auto` saves each as soon as it has filled,
 /// in order; `lifo` saves in the background, newest first.
@@ -41,6 +42,8 @@ final class TakeStore: @unchecked Sendable {
     private var takes: [Take]
     private let cond = NSCondition()
     private var copyingEnded = false, stopped = false
+    /// Set once by `abandon()`; read by the saver at every frame.
+    private let abandonedFlag = Atomic<Bool>(false)
     private var held = 0
     private var outcome = TakesReport.Counts()
 
@@ -155,6 +158,23 @@ final class TakeStore: @unchecked Sendable {
         return takes.compactMap { $0.state == .held ? $0.shot?.number : nil }
     }
 
+    /// The operator interrupted again while held shots were being saved: nothing more is saved,
+    /// the save under way stops at its next frame (its partial file removed). The shots given up:
+    /// the one being saved, then the held ones, by number.
+    func abandon() -> [Int] {
+        abandonedFlag.store(true, ordering: .releasing)
+        cond.lock()
+        defer { cond.unlock() }
+        stopped = true
+        let given = takes.filter { $0.state == .saving || $0.state == .held }.compactMap { $0.shot?.number }.sorted()
+        outcome.abandoned = given
+        cond.broadcast()
+        return given
+    }
+
+    /// Whether `abandon()` was called (the saver stops between two frames).
+    var isAbandoned: Bool { abandonedFlag.load(ordering: .acquiring) }
+
     /// Each take's state now.
     var states: [State] {
         cond.lock()
@@ -179,7 +199,7 @@ final class TakeStore: @unchecked Sendable {
         defer { cond.unlock() }
         return TakesReport(
             save: mode, takes: takes.count, framesEach: framesEach, bytesEach: bytesEach, lockedInMemory: partitions.allSatisfy(\.locked),
-            counts: outcome, unsaved: takes.compactMap { $0.state == .held ? $0.shot?.number : nil })
+            counts: outcome, unsaved: takes.compactMap { $0.state == .held || $0.state == .saving ? $0.shot?.number : nil }.sorted())
     }
 }
 
@@ -196,13 +216,15 @@ public struct TakesReport: Codable, Sendable, Equatable {
         public var refused = 0
         /// Shots given up unsaved (`--overwrite-unsaved`), by number.
         public var overwritten: [Int] = []
+        /// Shots given up unsaved because the operator interrupted the saving (a second Ctrl-C), by number.
+        public var abandoned: [Int] = []
         /// Shot numbers in the order they were saved.
         public var savedOrder: [Int] = []
         /// The most takes held or saving at once.
         public var mostHeld = 0
     }
     public var counts: Counts
-    /// Shots still held when saving stopped (a write failed), by number.
+    /// Shots still held when saving stopped (a write failed, or the saving was interrupted), by number.
     public var unsaved: [Int]
 }
 
