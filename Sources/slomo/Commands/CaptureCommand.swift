@@ -143,27 +143,11 @@ struct CaptureCommand: ParsableCommand {
         }
         if json { try JSONOutput.print(report) } else { summary(report) }
         for w in report.warnings { Console.error("slomo: warning: \(report.device): \(w)") }
-        if let failure = Self.streamFailure(report) ?? Self.noShot(report) ?? Self.abandoned(report) { throw failure }
-    }
-
-    /// Interrupted again while held shots were being saved: those not saved make it an interrupted
-    /// capture (exit 130), whatever was saved before them.
-    static func abandoned(_ r: CaptureReport) -> CommandLineError? {
-        guard let given = r.takes?.counts.abandoned, !given.isEmpty else { return nil }
-        return CommandLineError(
-            "\(r.device): interrupted: \(given.count) shot\(given.count == 1 ? "" : "s") held in RAM not saved (\(given.map(String.init).joined(separator: ", ")))",
-            .interrupted)
+        if let failure = Self.failure(report) { throw failure }
     }
 
     /// A capture event as one JSON line (`--json`: the report stays alone on stdout).
     static func eventLine(_ e: CaptureEvent) -> String { (try? JSONSchema.line(e, type: "capture")) ?? e.line }
-
-    /// Standard input ended before any trigger: nothing was saved, and a script must not read
-    /// that as success (exit 66: the trigger input is gone).
-    static func noShot(_ r: CaptureReport) -> CommandLineError? {
-        guard r.stopReason == .inputEnded, r.shots?.isEmpty == true else { return nil }
-        return CommandLineError("\(r.device): standard input ended before any trigger: nothing was saved", .missing)
-    }
 
     /// `--duration`, `--frames`, `--buffers`, the ring's size, `--no-mlock`, `--no-realtime`,
     /// `--bytes-per-line` (exit 64 on values out of range).
@@ -193,18 +177,6 @@ struct CaptureCommand: ParsableCommand {
             settings.map = try spec.resolve(duration: horizon, frameRate: nil)  // a RetimeError: usage, 64
         }
         return settings
-    }
-
-    /// A capture the camera ended (unplugged, a fatal driver error) or a buffer call failed in: one
-    /// line, exit 74, with what was kept.
-    static func streamFailure(_ r: CaptureReport) -> CommandLineError? {
-        let what: String
-        switch r.stopReason {
-        case .disconnected: what = "device disconnected during capture"
-        case .driverError: what = "capture stopped by a driver error"
-        default: return nil
-        }
-        return CommandLineError("\(r.device): \(what) (\(r.message ?? "no reason given")); \(r.framesWritten) frames kept in \(r.output)", .ioFailed)
     }
 
     /// The human summary of one camera's capture (on stderr when the preview has stdout).
@@ -299,7 +271,7 @@ struct CaptureCommand: ParsableCommand {
             }
         }
         for r in report.cameras { for w in r.warnings { Console.error("slomo: warning: \(r.device): \(w)") } }
-        if let failure = report.cameras.lazy.compactMap({ Self.streamFailure($0) ?? Self.noShot($0) ?? Self.abandoned($0) }).first { throw failure }
+        if let failure = report.cameras.lazy.compactMap(Self.failure).first { throw failure }
     }
 
     /// The pre/post-trigger options as one value (nil: continuous recording), checked together.

@@ -124,12 +124,7 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
         var prev: UInt64?
         let counter = source.frameCounter
         while reader.position <= shot.end, case .frame(let f) = reader.next() {
-            if abandoned() {
-                reader.close()
-                try? w.finish()
-                if let partial { unlink(partial) }
-                throw Abandoned()
-            }
+            if abandoned() { try giveUp(reader, w, partial: partial) }
             let m = f.meta
             if first == nil { w.stampClock(source.timestampClock) }
             _ = try w.write(f.bytes, timestamp: m.timestamp, sequence: m.sequence)
@@ -161,6 +156,14 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
             decisionLatency: shot.decided - shot.eventTime, decisionLatencyMs: ((shot.decided - shot.eventTime).doubleValue * 1e6).rounded() / 1e3,
             triggerOut: shot.output, motionScore: shot.score,
             complete: pre == Int(preCount) && post == Int(postCount), bytesWritten: w.bytesWritten, warning: shot.warning)
+    }
+
+    /// The save stops here (the shots not saved were given up): the partial file removed.
+    private func giveUp(_ reader: RingReader, _ w: any FrameFile, partial: String?) throws(Abandoned) {
+        reader.close()
+        try? w.finish()
+        if let partial { unlink(partial) }
+        throw Abandoned()
     }
 
     /// A shot's place around its trigger, in the file from its first byte (a server that finds the
