@@ -25,10 +25,7 @@ extension Rig {
         }
         let fps = views.indices.map { k in rates[k].read(frames: views[k].framesCaptured, at: now) }
         let lead = cameras.lead, camera = views[lead]
-        // the slowest camera's ring: the window is full (and the post-trigger frames in) only once
-        // every camera's is (one that started streaming later has fewer frames)
-        let slowest = views.compactMap { $0.counts?.ringFrames }.min()
-        let effects = slowest.map { machine.handle(.ringCounted($0)) } ?? []
+        let effects = slowestRingFrames().map { machine.handle(.ringCounted($0)) } ?? []
         var s = RigStatus(
             machine: machine, camera: camera, fps: fps[lead], live: lives[lead].counts, shotsSaved: saved.count,
             triggers: ["api"] + (config.trigger.map { [$0.kind.name] } ?? []))
@@ -47,10 +44,21 @@ extension Rig {
         return s
     }
 
+    /// The sessions of the cameras still running. Under `lock`.
+    func runningSessions() -> [CaptureSession] {
+        guard let r = running else { return [] }
+        return cameras.running.filter { $0 < r.sessions.count }.map { r.sessions[$0] }
+    }
+
+    /// The slowest running camera's ring count: a window is full (and its post-trigger frames in)
+    /// only once every camera's is (one that started streaming later has fewer frames). Under `lock`.
+    func slowestRingFrames() -> Int64? {
+        runningSessions().map(\.status.ringFrames).min()
+    }
+
     /// The running cameras' takes, the one with the fewest free (nil: shots are saved from the ring). Under `lock`.
     func takesNow() -> RigTakes? {
-        guard let r = running else { return nil }
-        return cameras.running.filter { $0 < r.sessions.count }.compactMap { r.sessions[$0].takes?.status() }.min { $0.free < $1.free }
+        runningSessions().compactMap { $0.takes?.status() }.min { $0.free < $1.free }
     }
 
     /// Every take holds a shot not yet saved and none may be reused: an arm or a trigger is refused.

@@ -274,8 +274,7 @@ public final class Rig: @unchecked Sendable {
         case .trigger:
             let frames: Int64? = lock.withLock {
                 guard cameras.speaksForAll(k), let r = running, k < r.sessions.count else { return nil }
-                // the slowest camera's count, as the status reads it
-                return cameras.running.filter { $0 < r.sessions.count }.map { r.sessions[$0].status.ringFrames }.min()
+                return slowestRingFrames()
             }
             guard let frames else { return }
             _ = try? send(.triggerPlaced(shot: e.shot, source: e.source, ringFrames: frames))
