@@ -74,6 +74,24 @@ import Testing
         #expect(t != saving && lost == 1 && o.report(framesEach: 4).counts.overwritten == [1])
     }
 
+    /// Abandoning names the held shots and the one being saved, unless its saver already kept it
+    /// (every frame written): a shot is either saved or given up, never both.
+    @Test func anAbandonGivesUpWhatIsNotKept() throws {
+        let s = Self.store(3, mode: .auto)
+        Self.hold(s, 1...3)
+        let (k1, first) = try #require(s.nextToSave())
+        #expect(first.number == 1 && s.keep(k1))
+        #expect(s.abandon() == [2, 3] && s.isAbandoned && s.nextToSave() == nil)
+        s.saved(k1)
+        #expect(s.report(framesEach: 4).counts.savedOrder == [1] && s.report(framesEach: 4).unsaved == [2, 3])
+
+        let late = Self.store(2, mode: .lifo)
+        Self.hold(late, 1...2)
+        let (k2, newest) = try #require(late.nextToSave())
+        #expect(newest.number == 2 && late.abandon() == [1, 2] && !late.keep(k2))
+        #expect(late.report(framesEach: 4).counts.abandoned == [1, 2] && late.report(framesEach: 4).unsaved == [1, 2])
+    }
+
     @Test func takesThatCannotFitAreRefusedNamingHowManyDo() throws {
         #expect(try TakeStore.count(asked: 3, bytesEach: 1 << 30, ringBytes: 0, available: 5 << 30, source: "cam") == 3)
         #expect(throws: CaptureError.self) {

@@ -25,6 +25,8 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
     /// Takes: the operator gave up the shots not yet saved (a second Ctrl-C); the save under way
     /// stops at its next frame and its partial file is removed.
     var abandoned: () -> Bool = { false }
+    /// Takes: every frame of `shot` written, whether its file may be finished (false: given up).
+    var keep: (PlacedShot) -> Bool = { _ in true }
     /// A save stopped by `abandoned`.
     struct Abandoned: Error {}
 
@@ -136,6 +138,7 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
             reader.release()
             if w.framesWritten % 8 == 0 { hooks.onShotProgress?(shot.number, w.framesWritten, shot.end - shot.start + 1) }
         }
+        if !keep(shot) { try giveUp(reader, w, partial: partial) }
         let k = reader.position
         reader.close()
         try w.finish()

@@ -22,6 +22,7 @@ struct TriggeredRun {
         if let takes = context.takes {
             saver.partialNames = true
             saver.abandoned = { takes.isAbandoned }
+            saver.keep = { shot in shot.take.map(takes.keep) ?? true }
             saveTakes(takes, saver: saver, firstWriter: firstWriter)
         } else {
             saver.run(t, firstWriter: firstWriter, feed: saver.ringFeed)

@@ -34,6 +34,8 @@ final class TakeStore: @unchecked Sendable {
         var shot: PlacedShot?
         /// When it was held (1, 2, …): auto saves the lowest first, lifo the highest.
         var heldOrder = 0
+        /// Its saver wrote every frame and is finishing the file: an abandon leaves it saved.
+        var kept = false
     }
     /// One ring per take, each as long as a shot.
     let partitions: [FrameRing]
@@ -166,10 +168,21 @@ final class TakeStore: @unchecked Sendable {
         cond.lock()
         defer { cond.unlock() }
         stopped = true
-        let given = takes.filter { $0.state == .saving || $0.state == .held }.compactMap { $0.shot?.number }.sorted()
+        let given = takes.filter { ($0.state == .saving && !$0.kept) || $0.state == .held }.compactMap { $0.shot?.number }.sorted()
         outcome.abandoned = given
         cond.broadcast()
         return given
+    }
+
+    /// Take `k`'s saver has written every frame: whether it may finish the file (false once
+    /// abandoned: it gives the file up). Decided under the lock, so a shot is either saved or
+    /// named as given up, never both.
+    func keep(_ k: Int) -> Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        guard !abandonedFlag.load(ordering: .acquiring) else { return false }
+        takes[k].kept = true
+        return true
     }
 
     /// Whether `abandon()` was called (the saver stops between two frames).
