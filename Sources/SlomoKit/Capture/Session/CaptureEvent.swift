@@ -117,7 +117,8 @@ public struct CaptureEvent: Codable, Sendable, Equatable {
         case .ignored: return "slomo: warning: \(warning ?? "a trigger message ignored")"
         case .held:
             return "slomo: shot \(shot ?? 0) held in RAM (takes: \(takesHeld ?? 0) held, \(takesSaving ?? 0) saving, \(takesFree ?? 0) free)"
-        case .refused, .abandoned: return "slomo: warning: \(warning ?? "a trigger refused")"
+        case .refused: return "slomo: warning: \(warning ?? "a trigger refused")"
+        case .abandoned: return "slomo: warning: \(warning ?? "shots held in RAM given up")"
         case .stopped:
             let n = (takesHeld ?? 0) + (takesSaving ?? 0)
             return

@@ -165,7 +165,7 @@ final class ShotSaver: CaptureStage, @unchecked Sendable {
     private func giveUp(_ reader: RingReader, _ w: any FrameFile, partial: String?) throws(Abandoned) {
         reader.close()
         try? w.finish()
-        if let partial { unlink(partial) }
+        if let partial { try? Files.remove(partial) }
         throw Abandoned()
     }
 
